@@ -1,0 +1,79 @@
+/**
+ * The vocabulary every module shares. Pure types, no runtime code.
+ */
+
+export type Role = 'system' | 'user' | 'assistant' | 'tool';
+
+/** `message` is an ordinary turn; `clip_archive` is the system message memfold writes in place of archived history. */
+export type MessageKind = 'message' | 'clip_archive';
+
+/** A tool call in the OpenAI chat format. */
+export interface ToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
+/** One stored message. `seq` orders a conversation (1, 2, 3, ...); the clip-archive row has seq 0. */
+export interface ConversationMessage {
+  id: string;
+  conversationId: string;
+  seq: number;
+  role: Role;
+  content: string;
+  toolCalls?: ToolCall[];
+  /** Set on `role: 'tool'` messages: the id of the call this result answers. */
+  toolCallId?: string;
+  name?: string;
+  /** ISO 8601 time, UTC (`2023-05-08T13:56:00.000Z`). */
+  createdAt: string;
+  kind?: MessageKind;
+}
+
+/** What a caller appends: the store assigns `seq`, and `id`/`createdAt` when they are missing. */
+export interface NewMessage {
+  id?: string;
+  role: Role;
+  content: string;
+  toolCalls?: ToolCall[];
+  toolCallId?: string;
+  name?: string;
+  createdAt?: string | Date;
+  kind?: MessageKind;
+}
+
+export type ArchiveKind = 'summary' | 'transcript';
+
+/**
+ * One row of archival memory.
+ * - `summary`: a SummaryBatch. Depth 0 summarizes messages (sourceIds are message ids);
+ *   depth d+1 summarizes batches of depth d (sourceIds are their labels).
+ * - `transcript`: verbatim archived messages (in `messages`), depth 0, whose `parentLabel`
+ *   is the depth-0 batch that summarizes them.
+ */
+export interface ArchiveEntry {
+  kind: ArchiveKind;
+  label: string;
+  conversationId: string;
+  depth: number;
+  /** ISO time of the oldest source. */
+  start: string;
+  /** ISO time of the newest source. */
+  end: string;
+  /** Number of sources (messages for depth 0 and transcripts, child batches above). */
+  count: number;
+  /** Summaries: header line + summary text. Transcripts: `[date] role: text` lines. */
+  content: string;
+  sourceIds: string[];
+  /** The higher-depth batch that covers this one, once re-summarized. */
+  parentLabel?: string;
+  operationId: string;
+  /** Transcripts only: the archived messages, exactly as they were live. */
+  messages?: ConversationMessage[];
+}
+
+/** A summary batch (an ArchiveEntry of kind `summary`). */
+export type SummaryBatch = ArchiveEntry & { kind: 'summary' };
+
+/** A verbatim transcript segment (an ArchiveEntry of kind `transcript`). */
+export type TranscriptSegment = ArchiveEntry & { kind: 'transcript'; messages: ConversationMessage[] };

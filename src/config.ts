@@ -1,0 +1,196 @@
+/**
+ * Every setting, its default and its validation, in one place. No other file supplies a default.
+ */
+import { InvalidConfigError } from './errors.js';
+
+export interface CompactionSettings {
+  /** Tokens the assistant's model accepts. */
+  contextWindow: number;
+  /** Compaction runs when the history's tokens reach this. Default: window - min(20% of window, 20,000). */
+  trigger: number;
+  /** Share of the window at which a context warning is reported. */
+  warnAt: number;
+  /** Verbatim tail kept by tokens; the cut lands on a turn boundary. */
+  keepRecentTokens: number;
+  /** Verbatim tail kept by count (whichever keeps more of keepRecentTokens/keepRecentMessages wins, within budget). */
+  keepRecentMessages: number;
+  /** Opening turns kept verbatim. */
+  keepFirstTurns: number;
+  /** Tokens per chunk sent to the summarizer. */
+  chunkTokens: number;
+  /** Tokens per summary batch. */
+  maxSummaryTokens: number;
+  /** Batches shown at the head of the clip-archive. */
+  clipFirst: number;
+  /** Batches shown at the tail of the clip-archive. */
+  clipLast: number;
+  /** Extra frontier batches tolerated before re-summarization into a higher depth. */
+  clipBuffer: number;
+  /** Tool outputs in the verbatim tail are cut to this many lines (the full text is archived). */
+  toolOutputMaxLines: number;
+  /** A summarizer request never exceeds this share of the summarizer's window. */
+  summarizerInputShare: number;
+  /** Tokens per verbatim transcript segment in the archive (the retrieval unit of memory_read). */
+  transcriptSegmentTokens: number;
+}
+
+export const DEFAULT_CONTEXT_WINDOW = 128_000;
+
+/** The trigger for a window: the window less a reserve of 20% of it, at most 20,000 tokens. */
+export function defaultTrigger(contextWindow: number): number {
+  return contextWindow - Math.min(Math.floor(contextWindow * 0.2), 20_000);
+}
+
+export const DEFAULT_COMPACTION_SETTINGS: Readonly<CompactionSettings> = Object.freeze({
+  contextWindow: DEFAULT_CONTEXT_WINDOW,
+  trigger: defaultTrigger(DEFAULT_CONTEXT_WINDOW),
+  warnAt: 0.7,
+  keepRecentTokens: 16_384,
+  keepRecentMessages: 6,
+  keepFirstTurns: 1,
+  chunkTokens: 8_000,
+  maxSummaryTokens: 1_024,
+  clipFirst: 2,
+  clipLast: 2,
+  clipBuffer: 2,
+  toolOutputMaxLines: 50,
+  summarizerInputShare: 0.8,
+  transcriptSegmentTokens: 800,
+});
+
+/**
+ * Merge user settings over the defaults and validate. When only `contextWindow` is given, the trigger
+ * and the token budgets that exceed it follow the window (so a 4,000-token window works out of the box).
+ */
+export function resolveCompactionSettings(input: Partial<CompactionSettings> = {}): CompactionSettings {
+  for (const [key, value] of Object.entries(input)) {
+    if (!(key in DEFAULT_COMPACTION_SETTINGS)) throw new InvalidConfigError(`compaction.${key}`, 'unknown setting');
+    if (value !== undefined && (typeof value !== 'number' || !Number.isFinite(value))) {
+      throw new InvalidConfigError(`compaction.${key}`, 'must be a finite number');
+    }
+  }
+  const defined = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) as Partial<CompactionSettings>;
+  const contextWindow = defined.contextWindow ?? DEFAULT_CONTEXT_WINDOW;
+  const scaled: Partial<CompactionSettings> = {
+    trigger: defaultTrigger(contextWindow),
+    // The verbatim tail and the chunks scale down with a small window so that compaction can make room.
+    keepRecentTokens: Math.min(DEFAULT_COMPACTION_SETTINGS.keepRecentTokens, Math.floor(contextWindow * 0.25)),
+    chunkTokens: Math.min(DEFAULT_COMPACTION_SETTINGS.chunkTokens, Math.floor(contextWindow * 0.5)),
+    maxSummaryTokens: Math.min(DEFAULT_COMPACTION_SETTINGS.maxSummaryTokens, Math.floor(contextWindow * 0.08)),
+    transcriptSegmentTokens: Math.min(DEFAULT_COMPACTION_SETTINGS.transcriptSegmentTokens, Math.floor(contextWindow * 0.2)),
+  };
+  const settings: CompactionSettings = { ...DEFAULT_COMPACTION_SETTINGS, ...scaled, ...defined, contextWindow };
+  validateCompactionSettings(settings);
+  return settings;
+}
+
+function requireInt(settings: CompactionSettings, key: keyof CompactionSettings, min: number): void {
+  const value = settings[key];
+  if (!Number.isInteger(value) || value < min) {
+    throw new InvalidConfigError(`compaction.${key}`, `must be an integer >= ${min} (got ${value})`);
+  }
+}
+
+function requireShare(settings: CompactionSettings, key: keyof CompactionSettings): void {
+  const value = settings[key];
+  if (!(value > 0 && value <= 1)) throw new InvalidConfigError(`compaction.${key}`, `must be in (0, 1] (got ${value})`);
+}
+
+export function validateCompactionSettings(settings: CompactionSettings): void {
+  requireInt(settings, 'contextWindow', 256);
+  requireInt(settings, 'trigger', 1);
+  requireInt(settings, 'keepRecentTokens', 0);
+  requireInt(settings, 'keepRecentMessages', 0);
+  requireInt(settings, 'keepFirstTurns', 0);
+  requireInt(settings, 'chunkTokens', 64);
+  requireInt(settings, 'maxSummaryTokens', 16);
+  requireInt(settings, 'clipFirst', 0);
+  requireInt(settings, 'clipLast', 1);
+  requireInt(settings, 'clipBuffer', 0);
+  requireInt(settings, 'toolOutputMaxLines', 1);
+  requireInt(settings, 'transcriptSegmentTokens', 16);
+  requireShare(settings, 'warnAt');
+  requireShare(settings, 'summarizerInputShare');
+  if (settings.trigger > settings.contextWindow) {
+    throw new InvalidConfigError('compaction.trigger', `must be <= contextWindow (${settings.contextWindow})`);
+  }
+  if (settings.keepRecentTokens >= settings.trigger) {
+    throw new InvalidConfigError('compaction.keepRecentTokens', `must be < trigger (${settings.trigger}) so compaction can make room`);
+  }
+}
+
+/** Where things live and which remote services to use; read from the environment by `resolveRuntimeConfig`. */
+export interface RuntimeConfig {
+  /** Root folder of the embedded stores. `MEMFOLD_HOME`, default `./.memfold`. */
+  home: string;
+  /** PostgreSQL connection string; unset means embedded PGlite in `{home}/pg`. `DATABASE_URL`. */
+  databaseUrl?: string;
+  /** LanceDB location (folder or `s3://...`). `LANCEDB_URI`, default `{home}/lancedb`. */
+  lancedbUri: string;
+  /** Scope of conversations sharing one store. `MEMFOLD_NAMESPACE`, default `default`. */
+  namespace: string;
+  /** OpenAI-compatible endpoint. `OPENAI_BASE_URL` (the client's default when unset). */
+  openaiBaseUrl?: string;
+  /** `OPENAI_API_KEY`. */
+  openaiApiKey?: string;
+  /** Summaries come from this model when set, else from the offline extractive summarizer. `MEMFOLD_SUMMARY_MODEL`. */
+  summaryModel?: string;
+  /** Embeddings come from this model when set, else from the offline hashing embedder. `MEMFOLD_EMBEDDING_MODEL`. */
+  embeddingModel?: string;
+  /** The assistant's model, which picks the exact tokenizer when known. `MEMFOLD_MODEL`. */
+  assistantModel?: string;
+  /** Summarizer request timeout in ms. `MEMFOLD_MODEL_TIMEOUT_MS`, default 60,000. */
+  modelTimeoutMs: number;
+  /** Retries after the first attempt of a remote call. `MEMFOLD_MODEL_MAX_RETRIES`, default 2. */
+  modelMaxRetries: number;
+  /** Concurrent remote model calls. `MEMFOLD_MODEL_CONCURRENCY`, default 4. */
+  modelConcurrency: number;
+}
+
+export const DEFAULT_MODEL_TIMEOUT_MS = 60_000;
+export const DEFAULT_MODEL_MAX_RETRIES = 2;
+export const DEFAULT_MODEL_CONCURRENCY = 4;
+
+function envInt(env: Record<string, string | undefined>, name: string, fallback: number, min: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min) throw new InvalidConfigError(name, `must be an integer >= ${min} (got "${raw}")`);
+  return value;
+}
+
+function envString(env: Record<string, string | undefined>, name: string): string | undefined {
+  const raw = env[name];
+  return raw === undefined || raw.trim() === '' ? undefined : raw.trim();
+}
+
+export function resolveRuntimeConfig(
+  overrides: Partial<RuntimeConfig> = {},
+  env: Record<string, string | undefined> = process.env,
+): RuntimeConfig {
+  const home = overrides.home ?? envString(env, 'MEMFOLD_HOME') ?? './.memfold';
+  const config: RuntimeConfig = {
+    home,
+    lancedbUri: overrides.lancedbUri ?? envString(env, 'LANCEDB_URI') ?? `${home.replace(/\/+$/, '')}/lancedb`,
+    namespace: overrides.namespace ?? envString(env, 'MEMFOLD_NAMESPACE') ?? 'default',
+    modelTimeoutMs: overrides.modelTimeoutMs ?? envInt(env, 'MEMFOLD_MODEL_TIMEOUT_MS', DEFAULT_MODEL_TIMEOUT_MS, 1),
+    modelMaxRetries: overrides.modelMaxRetries ?? envInt(env, 'MEMFOLD_MODEL_MAX_RETRIES', DEFAULT_MODEL_MAX_RETRIES, 0),
+    modelConcurrency: overrides.modelConcurrency ?? envInt(env, 'MEMFOLD_MODEL_CONCURRENCY', DEFAULT_MODEL_CONCURRENCY, 1),
+  };
+  const optional: Array<[keyof RuntimeConfig, string]> = [
+    ['databaseUrl', 'DATABASE_URL'],
+    ['openaiBaseUrl', 'OPENAI_BASE_URL'],
+    ['openaiApiKey', 'OPENAI_API_KEY'],
+    ['summaryModel', 'MEMFOLD_SUMMARY_MODEL'],
+    ['embeddingModel', 'MEMFOLD_EMBEDDING_MODEL'],
+    ['assistantModel', 'MEMFOLD_MODEL'],
+  ];
+  for (const [key, name] of optional) {
+    const value = (overrides[key] as string | undefined) ?? envString(env, name);
+    if (value !== undefined) (config as unknown as Record<string, unknown>)[key] = value;
+  }
+  if (!/^[A-Za-z0-9_.-]{1,64}$/.test(config.namespace)) {
+    throw new InvalidConfigError('namespace', 'must be 1-64 characters of letters, digits, "_", "." or "-"');
+  }
+  return config;
+}

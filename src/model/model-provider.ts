@@ -1,0 +1,36 @@
+/** One message of a summarizer request. */
+export interface ModelMessage {
+  role: 'user' | 'assistant';
+  content: string;
+}
+
+export interface CompletionRequest {
+  system: string;
+  messages: ModelMessage[];
+  maxOutputTokens: number;
+  signal?: AbortSignal;
+}
+
+export interface CompletionUsage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+export interface Completion {
+  text: string;
+  usage: CompletionUsage;
+  /** The model that answered (for results and logs). */
+  model: string;
+}
+
+/**
+ * Anything that turns a summarization request into text.
+ * Adapters throw MemfoldError('model_error') with `retryable` set; they never return empty text.
+ */
+export interface ModelProvider {
+  /** Identifies the provider in results, e.g. `openai:gpt-4o-mini` or `extractive`. */
+  readonly id: string;
+  /** Tokens the summarizer model accepts; requests stay within `summarizerInputShare` of it. Default 128,000. */
+  readonly contextWindow: number;
+  complete(request: CompletionRequest): Promise<Completion>;
+}

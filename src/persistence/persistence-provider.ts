@@ -1,0 +1,71 @@
+import type { ConversationMessage, NewMessage } from '../agent/types.js';
+
+export interface MigrationReport {
+  /** Names of the migrations this call applied, in order (empty when up to date). */
+  applied: string[];
+  /** Every migration recorded as applied after the call. */
+  current: string[];
+}
+
+export type OperationStatus = 'planned' | 'archived' | 'committed' | 'rolled_back';
+
+/** A row of the compaction operations table. */
+export interface CompactionOperation {
+  id: string;
+  conversationId: string;
+  status: OperationStatus;
+  messageIds: string[];
+  labels: string[];
+  error?: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** The writes a compaction commits at once. */
+export interface CommitCompaction {
+  conversationId: string;
+  operationId: string;
+  /** Exactly the archived message ids to delete. */
+  deleteIds: string[];
+  /** The new clip-archive text; replaces the previous clip-archive row. */
+  clipArchive: string;
+  labels: string[];
+}
+
+export interface CommitReport {
+  deleted: number;
+  clipArchive: ConversationMessage;
+}
+
+/** Work done inside one database transaction. */
+export interface PersistenceTransaction {
+  append(conversationId: string, messages: NewMessage[]): Promise<ConversationMessage[]>;
+  deleteByIds(conversationId: string, ids: string[]): Promise<number>;
+  loadHistory(conversationId: string): Promise<ConversationMessage[]>;
+  commitCompaction(commit: CommitCompaction): Promise<CommitReport>;
+}
+
+/**
+ * The live message table. Messages come back in `seq` order, the clip-archive row (seq 0) first.
+ */
+export interface PersistenceProvider extends PersistenceTransaction {
+  /** Which backend: shown in CLI output and test names. */
+  readonly backend: 'postgres' | 'pglite';
+  /** Apply pending migrations in order, recording each; safe to call again. Called on open. */
+  migrate(): Promise<MigrationReport>;
+  /** Run `fn` in one transaction: everything it writes commits together or not at all. */
+  transaction<T>(fn: (tx: PersistenceTransaction) => Promise<T>): Promise<T>;
+  /**
+   * Run `fn` holding the conversation's lock. Resolves `{ acquired: false }` at once when another
+   * holder has it and `wait` is false (default).
+   */
+  withConversationLock<T>(
+    conversationId: string,
+    fn: () => Promise<T>,
+    options?: { wait?: boolean },
+  ): Promise<{ acquired: true; value: T } | { acquired: false }>;
+  recordOperation(operation: Omit<CompactionOperation, 'createdAt' | 'updatedAt'>): Promise<void>;
+  listOperations(conversationId: string): Promise<CompactionOperation[]>;
+  listConversations(): Promise<Array<{ id: string; messageCount: number; updatedAt: string }>>;
+  close(): Promise<void>;
+}
