@@ -21,6 +21,8 @@ export interface Completion {
   usage: CompletionUsage;
   /** The model that answered (for results and logs). */
   model: string;
+  /** Set when the primary model failed and a fallback answered instead. */
+  fallback?: { from: string; reason: string };
 }
 
 /**

@@ -1,0 +1,45 @@
+/**
+ * The summarization prompt. `{{name}}` placeholders are filled by `interpolatePrompt`.
+ * The user message wraps the summary so far and the new transcript in tags that the extractive
+ * summarizer also reads, so every summarizer sees the same request.
+ */
+export const DEFAULT_SUMMARIZATION_PROMPT = `You compress part of a long conversation into a summary that another model will rely on instead of the original messages.
+
+Write at most {{maxTokens}} tokens, in these sections (leave out a section that would be empty):
+User asked: what the user requested, in their terms.
+Facts: names, numbers, dates, places, ids and amounts, each with the date it was said ([YYYY-MM-DD]) and who said it.
+Files and tools: files, commands and tools touched, with their arguments and results that matter.
+Errors: what failed and why.
+Decisions: what was decided or agreed.
+Open items: what is still pending.
+
+Rules: keep exact values (ids, paths, amounts, dates) verbatim; resolve relative dates ("yesterday", "last Friday") against the message date; do not invent anything; do not repeat what the summary so far already says; write plain text without preamble.`;
+
+export const PREVIOUS_SUMMARY_TAG = 'previous_summary';
+export const TRANSCRIPT_TAG = 'transcript';
+
+/** Fill `{{name}}` placeholders; unknown placeholders are left as they are. */
+export function interpolatePrompt(template: string, values: Record<string, string | number>): string {
+  return template.replace(/\{\{\s*([A-Za-z0-9_]+)\s*\}\}/g, (match, key: string) =>
+    Object.prototype.hasOwnProperty.call(values, key) ? String(values[key]) : match,
+  );
+}
+
+/** The user message of a fold step: the summary so far (if any) and the transcript to summarize. */
+export function buildFoldRequest(transcript: string, previousSummary: string | undefined): string {
+  const parts: string[] = [];
+  if (previousSummary) parts.push(`<${PREVIOUS_SUMMARY_TAG}>\n${previousSummary}\n</${PREVIOUS_SUMMARY_TAG}>`);
+  parts.push(`<${TRANSCRIPT_TAG}>\n${transcript}\n</${TRANSCRIPT_TAG}>`);
+  return parts.join('\n\n');
+}
+
+/** The part of a fold request between `<tag>` and `</tag>`, or undefined. */
+export function extractTagged(text: string, tag: string): string | undefined {
+  const open = `<${tag}>\n`;
+  const close = `\n</${tag}>`;
+  const start = text.indexOf(open);
+  if (start < 0) return undefined;
+  const end = text.lastIndexOf(close);
+  if (end < start + open.length) return undefined;
+  return text.slice(start + open.length, end);
+}
