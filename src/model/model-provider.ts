@@ -34,5 +34,10 @@ export interface ModelProvider {
   readonly id: string;
   /** Tokens the summarizer model accepts; requests stay within `summarizerInputShare` of it. Default 128,000. */
   readonly contextWindow: number;
+  /**
+   * True when `usage` is an estimate rather than the model's own count (the offline summarizer).
+   * Default false; token estimators only calibrate on real counts.
+   */
+  readonly estimatesUsage?: boolean;
   complete(request: CompletionRequest): Promise<Completion>;
 }

@@ -1,0 +1,63 @@
+/**
+ * Step 5 (and the writes of step 6): write entries, read them back, and remember every write and
+ * mark so that a failure before the commit can undo them. A message leaves the live table only
+ * after every entry covering it has been written *and read back* unchanged.
+ */
+import type { ArchiveEntry } from '../agent/types.js';
+import { MemfoldError } from '../errors.js';
+import type { MemoryManager } from '../memory/memory-manager.js';
+
+export class ReadbackError extends MemfoldError {
+  constructor(label: string, problem: string) {
+    super('archive_error', `Archive read-back failed for ${label}: ${problem}`, { details: { label } });
+    this.name = 'ReadbackError';
+  }
+}
+
+function sameEntry(written: ArchiveEntry, read: ArchiveEntry | undefined): string | undefined {
+  if (!read) return 'missing after write';
+  if (read.content !== written.content) return 'content differs';
+  if (read.depth !== written.depth || read.kind !== written.kind) return 'depth or kind differs';
+  if (read.sourceIds.join('\u0000') !== written.sourceIds.join('\u0000')) return 'source ids differ';
+  if ((read.messages?.length ?? 0) !== (written.messages?.length ?? 0)) return 'transcript messages differ';
+  return undefined;
+}
+
+export interface ArchiveWriter {
+  /** Write, then read back and compare; throws ReadbackError on any difference. */
+  writeVerified(entries: ArchiveEntry[]): Promise<void>;
+  mark(labels: string[], parentLabel: string): Promise<void>;
+  /** Labels written so far, in order. */
+  readonly written: readonly string[];
+  /** Best-effort undo: clear marks, delete written labels. Returns the errors it met (it never throws). */
+  rollback(): Promise<unknown[]>;
+}
+
+export function createArchiveWriter(memory: MemoryManager, conversationId: string): ArchiveWriter {
+  const written: string[] = [];
+  const marked: string[] = [];
+  return {
+    written,
+    async writeVerified(entries) {
+      // Record before writing: a write that fails halfway may still have stored some rows.
+      written.push(...entries.map((e) => e.label));
+      await memory.write(entries);
+      const read = await memory.read(conversationId, entries.map((e) => e.label));
+      const byLabel = new Map(read.map((e) => [e.label, e]));
+      for (const entry of entries) {
+        const problem = sameEntry(entry, byLabel.get(entry.label));
+        if (problem) throw new ReadbackError(entry.label, problem);
+      }
+    },
+    async mark(labels, parentLabel) {
+      marked.push(...labels);
+      await memory.mark(conversationId, labels, parentLabel);
+    },
+    async rollback() {
+      const errors: unknown[] = [];
+      if (marked.length > 0) await memory.mark(conversationId, marked, null).catch((e: unknown) => errors.push(e));
+      if (written.length > 0) await memory.delete(conversationId, written).catch((e: unknown) => errors.push(e));
+      return errors;
+    },
+  };
+}

@@ -1,0 +1,41 @@
+/**
+ * Step 3, pure: cut messages into chunks by a token budget, in transcript order, never splitting a
+ * unit (a tool call and its results). A unit larger than the budget becomes a chunk of its own.
+ */
+import type { ConversationMessage } from '../agent/types.js';
+import { splitAt, unitStarts } from './turns.js';
+
+export function chunkByTokens<T extends ConversationMessage>(
+  messages: readonly T[],
+  budget: number,
+  countMessage: (message: T) => number,
+): T[][] {
+  const chunks: T[][] = [];
+  let current: T[] = [];
+  let used = 0;
+  for (const unit of splitAt(messages, unitStarts(messages))) {
+    const cost = unit.reduce((sum, message) => sum + countMessage(message), 0);
+    if (current.length > 0 && used + cost > budget) {
+      chunks.push(current);
+      current = [];
+      used = 0;
+    }
+    current.push(...unit);
+    used += cost;
+  }
+  if (current.length > 0) chunks.push(current);
+  return chunks;
+}
+
+/** Cut a text to about `maxTokens` (chars/4 when no counter applies), marking the cut. */
+export function clipText(text: string, maxTokens: number, count: (text: string) => number): string {
+  if (count(text) <= maxTokens) return text;
+  let low = 0;
+  let high = text.length;
+  while (low < high) {
+    const mid = Math.ceil((low + high) / 2);
+    if (count(text.slice(0, mid)) <= maxTokens) low = mid;
+    else high = mid - 1;
+  }
+  return `${text.slice(0, low)}\n[... cut for the summarizer; the full text is archived verbatim]`;
+}

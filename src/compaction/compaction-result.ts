@@ -1,0 +1,69 @@
+import type { ConversationMessage, SummaryBatch } from '../agent/types.js';
+
+export type CompactionStatus = 'compacted' | 'skipped' | 'failed';
+
+/** Why compaction did not run: under the trigger, no message between the kept head and tail, or another compaction holds the conversation. */
+export type CompactionSkipReason = 'below_trigger' | 'nothing_to_compact' | 'busy';
+
+/** Where a failed compaction stopped. Nothing is lost in any of them: the live rows stay as they were. */
+export type CompactionFailureCode =
+  | 'invalid_input'
+  | 'model_failed'
+  | 'archive_failed'
+  | 'readback_failed'
+  | 'commit_failed'
+  | 'aborted'
+  | 'unexpected';
+
+export type CompactionStage = 'plan' | 'fold' | 'archive' | 'resummarize' | 'commit';
+
+export type CompactionEvent =
+  | { type: 'context_warning'; conversationId: string; tokens: number; threshold: number }
+  | { type: 'stage'; conversationId: string; stage: CompactionStage }
+  | { type: 'fold_progress'; conversationId: string; done: number; total: number; depth: number }
+  | { type: 'fallback'; conversationId: string; from: string; reason: string };
+
+export interface CompactionResult {
+  status: CompactionStatus;
+  /** Convenience flags: exactly one of them (or neither, when skipped) is true. */
+  compacted: boolean;
+  failed: boolean;
+  skipReason?: CompactionSkipReason;
+  failureCode?: CompactionFailureCode;
+  error?: string;
+  /** The history the model should see now: system prompt, clip-archive, first turns, recent messages. On skip or failure, the history given. */
+  history: ConversationMessage[];
+  operationId?: string;
+  messagesBefore: number;
+  messagesAfter: number;
+  archivedMessages: number;
+  tokensBefore: number;
+  tokensAfter: number;
+  /** New depth-0 batches. */
+  batches: SummaryBatch[];
+  /** New higher-depth batches made by re-summarization. */
+  resummarized: SummaryBatch[];
+  /** Model calls that fell back to the extractive summarizer, with the reason. */
+  fallbacks: Array<{ from: string; reason: string }>;
+  modelCalls: number;
+  summarizerInputTokens: number;
+  summarizerOutputTokens: number;
+  durationMs: number;
+  /** Wall time per stage, in ms. */
+  stageMs: Partial<Record<CompactionStage, number>>;
+}
+
+/** A result that changed nothing yet: the history as given, no batches, status `skipped`. */
+export function initialResult(history: readonly ConversationMessage[], tokensBefore: number): CompactionResult {
+  return {
+    status: 'skipped', compacted: false, failed: false, history: [...history],
+    messagesBefore: history.length, messagesAfter: history.length, archivedMessages: 0,
+    tokensBefore, tokensAfter: tokensBefore, batches: [], resummarized: [], fallbacks: [],
+    modelCalls: 0, summarizerInputTokens: 0, summarizerOutputTokens: 0, durationMs: 0, stageMs: {},
+  };
+}
+
+/** A failure before anything was written. */
+export function failedResult(history: readonly ConversationMessage[], code: CompactionFailureCode, error: string): CompactionResult {
+  return { ...initialResult(history, 0), status: 'failed', failed: true, failureCode: code, error };
+}

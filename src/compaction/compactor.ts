@@ -1,0 +1,284 @@
+/**
+ * The orchestrator: decide -> plan -> chunk -> fold -> archive -> re-summarize -> commit -> return.
+ * Talks to ports only. `compress` never throws: every failure comes back as a result with the
+ * original history, after undoing whatever it had written to the archive.
+ */
+import { randomUUID } from 'node:crypto';
+import type { ArchiveEntry, ConversationMessage, SummaryBatch } from '../agent/types.js';
+import { resolveCompactionSettings, type CompactionSettings } from '../config.js';
+import { InvalidArgumentError, MemfoldError, errorMessage } from '../errors.js';
+import type { MemoryManager } from '../memory/memory-manager.js';
+import type { ModelProvider } from '../model/model-provider.js';
+import type { PersistenceProvider } from '../persistence/persistence-provider.js';
+import type { TokenCounter } from '../tokens/token-counter.js';
+import { createArchiveWriter, ReadbackError, type ArchiveWriter } from './archive-writer.js';
+import { baseLabels, buildBatches } from './batch-builder.js';
+import { chunkByTokens, clipText } from './chunk.js';
+import { buildClipArchive, byTime } from './clip-archive.js';
+import { initialResult, type CompactionEvent, type CompactionFailureCode, type CompactionResult, type CompactionStage } from './compaction-result.js';
+import { assembleContext } from './context-view.js';
+import { foldTranscripts, summarizerSystemPrompt, type FoldOptions, type FoldStep } from './fold.js';
+import { batchBody } from './headers.js';
+import { planCompaction, type CompactionPlan } from './plan.js';
+import { DEFAULT_SUMMARIZATION_PROMPT } from './prompt.js';
+import { resummarizeFrontier, foldRun, type ResummarizeContext } from './resummarize.js';
+import { buildTranscriptSegments } from './transcript-segments.js';
+import { renderTranscript } from './transcript-format.js';
+
+export interface CompactorOptions {
+  model: ModelProvider;
+  memory: MemoryManager;
+  persistence: PersistenceProvider;
+  tokens: TokenCounter;
+  settings?: Partial<CompactionSettings>;
+  /** Summarization prompt with a `{{maxTokens}}` placeholder. Default DEFAULT_SUMMARIZATION_PROMPT. */
+  prompt?: string;
+  clock?: () => number;
+  newId?: () => string;
+  onEvent?: (event: CompactionEvent) => void;
+}
+
+export interface CompressOptions {
+  /** Compact even below the trigger. */
+  force?: boolean;
+  /** Wait for another compaction of the same conversation instead of skipping with `busy`. */
+  wait?: boolean;
+  signal?: AbortSignal;
+}
+
+export interface ResummarizeResult {
+  created: SummaryBatch[];
+  clipArchive: string;
+}
+
+export interface Compactor {
+  readonly settings: CompactionSettings;
+  compress(history: readonly ConversationMessage[], conversationId: string, options?: CompressOptions): Promise<CompactionResult>;
+  /** Operator re-summarization: fold every frontier batch of `depth` into one batch of depth + 1 and refresh the clip-archive. */
+  resummarizeDepth(conversationId: string, depth: number): Promise<ResummarizeResult>;
+  /** The frontier: summary batches no higher-depth batch covers, in time order. */
+  frontier(conversationId: string): Promise<ArchiveEntry[]>;
+}
+
+/** A failure at a known stage; anything else is `unexpected`. */
+class StageError extends Error {
+  constructor(readonly code: CompactionFailureCode, readonly original: unknown) {
+    super(errorMessage(original));
+  }
+}
+
+async function atStage<T>(code: CompactionFailureCode, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof StageError) throw error;
+    if (error instanceof ReadbackError) throw new StageError('readback_failed', error);
+    throw new StageError(code, error);
+  }
+}
+
+export function createCompactor(options: CompactorOptions): Compactor {
+  const settings = resolveCompactionSettings(options.settings);
+  const { model, memory, persistence, tokens } = options;
+  const prompt = options.prompt ?? DEFAULT_SUMMARIZATION_PROMPT;
+  const clock = options.clock ?? Date.now;
+  const newId = options.newId ?? randomUUID;
+  const emit = (event: CompactionEvent) => options.onEvent?.(event);
+  const countMessage = (m: ConversationMessage) => tokens.countMessage(m);
+
+  /** Tokens the transcript part of one summarizer request may take. */
+  const systemTokens = tokens.count(summarizerSystemPrompt(prompt, settings.maxSummaryTokens));
+  const windowShare = Math.floor(model.contextWindow * settings.summarizerInputShare);
+  const inputBudget = Math.min(settings.chunkTokens, windowShare - systemTokens - 2 * settings.maxSummaryTokens - 64);
+  if (!(inputBudget >= 64)) {
+    throw new MemfoldError('invalid_config', `Invalid config field compaction.summarizerInputShare: the summarizer window (${model.contextWindow}) leaves no room for a chunk`);
+  }
+
+  function foldOptions(conversationId: string, depth: number, signal?: AbortSignal): FoldOptions {
+    return {
+      model,
+      tokens,
+      prompt,
+      maxSummaryTokens: settings.maxSummaryTokens,
+      ...(signal ? { signal } : {}),
+      onStep: (done, total) => emit({ type: 'fold_progress', conversationId, done, total, depth }),
+    };
+  }
+
+  async function frontier(conversationId: string): Promise<ArchiveEntry[]> {
+    return (await memory.list({ conversationId, kind: 'summary', unmarkedOnly: true })).sort(byTime);
+  }
+
+  async function run(plan: CompactionPlan, conversationId: string, result: CompactionResult, signal?: AbortSignal): Promise<CompactionResult> {
+    const operationId = newId();
+    result.operationId = operationId;
+    const writer = createArchiveWriter(memory, conversationId);
+    const messageIds = plan.compactable.map((m) => m.id);
+    const timed = async <T>(stage: CompactionStage, work: () => Promise<T>): Promise<T> => {
+      emit({ type: 'stage', conversationId, stage });
+      const t0 = clock();
+      try {
+        return await work();
+      } finally {
+        result.stageMs[stage] = (result.stageMs[stage] ?? 0) + clock() - t0;
+      }
+    };
+    const countSteps = (steps: FoldStep[]) => {
+      for (const step of steps) {
+        result.modelCalls++;
+        result.summarizerInputTokens += step.completion.usage.inputTokens;
+        result.summarizerOutputTokens += step.completion.usage.outputTokens;
+        if (step.completion.fallback) {
+          result.fallbacks.push(step.completion.fallback);
+          emit({ type: 'fallback', conversationId, ...step.completion.fallback });
+        }
+      }
+    };
+
+    try {
+      await atStage('unexpected', () =>
+        persistence.recordOperation({ id: operationId, conversationId, status: 'planned', messageIds, labels: [] }),
+      );
+      const before = await atStage('archive_failed', () => frontier(conversationId));
+
+      // Chunk and fold. A single message larger than a chunk is cut in the request only.
+      const chunks = chunkByTokens(plan.compactable, inputBudget, countMessage);
+      const transcripts = chunks.map((chunk) =>
+        clipText(renderTranscript(chunk), inputBudget, (t) => tokens.count(t)),
+      );
+      const previous = before.length > 0 ? batchBody(before[before.length - 1]!.content) : undefined;
+      const steps = await timed('fold', () =>
+        atStage('model_failed', () => foldTranscripts(transcripts, previous, foldOptions(conversationId, 0, signal))),
+      );
+      countSteps(steps);
+      if (signal?.aborted) throw new StageError('aborted', signal.reason);
+
+      // Archive the depth-0 batches and the verbatim transcript, then read them back.
+      const drafts = chunks.map((chunk, i) => ({
+        depth: 0,
+        summary: steps[i]!.text,
+        sourceTimes: chunk.map((m) => m.createdAt),
+        sourceIds: chunk.map((m) => m.id),
+      }));
+      const batches = await timed('archive', () =>
+        atStage('archive_failed', async () => {
+          const existing = await memory.read(conversationId, baseLabels(conversationId, drafts));
+          const built = buildBatches(conversationId, operationId, drafts, new Set(existing.map((e) => e.label)));
+          const segments = chunks.flatMap((chunk, i) =>
+            buildTranscriptSegments(chunk, {
+              conversationId, parentLabel: built[i]!.label, operationId,
+              segmentTokens: settings.transcriptSegmentTokens, countMessage,
+            }),
+          );
+          await writer.writeVerified([...built, ...segments]);
+          return built;
+        }),
+      );
+      result.batches = batches;
+      await atStage('archive_failed', () =>
+        persistence.recordOperation({ id: operationId, conversationId, status: 'archived', messageIds, labels: [...writer.written] }),
+      );
+
+      // Re-summarize when the frontier has grown past the clip window plus its buffer.
+      const ctx: ResummarizeContext = {
+        conversationId, operationId, settings, memory, writer, inputBudget,
+        fold: foldOptions(conversationId, 1, signal),
+        onFold: (_depth, s) => countSteps(s),
+      };
+      const { frontier: after, created } = await timed('resummarize', () =>
+        atStage('model_failed', () => resummarizeFrontier([...before, ...batches], ctx)),
+      );
+      result.resummarized = created;
+      if (signal?.aborted) throw new StageError('aborted', signal.reason);
+
+      // Commit: delete exactly the archived ids and store the new clip-archive, in one transaction.
+      const clipArchive = buildClipArchive(after, settings.clipFirst, settings.clipLast);
+      const committed = await timed('commit', () =>
+        atStage('commit_failed', () =>
+          persistence.commitCompaction({ conversationId, operationId, deleteIds: messageIds, clipArchive, labels: [...writer.written] }),
+        ),
+      );
+      const history = [...plan.system, committed.clipArchive, ...plan.firstTurns, ...plan.recent];
+      result.history = assembleContext(history, settings.toolOutputMaxLines);
+      Object.assign(result, {
+        status: 'compacted', compacted: true,
+        messagesAfter: result.history.length,
+        archivedMessages: messageIds.length,
+        tokensAfter: result.history.reduce((sum, m) => sum + countMessage(m), 0),
+      });
+      return result;
+    } catch (error) {
+      const stageError = error instanceof StageError ? error : new StageError('unexpected', error);
+      await undo(writer, operationId, conversationId, messageIds, stageError);
+      return Object.assign(result, { status: 'failed', failed: true, failureCode: stageError.code, error: stageError.message });
+    }
+  }
+
+  async function undo(writer: ArchiveWriter, operationId: string, conversationId: string, messageIds: string[], cause: StageError) {
+    const errors = await writer.rollback();
+    const note = errors.length > 0 ? `; rollback left: ${errors.map(errorMessage).join('; ')}` : '';
+    await persistence
+      .recordOperation({ id: operationId, conversationId, status: 'rolled_back', messageIds, labels: [...writer.written], error: cause.message + note })
+      .catch(() => undefined);
+  }
+
+  return {
+    settings,
+    frontier,
+
+    async compress(history, conversationId, compressOptions = {}) {
+      const started = clock();
+      let result = initialResult(history, 0);
+      try {
+        if (typeof conversationId !== 'string' || conversationId.length === 0) throw new InvalidArgumentError('conversationId', 'must be a non-empty string');
+        if (!Array.isArray(history)) throw new InvalidArgumentError('history', 'must be an array of messages');
+        const outcome = planCompaction(history, settings, countMessage, { force: compressOptions.force ?? false });
+        result = initialResult(history, outcome.tokensBefore);
+        const threshold = Math.floor(settings.contextWindow * settings.warnAt);
+        if (outcome.tokensBefore >= threshold) emit({ type: 'context_warning', conversationId, tokens: outcome.tokensBefore, threshold });
+        if (outcome.kind === 'skip') return Object.assign(result, { skipReason: outcome.reason });
+
+        const plan = outcome;
+        const locked = await persistence.withConversationLock(
+          conversationId,
+          () => run(plan, conversationId, result, compressOptions.signal),
+          { wait: compressOptions.wait ?? false },
+        );
+        if (!locked.acquired) return Object.assign(result, { skipReason: 'busy' as const });
+        return locked.value;
+      } catch (error) {
+        const code: CompactionFailureCode = error instanceof InvalidArgumentError ? 'invalid_input' : 'unexpected';
+        return Object.assign(result, { status: 'failed', failed: true, history: [...(Array.isArray(history) ? history : [])], failureCode: code, error: errorMessage(error) });
+      } finally {
+        result.durationMs = clock() - started;
+      }
+    },
+
+    async resummarizeDepth(conversationId, depth) {
+      if (!Number.isInteger(depth) || depth < 0) throw new InvalidArgumentError('depth', 'must be an integer >= 0');
+      const locked = await persistence.withConversationLock(conversationId, async () => {
+        const operationId = newId();
+        const writer = createArchiveWriter(memory, conversationId);
+        const current = await frontier(conversationId);
+        const run = current.filter((b) => b.depth === depth);
+        if (run.length < 2) throw new InvalidArgumentError('depth', `needs at least 2 frontier batches of depth ${depth} (found ${run.length})`);
+        const ctx: ResummarizeContext = {
+          conversationId, operationId, settings, memory, writer, inputBudget, fold: foldOptions(conversationId, depth + 1),
+        };
+        try {
+          const parent = await foldRun(run, ctx);
+          const folded = new Set(run.map((b) => b.label));
+          const after = [...current.filter((b) => !folded.has(b.label)), parent].sort(byTime);
+          const clipArchive = buildClipArchive(after, settings.clipFirst, settings.clipLast);
+          await persistence.commitCompaction({ conversationId, operationId, deleteIds: [], clipArchive, labels: [...writer.written] });
+          return { created: [parent], clipArchive };
+        } catch (error) {
+          await writer.rollback();
+          throw error;
+        }
+      }, { wait: true });
+      if (!locked.acquired) throw new MemfoldError('busy', `Conversation ${conversationId} is being compacted`);
+      return locked.value;
+    },
+  };
+}

@@ -1,0 +1,130 @@
+/**
+ * Step 1 and 2 of the pipeline, pure: decide whether to compact, and where to cut.
+ * Returns a plan or `{ kind: 'skip', reason }`.
+ */
+import type { ConversationMessage } from '../agent/types.js';
+import type { CompactionSettings } from '../config.js';
+import { turnStarts, unitStarts } from './turns.js';
+
+export type SkipReason = 'below_trigger' | 'nothing_to_compact';
+
+export interface CompactionPlan {
+  kind: 'compact';
+  /** Leading system messages (the system prompt), kept as they are. */
+  system: ConversationMessage[];
+  /** The clip-archive this history carried, replaced by the new one. */
+  previousClipArchive?: ConversationMessage;
+  /** Opening turns kept verbatim. */
+  firstTurns: ConversationMessage[];
+  /** What the compaction archives and removes, in order. */
+  compactable: ConversationMessage[];
+  /** The verbatim tail. */
+  recent: ConversationMessage[];
+  tokensBefore: number;
+}
+
+export type PlanOutcome = CompactionPlan | { kind: 'skip'; reason: SkipReason; tokensBefore: number };
+
+export function isClipArchive(message: Pick<ConversationMessage, 'kind' | 'role' | 'content'>): boolean {
+  return message.kind === 'clip_archive';
+}
+
+/** Sum of the tokens of the messages from index `from` to the end, for every `from` (suffix sums). */
+function suffixTokens(tokens: readonly number[]): number[] {
+  const sums = new Array<number>(tokens.length + 1).fill(0);
+  for (let i = tokens.length - 1; i >= 0; i--) sums[i] = sums[i + 1]! + tokens[i]!;
+  return sums;
+}
+
+/**
+ * Where the verbatim tail starts in `body`. Keeps at least `keepRecentMessages` messages and as much
+ * more as fits in `keepRecentTokens`, then moves the cut to a turn boundary: forward when that still
+ * keeps enough messages, back when the whole turn fits the budget, otherwise it stays on a unit
+ * boundary inside the turn (a long agent turn is split, but never between a tool call and its result).
+ */
+export function findTailStart(body: readonly ConversationMessage[], tokens: readonly number[], settings: CompactionSettings): number {
+  const n = body.length;
+  if (n === 0) return 0;
+  const units = unitStarts(body);
+  const turns = turnStarts(body);
+  const suffix = suffixTokens(tokens);
+
+  let byBudget = n;
+  for (let k = units.length - 1; k >= 0; k--) {
+    if (suffix[units[k]!]! > settings.keepRecentTokens) break;
+    byBudget = units[k]!;
+  }
+  const floorIndex = Math.max(0, n - settings.keepRecentMessages);
+  const byCount = [...units].reverse().find((u) => u <= floorIndex) ?? 0;
+  const start = Math.min(byBudget, byCount);
+
+  if (turns.includes(start)) return start;
+  const nextTurn = turns.find((t) => t > start);
+  if (nextTurn !== undefined && n - nextTurn >= settings.keepRecentMessages) return nextTurn;
+  const turnStart = [...turns].reverse().find((t) => t <= start) ?? 0;
+  if (suffix[turnStart]! <= settings.keepRecentTokens) return turnStart;
+  return start;
+}
+
+/**
+ * Where the verbatim opening ends: after `keepFirstTurns` turns, shrunk to whole units within a
+ * quarter of the trigger so that a huge opening turn cannot fill the window on its own.
+ */
+export function findFirstTurnsEnd(body: readonly ConversationMessage[], tokens: readonly number[], settings: CompactionSettings): number {
+  if (settings.keepFirstTurns === 0 || body.length === 0) return 0;
+  const turns = turnStarts(body);
+  // Messages before the first user message belong to the opening too.
+  const userTurns = body[0]!.role === 'user' ? turns : turns.slice(1);
+  const end = userTurns[settings.keepFirstTurns] ?? body.length;
+  const cap = Math.floor(settings.trigger / 4);
+  let used = 0;
+  let fits = 0;
+  const units = unitStarts(body).filter((u) => u < end);
+  for (let k = 0; k < units.length; k++) {
+    const unitEnd = units[k + 1] ?? end;
+    for (let i = units[k]!; i < unitEnd; i++) used += tokens[i]!;
+    if (used > cap) break;
+    fits = unitEnd;
+  }
+  return fits;
+}
+
+export function planCompaction(
+  history: readonly ConversationMessage[],
+  settings: CompactionSettings,
+  countMessage: (message: ConversationMessage) => number,
+  options: { force?: boolean } = {},
+): PlanOutcome {
+  const tokens = history.map(countMessage);
+  const tokensBefore = tokens.reduce((a, b) => a + b, 0);
+  if (!options.force && tokensBefore < settings.trigger) return { kind: 'skip', reason: 'below_trigger', tokensBefore };
+
+  const system: ConversationMessage[] = [];
+  let previousClipArchive: ConversationMessage | undefined;
+  const body: ConversationMessage[] = [];
+  const bodyTokens: number[] = [];
+  history.forEach((message, i) => {
+    if (isClipArchive(message)) previousClipArchive = message;
+    else if (message.role === 'system' && body.length === 0) system.push(message);
+    else {
+      body.push(message);
+      bodyTokens.push(tokens[i]!);
+    }
+  });
+
+  const firstEnd = findFirstTurnsEnd(body, bodyTokens, settings);
+  const tailStart = Math.max(firstEnd, findTailStart(body, bodyTokens, settings));
+  const compactable = body.slice(firstEnd, tailStart);
+  if (compactable.length === 0) return { kind: 'skip', reason: 'nothing_to_compact', tokensBefore };
+
+  const plan: CompactionPlan = {
+    kind: 'compact',
+    system,
+    firstTurns: body.slice(0, firstEnd),
+    compactable,
+    recent: body.slice(tailStart),
+    tokensBefore,
+  };
+  if (previousClipArchive) plan.previousClipArchive = previousClipArchive;
+  return plan;
+}

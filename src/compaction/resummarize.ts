@@ -1,0 +1,59 @@
+/**
+ * Step 6: fold runs of frontier batches into batches of the next depth. The higher batch is written
+ * and read back before its children are marked; the children stay readable and searchable.
+ */
+import type { ArchiveEntry, SummaryBatch } from '../agent/types.js';
+import type { CompactionSettings } from '../config.js';
+import type { MemoryManager } from '../memory/memory-manager.js';
+import type { ArchiveWriter } from './archive-writer.js';
+import { baseLabels, buildBatches, childTimes } from './batch-builder.js';
+import { byTime } from './clip-archive.js';
+import { foldTranscripts, type FoldOptions, type FoldStep } from './fold.js';
+import { pickResummarizeRun } from './frontier.js';
+
+export interface ResummarizeContext {
+  conversationId: string;
+  operationId: string;
+  settings: CompactionSettings;
+  memory: MemoryManager;
+  writer: ArchiveWriter;
+  fold: FoldOptions;
+  /** Tokens one summarizer request may carry for its transcript part. */
+  inputBudget: number;
+  onFold?: (depth: number, steps: FoldStep[]) => void;
+}
+
+/** Text a higher-depth summarizer reads for one child batch: its stored content, header included. */
+function childTranscript(children: readonly ArchiveEntry[]): string {
+  return children.map((c) => `--- ${c.label}\n${c.content}`).join('\n\n');
+}
+
+/** Fold one run of same-depth batches into a single batch of depth + 1, write it, then mark the run. */
+export async function foldRun(run: readonly ArchiveEntry[], ctx: ResummarizeContext): Promise<SummaryBatch> {
+  const depth = run[0]!.depth + 1;
+  const steps = await foldTranscripts([childTranscript(run)], undefined, ctx.fold);
+  ctx.onFold?.(depth, steps);
+  const draft = { depth, summary: steps[0]!.text, sourceTimes: childTimes(run), sourceIds: run.map((c) => c.label) };
+  const existing = await ctx.memory.read(ctx.conversationId, baseLabels(ctx.conversationId, [draft]));
+  const [parent] = buildBatches(ctx.conversationId, ctx.operationId, [draft], new Set(existing.map((e) => e.label)));
+  await ctx.writer.writeVerified([parent!]);
+  await ctx.writer.mark(run.map((c) => c.label), parent!.label);
+  return parent!;
+}
+
+/** Re-summarize until the frontier is within clipFirst + clipLast + clipBuffer (or no run qualifies). */
+export async function resummarizeFrontier(
+  frontier: readonly ArchiveEntry[],
+  ctx: ResummarizeContext,
+): Promise<{ frontier: ArchiveEntry[]; created: SummaryBatch[] }> {
+  let current = [...frontier].sort(byTime);
+  const created: SummaryBatch[] = [];
+  const fits = (run: readonly ArchiveEntry[]) => ctx.fold.tokens.count(childTranscript(run)) <= ctx.inputBudget;
+  for (let run = pickResummarizeRun(current, ctx.settings, fits); run; run = pickResummarizeRun(current, ctx.settings, fits)) {
+    const parent = await foldRun(run, ctx);
+    created.push(parent);
+    const folded = new Set(run.map((c) => c.label));
+    current = [...current.filter((b) => !folded.has(b.label)), parent].sort(byTime);
+  }
+  return { frontier: current, created };
+}

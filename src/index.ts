@@ -1,0 +1,48 @@
+/**
+ * memfold's public API. `createMemfold` wires everything on the embedded default or the configured
+ * services; `createCompactor` is the pipeline on ports you supply.
+ */
+export { createMemfold, type Memfold, type MemfoldOptions } from './memfold.js';
+export {
+  createCompactor,
+  type Compactor,
+  type CompactorOptions,
+  type CompressOptions,
+  type ResummarizeResult,
+} from './compaction/compactor.js';
+export type {
+  CompactionEvent,
+  CompactionFailureCode,
+  CompactionResult,
+  CompactionSkipReason,
+  CompactionStage,
+  CompactionStatus,
+} from './compaction/compaction-result.js';
+export { DEFAULT_SUMMARIZATION_PROMPT, interpolatePrompt } from './compaction/prompt.js';
+export { formatHeader, parseHeader, type BatchHeader } from './compaction/headers.js';
+export { parseBatchLabel, type ParsedBatchLabel } from './compaction/labels.js';
+export { buildClipArchive, clipArchiveLabels, CLIP_ARCHIVE_PREFIX } from './compaction/clip-archive.js';
+export { renderTranscript, parseTranscript } from './compaction/transcript-format.js';
+export type * from './agent/types.js';
+export {
+  DEFAULT_COMPACTION_SETTINGS,
+  resolveCompactionSettings,
+  resolveRuntimeConfig,
+  type CompactionSettings,
+  type RuntimeConfig,
+} from './config.js';
+export { MemfoldError, InvalidArgumentError, InvalidConfigError, type MemfoldErrorCode } from './errors.js';
+export type { MemoryManager, SearchQuery, SearchHit, ListOptions, ArchiveFilter } from './memory/memory-manager.js';
+export type { PersistenceProvider, PersistenceTransaction, CompactionOperation } from './persistence/persistence-provider.js';
+export type { ModelProvider, Completion, CompletionRequest } from './model/model-provider.js';
+export type { Embedder } from './embedding/embedder.js';
+export type { TokenCounter } from './tokens/token-counter.js';
+export { createMemoryReadTool, MEMORY_READ_DEFINITION, type MemoryReadTool, type ToolResult } from './tools/memory-read.js';
+export { openLanceArchive } from './memory/lancedb/lancedb-archive.js';
+export { createKyselyPersistence } from './persistence/kysely/kysely-store.js';
+export { createExtractiveSummarizer } from './model/extractive/extractive-summarizer.js';
+export { createOpenAIModel } from './model/openai/openai-model.js';
+export { withFallback } from './model/fallback-model.js';
+export { createHashingEmbedder } from './embedding/hashing-embedder.js';
+export { createOpenAIEmbedder } from './embedding/openai/openai-embedder.js';
+export { createTokenCounter } from './tokens/create-token-counter.js';

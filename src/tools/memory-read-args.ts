@@ -1,0 +1,83 @@
+/**
+ * Validation of memory_read arguments, pure. Errors name the argument and the rule.
+ */
+import { InvalidArgumentError } from '../errors.js';
+import type { ArchiveKind } from '../agent/types.js';
+
+export interface MemoryReadArgs {
+  query?: string;
+  label?: string;
+  depth?: number;
+  kind?: ArchiveKind;
+  from?: string;
+  to?: string;
+  limit: number;
+}
+
+export const MEMORY_READ_DEFAULT_LIMIT = 5;
+export const MEMORY_READ_MAX_LIMIT = 20;
+const KNOWN = new Set(['query', 'label', 'depth', 'kind', 'from', 'to', 'limit']);
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+
+function optionalString(raw: Record<string, unknown>, key: string, maxLength: number): string | undefined {
+  const value = raw[key];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'string') throw new InvalidArgumentError(key, 'must be a string');
+  if (value.trim() === '') throw new InvalidArgumentError(key, 'must not be empty');
+  if (value.length > maxLength) throw new InvalidArgumentError(key, `must be at most ${maxLength} characters`);
+  return value;
+}
+
+function optionalTime(raw: Record<string, unknown>, key: string): string | undefined {
+  const value = optionalString(raw, key, 40);
+  if (value === undefined) return undefined;
+  const ms = Date.parse(value);
+  if (!ISO_TIME.test(value) || Number.isNaN(ms)) throw new InvalidArgumentError(key, 'must be an ISO 8601 date or time, e.g. 2023-05-08 or 2023-05-08T13:56:00Z');
+  return new Date(ms).toISOString();
+}
+
+function optionalInt(raw: Record<string, unknown>, key: string, min: number, max: number): number | undefined {
+  const value = raw[key];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw new InvalidArgumentError(key, `must be an integer from ${min} to ${max}`);
+  }
+  return value;
+}
+
+/** Accepts the parsed arguments object or the JSON string a model sends. */
+export function parseMemoryReadArgs(input: unknown): MemoryReadArgs {
+  let raw: unknown = input;
+  if (typeof input === 'string') {
+    try {
+      raw = JSON.parse(input);
+    } catch {
+      throw new InvalidArgumentError('arguments', 'must be a JSON object');
+    }
+  }
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new InvalidArgumentError('arguments', 'must be an object');
+  const record = raw as Record<string, unknown>;
+  for (const key of Object.keys(record)) {
+    if (!KNOWN.has(key)) throw new InvalidArgumentError(key, `is not an argument of memory_read (known: ${[...KNOWN].join(', ')})`);
+  }
+  const args: MemoryReadArgs = { limit: optionalInt(record, 'limit', 1, MEMORY_READ_MAX_LIMIT) ?? MEMORY_READ_DEFAULT_LIMIT };
+  const query = optionalString(record, 'query', 2000);
+  const label = optionalString(record, 'label', 1000);
+  if (query === undefined && label === undefined) throw new InvalidArgumentError('query', 'give a query to search, or a label to read');
+  if (query !== undefined && label !== undefined) throw new InvalidArgumentError('label', 'give either query or label, not both');
+  if (query !== undefined) args.query = query;
+  if (label !== undefined) args.label = label;
+  const depth = optionalInt(record, 'depth', 0, 1000);
+  if (depth !== undefined) args.depth = depth;
+  const kind = record.kind;
+  if (kind !== undefined && kind !== null) {
+    if (kind !== 'summary' && kind !== 'transcript') throw new InvalidArgumentError('kind', 'must be "summary" or "transcript"');
+    args.kind = kind;
+  }
+  const from = optionalTime(record, 'from');
+  const to = optionalTime(record, 'to');
+  if (from !== undefined) args.from = from;
+  if (to !== undefined) args.to = to;
+  if (from !== undefined && to !== undefined && from > to) throw new InvalidArgumentError('from', 'must not be after to');
+  return args;
+}
