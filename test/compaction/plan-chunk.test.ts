@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest';
+import { resolveCompactionSettings } from '../../src/config.js';
+import { chunkByTokens } from '../../src/compaction/chunk.js';
+import { planCompaction } from '../../src/compaction/plan.js';
+import { turnStarts, unitStarts } from '../../src/compaction/turns.js';
+import { chars4, msg, toolCall, toolTurn } from '../support/messages.js';
+
+const settings = resolveCompactionSettings({ contextWindow: 2_000, keepRecentTokens: 300, keepRecentMessages: 4, chunkTokens: 200 });
+
+describe('units and turns', () => {
+  it('keep an assistant tool call with every result that answers it', () => {
+    const messages = [
+      msg('user', 'q'),
+      msg('assistant', '', { toolCalls: [toolCall('a'), toolCall('b')] }),
+      msg('tool', 'ra', { toolCallId: 'a' }),
+      msg('tool', 'rb', { toolCallId: 'b' }),
+      msg('assistant', 'done'),
+      msg('user', 'next'),
+    ];
+    expect(unitStarts(messages)).toEqual([0, 1, 4, 5]);
+    expect(turnStarts(messages)).toEqual([0, 5]);
+  });
+});
+
+describe('planCompaction', () => {
+  const history = [msg('system', 'You are helpful.'), ...Array.from({ length: 12 }, (_, n) => toolTurn(n)).flat()];
+
+  it('skips below the trigger unless forced', () => {
+    const short = history.slice(0, 5);
+    expect(planCompaction(short, settings, chars4)).toMatchObject({ kind: 'skip', reason: 'below_trigger' });
+    expect(planCompaction(short, settings, chars4, { force: true })).toMatchObject({ kind: 'skip', reason: 'nothing_to_compact' });
+    expect(planCompaction(history, settings, chars4, { force: true }).kind).toBe('compact');
+  });
+
+  it('keeps the system prompt, the first turn and a recent tail cut at a turn boundary', () => {
+    const plan = planCompaction(history, settings, chars4, { force: true });
+    if (plan.kind !== 'compact') throw new Error(`expected a plan, got ${plan.reason}`);
+    expect(plan.system.map((m) => m.role)).toEqual(['system']);
+    expect(plan.firstTurns).toEqual(history.slice(1, 5));
+    expect(plan.recent[0]!.role).toBe('user');
+    expect(plan.recent.length).toBeGreaterThanOrEqual(settings.keepRecentMessages);
+    const tailTokens = plan.recent.reduce((s, m) => s + chars4(m), 0);
+    expect(tailTokens).toBeLessThanOrEqual(settings.keepRecentTokens);
+    // Every message is in exactly one part, in order.
+    expect([...plan.system, ...plan.firstTurns, ...plan.compactable, ...plan.recent]).toEqual(history);
+  });
+
+  it('never separates a tool call from its result, even inside one long agent turn', () => {
+    const agentTurn = [msg('user', 'fix the bug')];
+    for (let n = 0; n < 30; n++) {
+      agentTurn.push(msg('assistant', '', { toolCalls: [toolCall(`t${n}`)] }), msg('tool', 'output line\n'.repeat(10), { toolCallId: `t${n}` }));
+    }
+    const plan = planCompaction([msg('user', 'hello'), msg('assistant', 'hi'), ...agentTurn], settings, chars4, { force: true });
+    if (plan.kind !== 'compact') throw new Error('expected a plan');
+    const archivedCalls = new Set(plan.compactable.flatMap((m) => (m.toolCalls ?? []).map((c) => c.id)));
+    const archivedResults = new Set(plan.compactable.filter((m) => m.role === 'tool').map((m) => m.toolCallId));
+    expect(archivedCalls.size).toBeGreaterThan(0);
+    expect([...archivedCalls].sort()).toEqual([...archivedResults].sort());
+    expect(plan.recent[0]!.role).not.toBe('tool');
+  });
+
+  it('replaces a previous clip-archive instead of compacting it', () => {
+    const clip = msg('system', '[Context Summary: 1 archived batches]', { kind: 'clip_archive', seq: 0 });
+    const plan = planCompaction([history[0]!, clip, ...history.slice(1)], settings, chars4, { force: true });
+    if (plan.kind !== 'compact') throw new Error('expected a plan');
+    expect(plan.previousClipArchive).toBe(clip);
+    expect(plan.compactable).not.toContain(clip);
+  });
+
+  it('says when there is nothing between the kept head and tail', () => {
+    const tiny = [msg('user', 'a'), msg('assistant', 'b')];
+    expect(planCompaction(tiny, settings, chars4, { force: true })).toMatchObject({ kind: 'skip', reason: 'nothing_to_compact' });
+  });
+});
+
+describe('chunkByTokens', () => {
+  it('fills chunks in order within the budget and never splits a unit', () => {
+    const messages = Array.from({ length: 10 }, (_, n) => toolTurn(n)).flat();
+    const chunks = chunkByTokens(messages, 120, chars4);
+    expect(chunks.flat()).toEqual(messages);
+    for (const chunk of chunks) {
+      const calls = chunk.flatMap((m) => (m.toolCalls ?? []).map((c) => c.id));
+      const results = chunk.filter((m) => m.role === 'tool').map((m) => m.toolCallId);
+      expect(calls).toEqual(results);
+      const tokens = chunk.reduce((s, m) => s + chars4(m), 0);
+      if (chunk.length > 1) expect(tokens).toBeLessThanOrEqual(120);
+    }
+  });
+
+  it('puts a unit larger than the budget in a chunk of its own', () => {
+    const big = msg('user', 'x'.repeat(4_000));
+    const chunks = chunkByTokens([msg('user', 'a'), big, msg('user', 'b')], 100, chars4);
+    expect(chunks).toEqual([[expect.objectContaining({ content: 'a' })], [big], [expect.objectContaining({ content: 'b' })]]);
+  });
+});
