@@ -3,8 +3,8 @@
  * window, compacting whenever the trigger fires, then shows the context, the batch tree and three
  * memory_read searches for facts planted early on.
  */
-import type { ConversationMessage } from '../../agent/types.js';
 import type { Memfold } from '../../memfold.js';
+import { replayConversation, type ReplayStats } from '../../eval/replay.js';
 import { buildBatchTree, depthCounts, formatBatchTree } from '../batch-tree.js';
 import { DEMO_SYSTEM_PROMPT, generateDemoConversation, PLANTED_FACTS } from '../demo/demo-conversation.js';
 import { formatContext, printJson, type Output } from '../output.js';
@@ -22,30 +22,14 @@ export async function runDemo(memfold: Memfold, flags: DemoFlags, output: Output
   const { trigger, contextWindow } = memfold.compactor.settings;
   output.err(`memfold demo: ${script.length} messages over 12 sessions, context window ${contextWindow} tokens (compaction at ${trigger}), conversation ${conversationId}`);
 
-  let live: ConversationMessage[] = await memfold.append(conversationId, [{ role: 'system', content: DEMO_SYSTEM_PROMPT, createdAt: script[0]!.createdAt! }]);
-  let tokens = live.reduce((sum, m) => sum + memfold.tokens.countMessage(m), 0);
-  let compactions = 0;
-  let archived = 0;
+  await memfold.append(conversationId, [{ role: 'system', content: DEMO_SYSTEM_PROMPT, createdAt: script[0]!.createdAt! }]);
   const bar = createProgressBar('replaying', script.length);
-  for (let i = 0; i < script.length; i++) {
-    const [stored] = await memfold.append(conversationId, [script[i]!]);
-    live.push(stored!);
-    tokens += memfold.tokens.countMessage(stored!);
-    // Compact at a unit boundary: never while a tool call waits for its result.
-    const waitsForResult = (stored!.toolCalls?.length ?? 0) > 0;
-    if (tokens >= trigger && !waitsForResult) {
-      const result = await memfold.compact(conversationId);
-      if (result.failed) throw new Error(`compaction failed (${result.failureCode}): ${result.error}`);
-      if (result.compacted) {
-        compactions++;
-        archived += result.archivedMessages;
-        live = result.history;
-        tokens = result.tokensAfter;
-      }
-    }
-    bar.update(i + 1, `${compactions} compactions, ${archived} messages archived`);
-  }
-  bar.finish(`${compactions} compactions, ${archived} messages archived`);
+  const note = (s: ReplayStats) => `${s.compactions} compactions, ${s.archivedMessages} messages archived`;
+  const stats = await replayConversation(memfold, conversationId, script, { onProgress: (done, _total, s) => bar.update(done, note(s)) });
+  bar.finish(note(stats));
+  const failure = stats.failures[0];
+  if (failure) throw new Error(`compaction failed (${failure.failureCode}): ${failure.error}`);
+  const { compactions, archivedMessages: archived, contextTokens: tokens } = stats;
 
   const context = await memfold.context(conversationId);
   const batches = await memfold.memory.list({ conversationId, kind: 'summary' });

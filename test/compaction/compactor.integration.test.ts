@@ -1,0 +1,160 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ConversationMessage, NewMessage } from '../../src/agent/types.js';
+import { persistenceBackends } from '../support/backends.js';
+import { checkInvariants } from '../support/invariants.js';
+import { openStack, withFaults, type Stack } from '../support/stack.js';
+
+/** Alternating user/assistant turns with distinctive words, a minute apart. */
+function conversation(turns: number, offset = 0): NewMessage[] {
+  const out: NewMessage[] = [];
+  for (let t = offset; t < offset + turns; t++) {
+    const at = (k: number) => new Date(Date.UTC(2024, 2, 1, 8, 2 * t + k)).toISOString();
+    out.push({ role: 'user', content: `Turn ${t}: tell me about topic-${t} and the number ${1000 + t}. ${'filler words here '.repeat(8)}`, createdAt: at(0) });
+    out.push({ role: 'assistant', content: `About topic-${t}: it relates to item ${2000 + t}. ${'more filler text '.repeat(8)}`, createdAt: at(1) });
+  }
+  return out;
+}
+
+const settings = { contextWindow: 2_000, keepRecentTokens: 400, keepRecentMessages: 4, chunkTokens: 300 };
+
+for (const backend of persistenceBackends()) {
+  describe(`${backend.name}: compactor on real stores`, () => {
+    let stack: Stack | undefined;
+    afterEach(async () => {
+      await stack?.close();
+      stack = undefined;
+    });
+
+    async function seed(s: Stack, id: string, turns: number): Promise<ConversationMessage[]> {
+      return s.memfold.append(id, [{ role: 'system', content: 'You are terse.' }, ...conversation(turns)]);
+    }
+
+    it('archives the middle, keeps head and tail, and returns the context with the clip-archive', async () => {
+      stack = await openStack(backend, { compaction: settings });
+      const appended = await seed(stack, 'conv-a', 30);
+      const result = await stack.memfold.compact('conv-a');
+      expect(result).toMatchObject({ status: 'compacted', compacted: true, failed: false });
+      expect(result.archivedMessages).toBeGreaterThan(20);
+      expect(result.tokensAfter).toBeLessThan(result.tokensBefore);
+      expect(result.tokensAfter).toBeLessThan(stack.memfold.compactor.settings.trigger);
+      expect(result.history[0]!.content).toBe('You are terse.');
+      expect(result.history[1]!.content.startsWith('[Context Summary')).toBe(true);
+      expect(result.history[2]!.content).toContain('Turn 0');
+      expect(result.history.at(-1)!.content).toContain('topic-29');
+      expect(await stack.memfold.context('conv-a')).toEqual(result.history);
+      await checkInvariants(stack.memfold, 'conv-a', appended.slice(1).concat(appended[0]!));
+    });
+
+    it('skips below the trigger and compacts anyway when forced', async () => {
+      stack = await openStack(backend, { compaction: settings });
+      await seed(stack, 'small', 6);
+      expect(await stack.memfold.compact('small')).toMatchObject({ status: 'skipped', skipReason: 'below_trigger' });
+      expect(await stack.memfold.compact('small', { force: true })).toMatchObject({ status: 'compacted' });
+    });
+
+    it('re-summarizes into higher depths when the frontier grows, children stay searchable', async () => {
+      stack = await openStack(backend, { compaction: settings });
+      const appended = await seed(stack, 'deep', 10);
+      for (let round = 1; round <= 8; round++) {
+        appended.push(...(await stack.memfold.append('deep', conversation(10, round * 10))));
+        const result = await stack.memfold.compact('deep');
+        expect(result.status, result.error).toBe('compacted');
+      }
+      const report = await checkInvariants(stack.memfold, 'deep', appended);
+      expect(report.maxDepth).toBeGreaterThanOrEqual(1);
+      const frontier = await stack.memfold.compactor.frontier('deep');
+      const { clipFirst, clipLast, clipBuffer } = stack.memfold.compactor.settings;
+      expect(frontier.length).toBeLessThanOrEqual(clipFirst + clipLast + clipBuffer);
+      const marked = (await stack.memfold.memory.list({ conversationId: 'deep', kind: 'summary', depth: 0 })).filter((b) => b.parentLabel);
+      expect(marked.length).toBeGreaterThan(0);
+      const hit = await stack.memfold.memoryRead('deep').execute({ query: 'topic-12 1012' });
+      expect(hit.ok).toBe(true);
+      expect(hit.output).toContain('topic-12');
+    });
+
+    it('a failed archive write leaves live rows and the returned history exactly as they were', async () => {
+      const faults = { failWrite: false };
+      stack = await openStack(backend, { compaction: settings, wrapMemory: (m) => withFaults(m, faults) });
+      await seed(stack, 'conv-f', 30);
+      const before = await stack.memfold.history('conv-f');
+      faults.failWrite = true;
+      const result = await stack.memfold.compact('conv-f');
+      expect(result).toMatchObject({ status: 'failed', failed: true, failureCode: 'archive_failed' });
+      expect(result.error).toContain('injected archive write failure');
+      expect(result.history).toEqual(before);
+      expect(await stack.memfold.history('conv-f')).toEqual(before);
+      expect(await stack.archive.list({ conversationId: 'conv-f' })).toEqual([]);
+      const operations = await stack.memfold.persistence.listOperations('conv-f');
+      expect(operations.map((o) => o.status)).toEqual(['rolled_back']);
+    });
+
+    it('a write that stored rows and then failed is undone: nothing stays archived', async () => {
+      stack = await openStack(backend, { compaction: settings, wrapMemory: (m) => withFaults(m, { failWriteAfterStoring: true }) });
+      await seed(stack, 'conv-p', 30);
+      const before = await stack.memfold.history('conv-p');
+      const result = await stack.memfold.compact('conv-p');
+      expect(result.failureCode).toBe('archive_failed');
+      expect(await stack.memfold.history('conv-p')).toEqual(before);
+      expect(await stack.archive.list({ conversationId: 'conv-p' })).toEqual([]);
+    });
+
+    it('a read-back that differs from what was written stops the compaction before any delete', async () => {
+      stack = await openStack(backend, { compaction: settings, wrapMemory: (m) => withFaults(m, { corruptRead: true }) });
+      await seed(stack, 'conv-r', 30);
+      const before = await stack.memfold.history('conv-r');
+      const result = await stack.memfold.compact('conv-r');
+      expect(result.failureCode).toBe('readback_failed');
+      expect(await stack.memfold.history('conv-r')).toEqual(before);
+      expect(await stack.archive.list({ conversationId: 'conv-r' })).toEqual([]);
+    });
+
+    it('a failing commit rolls back its deletes and the archive writes', async () => {
+      stack = await openStack(backend, { compaction: settings });
+      await seed(stack, 'conv-c', 30);
+      const before = await stack.memfold.history('conv-c');
+      // A real database error inside the commit transaction: refuse the clip-archive row, after the deletes ran.
+      await stack.exec(`create or replace function memfold_test_refuse() returns trigger language plpgsql as $$ begin raise exception 'injected commit failure'; end $$`);
+      await stack.exec(`create trigger memfold_test_refuse before insert on messages for each row when (new.kind = 'clip_archive') execute function memfold_test_refuse()`);
+      const result = await stack.memfold.compact('conv-c');
+      expect(result).toMatchObject({ status: 'failed', failureCode: 'commit_failed' });
+      expect(result.error).toContain('injected commit failure');
+      expect(result.history).toEqual(before);
+      expect(await stack.memfold.history('conv-c')).toEqual(before);
+      expect(await stack.archive.list({ conversationId: 'conv-c' })).toEqual([]);
+    });
+
+    it('a second compaction of the same conversation is skipped as busy while the first holds it', async () => {
+      stack = await openStack(backend, { compaction: settings });
+      await seed(stack, 'conv-l', 30);
+      const s = stack;
+      const inner = await s.memfold.persistence.withConversationLock('conv-l', () => s.memfold.compact('conv-l'));
+      expect(inner).toMatchObject({ acquired: true, value: { status: 'skipped', skipReason: 'busy' } });
+      expect(await s.memfold.compact('conv-l')).toMatchObject({ status: 'compacted' });
+    });
+
+    it('memory_read cannot return another conversation\'s archive, whatever its arguments', async () => {
+      stack = await openStack(backend, { compaction: settings });
+      await seed(stack, 'alice', 30);
+      await stack.memfold.append('bob', conversation(30, 500));
+      expect((await stack.memfold.compact('alice')).status).toBe('compacted');
+      expect((await stack.memfold.compact('bob')).status).toBe('compacted');
+      const bobLabels = (await stack.memfold.memory.list({ conversationId: 'bob' })).map((e) => e.label);
+      const tool = stack.memfold.memoryRead('alice');
+      const attempts: unknown[] = [
+        { query: 'topic-505 2505' },
+        { query: "topic-505' OR conversation_id = 'bob" },
+        { query: 'topic-505', conversationId: 'bob' },
+        { query: 'topic-505', kind: 'transcript', limit: 20 },
+        ...bobLabels.slice(0, 3).map((label) => ({ label })),
+        JSON.stringify({ query: 'topic-505 OR 1=1' }),
+      ];
+      for (const args of attempts) {
+        const result = await tool.execute(args);
+        expect(result.output).not.toMatch(/topic-5\d\d/);
+        for (const label of bobLabels) expect(result.output).not.toContain(label);
+      }
+      expect((await tool.execute({ query: 'topic-5', conversationId: 'bob' })).error).toContain('conversationId');
+      expect((await stack.memfold.memoryRead('bob').execute({ query: 'topic-505 2505' })).output).toContain('topic-505');
+    });
+  });
+}

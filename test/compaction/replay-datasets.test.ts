@@ -1,0 +1,66 @@
+/**
+ * Replays of real conversations with a small window, checking the invariants after every compaction.
+ */
+import { describe, expect, it } from 'vitest';
+import { loadLocomo } from '../../src/eval/datasets/locomo.js';
+import { loadTauBench } from '../../src/eval/datasets/tau-bench.js';
+import { replayConversation } from '../../src/eval/replay.js';
+import { persistenceBackends } from '../support/backends.js';
+import { checkInvariants, type InvariantReport } from '../support/invariants.js';
+import { openStack } from '../support/stack.js';
+
+const DATA = new URL('../../../shared/data/', import.meta.url).pathname;
+
+for (const backend of persistenceBackends()) {
+  describe(`${backend.name}: replaying real conversations`, () => {
+    it('LoCoMo conversation 1 with a 4,000-token window keeps every invariant after every compaction', async () => {
+      const [conversation] = await loadLocomo(`${DATA}locomo/locomo10.json`);
+      const stack = await openStack(backend, { compaction: { contextWindow: 4_000 } });
+      try {
+        const reports: InvariantReport[] = [];
+        const stats = await replayConversation(stack.memfold, 'locomo-1', conversation!.messages, {
+          onCompaction: async (result, appended) => {
+            expect(result.status, result.error).toBe('compacted');
+            reports.push(await checkInvariants(stack.memfold, 'locomo-1', appended));
+          },
+        });
+        expect(stats.failures).toEqual([]);
+        expect(stats.compactions).toBeGreaterThan(5);
+        expect(stats.appended).toHaveLength(conversation!.messages.length);
+        const last = reports.at(-1)!;
+        expect(last.archived + last.live).toBe(conversation!.messages.length);
+        expect(last.maxDepth).toBeGreaterThanOrEqual(1);
+        // The context stays within the window after every compaction.
+        expect(stats.contextTokens).toBeLessThan(4_000);
+      } finally {
+        await stack.close();
+      }
+    });
+
+    it('τ-bench runs: no tool call is ever separated from its result', async () => {
+      const runs = await loadTauBench(`${DATA}agent-traces/tau-bench/gpt-4o-airline.json`);
+      const longest = [...runs].sort((a, b) => b.messages.length - a.messages.length).slice(0, 4);
+      const stack = await openStack(backend, { compaction: { contextWindow: 3_000, keepRecentMessages: 2 } });
+      try {
+        let compactions = 0;
+        for (const run of longest) {
+          const id = `tau-${run.taskId}-${run.messages.length}`;
+          const stats = await replayConversation(stack.memfold, id, run.messages, {
+            onCompaction: async (result, appended) => {
+              expect(result.status, result.error).toBe('compacted');
+              const context = result.history.filter((m) => m.kind !== 'clip_archive');
+              const positional = (messages: typeof context) =>
+                messages.every((m, i) => m.role !== 'tool' || i > 0 && (messages[i - 1]!.role === 'tool' || (messages[i - 1]!.toolCalls?.length ?? 0) > 0));
+              expect(positional(context), 'live context: every tool result follows its call').toBe(true);
+              await checkInvariants(stack.memfold, id, appended, { toolPairs: true });
+            },
+          });
+          compactions += stats.compactions;
+        }
+        expect(compactions).toBeGreaterThan(3);
+      } finally {
+        await stack.close();
+      }
+    });
+  });
+}

@@ -1,0 +1,75 @@
+/**
+ * A whole memfold on real components for integration tests: a persistence backend (PGlite copy or
+ * a fresh PostgreSQL database), LanceDB in a temp folder, the extractive summarizer, the hashing
+ * embedder, chars/4 tokens (so budgets are predictable).
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { CompactionSettings } from '../../src/config.js';
+import { createHashingEmbedder } from '../../src/embedding/hashing-embedder.js';
+import { createMemfold, type Memfold, type MemfoldOptions } from '../../src/memfold.js';
+import { openLanceArchive } from '../../src/memory/lancedb/lancedb-archive.js';
+import type { MemoryManager } from '../../src/memory/memory-manager.js';
+import { createTokenCounter } from '../../src/tokens/create-token-counter.js';
+import type { TestBackend } from './backends.js';
+
+export interface Stack {
+  memfold: Memfold;
+  /** The real LanceDB archive (also reachable as memfold.memory unless a wrapper was given). */
+  archive: MemoryManager;
+  lanceDir: string;
+  /** Run raw SQL on the test database (to provoke real database failures). */
+  exec(statement: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function openStack(
+  backend: TestBackend,
+  options: { compaction?: Partial<CompactionSettings>; wrapMemory?: (memory: MemoryManager) => MemoryManager } & Omit<MemfoldOptions, 'persistence' | 'memory' | 'compaction'> = {},
+): Promise<Stack> {
+  const { persistence, cleanup, exec } = await backend.open();
+  const lanceDir = await mkdtemp(path.join(os.tmpdir(), 'memfold-lance-'));
+  const archive = await openLanceArchive({ uri: lanceDir, embedder: createHashingEmbedder() });
+  const { wrapMemory, ...rest } = options;
+  const memfold = await createMemfold({
+    env: {},
+    tokens: createTokenCounter({ mode: 'chars4' }),
+    ...rest,
+    persistence,
+    memory: wrapMemory ? wrapMemory(archive) : archive,
+  });
+  return {
+    memfold,
+    archive,
+    lanceDir,
+    exec,
+    async close() {
+      await memfold.close();
+      await archive.close();
+      await cleanup();
+      await rm(lanceDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A MemoryManager that delegates to a real one, with faults switched on by the test. */
+export function withFaults(memory: MemoryManager, faults: { failWrite?: boolean; corruptRead?: boolean; failWriteAfterStoring?: boolean }): MemoryManager {
+  return {
+    ...memory,
+    write: async (entries) => {
+      if (faults.failWrite) throw new Error('injected archive write failure');
+      await memory.write(entries);
+      if (faults.failWriteAfterStoring) throw new Error('injected failure after the rows were stored');
+    },
+    read: async (conversationId, labels) => {
+      const rows = await memory.read(conversationId, labels);
+      return faults.corruptRead ? rows.map((r) => ({ ...r, content: `${r.content} (corrupted)` })) : rows;
+    },
+    search: (q) => memory.search(q),
+    list: (o) => memory.list(o),
+    mark: (c, l, p) => memory.mark(c, l, p),
+    delete: (c, l) => memory.delete(c, l),
+    close: async () => undefined,
+  };
+}
