@@ -1,0 +1,118 @@
+/**
+ * Embeddings from any OpenAI-compatible endpoint through the `openai` package, with the same single
+ * retry loop and shared queue as the chat adapter. Float vectors, in input order.
+ */
+import OpenAI from 'openai';
+import { DEFAULT_MODEL_CONCURRENCY } from '../../config.js';
+import { InvalidArgumentError, MemfoldError } from '../../errors.js';
+import { createModelQueue, type ModelQueue } from '../../model/model-queue.js';
+import { toMemfoldError } from '../../model/openai/openai-errors.js';
+import { PLACEHOLDER_API_KEY } from '../../model/openai/openai-model.js';
+import { RETRY_BACKOFF, retryWithBackoff, type RetryOptions } from '../../model/retry.js';
+import type { Embedder } from '../embedder.js';
+
+/** Texts per request; OpenAI accepts more, but many compatible servers cap batches near 100. */
+export const OPENAI_MAX_EMBEDDINGS_PER_CALL = 96;
+
+export interface OpenAIEmbedderOptions {
+  baseURL?: string;
+  /** Unset: `not-needed` (local servers need none). */
+  apiKey?: string;
+  model: string;
+  /**
+   * Vector length. When set it is also sent as `dimensions` (models that can shorten vectors honour it).
+   * Unset: learned from the first response (`dimensions` reads 0 until then), then fixed.
+   */
+  dimensions?: number;
+  timeoutMs: number;
+  maxRetries: number;
+  queue?: ModelQueue;
+  fetch?: typeof fetch;
+  retry?: Partial<Pick<RetryOptions, 'initialDelayMs' | 'maxDelayMs' | 'deadlineMs' | 'sleep' | 'random' | 'clock'>>;
+}
+
+interface EmbeddingsClient {
+  embeddings: { create: OpenAI['embeddings']['create'] };
+}
+
+export function createOpenAIEmbedder(options: OpenAIEmbedderOptions): Embedder {
+  if (!options.model || options.model.trim() === '') throw new InvalidArgumentError('model', 'must be a non-empty model name');
+  if (options.dimensions !== undefined && (!Number.isInteger(options.dimensions) || options.dimensions < 1)) {
+    throw new InvalidArgumentError('dimensions', `must be an integer >= 1 (got ${options.dimensions})`);
+  }
+  if (!(options.timeoutMs > 0)) throw new InvalidArgumentError('timeoutMs', `must be > 0 (got ${options.timeoutMs})`);
+  if (!Number.isInteger(options.maxRetries) || options.maxRetries < 0) {
+    throw new InvalidArgumentError('maxRetries', `must be an integer >= 0 (got ${options.maxRetries})`);
+  }
+  const id = `openai:${options.model}`;
+  const queue = options.queue ?? createModelQueue({ concurrency: DEFAULT_MODEL_CONCURRENCY });
+  const client: EmbeddingsClient = new OpenAI({
+    apiKey: options.apiKey ?? PLACEHOLDER_API_KEY,
+    timeout: options.timeoutMs,
+    maxRetries: 0,
+    ...(options.baseURL !== undefined ? { baseURL: options.baseURL } : {}),
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  });
+  let dimensions = options.dimensions ?? 0;
+
+  const fail = (message: string, retryable: boolean, reason: string): MemfoldError =>
+    new MemfoldError('embedding_error', `${id}: ${message}`, { retryable, details: { reason } });
+
+  async function attempt(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
+    let response: Awaited<ReturnType<EmbeddingsClient['embeddings']['create']>>;
+    try {
+      response = await client.embeddings.create(
+        {
+          model: options.model,
+          input: texts,
+          encoding_format: 'float',
+          ...(options.dimensions !== undefined ? { dimensions: options.dimensions } : {}),
+        },
+        { maxRetries: 0, timeout: options.timeoutMs, ...(signal ? { signal } : {}) },
+      );
+    } catch (error) {
+      throw toMemfoldError(error, 'embedding_error', id, signal);
+    }
+    const data = (response as { data?: unknown }).data;
+    if (!Array.isArray(data) || data.length !== texts.length) {
+      throw fail(`expected ${texts.length} embeddings, got ${Array.isArray(data) ? data.length : 'none'}`, true, 'malformed response');
+    }
+    const sorted = [...response.data].sort((a, b) => a.index - b.index);
+    return sorted.map((item, i) => {
+      if (item.index !== i || !Array.isArray(item.embedding)) throw fail(`embedding ${i} is missing or not a float array`, true, 'malformed response');
+      if (dimensions === 0) dimensions = item.embedding.length;
+      if (item.embedding.length !== dimensions) {
+        throw fail(`vector ${i} has ${item.embedding.length} dimensions, expected ${dimensions}`, false, 'dimension mismatch');
+      }
+      return Float32Array.from(item.embedding);
+    });
+  }
+
+  return {
+    id,
+    get dimensions() {
+      return dimensions;
+    },
+    maxEmbeddingsPerCall: OPENAI_MAX_EMBEDDINGS_PER_CALL,
+    async embed(texts, embedOptions = {}) {
+      if (texts.length > OPENAI_MAX_EMBEDDINGS_PER_CALL) {
+        throw new InvalidArgumentError('texts', `at most ${OPENAI_MAX_EMBEDDINGS_PER_CALL} per call (got ${texts.length}); use embedAll`);
+      }
+      if (texts.length === 0) return [];
+      const { signal } = embedOptions;
+      const once = (): Promise<Float32Array[]> =>
+        queue.run(() => attempt(texts, signal), signal).catch((error: unknown) => {
+          throw toMemfoldError(error, 'embedding_error', id, signal);
+        });
+      return retryWithBackoff(once, {
+        initialDelayMs: RETRY_BACKOFF.initialDelayMs,
+        maxDelayMs: RETRY_BACKOFF.maxDelayMs,
+        ...options.retry,
+        maxRetries: options.maxRetries,
+        label: id,
+        errorCode: 'embedding_error',
+        ...(signal ? { signal } : {}),
+      });
+    },
+  };
+}

@@ -1,0 +1,54 @@
+/**
+ * The queue every remote model and embedding call goes through: bounded concurrency and, optionally,
+ * a rate limit (at most `intervalCap` calls started per `interval` ms). One queue is meant to be shared
+ * by every adapter that talks to the same endpoint.
+ */
+import PQueue from 'p-queue';
+import { InvalidArgumentError } from '../errors.js';
+
+export interface ModelQueueOptions {
+  /** Calls in flight at once (RuntimeConfig.modelConcurrency). */
+  concurrency: number;
+  /** Calls started per `interval`; unset means no rate limit. */
+  intervalCap?: number;
+  /** Length of the rate-limit window in ms; required with `intervalCap`. */
+  interval?: number;
+}
+
+/** The few members memfold uses; a thin wrapper over p-queue. */
+export interface ModelQueue {
+  /** Run `task` when a slot is free. A task whose `signal` aborts while waiting is dropped with an error. */
+  run<T>(task: () => Promise<T>, signal?: AbortSignal): Promise<T>;
+  /** Tasks running now. */
+  readonly pending: number;
+  /** Tasks waiting for a slot. */
+  readonly size: number;
+  onIdle(): Promise<void>;
+}
+
+export function createModelQueue(options: ModelQueueOptions): ModelQueue {
+  if (!Number.isInteger(options.concurrency) || options.concurrency < 1) {
+    throw new InvalidArgumentError('queue.concurrency', `must be an integer >= 1 (got ${options.concurrency})`);
+  }
+  const limited = options.intervalCap !== undefined;
+  if (limited && (!Number.isInteger(options.intervalCap) || options.intervalCap! < 1)) {
+    throw new InvalidArgumentError('queue.intervalCap', `must be an integer >= 1 (got ${options.intervalCap})`);
+  }
+  if (limited && (options.interval === undefined || !(options.interval > 0))) {
+    throw new InvalidArgumentError('queue.interval', 'must be a positive number of ms when intervalCap is set');
+  }
+  const queue = new PQueue({
+    concurrency: options.concurrency,
+    ...(limited ? { intervalCap: options.intervalCap!, interval: options.interval! } : {}),
+  });
+  return {
+    run: <T>(task: () => Promise<T>, signal?: AbortSignal) => queue.add(() => task(), signal ? { signal } : {}),
+    get pending() {
+      return queue.pending;
+    },
+    get size() {
+      return queue.size;
+    },
+    onIdle: () => queue.onIdle(),
+  };
+}

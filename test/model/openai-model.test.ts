@@ -1,0 +1,186 @@
+import { createServer } from 'node:net';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { buildFoldRequest } from '../../src/compaction/prompt.js';
+import { MemfoldError } from '../../src/errors.js';
+import { createModelQueue } from '../../src/model/model-queue.js';
+import { createOpenAIModel, type OpenAIModelOptions } from '../../src/model/openai/openai-model.js';
+import type { CompletionRequest } from '../../src/model/model-provider.js';
+import { behaviors, startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai-server.js';
+
+const request = (text = 'hello world'): CompletionRequest => ({
+  system: 'Summarize.',
+  messages: [{ role: 'user', content: buildFoldRequest(`[2024-05-15T10:00:00.000Z] user: ${text}`, undefined) }],
+  maxOutputTokens: 64,
+});
+
+/** A port nothing listens on: bind one, remember it, close it. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+describe('createOpenAIModel against the fake server', () => {
+  let server: FakeOpenAI;
+  let sleeps: number[];
+  const model = (extra: Partial<OpenAIModelOptions> = {}) =>
+    createOpenAIModel({
+      baseURL: server.baseURL,
+      model: 'fake-model',
+      timeoutMs: 2_000,
+      maxRetries: 2,
+      retry: { sleep: async (ms) => void sleeps.push(ms), random: () => 0.5 },
+      ...extra,
+    });
+
+  beforeEach(async () => {
+    server = await startFakeOpenAI();
+    sleeps = [];
+  });
+  afterEach(async () => {
+    await server.close();
+  });
+
+  it('returns text, usage and model; sends system + messages and max_tokens, with a placeholder key', async () => {
+    const answer = await model().complete(request('the cat sat on the mat'));
+    expect(answer.text).toContain('Summary: [2024-05-15T10:00:00.000Z] user: the cat sat');
+    expect(answer.usage).toEqual({ inputTokens: 111, outputTokens: 22 });
+    expect(answer.model).toBe('fake-model');
+    expect(server.requests).toHaveLength(1);
+    const sent = server.requests[0]!;
+    expect(sent.path).toBe('/v1/chat/completions');
+    expect(sent.body.messages.map((m: { role: string }) => m.role)).toEqual(['system', 'user']);
+    expect(sent.body.max_tokens).toBe(64);
+    expect(sent.headers['authorization']).toBe('Bearer not-needed');
+  });
+
+  it('has id openai:<model> and the default context window', () => {
+    const m = model();
+    expect(m.id).toBe('openai:fake-model');
+    expect(m.contextWindow).toBe(128_000);
+    expect(model({ contextWindow: 32_000 }).contextWindow).toBe(32_000);
+  });
+
+  it('can send max_completion_tokens instead', async () => {
+    await model({ maxTokensField: 'max_completion_tokens' }).complete(request());
+    expect(server.requests[0]!.body.max_completion_tokens).toBe(64);
+    expect(server.requests[0]!.body.max_tokens).toBeUndefined();
+  });
+
+  it('estimates usage when the server reports none', async () => {
+    server.setBehavior(behaviors.okWithoutUsage('twelve chars'));
+    const answer = await model().complete(request());
+    expect(answer.usage.outputTokens).toBe(3);
+    expect(answer.usage.inputTokens).toBeGreaterThan(0);
+  });
+
+  it('retries HTTP 500 and fails after maxRetries + 1 attempts, keeping each', async () => {
+    server.setBehavior(behaviors.status(500));
+    const error = (await model().complete(request()).catch((e: unknown) => e)) as MemfoldError;
+    expect(MemfoldError.isInstance(error)).toBe(true);
+    expect(error.code).toBe('model_error');
+    expect(server.requests).toHaveLength(3);
+    expect(error.details['reason']).toBe('http 500');
+    expect(error.details['status']).toBe(500);
+    expect((error.details['attempts'] as unknown[]).length).toBe(3);
+    expect(sleeps).toHaveLength(2);
+  });
+
+  it('recovers when a retry succeeds', async () => {
+    server.enqueue(behaviors.status(503), behaviors.status(502));
+    const answer = await model().complete(request());
+    expect(answer.text).toMatch(/^Summary:/);
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it('honours retry-after on 429', async () => {
+    server.enqueue(behaviors.status(429, { 'retry-after': '7' }));
+    const answer = await model().complete(request());
+    expect(answer.text).toMatch(/^Summary:/);
+    expect(sleeps).toEqual([7_000]);
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('does not retry 400 (nor 401, 404)', async () => {
+    for (const code of [400, 401, 404]) {
+      server.requests.length = 0;
+      server.setBehavior(behaviors.status(code));
+      const error = (await model().complete(request()).catch((e: unknown) => e)) as MemfoldError;
+      expect(error.details['reason']).toBe(`http ${code}`);
+      expect(server.requests).toHaveLength(1);
+    }
+    expect(sleeps).toEqual([]);
+  });
+
+  it('times out (retryable) with a short timeoutMs', async () => {
+    server.setBehavior(behaviors.delay(2_000));
+    const started = Date.now();
+    const error = (await model({ timeoutMs: 100, maxRetries: 1 }).complete(request()).catch((e: unknown) => e)) as MemfoldError;
+    expect(error.details['reason']).toBe('timeout');
+    expect(server.requests).toHaveLength(2);
+    expect(Date.now() - started).toBeLessThan(1_500);
+  });
+
+  it('rejects empty text without retrying', async () => {
+    server.setBehavior(behaviors.empty());
+    const error = (await model().complete(request()).catch((e: unknown) => e)) as MemfoldError;
+    expect(error.details['reason']).toBe('empty output');
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('treats whitespace-only text as empty', async () => {
+    server.setBehavior(behaviors.ok('  \n '));
+    const error = (await model().complete(request()).catch((e: unknown) => e)) as MemfoldError;
+    expect(error.details['reason']).toBe('empty output');
+  });
+
+  it('retries a malformed (non-JSON) body', async () => {
+    server.setBehavior(behaviors.malformed());
+    const error = (await model({ maxRetries: 1 }).complete(request()).catch((e: unknown) => e)) as MemfoldError;
+    expect(error.details['reason']).toBe('malformed response');
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('retries a refused connection', async () => {
+    const port = await closedPort();
+    const error = (await createOpenAIModel({
+      baseURL: `http://127.0.0.1:${port}/v1`,
+      model: 'm',
+      timeoutMs: 1_000,
+      maxRetries: 2,
+      retry: { sleep: async (ms) => void sleeps.push(ms) },
+    })
+      .complete(request())
+      .catch((e: unknown) => e)) as MemfoldError;
+    expect(error.details['reason']).toBe('connection error');
+    expect((error.details['attempts'] as unknown[]).length).toBe(3);
+  });
+
+  it('honours an abort signal', async () => {
+    server.setBehavior(behaviors.delay(5_000));
+    const controller = new AbortController();
+    const pending = model().complete({ ...request(), signal: controller.signal });
+    setTimeout(() => controller.abort(), 50);
+    const error = (await pending.catch((e: unknown) => e)) as MemfoldError;
+    expect(error.details['reason']).toBe('aborted');
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('limits concurrency through the shared queue', async () => {
+    server.setBehavior(behaviors.delay(80));
+    const queue = createModelQueue({ concurrency: 2 });
+    const m = model({ queue });
+    await Promise.all(Array.from({ length: 6 }, (_, i) => m.complete(request(`call ${i}`))));
+    expect(server.requests).toHaveLength(6);
+    expect(server.maxInFlight).toBe(2);
+  });
+
+  it('validates its options', () => {
+    expect(() => createOpenAIModel({ model: '', timeoutMs: 1, maxRetries: 0 })).toThrow(/Invalid argument model/);
+    expect(() => createOpenAIModel({ model: 'm', timeoutMs: 0, maxRetries: 0 })).toThrow(/timeoutMs/);
+    expect(() => createModelQueue({ concurrency: 0 })).toThrow(/concurrency/);
+    expect(() => createModelQueue({ concurrency: 1, intervalCap: 2 })).toThrow(/interval/);
+  });
+});
