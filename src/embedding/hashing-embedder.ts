@@ -1,0 +1,137 @@
+/**
+ * The offline embedder: deterministic feature hashing of words and word pairs. No model, no network.
+ *
+ * It is lexical, not semantic: two texts are close when they share words (rare ones count as much as
+ * any, common English function words not at all). That is why the archive lets full-text ranking lead
+ * when this embedder is in use (see src/memory/README.md).
+ */
+import { InvalidArgumentError, MemfoldError } from '../errors.js';
+import type { Embedder } from './embedder.js';
+
+export interface HashingEmbedderOptions {
+  /** Vector length. Default 384 (the size of common small sentence models, so tables stay comparable in size). */
+  dimensions?: number;
+}
+
+export const DEFAULT_HASHING_DIMENSIONS = 384;
+/** Largest batch one `embed` call accepts: hashing is cheap, the limit only bounds one call's memory. */
+export const HASHING_MAX_EMBEDDINGS_PER_CALL = 256;
+/** Word pairs add word order but weigh less than the words themselves. */
+const BIGRAM_WEIGHT = 0.5;
+
+/** English function words: they would make every pair of texts look alike. Dropped from unigrams and bigrams. */
+const STOPWORDS = new Set(
+  (
+    'a an and are as at be been but by can could did do does for from had has have he her him his how i if in into is it its ' +
+    'me my no not of on or our she so than that the their them then there these they this those to too us was we were what ' +
+    'when where which who whom why will with would you your yours'
+  ).split(' '),
+);
+
+/** Scripts written without spaces: each character is a word (bigrams then give character pairs). */
+const UNSPACED_CLASS = '\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\p{Script=Thai}';
+const UNSPACED = new RegExp(`[${UNSPACED_CLASS}]`, 'u');
+/** One unspaced character, or a stretch of anything else (Latin letters, digits) inside the same run. */
+const UNSPACED_PIECE = new RegExp(`[${UNSPACED_CLASS}]|[^${UNSPACED_CLASS}]+`, 'gu');
+/** A compound: word runs joined by path, number or identifier connectors (`src/a.ts`, `3.14`, `user@host`, `v1-2`). */
+const COMPOUND = /[\p{L}\p{M}\p{N}]+(?:[./\\:@#_-]+[\p{L}\p{M}\p{N}]+)*/gu;
+const PART = /[\p{L}\p{M}\p{N}]+/gu;
+
+/**
+ * Lowercased tokens of a text. `words` are the letter/digit runs in order (the basis of bigrams);
+ * `compounds` are path-ish or dotted tokens kept whole (`src/a.ts`, `1.5`) in addition to their parts.
+ */
+export function tokenizeForHashing(text: string): { words: string[]; compounds: string[] } {
+  const words: string[] = [];
+  const compounds: string[] = [];
+  for (const match of text.normalize('NFKC').toLowerCase().matchAll(COMPOUND)) {
+    const compound = match[0];
+    const parts = compound.match(PART) ?? [];
+    if (parts.length > 1) compounds.push(compound);
+    for (const part of parts) {
+      if (UNSPACED.test(part)) {
+        // Split runs of unspaced scripts into characters, keeping any Latin/digit stretches whole.
+        words.push(...(part.match(UNSPACED_PIECE) ?? []));
+      } else {
+        words.push(part);
+      }
+    }
+  }
+  return { words, compounds };
+}
+
+const encoder = new TextEncoder();
+
+/** FNV-1a, 32 bits, over the UTF-8 bytes: stable across platforms and runs. */
+export function fnv1a32(text: string): number {
+  let hash = 0x811c9dc5;
+  for (const byte of encoder.encode(text)) {
+    hash ^= byte;
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return hash >>> 0;
+}
+
+/** Feature name to [occurrences, weight]. Names are prefixed so a word never collides with a pair or a compound. */
+function features(text: string): Map<string, [count: number, weight: number]> {
+  const { words, compounds } = tokenizeForHashing(text);
+  const counts = new Map<string, [number, number]>();
+  const add = (feature: string, weight: number): void => {
+    const seen = counts.get(feature);
+    if (seen) seen[0] += 1;
+    else counts.set(feature, [1, weight]);
+  };
+  const content = words.filter((word) => !STOPWORDS.has(word));
+  for (const word of content) add(`w:${word}`, 1);
+  for (const compound of compounds) add(`c:${compound}`, 1);
+  for (let i = 1; i < content.length; i++) add(`b:${content[i - 1]} ${content[i]}`, BIGRAM_WEIGHT);
+  return counts;
+}
+
+/** One text to a vector: sublinear term frequency, signed hashing into `dimensions` buckets, L2-normalized. */
+export function hashingVector(text: string, dimensions: number): Float32Array {
+  const vector = new Float32Array(dimensions);
+  for (const [feature, [count, weight]] of features(text)) {
+    const hash = fnv1a32(feature);
+    const bucket = hash % dimensions;
+    // The sign comes from the top bit, which the bucket (low bits for small sizes) barely uses.
+    const sign = hash & 0x80000000 ? -1 : 1;
+    // Sublinear tf: a word said ten times is not ten times as telling.
+    vector[bucket] = (vector[bucket] ?? 0) + sign * weight * (1 + Math.log(count));
+  }
+  let norm = 0;
+  for (const value of vector) norm += value * value;
+  norm = Math.sqrt(norm);
+  // A text without words stays the zero vector: vector search skips it, full text and list still find it.
+  if (norm > 0) for (let i = 0; i < dimensions; i++) vector[i] = (vector[i] ?? 0) / norm;
+  return vector;
+}
+
+/**
+ * The offline deterministic embedder (`hashing-384` by default). Same text, same vector, on every machine.
+ * Texts without any letter or digit embed to the zero vector.
+ */
+export function createHashingEmbedder(options: HashingEmbedderOptions = {}): Embedder {
+  const dimensions = options.dimensions ?? DEFAULT_HASHING_DIMENSIONS;
+  if (!Number.isInteger(dimensions) || dimensions < 2 || dimensions > 65_536) {
+    throw new InvalidArgumentError('dimensions', `must be an integer from 2 to 65536 (got ${dimensions})`);
+  }
+  return {
+    id: `hashing-${dimensions}`,
+    dimensions,
+    maxEmbeddingsPerCall: HASHING_MAX_EMBEDDINGS_PER_CALL,
+    async embed(texts, embedOptions = {}) {
+      if (embedOptions.signal?.aborted) {
+        throw new MemfoldError('embedding_error', 'Embedding aborted', { cause: embedOptions.signal.reason });
+      }
+      if (!Array.isArray(texts)) throw new InvalidArgumentError('texts', 'must be an array of strings');
+      if (texts.length > HASHING_MAX_EMBEDDINGS_PER_CALL) {
+        throw new InvalidArgumentError('texts', `must hold at most ${HASHING_MAX_EMBEDDINGS_PER_CALL} texts per call (got ${texts.length})`);
+      }
+      return texts.map((text, i) => {
+        if (typeof text !== 'string') throw new InvalidArgumentError(`texts[${i}]`, 'must be a string');
+        return hashingVector(text, dimensions);
+      });
+    },
+  };
+}

@@ -1,0 +1,84 @@
+/**
+ * The one place where values become LanceDB (DataFusion SQL) where-clauses.
+ *
+ * Escaping rule: a string becomes a SQL string literal in single quotes with every `'` doubled. DataFusion
+ * gives backslashes no meaning inside a plain `'...'` literal (checked against LanceDB 0.37: `'a\b'` matches
+ * the two-character-plus-backslash value exactly), so nothing else needs escaping; `%` and `_` only matter to
+ * LIKE, which is never used. Numbers must be finite (integers where the column is an integer).
+ * Every clause starts with the namespace and the conversation: no query can reach another conversation's rows.
+ */
+import { InvalidArgumentError } from '../../errors.js';
+import type { ArchiveFilter } from '../memory-manager.js';
+import { COLUMN } from './lancedb-schema.js';
+
+/** A SQL string literal: `it's` -> `'it''s'`. */
+export function sqlString(value: string): string {
+  if (typeof value !== 'string') throw new InvalidArgumentError('filter value', 'must be a string');
+  return `'${value.replace(/'/g, "''")}'`;
+}
+
+/** A SQL number literal; throws unless finite (and an integer when `integer` is set). */
+export function sqlNumber(value: number, field: string, options: { integer?: boolean } = {}): string {
+  if (typeof value !== 'number' || !Number.isFinite(value) || (options.integer && !Number.isInteger(value))) {
+    throw new InvalidArgumentError(field, options.integer ? 'must be an integer' : 'must be a finite number');
+  }
+  return String(value);
+}
+
+/** `(a, b, c)` for an IN list of strings. The caller keeps lists short (see `chunked`). */
+export function sqlStringList(values: readonly string[]): string {
+  return `(${values.map(sqlString).join(', ')})`;
+}
+
+/** Milliseconds since the epoch of an ISO time; throws naming the field when it does not parse. */
+export function isoToMs(value: unknown, field: string): number {
+  const ms = typeof value === 'string' ? Date.parse(value) : Number.NaN;
+  if (!Number.isFinite(ms)) throw new InvalidArgumentError(field, 'must be an ISO 8601 time');
+  return ms;
+}
+
+export function requireConversationId(conversationId: unknown, field = 'conversationId'): string {
+  if (typeof conversationId !== 'string' || conversationId.length === 0) {
+    throw new InvalidArgumentError(field, 'must be a non-empty string');
+  }
+  return conversationId;
+}
+
+/** The scope every query starts with. */
+export function scopeWhere(namespace: string, conversationId: string): string {
+  return `${COLUMN.namespace} = ${sqlString(namespace)} AND ${COLUMN.conversationId} = ${sqlString(requireConversationId(conversationId))}`;
+}
+
+/**
+ * The where-clause for a filter: scope, then depth, kind, and time overlap with [from, to]
+ * (an entry overlaps when it ends at or after `from` and starts at or before `to`).
+ */
+export function filterWhere(namespace: string, filter: ArchiveFilter & { unmarkedOnly?: boolean }): string {
+  const clauses = [scopeWhere(namespace, filter.conversationId)];
+  if (filter.depth !== undefined) {
+    if (!Number.isInteger(filter.depth) || filter.depth < 0) throw new InvalidArgumentError('depth', 'must be an integer >= 0');
+    clauses.push(`${COLUMN.depth} = ${sqlNumber(filter.depth, 'depth', { integer: true })}`);
+  }
+  if (filter.kind !== undefined) {
+    if (filter.kind !== 'summary' && filter.kind !== 'transcript') {
+      throw new InvalidArgumentError('kind', "must be 'summary' or 'transcript'");
+    }
+    clauses.push(`${COLUMN.kind} = ${sqlString(filter.kind)}`);
+  }
+  if (filter.from !== undefined) clauses.push(`${COLUMN.endMs} >= ${sqlNumber(isoToMs(filter.from, 'from'), 'from')}`);
+  if (filter.to !== undefined) clauses.push(`${COLUMN.startMs} <= ${sqlNumber(isoToMs(filter.to, 'to'), 'to')}`);
+  if (filter.unmarkedOnly) clauses.push(`${COLUMN.parentLabel} IS NULL`);
+  return clauses.join(' AND ');
+}
+
+/** Scope plus `label IN (...)`. */
+export function labelsWhere(namespace: string, conversationId: string, labels: readonly string[]): string {
+  return `${scopeWhere(namespace, conversationId)} AND ${COLUMN.label} IN ${sqlStringList(labels)}`;
+}
+
+/** Labels in slices, so an IN list never grows past what a SQL parser handles comfortably. */
+export function chunked<T>(items: readonly T[], size = 500): T[][] {
+  const chunks: T[][] = [];
+  for (let i = 0; i < items.length; i += size) chunks.push(items.slice(i, i + size));
+  return chunks;
+}

@@ -1,0 +1,189 @@
+/**
+ * The archive table's columns, its explicit Arrow schema, and the mapping between rows and ArchiveEntry.
+ * Pure: no I/O.
+ */
+import { Field, FixedSizeList, Float32, Float64, Int32, List, Schema, Utf8 } from 'apache-arrow';
+import type { ArchiveEntry, ConversationMessage } from '../../agent/types.js';
+import { InvalidArgumentError, MemfoldError } from '../../errors.js';
+import type { Embedder } from '../../embedding/embedder.js';
+
+/** Column names. `start`/`end` are SQL keywords, so times are stored as `start_time`/`end_time` (ISO, as given) and `*_ms` (for range filters). */
+export const COLUMN = {
+  key: 'key',
+  namespace: 'namespace',
+  conversationId: 'conversation_id',
+  kind: 'kind',
+  depth: 'depth',
+  startTime: 'start_time',
+  endTime: 'end_time',
+  startMs: 'start_ms',
+  endMs: 'end_ms',
+  count: 'count',
+  label: 'label',
+  sourceIds: 'source_ids',
+  parentLabel: 'parent_label',
+  operationId: 'operation_id',
+  content: 'content',
+  messages: 'messages',
+  vector: 'vector',
+} as const;
+
+/** Schema metadata key recording which embedder filled the vector column. */
+export const EMBEDDER_METADATA_KEY = 'memfold.embedder';
+
+/** Every column but the vector: what reads select (vectors are large and never returned). */
+export const ENTRY_COLUMNS: string[] = Object.values(COLUMN).filter((name) => name !== COLUMN.vector);
+
+/** The explicit schema, so nullable columns and the vector size are right even when the first write is empty. */
+export function archiveSchema(embedder: Pick<Embedder, 'id' | 'dimensions'>): Schema {
+  const text = (name: string, nullable = false) => new Field(name, new Utf8(), nullable);
+  return new Schema(
+    [
+      text(COLUMN.key),
+      text(COLUMN.namespace),
+      text(COLUMN.conversationId),
+      text(COLUMN.kind),
+      new Field(COLUMN.depth, new Int32(), false),
+      text(COLUMN.startTime),
+      text(COLUMN.endTime),
+      new Field(COLUMN.startMs, new Float64(), false),
+      new Field(COLUMN.endMs, new Float64(), false),
+      new Field(COLUMN.count, new Int32(), false),
+      text(COLUMN.label),
+      new Field(COLUMN.sourceIds, new List(new Field('item', new Utf8(), true)), false),
+      text(COLUMN.parentLabel, true),
+      text(COLUMN.operationId),
+      text(COLUMN.content),
+      text(COLUMN.messages, true),
+      new Field(COLUMN.vector, new FixedSizeList(embedder.dimensions, new Field('item', new Float32(), true)), false),
+    ],
+    new Map([[EMBEDDER_METADATA_KEY, embedder.id]]),
+  );
+}
+
+/**
+ * Fail clearly when an existing table cannot hold this embedder's vectors (another size) or lacks columns.
+ * A table that records another embedder id of the same size is refused too: its vectors live in another space.
+ */
+export function checkSchema(schema: Schema, embedder: Pick<Embedder, 'id' | 'dimensions'>, tableName: string): void {
+  const names = new Set(schema.fields.map((field) => field.name));
+  const missing = Object.values(COLUMN).filter((name) => !names.has(name));
+  if (missing.length > 0) {
+    throw new MemfoldError('archive_error', `LanceDB table "${tableName}" is not a memfold archive: missing columns ${missing.join(', ')}`, {
+      details: { tableName, missing },
+    });
+  }
+  const vectorType = schema.fields.find((field) => field.name === COLUMN.vector)?.type;
+  const size = vectorType instanceof FixedSizeList ? vectorType.listSize : (vectorType as { listSize?: number } | undefined)?.listSize;
+  const storedId = schema.metadata.get(EMBEDDER_METADATA_KEY);
+  if (size !== embedder.dimensions) {
+    throw new MemfoldError(
+      'archive_error',
+      `LanceDB table "${tableName}" holds ${size}-dimensional vectors${storedId ? ` (from embedder ${storedId})` : ''}, ` +
+        `but embedder ${embedder.id} makes ${embedder.dimensions}-dimensional vectors: use the same embedder, or another table name or folder`,
+      { details: { tableName, tableDimensions: size, embedderId: embedder.id, embedderDimensions: embedder.dimensions, storedEmbedderId: storedId } },
+    );
+  }
+  if (storedId !== undefined && storedId !== embedder.id) {
+    throw new MemfoldError(
+      'archive_error',
+      `LanceDB table "${tableName}" was filled by embedder ${storedId}, not ${embedder.id}: vectors of different embedders are not comparable; ` +
+        'use the same embedder, or another table name or folder',
+      { details: { tableName, storedEmbedderId: storedId, embedderId: embedder.id } },
+    );
+  }
+}
+
+/** The upsert key: unambiguous for any namespace, conversation id and label. */
+export function rowKey(namespace: string, conversationId: string, label: string): string {
+  return JSON.stringify([namespace, conversationId, label]);
+}
+
+/** Reject entries that would store nonsense, naming the field. Returns the parsed times. */
+export function validateEntry(entry: ArchiveEntry, index: number): { startMs: number; endMs: number } {
+  const field = (name: string) => `entries[${index}].${name}`;
+  if (typeof entry !== 'object' || entry === null) throw new InvalidArgumentError(`entries[${index}]`, 'must be an object');
+  if (entry.kind !== 'summary' && entry.kind !== 'transcript') throw new InvalidArgumentError(field('kind'), "must be 'summary' or 'transcript'");
+  for (const name of ['label', 'conversationId'] as const) {
+    if (typeof entry[name] !== 'string' || entry[name].length === 0) throw new InvalidArgumentError(field(name), 'must be a non-empty string');
+  }
+  if (typeof entry.operationId !== 'string') throw new InvalidArgumentError(field('operationId'), 'must be a string');
+  if (typeof entry.content !== 'string') throw new InvalidArgumentError(field('content'), 'must be a string');
+  for (const name of ['depth', 'count'] as const) {
+    if (!Number.isInteger(entry[name]) || entry[name] < 0 || entry[name] > 2 ** 31 - 1) {
+      throw new InvalidArgumentError(field(name), 'must be an integer >= 0');
+    }
+  }
+  if (!Array.isArray(entry.sourceIds) || entry.sourceIds.some((id) => typeof id !== 'string')) {
+    throw new InvalidArgumentError(field('sourceIds'), 'must be an array of strings');
+  }
+  if (entry.parentLabel !== undefined && entry.parentLabel !== null && typeof entry.parentLabel !== 'string') {
+    throw new InvalidArgumentError(field('parentLabel'), 'must be a string when set');
+  }
+  if (entry.messages !== undefined && !Array.isArray(entry.messages)) throw new InvalidArgumentError(field('messages'), 'must be an array when set');
+  const startMs = Date.parse(entry.start);
+  const endMs = Date.parse(entry.end);
+  if (typeof entry.start !== 'string' || !Number.isFinite(startMs)) throw new InvalidArgumentError(field('start'), 'must be an ISO 8601 time');
+  if (typeof entry.end !== 'string' || !Number.isFinite(endMs)) throw new InvalidArgumentError(field('end'), 'must be an ISO 8601 time');
+  if (endMs < startMs) throw new InvalidArgumentError(field('end'), 'must not be before start');
+  return { startMs, endMs };
+}
+
+/** One table row for an entry (validated by the caller). */
+export function toRow(namespace: string, entry: ArchiveEntry, times: { startMs: number; endMs: number }, vector: Float32Array): Record<string, unknown> {
+  return {
+    [COLUMN.key]: rowKey(namespace, entry.conversationId, entry.label),
+    [COLUMN.namespace]: namespace,
+    [COLUMN.conversationId]: entry.conversationId,
+    [COLUMN.kind]: entry.kind,
+    [COLUMN.depth]: entry.depth,
+    [COLUMN.startTime]: entry.start,
+    [COLUMN.endTime]: entry.end,
+    [COLUMN.startMs]: times.startMs,
+    [COLUMN.endMs]: times.endMs,
+    [COLUMN.count]: entry.count,
+    [COLUMN.label]: entry.label,
+    [COLUMN.sourceIds]: [...entry.sourceIds],
+    [COLUMN.parentLabel]: entry.parentLabel ?? null,
+    [COLUMN.operationId]: entry.operationId,
+    [COLUMN.content]: entry.content,
+    [COLUMN.messages]: entry.messages === undefined ? null : JSON.stringify(entry.messages),
+    [COLUMN.vector]: vector,
+  };
+}
+
+/** Arrow list values arrive as Vectors; plain arrays pass through. */
+function stringArray(value: unknown): string[] {
+  if (value === null || value === undefined) return [];
+  if (Array.isArray(value)) return value.map(String);
+  const maybe = value as { toArray?: () => ArrayLike<unknown> };
+  return typeof maybe.toArray === 'function' ? Array.from(maybe.toArray(), String) : [];
+}
+
+/** The entry a row holds: `messages` parsed back for transcripts, `parentLabel` left out when null. */
+export function fromRow(row: Record<string, unknown>): ArchiveEntry {
+  const entry: ArchiveEntry = {
+    kind: row[COLUMN.kind] as ArchiveEntry['kind'],
+    label: String(row[COLUMN.label]),
+    conversationId: String(row[COLUMN.conversationId]),
+    depth: Number(row[COLUMN.depth]),
+    start: String(row[COLUMN.startTime]),
+    end: String(row[COLUMN.endTime]),
+    count: Number(row[COLUMN.count]),
+    content: String(row[COLUMN.content]),
+    sourceIds: stringArray(row[COLUMN.sourceIds]),
+    operationId: String(row[COLUMN.operationId]),
+  };
+  const parentLabel = row[COLUMN.parentLabel];
+  if (typeof parentLabel === 'string') entry.parentLabel = parentLabel;
+  const messages = row[COLUMN.messages];
+  if (typeof messages === 'string') entry.messages = JSON.parse(messages) as ConversationMessage[];
+  return entry;
+}
+
+/** Time order of the port: start, then end, then label (code-point order, locale-independent). */
+export function compareEntriesByTime(a: { entry: ArchiveEntry; startMs: number; endMs: number }, b: { entry: ArchiveEntry; startMs: number; endMs: number }): number {
+  if (a.startMs !== b.startMs) return a.startMs - b.startMs;
+  if (a.endMs !== b.endMs) return a.endMs - b.endMs;
+  return a.entry.label < b.entry.label ? -1 : a.entry.label > b.entry.label ? 1 : 0;
+}

@@ -1,0 +1,96 @@
+import { describe, expect, it } from 'vitest';
+import { embedAll } from '../../src/embedding/embedder.js';
+import { createHashingEmbedder, fnv1a32, tokenizeForHashing } from '../../src/embedding/hashing-embedder.js';
+import { MemfoldError } from '../../src/errors.js';
+
+const dot = (a: Float32Array, b: Float32Array) => a.reduce((sum, value, i) => sum + value * (b[i] ?? 0), 0);
+
+describe('hashing embedder', () => {
+  it('is hashing-384 by default: 384 dimensions, batches of 256', () => {
+    const embedder = createHashingEmbedder();
+    expect(embedder.id).toBe('hashing-384');
+    expect(embedder.dimensions).toBe(384);
+    expect(embedder.maxEmbeddingsPerCall).toBe(256);
+    expect(createHashingEmbedder({ dimensions: 64 }).id).toBe('hashing-64');
+  });
+
+  it('uses the reference FNV-1a 32-bit hash, so vectors are the same on every machine', () => {
+    expect(fnv1a32('')).toBe(0x811c9dc5);
+    expect(fnv1a32('a')).toBe(0xe40c292c);
+    expect(fnv1a32('hello')).toBe(0x4f9f2cab);
+  });
+
+  it('is deterministic across calls and instances', async () => {
+    const text = 'Deploy src/server/main.ts to host 10.0.0.7 on Friday';
+    const [a] = await createHashingEmbedder().embed([text]);
+    const [b, c] = await createHashingEmbedder().embed([text, text]);
+    expect(Array.from(a!)).toEqual(Array.from(b!));
+    expect(Array.from(b!)).toEqual(Array.from(c!));
+  });
+
+  it('returns L2-normalized 384-dimensional vectors, and the zero vector for text without words', async () => {
+    const embedder = createHashingEmbedder();
+    const [short, long, punctuation, empty] = await embedder.embed(['cat', 'the quick brown fox jumps over the lazy dog '.repeat(20), '?!... --- ***', '']);
+    for (const vector of [short!, long!]) {
+      expect(vector).toBeInstanceOf(Float32Array);
+      expect(vector.length).toBe(384);
+      expect(Math.sqrt(dot(vector, vector))).toBeCloseTo(1, 5);
+    }
+    expect(punctuation!.every((v) => v === 0)).toBe(true);
+    expect(empty!.every((v) => v === 0)).toBe(true);
+  });
+
+  it('tokenizes Unicode words, numbers and path-ish tokens (whole and in parts), lowercased', () => {
+    const { words, compounds } = tokenizeForHashing('Zoë opened SRC/A.ts at 3.14, then 東京 and user@host');
+    expect(words).toEqual(expect.arrayContaining(['zoë', 'opened', 'src', 'a', 'ts', '3', '14', '東', '京', 'user', 'host']));
+    expect(compounds).toEqual(['src/a.ts', '3.14', 'user@host']);
+  });
+
+  it('puts texts sharing rare words closer than unrelated texts', async () => {
+    const embedder = createHashingEmbedder();
+    const others = [
+      'I had pasta for dinner and watched a movie.',
+      'Refactor the billing module to use invoices.',
+      'My sister moved to Lisbon last spring.',
+      'The weather turned cold after the storm.',
+      'We should renew the passport before July.',
+      'Her guitar lessons start next Tuesday.',
+      'Bake the bread at a high temperature.',
+      'The meeting was moved to the large room.',
+    ];
+    const [query, sharing, ...unrelated] = await embedder.embed([
+      'What did we decide about the Zanzibar ferry schedule?',
+      'The Zanzibar ferry leaves at noon on weekdays.',
+      ...others,
+    ]);
+    const best = Math.max(...unrelated.map((vector) => dot(query!, vector)));
+    expect(dot(query!, sharing!)).toBeGreaterThan(0.3);
+    expect(dot(query!, sharing!)).toBeGreaterThan(best);
+    const [pathQuery, pathDoc] = await embedder.embed(['lru.ts', 'The bug is in src/cache/lru.ts line 42']);
+    const bestOther = Math.max(...unrelated.map((vector) => dot(pathQuery!, vector)));
+    expect(dot(pathQuery!, pathDoc!)).toBeGreaterThan(bestOther);
+  });
+
+  it('ignores function words, so sharing only "the" and "of" does not make texts similar', async () => {
+    const [a, b] = await createHashingEmbedder().embed(['the history of the piano', 'the price of the car']);
+    expect(Math.abs(dot(a!, b!))).toBeLessThan(0.1);
+  });
+
+  it('refuses more than maxEmbeddingsPerCall texts per call; embedAll batches any number', async () => {
+    const embedder = createHashingEmbedder({ dimensions: 32 });
+    const texts = Array.from({ length: 600 }, (_, i) => `text number ${i}`);
+    await expect(embedder.embed(texts)).rejects.toMatchObject({ code: 'invalid_argument' });
+    const vectors = await embedAll(embedder, texts);
+    expect(vectors).toHaveLength(600);
+    expect(Array.from(vectors[599]!)).toEqual(Array.from((await embedder.embed(['text number 599']))[0]!));
+  });
+
+  it('rejects bad dimensions and honours an aborted signal', async () => {
+    expect(() => createHashingEmbedder({ dimensions: 0 })).toThrow(/dimensions/);
+    expect(() => createHashingEmbedder({ dimensions: 1.5 })).toThrow(/dimensions/);
+    const controller = new AbortController();
+    controller.abort();
+    const error = await createHashingEmbedder().embed(['x'], { signal: controller.signal }).catch((e: unknown) => e);
+    expect(MemfoldError.isInstance(error) && error.code).toBe('embedding_error');
+  });
+});
