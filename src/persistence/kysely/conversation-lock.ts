@@ -1,0 +1,79 @@
+/**
+ * Per-conversation locks: an in-process mutex (both backends) and, where the database can share
+ * locks between processes (PostgreSQL), a session advisory lock on a dedicated connection.
+ */
+import { createHash } from 'node:crypto';
+import { sql, type Kysely } from 'kysely';
+import { guard, toPersistenceError } from '../persistence-error.js';
+
+/** What `withConversationLock` resolves to. */
+export type LockResult<T> = { acquired: true; value: T } | { acquired: false };
+
+/** A mutex per key. Release hands the lock straight to the next waiter, in arrival order. */
+export function createKeyedMutex() {
+  const held = new Map<string, Array<() => void>>();
+  return {
+    tryAcquire(key: string): boolean {
+      if (held.has(key)) return false;
+      held.set(key, []);
+      return true;
+    },
+    async acquire(key: string): Promise<void> {
+      const waiters = held.get(key);
+      if (waiters === undefined) {
+        held.set(key, []);
+        return;
+      }
+      await new Promise<void>((resolve) => waiters.push(resolve));
+    },
+    release(key: string): void {
+      const next = held.get(key)?.shift();
+      if (next === undefined) held.delete(key);
+      else next();
+    },
+  };
+}
+
+/** The signed 64-bit advisory-lock key of a conversation, as a decimal string (sent as `::bigint`). */
+export function advisoryLockKey(namespace: string, conversationId: string): string {
+  const digest = createHash('sha256').update(`memfold\u0000${namespace}\u0000${conversationId}`).digest();
+  return digest.readBigInt64BE(0).toString();
+}
+
+/**
+ * Run `fn` holding a PostgreSQL session advisory lock. The lock lives on one pooled connection
+ * held for the whole call (fn's own queries use other connections); unlocking in `finally`
+ * returns the connection clean to the pool.
+ */
+export async function withAdvisoryLock<T>(
+  db: Kysely<any>,
+  key: string,
+  wait: boolean,
+  fn: () => Promise<T>,
+): Promise<LockResult<T>> {
+  return db.connection().execute(async (connection) => {
+    const locked = await guard('take a conversation lock', async () => {
+      if (wait) {
+        await sql`select pg_advisory_lock(${key}::bigint)`.execute(connection);
+        return true;
+      }
+      const result = await sql<{ locked: boolean }>`select pg_try_advisory_lock(${key}::bigint) as locked`.execute(connection);
+      return result.rows[0]?.locked === true;
+    });
+    if (!locked) return { acquired: false };
+    let failed = false;
+    try {
+      return { acquired: true, value: await fn() };
+    } catch (error) {
+      failed = true;
+      throw error;
+    } finally {
+      try {
+        await sql`select pg_advisory_unlock(${key}::bigint)`.execute(connection);
+      } catch (unlockError) {
+        // fn's own error matters more; a broken connection drops its session locks anyway.
+        if (!failed) throw toPersistenceError(unlockError, 'release a conversation lock');
+      }
+    }
+  });
+}

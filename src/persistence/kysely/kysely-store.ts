@@ -1,0 +1,168 @@
+/**
+ * The PersistenceProvider adapter: one Kysely store for PostgreSQL (pg) and embedded PGlite.
+ * Opening runs the migrations; every query is scoped to the store's namespace.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { Kysely } from 'kysely';
+import { MemfoldError } from '../../errors.js';
+import { runMigrations } from '../migrate.js';
+import type { PersistenceProvider, PersistenceTransaction } from '../persistence-provider.js';
+import { toPersistenceError } from '../persistence-error.js';
+import { createPgliteDialect } from '../pglite/pglite-dialect.js';
+import { createPostgresDialect } from '../postgres/postgres-dialect.js';
+import type { StoreDialect } from '../store-dialect.js';
+import { advisoryLockKey, createKeyedMutex, withAdvisoryLock, type LockResult } from './conversation-lock.js';
+import { createKyselyTransaction, type StoreContext } from './kysely-transaction.js';
+import { listConversations, listOperations, recordOperation } from './operation-log.js';
+import { requireText } from './normalize-new-messages.js';
+import type { Database } from './schema.js';
+
+interface CommonOptions {
+  /** Scope of the conversations this store sees. Default `'default'`. */
+  namespace?: string;
+  /** Source of "now" for createdAt defaults and bookkeeping times. Default `() => new Date()`. */
+  clock?: () => Date;
+}
+
+export type KyselyPersistenceOptions =
+  | ({ dialect: 'postgres'; databaseUrl: string } & CommonOptions)
+  | ({ dialect: 'pglite'; dataDir: string } & CommonOptions);
+
+/** Open the store (PostgreSQL at `databaseUrl`, or PGlite in `dataDir`) and apply pending migrations. */
+export async function createKyselyPersistence(options: KyselyPersistenceOptions): Promise<PersistenceProvider> {
+  return (await openKyselyStore(options)).persistence;
+}
+
+/**
+ * Like createKyselyPersistence, and also hands back the store's own Kysely handle, for tools and
+ * tests that need raw SQL (on PGlite, the only way in: its one connection belongs to the store).
+ * Never use `db` inside `transaction()` on PGlite. `persistence.close()` also closes `db`.
+ */
+export async function openKyselyStore(
+  options: KyselyPersistenceOptions,
+): Promise<{ persistence: PersistenceProvider; db: Kysely<Database> }> {
+  const namespace = options.namespace ?? 'default';
+  if (typeof namespace !== 'string' || namespace.length === 0 || namespace.includes('\u0000')) {
+    throw new MemfoldError('invalid_argument', 'Invalid argument namespace: must be a non-empty string without U+0000', {
+      details: { field: 'namespace' },
+    });
+  }
+  const backend =
+    options.dialect === 'postgres' ? createPostgresDialect(options.databaseUrl) : await createPgliteDialect(options.dataDir);
+  const db = new Kysely<Database>({ dialect: backend.dialect });
+  const persistence = createStore(db, backend, { namespace, clock: options.clock ?? (() => new Date()) });
+  try {
+    await persistence.migrate();
+  } catch (error) {
+    await persistence.close().catch(() => {});
+    throw toPersistenceError(error, `open the ${backend.backend} store`);
+  }
+  return { persistence, db };
+}
+
+function createStore(db: Kysely<Database>, backend: StoreDialect, context: StoreContext): PersistenceProvider {
+  const operations = createKyselyTransaction(db, context);
+  const mutex = createKeyedMutex();
+  // Marks the async context of a running transaction() callback (see assertOutsideTransaction).
+  const inTransaction = new AsyncLocalStorage<{ active: boolean }>();
+  let closed: Promise<void> | undefined;
+
+  /** With one pooled connection, a store call from inside transaction() would wait on itself forever. */
+  function assertOutsideTransaction(method: string): void {
+    if (closed !== undefined) throw new MemfoldError('persistence_error', `Cannot ${method}: the store is closed`);
+    if (backend.singleConnection && inTransaction.getStore()?.active) {
+      throw new MemfoldError(
+        'persistence_error',
+        `Cannot call ${method} on the store inside transaction(): use the tx argument (PGlite has one connection, so this would deadlock)`,
+      );
+    }
+  }
+
+  return {
+    backend: backend.backend,
+
+    async migrate() {
+      assertOutsideTransaction('migrate');
+      return runMigrations(db);
+    },
+
+    async append(conversationId, messages) {
+      assertOutsideTransaction('append');
+      return operations.append(conversationId, messages);
+    },
+    async deleteByIds(conversationId, ids) {
+      assertOutsideTransaction('deleteByIds');
+      return operations.deleteByIds(conversationId, ids);
+    },
+    async loadHistory(conversationId) {
+      assertOutsideTransaction('loadHistory');
+      return operations.loadHistory(conversationId);
+    },
+    async commitCompaction(commit) {
+      assertOutsideTransaction('commitCompaction');
+      return operations.commitCompaction(commit);
+    },
+
+    async transaction<T>(fn: (tx: PersistenceTransaction) => Promise<T>): Promise<T> {
+      assertOutsideTransaction('transaction');
+      const marker = { active: true };
+      let fnFailed = false;
+      try {
+        return await db.transaction().execute((trx) =>
+          inTransaction.run(marker, async () => {
+            try {
+              return await fn(createKyselyTransaction(trx, context));
+            } catch (error) {
+              fnFailed = true;
+              throw error;
+            }
+          }),
+        );
+      } catch (error) {
+        // The caller's own error comes back as thrown; a failing BEGIN/COMMIT becomes a persistence error.
+        throw fnFailed ? error : toPersistenceError(error, 'run a transaction');
+      } finally {
+        marker.active = false;
+      }
+    },
+
+    async withConversationLock<T>(conversationId: string, fn: () => Promise<T>, options: { wait?: boolean } = {}): Promise<LockResult<T>> {
+      assertOutsideTransaction('withConversationLock');
+      requireText(conversationId, 'conversationId');
+      const wait = options.wait ?? false;
+      const key = advisoryLockKey(context.namespace, conversationId);
+      if (wait) await mutex.acquire(key);
+      else if (!mutex.tryAcquire(key)) return { acquired: false };
+      try {
+        if (!backend.advisoryLocks) return { acquired: true, value: await fn() };
+        return await withAdvisoryLock(db, key, wait, fn);
+      } finally {
+        mutex.release(key);
+      }
+    },
+
+    async recordOperation(operation) {
+      assertOutsideTransaction('recordOperation');
+      return recordOperation(db, context, operation);
+    },
+    async listOperations(conversationId) {
+      assertOutsideTransaction('listOperations');
+      return listOperations(db, context, conversationId);
+    },
+    async listConversations() {
+      assertOutsideTransaction('listConversations');
+      return listConversations(db, context);
+    },
+
+    close() {
+      closed ??= (async () => {
+        try {
+          await db.destroy();
+        } finally {
+          await backend.close();
+        }
+      })();
+      return closed;
+    },
+  };
+}

@@ -1,0 +1,210 @@
+/**
+ * The message-table operations of the port, written once against a Kysely handle: the store calls
+ * them on the pool (each opening its own transaction) and `transaction()` on its Kysely transaction.
+ */
+import { sql, type Kysely } from 'kysely';
+import type { ConversationMessage, NewMessage } from '../../agent/types.js';
+import { InvalidArgumentError } from '../../errors.js';
+import type { CommitCompaction, CommitReport, PersistenceTransaction } from '../persistence-provider.js';
+import { guard } from '../persistence-error.js';
+import { normalizeNewMessages, requireText, requireTextArray } from './normalize-new-messages.js';
+import { toMessage } from './row-mapping.js';
+import type { Database } from './schema.js';
+
+/** What every operation needs besides the handle. */
+export interface StoreContext {
+  namespace: string;
+  clock: () => Date;
+}
+
+/** Rows per INSERT: 8 parameters a row stays far below PostgreSQL's 65,535-parameter limit. */
+const INSERT_BATCH = 1000;
+
+const MESSAGE_COLUMNS = ['conversation_id', 'id', 'seq', 'role', 'kind', 'content', 'created_at'] as const;
+
+/** The id of a conversation's clip-archive row (one per conversation, always seq 0). */
+export function clipArchiveId(conversationId: string): string {
+  return `clip-archive-${conversationId}`;
+}
+
+/** Run `fn` in a transaction, or directly when `db` already is one. */
+export function inTransaction<T>(db: Kysely<Database>, fn: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
+  return db.isTransaction ? fn(db) : db.transaction().execute(fn);
+}
+
+/**
+ * The port's PersistenceTransaction over `db`. Multi-statement operations (append, deleteByIds,
+ * commitCompaction) open their own transaction on a pool handle and join the caller's on a transaction handle.
+ */
+export function createKyselyTransaction(db: Kysely<Database>, context: StoreContext): PersistenceTransaction {
+  const { namespace, clock } = context;
+
+  /** Create the conversation row if needed and take its row lock until the transaction ends. */
+  async function touchConversation(trx: Kysely<Database>, conversationId: string, reserve: number): Promise<number> {
+    const now = clock().toISOString();
+    const row = await trx
+      .insertInto('conversations')
+      .values({ namespace, id: conversationId, created_at: now, updated_at: now, next_seq: 1 + reserve })
+      .onConflict((conflict) =>
+        conflict.columns(['namespace', 'id']).doUpdateSet({
+          next_seq: sql<number>`conversations.next_seq + ${reserve}::bigint`,
+          updated_at: now,
+        }),
+      )
+      .returning('next_seq')
+      .executeTakeFirstOrThrow();
+    // The first seq reserved by this call.
+    return Number(row.next_seq) - reserve;
+  }
+
+  async function deleteIds(trx: Kysely<Database>, conversationId: string, ids: string[]): Promise<number> {
+    if (ids.length === 0) return 0;
+    const result = await trx
+      .deleteFrom('messages')
+      .where('namespace', '=', namespace)
+      .where('conversation_id', '=', conversationId)
+      // One array parameter, however many ids.
+      .where(sql<boolean>`id = any(${ids}::text[])`)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
+  return {
+    async append(conversationId: string, messages: NewMessage[]): Promise<ConversationMessage[]> {
+      requireText(conversationId, 'conversationId');
+      const rows = normalizeNewMessages(messages, clock());
+      const seen = new Map<string, number>();
+      rows.forEach((row, index) => {
+        const first = seen.get(row.id);
+        if (first !== undefined) throw new InvalidArgumentError(`messages[${index}].id`, `duplicates messages[${first}].id (${JSON.stringify(row.id)})`);
+        seen.set(row.id, index);
+      });
+      if (rows.length === 0) return [];
+      return guard(`append to conversation ${JSON.stringify(conversationId)}`, () =>
+        inTransaction(db, async (trx) => {
+          // The upsert locks the conversation row, so concurrent appends take turns and get contiguous seqs.
+          const first = await touchConversation(trx, conversationId, rows.length);
+          const stored: ConversationMessage[] = [];
+          for (let start = 0; start < rows.length; start += INSERT_BATCH) {
+            const batch = rows.slice(start, start + INSERT_BATCH).map((row, offset) => ({
+              namespace,
+              conversation_id: conversationId,
+              id: row.id,
+              seq: first + start + offset,
+              role: row.role,
+              kind: 'message',
+              content: JSON.stringify(row.content),
+              created_at: row.createdAt,
+            }));
+            const inserted = await trx.insertInto('messages').values(batch).returning(MESSAGE_COLUMNS).execute();
+            stored.push(...inserted.map(toMessage));
+          }
+          return stored.sort((a, b) => a.seq - b.seq);
+        }),
+      );
+    },
+
+    async deleteByIds(conversationId: string, ids: string[]): Promise<number> {
+      requireText(conversationId, 'conversationId');
+      const wanted = requireTextArray(ids, 'ids');
+      return guard(`delete messages of conversation ${JSON.stringify(conversationId)}`, () =>
+        inTransaction(db, async (trx) => {
+          const deleted = await deleteIds(trx, conversationId, wanted);
+          if (deleted > 0) {
+            await trx
+              .updateTable('conversations')
+              .set({ updated_at: clock().toISOString() })
+              .where('namespace', '=', namespace)
+              .where('id', '=', conversationId)
+              .execute();
+          }
+          return deleted;
+        }),
+      );
+    },
+
+    async loadHistory(conversationId: string): Promise<ConversationMessage[]> {
+      requireText(conversationId, 'conversationId');
+      return guard(`load conversation ${JSON.stringify(conversationId)}`, async () => {
+        const rows = await db
+          .selectFrom('messages')
+          .select(MESSAGE_COLUMNS)
+          .where('namespace', '=', namespace)
+          .where('conversation_id', '=', conversationId)
+          .orderBy('seq')
+          .execute();
+        return rows.map(toMessage);
+      });
+    },
+
+    async commitCompaction(commit: CommitCompaction): Promise<CommitReport> {
+      const conversationId = requireText(commit?.conversationId, 'commit.conversationId');
+      const operationId = requireText(commit.operationId, 'commit.operationId');
+      const wanted = requireTextArray(commit.deleteIds, 'commit.deleteIds');
+      const text = requireText(commit.clipArchive, 'commit.clipArchive');
+      const labels = requireTextArray(commit.labels, 'commit.labels');
+      return guard(`commit compaction ${operationId} of conversation ${JSON.stringify(conversationId)}`, () =>
+        inTransaction(db, async (trx) => {
+          await touchConversation(trx, conversationId, 0);
+          const deleted = await deleteIds(trx, conversationId, wanted);
+          const now = clock().toISOString();
+          const clip = await trx
+            .insertInto('messages')
+            .values({
+              namespace,
+              conversation_id: conversationId,
+              id: clipArchiveId(conversationId),
+              seq: 0,
+              role: 'system',
+              kind: 'clip_archive',
+              content: JSON.stringify({ text }),
+              created_at: now,
+            })
+            // seq 0 is the clip-archive's slot: replace whatever holds it.
+            .onConflict((conflict) =>
+              conflict.columns(['namespace', 'conversation_id', 'seq']).doUpdateSet((eb) => ({
+                id: eb.ref('excluded.id'),
+                content: eb.ref('excluded.content'),
+                created_at: eb.ref('excluded.created_at'),
+              })),
+            )
+            .returning(MESSAGE_COLUMNS)
+            .executeTakeFirstOrThrow();
+          const marked = await trx
+            .insertInto('compaction_operations')
+            .values({
+              id: operationId,
+              namespace,
+              conversation_id: conversationId,
+              status: 'committed',
+              message_ids: JSON.stringify(wanted),
+              labels: JSON.stringify(labels),
+              error: null,
+              created_at: now,
+              updated_at: now,
+            })
+            .onConflict((conflict) =>
+              conflict
+                .column('id')
+                .doUpdateSet((eb) => ({
+                  status: 'committed',
+                  message_ids: eb.ref('excluded.message_ids'),
+                  labels: eb.ref('excluded.labels'),
+                  error: null,
+                  updated_at: now,
+                }))
+                .where('compaction_operations.namespace', '=', namespace)
+                .where('compaction_operations.conversation_id', '=', conversationId),
+            )
+            .returning('id')
+            .executeTakeFirst();
+          if (marked === undefined) {
+            // Throwing rolls back the deletes above: the commit is all or nothing.
+            throw new InvalidArgumentError('commit.operationId', `${JSON.stringify(operationId)} belongs to another conversation or namespace`);
+          }
+          return { deleted, clipArchive: toMessage(clip) };
+        }),
+      );
+    },
+  };
+}

@@ -1,0 +1,100 @@
+/** The compaction operations log and the conversation listing: the store's bookkeeping queries. */
+import { sql, type Kysely } from 'kysely';
+import { InvalidArgumentError } from '../../errors.js';
+import type { CompactionOperation, OperationStatus } from '../persistence-provider.js';
+import { guard } from '../persistence-error.js';
+import { requireText, requireTextArray } from './normalize-new-messages.js';
+import { toIso, toOperation } from './row-mapping.js';
+import type { Database } from './schema.js';
+import type { StoreContext } from './kysely-transaction.js';
+
+const STATUSES: ReadonlySet<string> = new Set<OperationStatus>(['planned', 'archived', 'committed', 'rolled_back']);
+
+/** Insert the operation, or update its status, ids, labels and error; createdAt stays the first write's. */
+export async function recordOperation(
+  db: Kysely<Database>,
+  context: StoreContext,
+  operation: Omit<CompactionOperation, 'createdAt' | 'updatedAt'>,
+): Promise<void> {
+  const id = requireText(operation?.id, 'operation.id');
+  const conversationId = requireText(operation.conversationId, 'operation.conversationId');
+  if (!STATUSES.has(operation.status)) {
+    throw new InvalidArgumentError('operation.status', `must be one of ${[...STATUSES].join(', ')}; got ${JSON.stringify(operation.status)}`);
+  }
+  const messageIds = requireTextArray(operation.messageIds, 'operation.messageIds');
+  const labels = requireTextArray(operation.labels, 'operation.labels');
+  const error = operation.error === undefined ? null : requireText(operation.error, 'operation.error', { allowEmpty: true });
+  const now = context.clock().toISOString();
+  const row = await guard(`record operation ${id}`, () =>
+    db
+      .insertInto('compaction_operations')
+      .values({
+        id,
+        namespace: context.namespace,
+        conversation_id: conversationId,
+        status: operation.status,
+        message_ids: JSON.stringify(messageIds),
+        labels: JSON.stringify(labels),
+        error,
+        created_at: now,
+        updated_at: now,
+      })
+      .onConflict((conflict) =>
+        conflict
+          .column('id')
+          .doUpdateSet((eb) => ({
+            status: eb.ref('excluded.status'),
+            message_ids: eb.ref('excluded.message_ids'),
+            labels: eb.ref('excluded.labels'),
+            error: eb.ref('excluded.error'),
+            updated_at: now,
+          }))
+          // An operation id never moves to another conversation.
+          .where('compaction_operations.namespace', '=', context.namespace)
+          .where('compaction_operations.conversation_id', '=', conversationId),
+      )
+      .returning('id')
+      .executeTakeFirst(),
+  );
+  if (row === undefined) {
+    throw new InvalidArgumentError('operation.id', `${JSON.stringify(id)} belongs to another conversation or namespace`);
+  }
+}
+
+/** A conversation's operations, oldest first. */
+export async function listOperations(db: Kysely<Database>, context: StoreContext, conversationId: string): Promise<CompactionOperation[]> {
+  requireText(conversationId, 'conversationId');
+  return guard(`list operations of conversation ${JSON.stringify(conversationId)}`, async () => {
+    const rows = await db
+      .selectFrom('compaction_operations')
+      .selectAll()
+      .where('namespace', '=', context.namespace)
+      .where('conversation_id', '=', conversationId)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+    return rows.map(toOperation);
+  });
+}
+
+/** The namespace's conversations, most recently updated first; messageCount excludes the clip-archive. */
+export async function listConversations(
+  db: Kysely<Database>,
+  context: StoreContext,
+): Promise<Array<{ id: string; messageCount: number; updatedAt: string }>> {
+  return guard('list conversations', async () => {
+    const rows = await db
+      .selectFrom('conversations as c')
+      .select([
+        'c.id',
+        'c.updated_at',
+        sql<string>`(select count(*) from messages m
+          where m.namespace = c.namespace and m.conversation_id = c.id and m.kind = 'message')`.as('message_count'),
+      ])
+      .where('c.namespace', '=', context.namespace)
+      .orderBy('c.updated_at', 'desc')
+      .orderBy('c.id')
+      .execute();
+    return rows.map((row) => ({ id: row.id, messageCount: Number(row.message_count), updatedAt: toIso(row.updated_at) }));
+  });
+}

@@ -1,0 +1,62 @@
+/**
+ * The tables as Kysely sees them (see migrations/001_init.sql). `pg` returns bigint columns as
+ * strings and timestamptz as Date; the row mappers normalize both.
+ */
+import type { ColumnType } from 'kysely';
+import type { ToolCall } from '../../agent/types.js';
+
+/** Written as an ISO string, read back as whatever the driver parses (Date with pg). */
+type Timestamp = ColumnType<Date | string, string, string>;
+/** Written as a number, read back as a string (int8 exceeds JS numbers in general). */
+type BigIntColumn = ColumnType<string | number, number, number>;
+/** jsonb: written as a JSON string, read back parsed. */
+type Json<T> = ColumnType<T, string, string>;
+
+/** The `content` jsonb of a message row. */
+export interface StoredContent {
+  text: string;
+  toolCalls?: ToolCall[];
+  toolCallId?: string;
+  name?: string;
+}
+
+/** Row type of `conversations`. */
+export interface ConversationsTable {
+  namespace: string;
+  id: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  next_seq: BigIntColumn;
+}
+
+/** Row type of `messages`. */
+export interface MessagesTable {
+  namespace: string;
+  conversation_id: string;
+  id: string;
+  seq: BigIntColumn;
+  role: string;
+  kind: string;
+  content: Json<StoredContent>;
+  created_at: Timestamp;
+}
+
+/** Row type of `compaction_operations`. */
+export interface CompactionOperationsTable {
+  id: string;
+  namespace: string;
+  conversation_id: string;
+  status: string;
+  message_ids: Json<string[]>;
+  labels: Json<string[]>;
+  error: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** The schema Kysely is typed with. */
+export interface Database {
+  conversations: ConversationsTable;
+  messages: MessagesTable;
+  compaction_operations: CompactionOperationsTable;
+}

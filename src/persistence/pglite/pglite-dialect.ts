@@ -1,0 +1,42 @@
+/**
+ * Embedded PGlite under Kysely's own PostgresDialect, through PGlite's node-postgres bridge
+ * (`createPgConfig`), so both backends run the very same pg code paths. The bridge's pool has one
+ * connection: a transaction holds it, and nothing may ask for a second one meanwhile.
+ */
+import { PGlite } from '@electric-sql/pglite';
+import { createPgConfig } from '@electric-sql/pglite/node-postgres';
+import { PostgresDialect } from 'kysely';
+import pg from 'pg';
+import { MemfoldError } from '../../errors.js';
+import type { StoreDialect } from '../store-dialect.js';
+import { acquireDataDirLock } from './pglite-lock-file.js';
+
+/** Lock `dataDir`, open (or initialize) the PGlite database in it, and wrap it in a dialect. */
+export async function createPgliteDialect(dataDir: string): Promise<StoreDialect> {
+  const lock = await acquireDataDirLock(dataDir);
+  let pglite: PGlite;
+  try {
+    pglite = await PGlite.create(dataDir);
+  } catch (error) {
+    await lock.release();
+    throw new MemfoldError('persistence_error', `Cannot open PGlite data directory ${dataDir}: ${(error as Error).message}`, {
+      cause: error,
+      details: { dataDir },
+    });
+  }
+  // The config object carries the bridge connection and poolSize 1; pg.Pool's types do not know it.
+  const pool = new pg.Pool(createPgConfig(pglite) as unknown as pg.PoolConfig);
+  pool.on('error', () => {});
+  return {
+    backend: 'pglite',
+    dialect: new PostgresDialect({ pool }),
+    singleConnection: true,
+    async close() {
+      try {
+        await pglite.close();
+      } finally {
+        await lock.release();
+      }
+    },
+  };
+}

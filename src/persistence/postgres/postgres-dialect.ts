@@ -1,0 +1,18 @@
+/** PostgreSQL through a `pg` pool, under Kysely's PostgresDialect. */
+import { PostgresDialect } from 'kysely';
+import pg from 'pg';
+import type { StoreDialect } from '../store-dialect.js';
+
+/** A dialect for the server at `databaseUrl` (`postgres://user@host:5432/db`). */
+export function createPostgresDialect(databaseUrl: string): StoreDialect {
+  const pool = new pg.Pool({ connectionString: databaseUrl });
+  // An idle client that loses its server emits on the pool; unhandled, that would crash the process.
+  // The pool drops the client, and the next query reports the failure to its caller.
+  pool.on('error', () => {});
+  return {
+    backend: 'postgres',
+    dialect: new PostgresDialect({ pool }),
+    advisoryLocks: true,
+    async close() {},
+  };
+}

@@ -1,0 +1,131 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { NewMessage, ToolCall } from '../../src/agent/types.js';
+import type { PersistenceProvider } from '../../src/persistence/persistence-provider.js';
+import { persistenceBackends } from '../support/backends.js';
+
+const newConversation = () => `conv-${randomUUID()}`;
+
+for (const backend of persistenceBackends()) {
+  describe(`${backend.name}: append, loadHistory, deleteByIds`, () => {
+    let store: PersistenceProvider;
+    let cleanup: () => Promise<void>;
+    beforeAll(async () => {
+      ({ persistence: store, cleanup } = await backend.open());
+    });
+    afterAll(() => cleanup());
+
+    it('names its backend', () => {
+      expect(store.backend).toBe(backend.name);
+    });
+
+    it('assigns increasing seqs across appends, starting at 1, never reusing a deleted one', async () => {
+      const id = newConversation();
+      const first = await store.append(id, [
+        { role: 'user', content: 'one' },
+        { role: 'assistant', content: 'two' },
+      ]);
+      const second = await store.append(id, [{ role: 'user', content: 'three' }]);
+      expect([...first, ...second].map((m) => m.seq)).toEqual([1, 2, 3]);
+      await store.deleteByIds(id, [second[0]!.id]);
+      const third = await store.append(id, [{ role: 'user', content: 'four' }]);
+      expect(third[0]!.seq).toBe(4);
+      expect((await store.loadHistory(id)).map((m) => m.content)).toEqual(['one', 'two', 'four']);
+    });
+
+    it('round-trips every field: tool calls, tool call id, name, unicode, explicit ids and dates', async () => {
+      const id = newConversation();
+      const toolCalls: ToolCall[] = [
+        { id: 'call_1', type: 'function', function: { name: 'lookup', arguments: '{"q":"naïve \\"quoted\\" 😀"}' } },
+        { id: 'call_2', type: 'function', function: { name: 'noop', arguments: '' } },
+      ];
+      const input: NewMessage[] = [
+        { id: 'm-sys', role: 'system', content: 'You are helpful.', createdAt: new Date('2023-05-08T13:56:00.123Z') },
+        { id: 'm-user', role: 'user', content: 'Grüße, 你好, مرحبا, e\u0301, 👩‍💻\nline two', createdAt: '2023-05-08T15:57:00+02:00' },
+        { id: 'm-asst', role: 'assistant', content: '', toolCalls, createdAt: '2023-05-08T13:58:00Z' },
+        { id: 'm-tool', role: 'tool', content: '{"result": 42}', toolCallId: 'call_1', name: 'lookup', createdAt: '2023-05-08T13:59:00.000Z' },
+      ];
+      const stored = await store.append(id, input);
+      const expected = [
+        { id: 'm-sys', conversationId: id, seq: 1, role: 'system', content: 'You are helpful.', createdAt: '2023-05-08T13:56:00.123Z', kind: 'message' },
+        { id: 'm-user', conversationId: id, seq: 2, role: 'user', content: input[1]!.content, createdAt: '2023-05-08T13:57:00.000Z', kind: 'message' },
+        { id: 'm-asst', conversationId: id, seq: 3, role: 'assistant', content: '', toolCalls, createdAt: '2023-05-08T13:58:00.000Z', kind: 'message' },
+        { id: 'm-tool', conversationId: id, seq: 4, role: 'tool', content: '{"result": 42}', toolCallId: 'call_1', name: 'lookup', createdAt: '2023-05-08T13:59:00.000Z', kind: 'message' },
+      ];
+      expect(stored).toStrictEqual(expected);
+      expect(await store.loadHistory(id)).toStrictEqual(expected);
+    });
+
+    it('defaults the id to a UUID and createdAt to now', async () => {
+      const before = Date.now();
+      const [message] = await store.append(newConversation(), [{ role: 'user', content: 'hi' }]);
+      expect(message!.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      const created = Date.parse(message!.createdAt);
+      expect(created).toBeGreaterThanOrEqual(before);
+      expect(created).toBeLessThanOrEqual(Date.now());
+      expect(message!.createdAt).toBe(new Date(created).toISOString());
+    });
+
+    it('returns an empty list for an unknown conversation and for an empty append', async () => {
+      const id = newConversation();
+      expect(await store.append(id, [])).toEqual([]);
+      expect(await store.loadHistory(id)).toEqual([]);
+    });
+
+    it('deletes exactly the given ids of that conversation, not the same ids elsewhere', async () => {
+      const a = newConversation();
+      const b = newConversation();
+      const shared = [{ id: 'x1', role: 'user' as const, content: 'a1' }, { id: 'x2', role: 'assistant' as const, content: 'a2' }, { id: 'x3', role: 'user' as const, content: 'a3' }];
+      await store.append(a, shared);
+      await store.append(b, shared);
+      expect(await store.deleteByIds(a, ['x1', 'x3', 'missing'])).toBe(2);
+      expect((await store.loadHistory(a)).map((m) => m.id)).toEqual(['x2']);
+      expect((await store.loadHistory(b)).map((m) => m.id)).toEqual(['x1', 'x2', 'x3']);
+      expect(await store.deleteByIds(a, [])).toBe(0);
+      expect(await store.deleteByIds(a, ['x1'])).toBe(0);
+    });
+
+    it('refuses an id that already exists in the conversation, and writes nothing of that batch', async () => {
+      const id = newConversation();
+      await store.append(id, [{ id: 'dup', role: 'user', content: 'first' }]);
+      await expect(
+        store.append(id, [
+          { id: 'fresh', role: 'user', content: 'second' },
+          { id: 'dup', role: 'user', content: 'again' },
+        ]),
+      ).rejects.toMatchObject({ code: 'persistence_error' });
+      expect((await store.loadHistory(id)).map((m) => m.id)).toEqual(['dup']);
+      const [next] = await store.append(id, [{ role: 'user', content: 'after' }]);
+      expect(next!.seq).toBe(2);
+    });
+
+    it('gives 20 concurrent appends to one conversation unique, contiguous seqs', async () => {
+      const id = newConversation();
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => store.append(id, [{ id: `m${i}`, role: 'user', content: `message ${i}` }])),
+      );
+      const seqs = results.map((r) => r[0]!.seq).sort((x, y) => x - y);
+      expect(seqs).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+      const history = await store.loadHistory(id);
+      expect(history.map((m) => m.seq)).toEqual(seqs);
+      // Each stored row keeps the seq its append call returned.
+      const bySeq = new Map(results.map((r) => [r[0]!.seq, r[0]!.id]));
+      for (const message of history) expect(message.id).toBe(bySeq.get(message.seq));
+    });
+
+    it('appends a large batch (over one INSERT batch) in order', async () => {
+      const id = newConversation();
+      const stored = await store.append(id, Array.from({ length: 2500 }, (_, i) => ({ role: 'user' as const, content: `m${i}` })));
+      expect(stored.map((m) => m.seq)).toEqual(Array.from({ length: 2500 }, (_, i) => i + 1));
+      expect(await store.deleteByIds(id, stored.map((m) => m.id))).toBe(2500);
+    });
+
+    it('lists conversations with counts of ordinary messages and ISO update times', async () => {
+      const id = newConversation();
+      const [m1] = await store.append(id, [{ role: 'user', content: 'a' }, { role: 'assistant', content: 'b' }]);
+      await store.commitCompaction({ conversationId: id, operationId: `op-${randomUUID()}`, deleteIds: [m1!.id], clipArchive: '[Context Summary]', labels: [] });
+      const listed = (await store.listConversations()).find((c) => c.id === id);
+      expect(listed).toEqual({ id, messageCount: 1, updatedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/) });
+    });
+  });
+}

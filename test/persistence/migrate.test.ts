@@ -1,0 +1,93 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Kysely, sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultMigrationsDir, listMigrations, runMigrations } from '../../src/persistence/migrate.js';
+import { createPgliteDialect } from '../../src/persistence/pglite/pglite-dialect.js';
+import { createPostgresDialect } from '../../src/persistence/postgres/postgres-dialect.js';
+import type { StoreDialect } from '../../src/persistence/store-dialect.js';
+import type { PersistenceProvider } from '../../src/persistence/persistence-provider.js';
+import { copyPgliteTemplate, createPostgresTestDatabase, persistenceBackends } from '../support/backends.js';
+
+describe('migration files', () => {
+  it('resolves the package migrations folder and lists NNN_*.sql files in order', async () => {
+    expect(defaultMigrationsDir()).toBe(path.resolve(import.meta.dirname, '../../migrations'));
+    const names = await listMigrations();
+    expect(names[0]).toBe('001_init.sql');
+    expect(names).toEqual([...names].sort());
+  });
+});
+
+for (const backend of persistenceBackends()) {
+  describe(`${backend.name}: migrations`, () => {
+    let store: PersistenceProvider;
+    let cleanup: () => Promise<void>;
+    beforeAll(async () => {
+      ({ persistence: store, cleanup } = await backend.open());
+    });
+    afterAll(() => cleanup());
+
+    it('has applied every migration file on open; a second migrate applies nothing', async () => {
+      const files = await listMigrations();
+      expect(await store.migrate()).toEqual({ applied: [], current: files });
+      expect(await store.migrate()).toEqual({ applied: [], current: files });
+    });
+  });
+
+  describe(`${backend.name}: the migration runner`, () => {
+    let db: Kysely<any>;
+    let dialect: StoreDialect;
+    let dispose: () => Promise<void>;
+    let dir: string;
+    beforeAll(async () => {
+      dir = await mkdtemp(path.join(os.tmpdir(), 'memfold-migrations-'));
+      if (backend.name === 'pglite') {
+        const copy = await copyPgliteTemplate();
+        dialect = await createPgliteDialect(copy.dataDir);
+        dispose = () => rm(copy.root, { recursive: true, force: true });
+      } else {
+        const database = await createPostgresTestDatabase(process.env.DATABASE_URL!);
+        dialect = createPostgresDialect(database.url);
+        dispose = database.drop;
+      }
+      db = new Kysely({ dialect: dialect.dialect });
+    });
+    afterAll(async () => {
+      await db.destroy();
+      await dialect.close();
+      await dispose();
+      await rm(dir, { recursive: true, force: true });
+    });
+
+    it('applies files in name order, records each, stops at a failing one (rolled back) and resumes after a fix', async () => {
+      // 010 depends on 002, which depends on 001: applying out of order would fail.
+      await writeFile(path.join(dir, '001_alpha.sql'), 'create table t_alpha (id int primary key);');
+      await writeFile(path.join(dir, '002_beta.sql'), 'create table t_beta (id int references t_alpha (id)); insert into t_alpha values (1);');
+      await writeFile(path.join(dir, '010_gamma.sql'), 'insert into t_beta values (1); create table t_gamma (x int); select no_such_function();');
+      await writeFile(path.join(dir, 'notes.txt'), 'not a migration');
+
+      await expect(runMigrations(db, { dir })).rejects.toMatchObject({ code: 'persistence_error', details: { migration: '010_gamma.sql' } });
+      const recorded = await sql<{ name: string }>`select name from memfold_migrations where name like '0%' order by applied_at, name`.execute(db);
+      expect(recorded.rows.map((r) => r.name).filter((n) => n !== '001_init.sql')).toEqual(['001_alpha.sql', '002_beta.sql']);
+      // The failed file left nothing behind: its insert and its table are gone.
+      expect((await sql`select * from t_beta`.execute(db)).rows).toEqual([]);
+      expect((await sql<{ t: string | null }>`select to_regclass('t_gamma')::text as t`.execute(db)).rows[0]!.t).toBeNull();
+
+      await writeFile(path.join(dir, '010_gamma.sql'), 'insert into t_beta values (1); create table t_gamma (x int);');
+      const report = await runMigrations(db, { dir });
+      expect(report.applied).toEqual(['010_gamma.sql']);
+      expect(report.current).toEqual(expect.arrayContaining(['001_alpha.sql', '002_beta.sql', '010_gamma.sql']));
+      expect((await runMigrations(db, { dir })).applied).toEqual([]);
+      expect((await sql`select * from t_beta`.execute(db)).rows).toEqual([{ id: 1 }]);
+    });
+
+    it('records the real migrations with their application time', async () => {
+      const report = await runMigrations(db);
+      expect(report.current).toEqual(expect.arrayContaining(await listMigrations()));
+      const rows = await sql<{ name: string; applied_at: Date }>`select name, applied_at from memfold_migrations where name = '001_init.sql'`.execute(db);
+      expect(rows.rows).toHaveLength(1);
+      expect(rows.rows[0]!.applied_at).toBeInstanceOf(Date);
+    });
+  });
+}

@@ -1,0 +1,63 @@
+import { rm } from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createKyselyPersistence } from '../../src/persistence/kysely/kysely-store.js';
+import type { PersistenceProvider } from '../../src/persistence/persistence-provider.js';
+import { copyPgliteTemplate, createPostgresTestDatabase, persistenceBackends } from '../support/backends.js';
+
+/** Opens stores with different namespaces on ONE database (PGlite: one at a time, it has one owner). */
+interface SharedDatabase {
+  open(namespace: string): Promise<PersistenceProvider>;
+  dispose(): Promise<void>;
+}
+
+async function sharedDatabase(name: 'pglite' | 'postgres'): Promise<SharedDatabase> {
+  if (name === 'pglite') {
+    const { root, dataDir } = await copyPgliteTemplate();
+    return { open: (namespace) => createKyselyPersistence({ dialect: 'pglite', dataDir, namespace }), dispose: () => rm(root, { recursive: true, force: true }) };
+  }
+  const database = await createPostgresTestDatabase(process.env.DATABASE_URL!);
+  return { open: (namespace) => createKyselyPersistence({ dialect: 'postgres', databaseUrl: database.url, namespace }), dispose: database.drop };
+}
+
+for (const backend of persistenceBackends()) {
+  describe(`${backend.name}: namespaces`, () => {
+    let shared: SharedDatabase;
+    beforeAll(async () => {
+      shared = await sharedDatabase(backend.name);
+    });
+    afterAll(() => shared.dispose());
+
+    it('keeps conversations, seqs, clip-archives and operations of one namespace invisible to another', async () => {
+      const red = await shared.open('red');
+      await red.append('same-id', [{ id: 'm1', role: 'user', content: 'red 1' }, { id: 'm2', role: 'user', content: 'red 2' }]);
+      await red.commitCompaction({ conversationId: 'same-id', operationId: 'op-red', deleteIds: ['m1'], clipArchive: '[Context Summary red]', labels: [] });
+      await red.close();
+
+      const blue = await shared.open('blue');
+      expect(await blue.loadHistory('same-id')).toEqual([]);
+      expect(await blue.listConversations()).toEqual([]);
+      expect(await blue.listOperations('same-id')).toEqual([]);
+      const [first] = await blue.append('same-id', [{ id: 'm1', role: 'user', content: 'blue 1' }]);
+      expect(first!.seq).toBe(1);
+      expect(await blue.deleteByIds('same-id', ['m2'])).toBe(0);
+      await expect(
+        blue.commitCompaction({ conversationId: 'same-id', operationId: 'op-red', deleteIds: ['m1'], clipArchive: 'x', labels: [] }),
+      ).rejects.toMatchObject({ field: 'commit.operationId' });
+      await blue.close();
+
+      const again = await shared.open('red');
+      expect((await again.loadHistory('same-id')).map((m) => m.content)).toEqual(['[Context Summary red]', 'red 2']);
+      expect(await again.listConversations()).toEqual([{ id: 'same-id', messageCount: 1, updatedAt: expect.any(String) }]);
+      await again.close();
+    });
+
+    it('uses the namespace "default" when none is given', async () => {
+      const implicit = await shared.open(undefined as unknown as string);
+      await implicit.append('c', [{ role: 'user', content: 'x' }]);
+      await implicit.close();
+      const explicit = await shared.open('default');
+      expect((await explicit.loadHistory('c')).map((m) => m.content)).toEqual(['x']);
+      await explicit.close();
+    });
+  });
+}

@@ -1,0 +1,144 @@
+/**
+ * The persistence backends every store suite runs against:
+ *   for (const backend of persistenceBackends()) describe(`${backend.name}: ...`, ...)
+ * - pglite: a copy of the global setup's migrated template directory (fast; no initdb).
+ * - postgres: a fresh database `memfold_t_<random>` on the server at DATABASE_URL, dropped on cleanup.
+ * MEMFOLD_TEST_BACKENDS=pglite,postgres filters. In CI (CI=true) DATABASE_URL is required.
+ */
+import { randomBytes } from 'node:crypto';
+import { cpSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { sql } from 'kysely';
+import pg from 'pg';
+import { inject } from 'vitest';
+import { openKyselyStore } from '../../src/persistence/kysely/kysely-store.js';
+import type { PersistenceProvider } from '../../src/persistence/persistence-provider.js';
+
+export type BackendName = 'pglite' | 'postgres';
+
+export interface OpenedBackend {
+  persistence: PersistenceProvider;
+  /** Close the store and delete its database (PGlite copy or PostgreSQL database). */
+  cleanup(): Promise<void>;
+  /**
+   * Run raw SQL on the store's own database, e.g. to provoke real failures (a trigger that raises).
+   * On PGlite it shares the store's single connection: never call it inside `transaction()`.
+   */
+  exec(statement: string): Promise<void>;
+}
+
+export interface TestBackend {
+  name: BackendName;
+  open(options?: { namespace?: string }): Promise<OpenedBackend>;
+}
+
+const ALL: readonly BackendName[] = ['pglite', 'postgres'];
+
+/** The backends to test, in a fixed order (pglite, then postgres). */
+export function persistenceBackends(): TestBackend[] {
+  const databaseUrl = process.env.DATABASE_URL || undefined;
+  const wanted = selectedBackends();
+  if (wanted.includes('postgres') && databaseUrl === undefined) {
+    if (process.env.CI === 'true') {
+      throw new Error('DATABASE_URL is required in CI: the PostgreSQL store tests must run there, never skip');
+    }
+    if ((process.env.MEMFOLD_TEST_BACKENDS ?? '').trim() !== '') {
+      throw new Error('MEMFOLD_TEST_BACKENDS asks for postgres but DATABASE_URL is not set');
+    }
+  }
+  const backends: TestBackend[] = [];
+  if (wanted.includes('pglite')) backends.push({ name: 'pglite', open: openPglite });
+  if (wanted.includes('postgres') && databaseUrl !== undefined) {
+    backends.push({ name: 'postgres', open: (options) => openPostgres(databaseUrl, options) });
+  }
+  return backends;
+}
+
+function selectedBackends(): BackendName[] {
+  const raw = process.env.MEMFOLD_TEST_BACKENDS;
+  if (raw === undefined || raw.trim() === '') return [...ALL];
+  const names = raw.split(',').map((name) => name.trim()).filter((name) => name !== '');
+  for (const name of names) {
+    if (!ALL.includes(name as BackendName)) {
+      throw new Error(`MEMFOLD_TEST_BACKENDS: unknown backend ${JSON.stringify(name)} (known: ${ALL.join(', ')})`);
+    }
+  }
+  return ALL.filter((name) => names.includes(name));
+}
+
+/** A fresh copy of the migrated PGlite template in a temp folder; the caller removes `root`. */
+export async function copyPgliteTemplate(): Promise<{ root: string; dataDir: string }> {
+  const root = await mkdtemp(path.join(os.tmpdir(), 'memfold-pglite-'));
+  const dataDir = path.join(root, 'pg');
+  // Synchronous on purpose: for a thousand small files cpSync is faster than fs.promises.cp.
+  cpSync(inject('pgliteTemplateDir'), dataDir, { recursive: true });
+  return { root, dataDir };
+}
+
+async function openPglite(options: { namespace?: string } = {}): Promise<OpenedBackend> {
+  const { root, dataDir } = await copyPgliteTemplate();
+  try {
+    const { persistence, db } = await openKyselyStore({ dialect: 'pglite', dataDir, ...options });
+    return {
+      persistence,
+      exec: async (statement) => void (await sql.raw(statement).execute(db)),
+      async cleanup() {
+        try {
+          await persistence.close();
+        } finally {
+          await rm(root, { recursive: true, force: true });
+        }
+      },
+    };
+  } catch (error) {
+    await rm(root, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/** Create an empty database `memfold_t_<random>` on the server; returns its URL and a dropper. */
+export async function createPostgresTestDatabase(
+  databaseUrl: string,
+): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `memfold_t_${randomBytes(6).toString('hex')}`;
+  await withAdminClient(databaseUrl, (client) => client.query(`create database ${name}`));
+  const url = new URL(databaseUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: () => withAdminClient(databaseUrl, (client) => client.query(`drop database if exists ${name} with (force)`)),
+  };
+}
+
+async function withAdminClient(databaseUrl: string, fn: (client: pg.Client) => Promise<unknown>): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+async function openPostgres(databaseUrl: string, options: { namespace?: string } = {}): Promise<OpenedBackend> {
+  const database = await createPostgresTestDatabase(databaseUrl);
+  try {
+    const { persistence, db } = await openKyselyStore({ dialect: 'postgres', databaseUrl: database.url, ...options });
+    return {
+      persistence,
+      exec: async (statement) => void (await sql.raw(statement).execute(db)),
+      async cleanup() {
+        try {
+          await persistence.close();
+        } finally {
+          await database.drop();
+        }
+      },
+    };
+  } catch (error) {
+    await database.drop();
+    throw error;
+  }
+}
