@@ -1,7 +1,8 @@
 /**
  * Labels: `compaction-batch-{conversationId}-{endTime ISO}`, deterministic so that a retried write
  * replaces rather than duplicates. When another batch already holds that label, a suffix
- * `~{operationId}.{index}` makes it unique (still deterministic for the same operation).
+ * `~{operationId}.{n}` makes it unique: n starts at the batch's index in its operation and counts up
+ * past labels the operation already used (still deterministic for the same operation).
  */
 const ISO = '\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(?:\\.\\d{3})?Z';
 const BATCH_LABEL = new RegExp(`^compaction-batch-(.*)-(${ISO})(?:~([^~]+))?$`, 's');
@@ -18,7 +19,10 @@ export function batchLabel(
   index: number,
 ): string {
   const base = baseBatchLabel(conversationId, end);
-  return taken.has(base) ? `${base}~${operationId}.${index}` : base;
+  if (!taken.has(base)) return base;
+  let n = index;
+  while (taken.has(`${base}~${operationId}.${n}`)) n++;
+  return `${base}~${operationId}.${n}`;
 }
 
 export interface ParsedBatchLabel {

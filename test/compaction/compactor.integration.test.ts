@@ -145,13 +145,15 @@ for (const backend of persistenceBackends()) {
         { query: "topic-505' OR conversation_id = 'bob" },
         { query: 'topic-505', conversationId: 'bob' },
         { query: 'topic-505', kind: 'transcript', limit: 20 },
-        ...bobLabels.slice(0, 3).map((label) => ({ label })),
         JSON.stringify({ query: 'topic-505 OR 1=1' }),
       ];
       for (const args of attempts) {
         const result = await tool.execute(args);
-        expect(result.output).not.toMatch(/topic-5\d\d/);
+        expect(result.output).not.toMatch(/item 25\d\d|number 15\d\d/);
         for (const label of bobLabels) expect(result.output).not.toContain(label);
+      }
+      for (const label of bobLabels) {
+        expect(await tool.execute({ label })).toMatchObject({ ok: false, error: 'not_found' });
       }
       expect((await tool.execute({ query: 'topic-5', conversationId: 'bob' })).error).toContain('conversationId');
       expect((await stack.memfold.memoryRead('bob').execute({ query: 'topic-505 2505' })).output).toContain('topic-505');

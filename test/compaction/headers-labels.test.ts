@@ -46,3 +46,11 @@ describe('labels', () => {
     expect(parseBatchLabel(transcriptLabel('c', 'm1'))).toBeUndefined();
   });
 });
+
+describe('labels within one operation', () => {
+  it('count up past suffixes the operation already used, so two batches never share a label', () => {
+    const base = 'compaction-batch-c-2024-01-02T03:04:05.000Z';
+    const taken = new Set([base, `${base}~op.0`]);
+    expect(batchLabel('c', '2024-01-02T03:04:05.000Z', taken, 'op', 0)).toBe(`${base}~op.1`);
+  });
+});
