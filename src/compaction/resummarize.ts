@@ -23,9 +23,9 @@ export interface ResummarizeContext {
   onFold?: (depth: number, steps: FoldStep[]) => void;
 }
 
-/** Text a higher-depth summarizer reads for one child batch: its stored content, header included. */
+/** Text a higher-depth summarizer reads: the children's stored content (header line included), in time order. */
 function childTranscript(children: readonly ArchiveEntry[]): string {
-  return children.map((c) => `--- ${c.label}\n${c.content}`).join('\n\n');
+  return children.map((c) => c.content).join('\n\n');
 }
 
 /** Fold one run of same-depth batches into a single batch of depth + 1, write it, then mark the run. */

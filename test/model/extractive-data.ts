@@ -19,7 +19,7 @@ export interface LocomoSession {
 }
 
 export function locomoSessions(conversationIndex: number): { sessions: Map<number, LocomoSession>; qa: Array<{ answer?: unknown; evidence?: string[]; category: number }> } {
-  const data = JSON.parse(readFileSync('/work/shared/data/locomo/locomo10.json', 'utf8'));
+  const data = JSON.parse(readFileSync(new URL('../../../shared/data/locomo/locomo10.json', import.meta.url), 'utf8'));
   const conv = data[conversationIndex];
   const c = conv.conversation;
   const sessions = new Map<number, LocomoSession>();
@@ -40,7 +40,7 @@ export function locomoSessions(conversationIndex: number): { sessions: Map<numbe
 }
 
 export function tauRun(index: number): string {
-  const runs = JSON.parse(readFileSync('/work/shared/data/agent-traces/tau-bench/gpt-4o-airline.json', 'utf8'));
+  const runs = JSON.parse(readFileSync(new URL('../../../shared/data/agent-traces/tau-bench/gpt-4o-airline.json', import.meta.url), 'utf8'));
   const traj = runs[index].traj.filter((m: { role: string }) => m.role !== 'system');
   return renderTranscript(
     traj.map((m: { role: 'user' | 'assistant' | 'tool'; content: string | null; name?: string; tool_call_id?: string; tool_calls?: never }, i: number) => ({

@@ -51,8 +51,17 @@ export async function runDemo(memfold: Memfold, flags: DemoFlags, output: Output
   output.out('\n=== memory_read: facts planted in the first sessions ===');
   for (const search of searches) {
     output.out(`\n> memory_read {"query": "${search.query}"}  (looking for "${search.expect}": ${search.found ? 'found' : 'NOT found'})`);
-    output.out(search.output.split('\n').slice(0, 14).join('\n'));
+    output.out(showFact(search.output, search.expect));
   }
   output.out(`\nExplore it: memfold inspect ${conversationId} · memfold search "<words>" --conversation ${conversationId} · memfold context ${conversationId}`);
   return searches.every((s) => s.found) ? 0 : 1;
+}
+
+/** The hit that holds the fact: its heading and the lines with the fact in them. */
+function showFact(output: string, fact: string): string {
+  const hits = output.split(/\n\n(?=#\d+ )/);
+  const hit = hits.find((h) => h.includes(fact));
+  if (!hit) return hits.slice(0, 2).join('\n\n');
+  const [heading, ...lines] = hit.split('\n');
+  return [hits[0]!.split('\n')[0], heading, ...lines.filter((l) => l.includes(fact)).map((l) => `  ${l.trim()}`)].join('\n');
 }

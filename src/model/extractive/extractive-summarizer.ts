@@ -68,6 +68,8 @@ export function createExtractiveSummarizer(): ModelProvider {
   return {
     id: EXTRACTIVE_MODEL_ID,
     contextWindow: Number.POSITIVE_INFINITY,
+    // Usage is chars/4, not a tokenizer's count: token estimators must not calibrate on it.
+    estimatesUsage: true,
     async complete(request): Promise<Completion> {
       if (request.signal?.aborted) {
         throw new MemfoldError('model_error', 'extractive: aborted', { cause: request.signal.reason, details: { reason: 'aborted' } });

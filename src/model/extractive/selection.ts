@@ -15,6 +15,10 @@ const MIN_CONTENT_WORDS = 2;
 /** A unit whose weighted words are this covered by the previous summary is not repeated. */
 const PREVIOUS_OVERLAP_SKIP = 0.8;
 
+function sameText(unit: Unit): string {
+  return unit.text.toLowerCase().replace(/\s+/g, ' ').trim();
+}
+
 /** Characters a unit adds to the output, given what is already chosen. */
 export type CostFn = (unit: Unit, chosen: ReadonlySet<Unit>) => number;
 
@@ -78,7 +82,9 @@ export function selectUnits(units: Unit[], budgetChars: number, cost: CostFn, pr
     chosen.add(best);
     used += bestCost;
     for (const w of best.words.keys()) value.set(w, (value.get(w) ?? 1) * REPEAT_VALUE);
-    pool = next.filter((u) => u !== best);
+    // A sentence said again word for word adds nothing: drop its repeats from the pool.
+    const said = sameText(best);
+    pool = next.filter((u) => u !== best && sameText(u) !== said);
   }
   return { chosen, used };
 }
