@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import { parseArgs, usage } from '../../src/cli/args.js';
+import { parseJsonlMessages, groupByConversation } from '../../src/cli/commands/import-jsonl.js';
+import { buildBatchTree, formatBatchTree } from '../../src/cli/batch-tree.js';
+import { generateDemoConversation, PLANTED_FACTS } from '../../src/cli/demo/demo-conversation.js';
+
+describe('parseArgs', () => {
+  it('parses positionals, typed flags and --flag=value', () => {
+    expect(parseArgs(['search', 'lock code', '--conversation', 'c1', '--limit=3', '--json'])).toEqual({
+      command: 'search', positionals: { query: 'lock code' }, flags: { conversation: 'c1', limit: 3, json: true },
+    });
+    expect(parseArgs(['resummarize', 'c1', '--depth', '0'])).toMatchObject({ positionals: { conversation: 'c1' }, flags: { depth: 0 } });
+    expect(parseArgs([])).toEqual({ command: 'help' });
+    expect(parseArgs(['compact', '--help'])).toEqual({ command: 'help', topic: 'compact' });
+  });
+
+  it.each([
+    [['frobnicate'], 'command'],
+    [['search', 'q'], '--conversation'],
+    [['search', 'q', '--conversation'], '--conversation'],
+    [['resummarize', 'c1', '--depth', 'two'], '--depth'],
+    [['context'], '<conversation>'],
+    [['context', 'a', 'b'], 'b'],
+    [['inspect', 'c', '--colour'], '--colour'],
+    [['compact', 'c', '--force=yes'], '--force'],
+  ])('refuses %j naming %s', (argv, field) => {
+    expect(() => parseArgs(argv)).toThrow(new RegExp(`Invalid argument ${field.replace(/[<>-]/g, (c) => `\\${c}`)}:`));
+  });
+
+  it('usage lists every command', () => {
+    for (const command of ['demo', 'import', 'compact', 'context', 'search', 'inspect', 'resummarize', 'migrate']) expect(usage()).toContain(command);
+    expect(usage('search')).toContain('--conversation <value> (required)');
+  });
+});
+
+describe('import lines', () => {
+  it('reads OpenAI-style JSONL with tool calls and groups by conversation', () => {
+    const text = [
+      '{"conversation_id":"a","role":"user","content":"hi","created_at":"2024-01-01T10:00:00+02:00"}',
+      '',
+      '{"conversation_id":"a","role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}]}',
+      '{"role":"tool","tool_call_id":"c1","content":"ok"}',
+    ].join('\n');
+    const lines = parseJsonlMessages(text);
+    expect(lines[0]!.message.createdAt).toBe('2024-01-01T08:00:00.000Z');
+    expect(lines[1]!.message.toolCalls![0]!.id).toBe('c1');
+    const groups = groupByConversation(lines, 'fallback');
+    expect([...groups.keys()]).toEqual(['a', 'fallback']);
+    expect(() => groupByConversation(lines, undefined)).toThrow(/--conversation/);
+  });
+
+  it.each([
+    ['{"role":"user"', 'line 1'],
+    ['{"role":"robot","content":"x"}', 'line 1.role'],
+    ['{"role":"user","content":"a"}\n{"role":"user","content":5}', 'line 2.content'],
+    ['{"role":"user","content":"a","created_at":"yesterday"}', 'line 1.created_at'],
+  ])('refuses %j naming %s', (text, field) => {
+    expect(() => parseJsonlMessages(text)).toThrow(`Invalid argument ${field}:`);
+  });
+});
+
+describe('demo conversation', () => {
+  it('is deterministic, several hundred messages, with every planted fact in it once', () => {
+    const a = generateDemoConversation();
+    expect(generateDemoConversation()).toEqual(a);
+    expect(a.length).toBeGreaterThan(300);
+    for (const fact of PLANTED_FACTS) expect(a.filter((m) => m.content.includes(fact.expect))).toHaveLength(1);
+    const times = a.map((m) => m.createdAt as string);
+    expect([...times].sort()).toEqual(times);
+  });
+});
+
+describe('batch tree', () => {
+  it('nests batches under the batch that covers them', () => {
+    const base = { kind: 'summary' as const, conversationId: 'c', content: '', sourceIds: [], operationId: 'o', count: 1 };
+    const tree = buildBatchTree([
+      { ...base, label: 'p', depth: 1, start: '2024-01-01T00:00:00.000Z', end: '2024-01-03T00:00:00.000Z' },
+      { ...base, label: 'b', depth: 0, start: '2024-01-02T00:00:00.000Z', end: '2024-01-03T00:00:00.000Z', parentLabel: 'p' },
+      { ...base, label: 'a', depth: 0, start: '2024-01-01T00:00:00.000Z', end: '2024-01-02T00:00:00.000Z', parentLabel: 'p' },
+      { ...base, label: 'z', depth: 0, start: '2024-01-04T00:00:00.000Z', end: '2024-01-05T00:00:00.000Z' },
+    ]);
+    expect(tree.map((n) => [n.batch.label, n.children.map((c) => c.batch.label)])).toEqual([['p', ['a', 'b']], ['z', []]]);
+    expect(formatBatchTree(tree).split('\n')[1]).toMatch(/^ {2}depth 0 .* a$/);
+  });
+});

@@ -1,0 +1,109 @@
+/**
+ * The `memfold` bin as a user runs it: child processes on an embedded home (a copy of the prepared
+ * PGlite directory, LanceDB beside it), no network, no configuration.
+ */
+import { execFile } from 'node:child_process';
+import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { copyPgliteTemplate } from '../support/backends.js';
+
+const run = promisify(execFile);
+const BIN = new URL('../../bin/memfold.js', import.meta.url).pathname;
+let home: string;
+let cleanup: () => Promise<void>;
+
+async function memfold(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, MEMFOLD_HOME: home };
+  try {
+    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { env, maxBuffer: 64 * 1024 * 1024 });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+beforeAll(async () => {
+  const template = await copyPgliteTemplate();
+  home = await mkdtemp(path.join(os.tmpdir(), 'memfold-cli-'));
+  await cp(template.dataDir, path.join(home, 'pg'), { recursive: true });
+  cleanup = async () => {
+    await rm(home, { recursive: true, force: true });
+    await rm(template.root, { recursive: true, force: true });
+  };
+});
+afterAll(async () => cleanup?.());
+
+describe('memfold CLI', () => {
+  let demoId = '';
+
+  it('demo: offline, no configuration: context with the clip-archive, a deep tree, the planted facts found', async () => {
+    const { code, stdout, stderr } = await memfold('demo');
+    expect(code, stderr).toBe(0);
+    demoId = /conversation (demo-\S+)/.exec(stderr)![1]!;
+    expect(stderr).toMatch(/replaying \[#+\] \d+\/\d+/);
+    const context = stdout.slice(stdout.indexOf('=== The context'), stdout.indexOf('=== Archived'));
+    const blocks = context.split(/\n(?=── )/).filter((b) => b.startsWith('── '));
+    expect(blocks[0]).toMatch(/^── system ·/);
+    expect(blocks[1]).toMatch(/^── system \(clip-archive\) · .*\n\[Context Summary/);
+    expect(stdout).toMatch(/^ *depth [1-9] /m);
+    for (const fact of ['4417', '/srv/atlas/releases/v2.3.1', '14 March']) expect(stdout).toContain(`looking for "${fact}": found`);
+  });
+
+  it('inspect, search, context and resummarize work on what the demo archived', async () => {
+    const inspect = JSON.parse((await memfold('inspect', demoId, '--json')).stdout) as Array<{ depth: number; label: string; parentLabel?: string }>;
+    expect(Math.max(...inspect.map((b) => b.depth))).toBeGreaterThanOrEqual(1);
+
+    const search = JSON.parse((await memfold('search', 'bike lock code', '--conversation', demoId, '--json')).stdout) as { ok: boolean; output: string };
+    expect(search).toMatchObject({ ok: true });
+    expect(search.output).toContain('4417');
+
+    const context = JSON.parse((await memfold('context', demoId, '--json')).stdout) as Array<{ kind: string; content: string }>;
+    expect(context[1]!.kind).toBe('clip_archive');
+
+    const frontierDepth0 = inspect.filter((b) => b.depth === 0 && !b.parentLabel).length;
+    const resummarize = await memfold('resummarize', demoId, '--depth', '0', '--json');
+    if (frontierDepth0 >= 2) {
+      expect(resummarize.code, resummarize.stderr).toBe(0);
+      const made = JSON.parse(resummarize.stdout) as { created: Array<{ depth: number; count: number }>; clipArchive: string };
+      expect(made.created[0]).toMatchObject({ depth: 1, count: frontierDepth0 });
+      const after = JSON.parse((await memfold('inspect', demoId, '--json')).stdout) as Array<{ depth: number; parentLabel?: string }>;
+      expect(after.filter((b) => b.depth === 0 && !b.parentLabel)).toHaveLength(0);
+    } else {
+      expect(resummarize.code).toBe(1);
+      expect(resummarize.stderr).toContain('Invalid argument depth');
+    }
+  });
+
+  it('import, compact --force, context: a JSONL conversation end to end', async () => {
+    const file = path.join(home, 'chat.jsonl');
+    const lines = [];
+    for (let i = 0; i < 40; i++) {
+      lines.push(JSON.stringify({ conversation_id: 'imported', role: 'user', content: `Question ${i} about the invoice INV-${7000 + i}.`, created_at: new Date(Date.UTC(2024, 4, 1, 9, i)).toISOString() }));
+      lines.push(JSON.stringify({ conversation_id: 'imported', role: 'assistant', content: `Answer ${i}: the invoice INV-${7000 + i} is paid.` }));
+    }
+    await writeFile(file, lines.join('\n'));
+    const imported = await memfold('import', file, '--json');
+    expect(JSON.parse(imported.stdout)).toEqual({ imported: { imported: 80 } });
+    const compact = await memfold('compact', 'imported', '--force', '--window', '2000', '--json');
+    expect(compact.code, compact.stderr).toBe(0);
+    expect(JSON.parse(compact.stdout)).toMatchObject({ status: 'compacted', compacted: true });
+    const search = await memfold('search', 'INV-7003', '--conversation', 'imported');
+    expect(search.stdout).toContain('INV-7003');
+  });
+
+  it('bad arguments exit 2 naming the argument; a bad file exits 1 naming the line', async () => {
+    const bad = await memfold('search', 'q');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('Invalid argument --conversation: is required');
+    const file = path.join(home, 'bad.jsonl');
+    await writeFile(file, '{"role":"user","content":"ok"}\n{"role":"wizard","content":"x"}\n');
+    const imported = await memfold('import', file, '--conversation', 'x');
+    expect(imported.code).toBe(1);
+    expect(imported.stderr).toContain('Invalid argument line 2.role');
+    expect((await memfold('context', 'x', '--json')).stdout.trim()).toBe('[]');
+  });
+});

@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { MEMORY_READ_DEFINITION } from '../../src/tools/memory-read.js';
+import { parseMemoryReadArgs } from '../../src/tools/memory-read-args.js';
+
+describe('memory_read arguments', () => {
+  it('accept a query or a label with optional filters, as an object or the JSON a model sends', () => {
+    expect(parseMemoryReadArgs({ query: 'lock code' })).toEqual({ query: 'lock code', limit: 5 });
+    expect(parseMemoryReadArgs('{"label":"compaction-batch-c-2024-01-01T00:00:00.000Z","limit":2}')).toEqual({ label: 'compaction-batch-c-2024-01-01T00:00:00.000Z', limit: 2 });
+    expect(parseMemoryReadArgs({ query: 'x', depth: 1, kind: 'transcript', from: '2024-01-01', to: '2024-02-01T10:00:00Z', limit: 20 })).toEqual({
+      query: 'x', depth: 1, kind: 'transcript', from: '2024-01-01T00:00:00.000Z', to: '2024-02-01T10:00:00.000Z', limit: 20,
+    });
+  });
+
+  it.each([
+    [{}, 'query'],
+    [{ query: 'a', label: 'b' }, 'label'],
+    [{ query: '   ' }, 'query'],
+    [{ query: 'a', limit: 0 }, 'limit'],
+    [{ query: 'a', limit: 21 }, 'limit'],
+    [{ query: 'a', limit: 2.5 }, 'limit'],
+    [{ query: 'a', depth: -1 }, 'depth'],
+    [{ query: 'a', kind: 'everything' }, 'kind'],
+    [{ query: 'a', from: 'last tuesday' }, 'from'],
+    [{ query: 'a', from: '2024-02-01', to: '2024-01-01' }, 'from'],
+    [{ query: 'a', conversationId: 'other' }, 'conversationId'],
+    [{ query: 42 }, 'query'],
+    ['not json', 'arguments'],
+    [[1, 2], 'arguments'],
+  ])('refuse %j with an error naming %s', (input, field) => {
+    expect(() => parseMemoryReadArgs(input)).toThrow(new RegExp(`Invalid argument ${field}:`));
+  });
+
+  it('the tool definition is an OpenAI function tool whose schema admits no conversation id', () => {
+    expect(MEMORY_READ_DEFINITION.type).toBe('function');
+    expect(MEMORY_READ_DEFINITION.function.name).toBe('memory_read');
+    const parameters = MEMORY_READ_DEFINITION.function.parameters as { additionalProperties: boolean; properties: Record<string, unknown> };
+    expect(parameters.additionalProperties).toBe(false);
+    expect(Object.keys(parameters.properties).sort()).toEqual(['depth', 'from', 'kind', 'label', 'limit', 'query', 'to']);
+  });
+});
