@@ -78,9 +78,10 @@ function buildModel(config: RuntimeConfig): ModelProvider {
   return withFallback(remote, extractive);
 }
 
-function buildEmbedder(config: RuntimeConfig): Embedder {
+/** The configured embedder, with its vector size known (the archive table is created with it). */
+async function buildEmbedder(config: RuntimeConfig): Promise<Embedder> {
   if (!config.embeddingModel) return createHashingEmbedder();
-  return createOpenAIEmbedder({
+  const embedder = createOpenAIEmbedder({
     model: config.embeddingModel,
     timeoutMs: config.modelTimeoutMs,
     maxRetries: config.modelMaxRetries,
@@ -88,6 +89,9 @@ function buildEmbedder(config: RuntimeConfig): Embedder {
     ...(config.openaiBaseUrl ? { baseURL: config.openaiBaseUrl } : {}),
     ...(config.openaiApiKey ? { apiKey: config.openaiApiKey } : {}),
   });
+  // The size comes with the first answer: ask once at startup, which also checks the endpoint early.
+  if (embedder.dimensions === 0) await embedder.embed(['memfold']);
+  return embedder;
 }
 
 async function openPersistence(config: RuntimeConfig): Promise<PersistenceProvider> {
@@ -108,7 +112,7 @@ export async function createMemfold(options: MemfoldOptions = {}): Promise<Memfo
     if (options.memory) memory = options.memory;
     else {
       if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(config.lancedbUri)) await mkdir(config.lancedbUri, { recursive: true });
-      memory = await openLanceArchive({ uri: config.lancedbUri, embedder: options.embedder ?? buildEmbedder(config), namespace: config.namespace });
+      memory = await openLanceArchive({ uri: config.lancedbUri, embedder: options.embedder ?? (await buildEmbedder(config)), namespace: config.namespace });
     }
   } catch (error) {
     if (!options.persistence) await persistence.close();

@@ -1,0 +1,96 @@
+/**
+ * The remote path wired by createMemfold from the environment: the real `openai` client against a
+ * fake OpenAI-compatible server on 127.0.0.1, for summaries and embeddings. Failures fall back to the
+ * extractive summarizer and the result says so.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { NewMessage } from '../../src/agent/types.js';
+import { createMemfold } from '../../src/memfold.js';
+import { persistenceBackends } from '../support/backends.js';
+import { behaviors, startFakeOpenAI, type FakeBehavior, type FakeOpenAI } from '../support/fake-openai-server.js';
+
+function chat(turns: number): NewMessage[] {
+  return Array.from({ length: turns }, (_, t) => [
+    { role: 'user' as const, content: `Please remember order ORD-${500 + t} for customer Ada Lovelace. ${'context '.repeat(20)}`, createdAt: new Date(Date.UTC(2024, 5, 1, 10, 2 * t)).toISOString() },
+    { role: 'assistant' as const, content: `Noted ORD-${500 + t}. ${'confirmation '.repeat(20)}`, createdAt: new Date(Date.UTC(2024, 5, 1, 10, 2 * t + 1)).toISOString() },
+  ]).flat();
+}
+
+const [backend] = persistenceBackends();
+let fake: FakeOpenAI;
+let lanceRoot: string;
+
+beforeAll(async () => {
+  fake = await startFakeOpenAI({ dimensions: 16 });
+  lanceRoot = await mkdtemp(path.join(os.tmpdir(), 'memfold-openai-'));
+});
+afterAll(async () => {
+  await fake.close();
+  await rm(lanceRoot, { recursive: true, force: true });
+});
+
+async function compactWith(behavior: FakeBehavior, env: Record<string, string> = {}) {
+  fake.setBehavior(behavior);
+  const { persistence, cleanup } = await backend!.open();
+  const memfold = await createMemfold({
+    persistence,
+    config: { lancedbUri: await mkdtemp(path.join(lanceRoot, 'l-')) },
+    compaction: { contextWindow: 2_000 },
+    env: { OPENAI_BASE_URL: fake.baseURL, OPENAI_API_KEY: 'test-key', MEMFOLD_SUMMARY_MODEL: 'fake-summarizer', MEMFOLD_MODEL_MAX_RETRIES: '0', ...env },
+  });
+  try {
+    await memfold.append('orders', chat(20));
+    const before = fake.requests.length;
+    const result = await memfold.compact('orders');
+    const requests = fake.requests.slice(before);
+    const batches = await memfold.memory.list({ conversationId: 'orders', kind: 'summary' });
+    const hits = await memfold.memory.search({ conversationId: 'orders', query: 'ORD-503' });
+    return { result, requests, batches, hits };
+  } finally {
+    await memfold.close();
+    await cleanup();
+  }
+}
+
+describe('OpenAI-compatible summaries and embeddings', () => {
+  it('summarizes through the real client: the server\'s text becomes the batch, no fallback', async () => {
+    const { result, requests, batches } = await compactWith(behaviors.ok('User asked: keep orders ORD-500 to ORD-510 for Ada Lovelace.'));
+    expect(result.status, result.error).toBe('compacted');
+    expect(result.fallbacks).toEqual([]);
+    const chats = requests.filter((r) => r.path === '/v1/chat/completions');
+    expect(chats.length).toBe(result.modelCalls);
+    expect(chats[0]!.body.model).toBe('fake-summarizer');
+    expect(chats[0]!.headers.authorization).toBe('Bearer test-key');
+    expect(chats[0]!.body.messages[0].role).toBe('system');
+    expect(chats[0]!.body.messages[1].content).toContain('<transcript>');
+    expect(batches[0]!.content).toContain('User asked: keep orders ORD-500 to ORD-510');
+  });
+
+  it.each([
+    ['HTTP 500', behaviors.status(500), {}, /500/],
+    ['a timeout', behaviors.delay(3_000), { MEMFOLD_MODEL_TIMEOUT_MS: '300' }, /timeout|timed out/i],
+    ['empty text', behaviors.empty(), {}, /empty/],
+  ])('%s falls back to the extractive summary and says so in the result', async (_name, behavior, env, reason) => {
+    const { result, batches, hits } = await compactWith(behavior, env);
+    expect(result.status, result.error).toBe('compacted');
+    expect(result.fallbacks.length).toBe(result.modelCalls);
+    expect(result.fallbacks[0]).toMatchObject({ from: 'openai:fake-summarizer' });
+    expect(result.fallbacks[0]!.reason).toMatch(reason);
+    // The extractive summary keeps the order numbers and dates.
+    expect(batches.map((b) => b.content).join('\n')).toMatch(/ORD-50\d/);
+    expect(hits.length).toBeGreaterThan(0);
+  });
+
+  it('embeds archive entries and queries through the embeddings endpoint when a model is configured', async () => {
+    const { result, requests, hits } = await compactWith(behaviors.ok('Summary of orders ORD-503.'), { MEMFOLD_EMBEDDING_MODEL: 'fake-embedder' });
+    expect(result.status, result.error).toBe('compacted');
+    const embeddings = requests.filter((r) => r.path === '/v1/embeddings');
+    expect(embeddings.length).toBeGreaterThanOrEqual(1);
+    expect(embeddings[0]!.body.input.length).toBeGreaterThan(1);
+    expect(embeddings[0]!.body.model).toBe('fake-embedder');
+    expect(hits.some((h) => h.entry.content.includes('ORD-503'))).toBe(true);
+  });
+});
