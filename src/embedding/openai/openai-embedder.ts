@@ -6,9 +6,9 @@ import OpenAI from 'openai';
 import { DEFAULT_MODEL_CONCURRENCY } from '../../config.js';
 import { InvalidArgumentError, MemfoldError } from '../../errors.js';
 import { createModelQueue, type ModelQueue } from '../../model/model-queue.js';
-import { toMemfoldError } from '../../model/openai/openai-errors.js';
 import { PLACEHOLDER_API_KEY } from '../../model/openai/openai-model.js';
-import { RETRY_BACKOFF, retryWithBackoff, type RetryOptions } from '../../model/retry.js';
+import { toMemfoldError } from '../../model/openai/openai-errors.js';
+import { runQueuedWithRetry, type RetryOverrides } from '../../model/openai/queued-retry.js';
 import type { Embedder } from '../embedder.js';
 
 /** Texts per request; OpenAI accepts more, but many compatible servers cap batches near 100. */
@@ -28,7 +28,7 @@ export interface OpenAIEmbedderOptions {
   maxRetries: number;
   queue?: ModelQueue;
   fetch?: typeof fetch;
-  retry?: Partial<Pick<RetryOptions, 'initialDelayMs' | 'maxDelayMs' | 'deadlineMs' | 'sleep' | 'random' | 'clock'>>;
+  retry?: RetryOverrides;
 }
 
 interface EmbeddingsClient {
@@ -100,17 +100,9 @@ export function createOpenAIEmbedder(options: OpenAIEmbedderOptions): Embedder {
       }
       if (texts.length === 0) return [];
       const { signal } = embedOptions;
-      const once = (): Promise<Float32Array[]> =>
-        queue.run(() => attempt(texts, signal), signal).catch((error: unknown) => {
-          throw toMemfoldError(error, 'embedding_error', id, signal);
-        });
-      return retryWithBackoff(once, {
-        initialDelayMs: RETRY_BACKOFF.initialDelayMs,
-        maxDelayMs: RETRY_BACKOFF.maxDelayMs,
-        ...options.retry,
-        maxRetries: options.maxRetries,
-        label: id,
-        errorCode: 'embedding_error',
+      return runQueuedWithRetry(() => attempt(texts, signal), {
+        queue, id, errorCode: 'embedding_error', maxRetries: options.maxRetries,
+        ...(options.retry ? { retry: options.retry } : {}),
         ...(signal ? { signal } : {}),
       });
     },

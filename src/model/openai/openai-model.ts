@@ -8,8 +8,8 @@ import { DEFAULT_CONTEXT_WINDOW, DEFAULT_MODEL_CONCURRENCY } from '../../config.
 import { InvalidArgumentError, MemfoldError } from '../../errors.js';
 import type { Completion, CompletionRequest, ModelProvider } from '../model-provider.js';
 import { createModelQueue, type ModelQueue } from '../model-queue.js';
-import { RETRY_BACKOFF, retryWithBackoff, type RetryOptions } from '../retry.js';
 import { toMemfoldError } from './openai-errors.js';
+import { runQueuedWithRetry, type RetryOverrides } from './queued-retry.js';
 
 /** Sent as the API key when none is given: local servers (Ollama, vLLM, LM Studio) need none. */
 export const PLACEHOLDER_API_KEY = 'not-needed';
@@ -35,7 +35,7 @@ export interface OpenAIModelOptions {
    */
   maxTokensField?: 'max_tokens' | 'max_completion_tokens';
   /** Backoff and injected time; defaults RETRY_BACKOFF and real timers. */
-  retry?: Partial<Pick<RetryOptions, 'initialDelayMs' | 'maxDelayMs' | 'deadlineMs' | 'sleep' | 'random' | 'clock'>>;
+  retry?: RetryOverrides;
 }
 
 /** The few members of the `openai` client this adapter uses. */
@@ -110,17 +110,9 @@ export function createOpenAIModel(options: OpenAIModelOptions): ModelProvider {
       if (!Number.isInteger(request.maxOutputTokens) || request.maxOutputTokens < 1) {
         return Promise.reject(new InvalidArgumentError('maxOutputTokens', `must be an integer >= 1 (got ${request.maxOutputTokens})`));
       }
-      const once = (): Promise<Completion> =>
-        queue.run(() => attempt(request), request.signal).catch((error: unknown) => {
-          throw toMemfoldError(error, 'model_error', id, request.signal);
-        });
-      return retryWithBackoff(once, {
-        initialDelayMs: RETRY_BACKOFF.initialDelayMs,
-        maxDelayMs: RETRY_BACKOFF.maxDelayMs,
-        ...options.retry,
-        maxRetries: options.maxRetries,
-        label: id,
-        errorCode: 'model_error',
+      return runQueuedWithRetry(() => attempt(request), {
+        queue, id, errorCode: 'model_error', maxRetries: options.maxRetries,
+        ...(options.retry ? { retry: options.retry } : {}),
         ...(request.signal ? { signal: request.signal } : {}),
       });
     },
