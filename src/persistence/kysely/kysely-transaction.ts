@@ -8,6 +8,7 @@ import { InvalidArgumentError } from '../../errors.js';
 import type { CommitCompaction, CommitReport, PersistenceTransaction } from '../persistence-provider.js';
 import { guard } from '../persistence-error.js';
 import { normalizeNewMessages, requireText, requireTextArray } from './normalize-new-messages.js';
+import { upsertOperationRow } from './operation-log.js';
 import { toMessage } from './row-mapping.js';
 import type { Database } from './schema.js';
 
@@ -170,35 +171,13 @@ export function createKyselyTransaction(db: Kysely<Database>, context: StoreCont
             )
             .returning(MESSAGE_COLUMNS)
             .executeTakeFirstOrThrow();
-          const marked = await trx
-            .insertInto('compaction_operations')
-            .values({
-              id: operationId,
-              namespace,
-              conversation_id: conversationId,
-              status: 'committed',
-              message_ids: JSON.stringify(wanted),
-              labels: JSON.stringify(labels),
-              error: null,
-              created_at: now,
-              updated_at: now,
-            })
-            .onConflict((conflict) =>
-              conflict
-                .column('id')
-                .doUpdateSet((eb) => ({
-                  status: 'committed',
-                  message_ids: eb.ref('excluded.message_ids'),
-                  labels: eb.ref('excluded.labels'),
-                  error: null,
-                  updated_at: now,
-                }))
-                .where('compaction_operations.namespace', '=', namespace)
-                .where('compaction_operations.conversation_id', '=', conversationId),
-            )
-            .returning('id')
-            .executeTakeFirst();
-          if (marked === undefined) {
+          const marked = await upsertOperationRow(
+            trx,
+            namespace,
+            { id: operationId, conversationId, status: 'committed', messageIds: wanted, labels, error: null },
+            now,
+          );
+          if (!marked) {
             // Throwing rolls back the deletes above: the commit is all or nothing.
             throw new InvalidArgumentError('commit.operationId', `${JSON.stringify(operationId)} belongs to another conversation or namespace`);
           }

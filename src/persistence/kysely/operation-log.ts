@@ -24,41 +24,53 @@ export async function recordOperation(
   const messageIds = requireTextArray(operation.messageIds, 'operation.messageIds');
   const labels = requireTextArray(operation.labels, 'operation.labels');
   const error = operation.error === undefined ? null : requireText(operation.error, 'operation.error', { allowEmpty: true });
-  const now = context.clock().toISOString();
-  const row = await guard(`record operation ${id}`, () =>
-    db
-      .insertInto('compaction_operations')
-      .values({
-        id,
-        namespace: context.namespace,
-        conversation_id: conversationId,
-        status: operation.status,
-        message_ids: JSON.stringify(messageIds),
-        labels: JSON.stringify(labels),
-        error,
-        created_at: now,
-        updated_at: now,
-      })
-      .onConflict((conflict) =>
-        conflict
-          .column('id')
-          .doUpdateSet((eb) => ({
-            status: eb.ref('excluded.status'),
-            message_ids: eb.ref('excluded.message_ids'),
-            labels: eb.ref('excluded.labels'),
-            error: eb.ref('excluded.error'),
-            updated_at: now,
-          }))
-          // An operation id never moves to another conversation.
-          .where('compaction_operations.namespace', '=', context.namespace)
-          .where('compaction_operations.conversation_id', '=', conversationId),
-      )
-      .returning('id')
-      .executeTakeFirst(),
+  const applied = await guard(`record operation ${id}`, () =>
+    upsertOperationRow(db, context.namespace, { id, conversationId, status: operation.status, messageIds, labels, error }, context.clock().toISOString()),
   );
-  if (row === undefined) {
+  if (!applied) {
     throw new InvalidArgumentError('operation.id', `${JSON.stringify(id)} belongs to another conversation or namespace`);
   }
+}
+
+/**
+ * Insert an operation row, or update its status, ids, labels and error (createdAt stays the first
+ * write's). Returns false when the id belongs to another conversation: an operation never moves.
+ */
+export async function upsertOperationRow(
+  db: Kysely<Database>,
+  namespace: string,
+  row: { id: string; conversationId: string; status: OperationStatus; messageIds: string[]; labels: string[]; error: string | null },
+  now: string,
+): Promise<boolean> {
+  const written = await db
+    .insertInto('compaction_operations')
+    .values({
+      id: row.id,
+      namespace,
+      conversation_id: row.conversationId,
+      status: row.status,
+      message_ids: JSON.stringify(row.messageIds),
+      labels: JSON.stringify(row.labels),
+      error: row.error,
+      created_at: now,
+      updated_at: now,
+    })
+    .onConflict((conflict) =>
+      conflict
+        .column('id')
+        .doUpdateSet((eb) => ({
+          status: eb.ref('excluded.status'),
+          message_ids: eb.ref('excluded.message_ids'),
+          labels: eb.ref('excluded.labels'),
+          error: eb.ref('excluded.error'),
+          updated_at: now,
+        }))
+        .where('compaction_operations.namespace', '=', namespace)
+        .where('compaction_operations.conversation_id', '=', row.conversationId),
+    )
+    .returning('id')
+    .executeTakeFirst();
+  return written !== undefined;
 }
 
 /** A conversation's operations, oldest first. */
