@@ -125,7 +125,7 @@ export async function createMemfold(options: MemfoldOptions = {}): Promise<Memfo
     ...(options.onEvent ? { onEvent: options.onEvent } : {}),
   });
 
-  const history = async (conversationId: string) => assembleContext(await persistence.loadHistory(conversationId), Number.MAX_SAFE_INTEGER);
+  const history = async (conversationId: string) => assembleContext(await persistence.loadHistory(conversationId));
   return {
     config, compactor, persistence, memory, model, tokens,
     append: (conversationId, messages) => persistence.append(conversationId, messages),

@@ -14,7 +14,7 @@ import type { TokenCounter } from '../tokens/token-counter.js';
 import { createArchiveWriter, ReadbackError, type ArchiveWriter } from './archive-writer.js';
 import { baseLabels, buildBatches } from './batch-builder.js';
 import { chunkByTokens, clipText } from './chunk.js';
-import { buildClipArchive, byTime } from './clip-archive.js';
+import { buildClipArchive } from './clip-archive.js';
 import { initialResult, type CompactionEvent, type CompactionFailureCode, type CompactionResult, type CompactionStage } from './compaction-result.js';
 import { assembleContext } from './context-view.js';
 import { foldTranscripts, summarizerSystemPrompt, type FoldOptions, type FoldStep } from './fold.js';
@@ -22,6 +22,7 @@ import { batchBody } from './headers.js';
 import { planCompaction, type CompactionPlan } from './plan.js';
 import { DEFAULT_SUMMARIZATION_PROMPT } from './prompt.js';
 import { resummarizeFrontier, foldRun, type ResummarizeContext } from './resummarize.js';
+import { replaceRun } from './frontier.js';
 import { buildTranscriptSegments } from './transcript-segments.js';
 import { renderTranscript } from './transcript-format.js';
 
@@ -105,8 +106,9 @@ export function createCompactor(options: CompactorOptions): Compactor {
     };
   }
 
-  async function frontier(conversationId: string): Promise<ArchiveEntry[]> {
-    return (await memory.list({ conversationId, kind: 'summary', unmarkedOnly: true })).sort(byTime);
+  /** `list` is time-ordered by the port's contract. */
+  function frontier(conversationId: string): Promise<ArchiveEntry[]> {
+    return memory.list({ conversationId, kind: 'summary', unmarkedOnly: true });
   }
 
   async function run(plan: CompactionPlan, conversationId: string, result: CompactionResult, signal?: AbortSignal): Promise<CompactionResult> {
@@ -267,9 +269,7 @@ export function createCompactor(options: CompactorOptions): Compactor {
         };
         try {
           const parent = await foldRun(run, ctx);
-          const folded = new Set(run.map((b) => b.label));
-          const after = [...current.filter((b) => !folded.has(b.label)), parent].sort(byTime);
-          const clipArchive = buildClipArchive(after, settings.clipFirst, settings.clipLast);
+          const clipArchive = buildClipArchive(replaceRun(current, run, parent), settings.clipFirst, settings.clipLast);
           await persistence.commitCompaction({ conversationId, operationId, deleteIds: [], clipArchive, labels: [...writer.written] });
           return { created: [parent], clipArchive };
         } catch (error) {

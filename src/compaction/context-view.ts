@@ -16,12 +16,14 @@ export function cutToolOutput(message: ConversationMessage, maxLines: number): C
 
 /**
  * Order stored rows for the model: leading system messages, then the clip-archive, then the rest in
- * seq order, with long tool outputs cut.
+ * seq order, with tool outputs cut to `toolOutputMaxLines` when given.
  */
-export function assembleContext(rows: readonly ConversationMessage[], toolOutputMaxLines: number): ConversationMessage[] {
+export function assembleContext(rows: readonly ConversationMessage[], toolOutputMaxLines?: number): ConversationMessage[] {
   const clip = rows.filter(isClipArchive);
   const rest = rows.filter((m) => !isClipArchive(m));
   let systemEnd = 0;
   while (systemEnd < rest.length && rest[systemEnd]!.role === 'system') systemEnd++;
-  return [...rest.slice(0, systemEnd), ...clip, ...rest.slice(systemEnd).map((m) => cutToolOutput(m, toolOutputMaxLines))];
+  const body = rest.slice(systemEnd);
+  const shown = toolOutputMaxLines === undefined ? body : body.map((m) => cutToolOutput(m, toolOutputMaxLines));
+  return [...rest.slice(0, systemEnd), ...clip, ...shown];
 }

@@ -11,7 +11,6 @@ import { buildFoldRequest, interpolatePrompt } from './prompt.js';
 export interface FoldStep {
   text: string;
   completion: Completion;
-  inputTokens: number;
 }
 
 export interface FoldOptions {
@@ -48,7 +47,7 @@ export async function foldTranscripts(
       options.tokens.observe(system + user, completion.usage.inputTokens);
     }
     const text = clipText(completion.text.trim(), options.maxSummaryTokens, (t) => options.tokens.count(t));
-    steps.push({ text, completion, inputTokens: completion.usage.inputTokens });
+    steps.push({ text, completion });
     summarySoFar = text;
     options.onStep?.(steps.length, transcripts.length);
   }

@@ -12,6 +12,12 @@ import { byTime } from './clip-archive.js';
 
 type Settings = Pick<CompactionSettings, 'clipFirst' | 'clipLast' | 'clipBuffer'>;
 
+/** The frontier after `run` was folded into `parent`, in time order. */
+export function replaceRun(frontier: readonly ArchiveEntry[], run: readonly ArchiveEntry[], parent: ArchiveEntry): ArchiveEntry[] {
+  const folded = new Set(run.map((b) => b.label));
+  return [...frontier.filter((b) => !folded.has(b.label)), parent].sort(byTime);
+}
+
 export function needsResummarize(frontierSize: number, settings: Settings): boolean {
   return frontierSize > settings.clipFirst + settings.clipLast + settings.clipBuffer;
 }

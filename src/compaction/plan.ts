@@ -25,7 +25,7 @@ export interface CompactionPlan {
 
 export type PlanOutcome = CompactionPlan | { kind: 'skip'; reason: SkipReason; tokensBefore: number };
 
-export function isClipArchive(message: Pick<ConversationMessage, 'kind' | 'role' | 'content'>): boolean {
+export function isClipArchive(message: Pick<ConversationMessage, 'kind'>): boolean {
   return message.kind === 'clip_archive';
 }
 

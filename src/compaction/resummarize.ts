@@ -9,7 +9,7 @@ import type { ArchiveWriter } from './archive-writer.js';
 import { baseLabels, buildBatches, childTimes } from './batch-builder.js';
 import { byTime } from './clip-archive.js';
 import { foldTranscripts, type FoldOptions, type FoldStep } from './fold.js';
-import { pickResummarizeRun } from './frontier.js';
+import { pickResummarizeRun, replaceRun } from './frontier.js';
 
 export interface ResummarizeContext {
   conversationId: string;
@@ -52,8 +52,7 @@ export async function resummarizeFrontier(
   for (let run = pickResummarizeRun(current, ctx.settings, fits); run; run = pickResummarizeRun(current, ctx.settings, fits)) {
     const parent = await foldRun(run, ctx);
     created.push(parent);
-    const folded = new Set(run.map((c) => c.label));
-    current = [...current.filter((b) => !folded.has(b.label)), parent].sort(byTime);
+    current = replaceRun(current, run, parent);
   }
   return { frontier: current, created };
 }

@@ -14,7 +14,7 @@ export function unitStarts(messages: readonly Msg[]): number[] {
   let open = new Set<string>();
   for (let i = 0; i < messages.length; i++) {
     const message = messages[i]!;
-    const answersOpenCall = message.role === 'tool' && (message.toolCallId === undefined || open.has(message.toolCallId) || open.size > 0);
+    const answersOpenCall = message.role === 'tool' && (message.toolCallId === undefined || open.size > 0);
     if (answersOpenCall && starts.length > 0) {
       if (message.toolCallId !== undefined) open.delete(message.toolCallId);
       continue;

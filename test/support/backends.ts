@@ -79,8 +79,13 @@ export async function copyPgliteTemplate(): Promise<{ root: string; dataDir: str
 
 async function openPglite(options: { namespace?: string } = {}): Promise<OpenedBackend> {
   const { root, dataDir } = await copyPgliteTemplate();
+  return openStore({ dialect: 'pglite', dataDir, ...options }, () => rm(root, { recursive: true, force: true }));
+}
+
+/** Open the store on a prepared place; `dispose` removes that place on cleanup, or at once if opening fails. */
+async function openStore(store: Parameters<typeof openKyselyStore>[0], dispose: () => Promise<void>): Promise<OpenedBackend> {
   try {
-    const { persistence, db } = await openKyselyStore({ dialect: 'pglite', dataDir, ...options });
+    const { persistence, db } = await openKyselyStore(store);
     return {
       persistence,
       exec: async (statement) => void (await sql.raw(statement).execute(db)),
@@ -88,12 +93,12 @@ async function openPglite(options: { namespace?: string } = {}): Promise<OpenedB
         try {
           await persistence.close();
         } finally {
-          await rm(root, { recursive: true, force: true });
+          await dispose();
         }
       },
     };
   } catch (error) {
-    await rm(root, { recursive: true, force: true });
+    await dispose();
     throw error;
   }
 }
@@ -124,21 +129,5 @@ async function withAdminClient(databaseUrl: string, fn: (client: pg.Client) => P
 
 async function openPostgres(databaseUrl: string, options: { namespace?: string } = {}): Promise<OpenedBackend> {
   const database = await createPostgresTestDatabase(databaseUrl);
-  try {
-    const { persistence, db } = await openKyselyStore({ dialect: 'postgres', databaseUrl: database.url, ...options });
-    return {
-      persistence,
-      exec: async (statement) => void (await sql.raw(statement).execute(db)),
-      async cleanup() {
-        try {
-          await persistence.close();
-        } finally {
-          await database.drop();
-        }
-      },
-    };
-  } catch (error) {
-    await database.drop();
-    throw error;
-  }
+  return openStore({ dialect: 'postgres', databaseUrl: database.url, ...options }, () => database.drop());
 }

@@ -56,7 +56,6 @@ export async function openStack(
 /** A MemoryManager that delegates to a real one, with faults switched on by the test. */
 export function withFaults(memory: MemoryManager, faults: { failWrite?: boolean; corruptRead?: boolean; failWriteAfterStoring?: boolean }): MemoryManager {
   return {
-    ...memory,
     write: async (entries) => {
       if (faults.failWrite) throw new Error('injected archive write failure');
       await memory.write(entries);
