@@ -86,6 +86,11 @@ export function createCompactor(options: CompactorOptions): Compactor {
   const newId = options.newId ?? randomUUID;
   const emit = (event: CompactionEvent) => options.onEvent?.(event);
   const countMessage = (m: ConversationMessage) => tokens.countMessage(m);
+  /** A counter for one compress call: plan, chunks and transcript segments count each message once. */
+  const countOnce = () => {
+    const seen = new WeakMap<ConversationMessage, number>();
+    return (m: ConversationMessage) => seen.get(m) ?? seen.set(m, countMessage(m)).get(m)!;
+  };
 
   /** Tokens the transcript part of one summarizer request may take. */
   const systemTokens = tokens.count(summarizerSystemPrompt(prompt, settings.maxSummaryTokens));
@@ -111,7 +116,13 @@ export function createCompactor(options: CompactorOptions): Compactor {
     return memory.list({ conversationId, kind: 'summary', unmarkedOnly: true });
   }
 
-  async function run(plan: CompactionPlan, conversationId: string, result: CompactionResult, signal?: AbortSignal): Promise<CompactionResult> {
+  async function run(
+    plan: CompactionPlan,
+    conversationId: string,
+    result: CompactionResult,
+    count: (m: ConversationMessage) => number,
+    signal?: AbortSignal,
+  ): Promise<CompactionResult> {
     const operationId = newId();
     result.operationId = operationId;
     const writer = createArchiveWriter(memory, conversationId);
@@ -144,7 +155,7 @@ export function createCompactor(options: CompactorOptions): Compactor {
       const before = await atStage('archive_failed', () => frontier(conversationId));
 
       // Chunk and fold. A single message larger than a chunk is cut in the request only.
-      const chunks = chunkByTokens(plan.compactable, inputBudget, countMessage);
+      const chunks = chunkByTokens(plan.compactable, inputBudget, count);
       const transcripts = chunks.map((chunk) =>
         clipText(renderTranscript(chunk), inputBudget, (t) => tokens.count(t)),
       );
@@ -169,7 +180,7 @@ export function createCompactor(options: CompactorOptions): Compactor {
           const segments = chunks.flatMap((chunk, i) =>
             buildTranscriptSegments(chunk, {
               conversationId, parentLabel: built[i]!.label, operationId,
-              segmentTokens: settings.transcriptSegmentTokens, countMessage,
+              segmentTokens: settings.transcriptSegmentTokens, countMessage: count,
             }),
           );
           await writer.writeVerified([...built, ...segments]);
@@ -206,7 +217,7 @@ export function createCompactor(options: CompactorOptions): Compactor {
         status: 'compacted', compacted: true,
         messagesAfter: result.history.length,
         archivedMessages: messageIds.length,
-        tokensAfter: result.history.reduce((sum, m) => sum + countMessage(m), 0),
+        tokensAfter: result.history.reduce((sum, m) => sum + count(m), 0),
       });
       return result;
     } catch (error) {
@@ -234,7 +245,8 @@ export function createCompactor(options: CompactorOptions): Compactor {
       try {
         if (typeof conversationId !== 'string' || conversationId.length === 0) throw new InvalidArgumentError('conversationId', 'must be a non-empty string');
         if (!Array.isArray(history)) throw new InvalidArgumentError('history', 'must be an array of messages');
-        const outcome = planCompaction(history, settings, countMessage, { force: compressOptions.force ?? false });
+        const count = countOnce();
+        const outcome = planCompaction(history, settings, count, { force: compressOptions.force ?? false });
         result = initialResult(history, outcome.tokensBefore);
         const threshold = Math.floor(settings.contextWindow * settings.warnAt);
         if (outcome.tokensBefore >= threshold) emit({ type: 'context_warning', conversationId, tokens: outcome.tokensBefore, threshold });
@@ -243,7 +255,7 @@ export function createCompactor(options: CompactorOptions): Compactor {
         const plan = outcome;
         const locked = await persistence.withConversationLock(
           conversationId,
-          () => run(plan, conversationId, result, compressOptions.signal),
+          () => run(plan, conversationId, result, count, compressOptions.signal),
           { wait: compressOptions.wait ?? false },
         );
         if (!locked.acquired) return Object.assign(result, { skipReason: 'busy' as const });
