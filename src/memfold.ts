@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { ConversationMessage, NewMessage } from './agent/types.js';
 import { createCompactor, type Compactor, type CompressOptions } from './compaction/compactor.js';
 import { failedResult, type CompactionEvent, type CompactionResult } from './compaction/compaction-result.js';
+import { reconcileAll, type ReconcileOutcome } from './compaction/reconcile.js';
 import { errorMessage } from './errors.js';
 import { assembleContext } from './compaction/context-view.js';
 import { resolveRuntimeConfig, type CompactionSettings, type RuntimeConfig } from './config.js';
@@ -41,6 +42,11 @@ export interface MemfoldOptions {
   memory?: MemoryManager;
   prompt?: string;
   onEvent?: (event: CompactionEvent) => void;
+  /**
+   * Finish or undo the compactions a crash interrupted, for every conversation of the namespace, while
+   * opening. Default true. A conversation another process is compacting is left to it.
+   */
+  reconcileOnOpen?: boolean;
 }
 
 export interface Memfold {
@@ -58,6 +64,11 @@ export interface Memfold {
   context(conversationId: string): Promise<ConversationMessage[]>;
   /** Compact the stored history when it passes the trigger (or always with `force`). Never throws. */
   compact(conversationId: string, options?: CompressOptions): Promise<CompactionResult>;
+  /**
+   * Finish or undo interrupted compactions: of one conversation (waiting for its lock), or of every
+   * conversation of the namespace (skipping, as `busy`, those being compacted right now).
+   */
+  reconcile(conversationId?: string): Promise<ReconcileOutcome[]>;
   /** The memory_read tool bound to one conversation. */
   memoryRead(conversationId: string): MemoryReadTool;
   close(): Promise<void>;
@@ -125,6 +136,22 @@ export async function createMemfold(options: MemfoldOptions = {}): Promise<Memfo
     ...(options.onEvent ? { onEvent: options.onEvent } : {}),
   });
 
+  const reconcile = async (conversationId?: string): Promise<ReconcileOutcome[]> => {
+    if (conversationId !== undefined) return compactor.reconcile(conversationId);
+    const outcomes = await reconcileAll({ memory, persistence, settings: compactor.settings });
+    for (const outcome of outcomes) options.onEvent?.({ type: 'reconciled', ...outcome });
+    return outcomes;
+  };
+  if (options.reconcileOnOpen ?? true) {
+    try {
+      await reconcile();
+    } catch (error) {
+      // Nothing is lost by waiting: the messages of an unfinished operation are still live, and the
+      // next compaction of that conversation reconciles first. Opening must not fail on it.
+      options.onEvent?.({ type: 'reconcile_failed', error: errorMessage(error) });
+    }
+  }
+
   const history = async (conversationId: string) => assembleContext(await persistence.loadHistory(conversationId));
   return {
     config, compactor, persistence, memory, model, tokens,
@@ -142,6 +169,7 @@ export async function createMemfold(options: MemfoldOptions = {}): Promise<Memfo
       }
       return compactor.compress(stored, conversationId, compressOptions);
     },
+    reconcile,
     memoryRead: (conversationId) => createMemoryReadTool(memory, conversationId),
     async close() {
       const errors: unknown[] = [];

@@ -33,14 +33,23 @@ export interface ArchiveWriter {
   rollback(): Promise<unknown[]>;
 }
 
-export function createArchiveWriter(memory: MemoryManager, conversationId: string): ArchiveWriter {
+/**
+ * `journal` is called with every label so far before each write, and must persist them: after a crash,
+ * the journal is how reconcile finds what this writer may have stored.
+ */
+export function createArchiveWriter(
+  memory: MemoryManager,
+  conversationId: string,
+  journal: (labels: string[]) => Promise<void> = async () => undefined,
+): ArchiveWriter {
   const written: string[] = [];
   const marked: string[] = [];
   return {
     written,
     async writeVerified(entries) {
-      // Record before writing: a write that fails halfway may still have stored some rows.
+      // Record before writing: a write that fails halfway (or a crash) may still have stored some rows.
       written.push(...entries.map((e) => e.label));
+      await journal([...written]);
       await memory.write(entries);
       const read = await memory.read(conversationId, entries.map((e) => e.label));
       const byLabel = new Map(read.map((e) => [e.label, e]));

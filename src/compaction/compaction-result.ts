@@ -2,8 +2,11 @@ import type { ConversationMessage, SummaryBatch } from '../agent/types.js';
 
 export type CompactionStatus = 'compacted' | 'skipped' | 'failed';
 
-/** Why compaction did not run: under the trigger, no message between the kept head and tail, or another compaction holds the conversation. */
-export type CompactionSkipReason = 'below_trigger' | 'nothing_to_compact' | 'busy';
+/**
+ * Why compaction did not run: under the trigger, no message between the kept head and tail, another
+ * compaction holds the conversation, or the loop guard paused automatic compaction (see LOOP_GUARD_LIMIT).
+ */
+export type CompactionSkipReason = 'below_trigger' | 'nothing_to_compact' | 'busy' | 'paused';
 
 /** Where a failed compaction stopped. Nothing is lost in any of them: the live rows stay as they were. */
 export type CompactionFailureCode =
@@ -12,6 +15,7 @@ export type CompactionFailureCode =
   | 'archive_failed'
   | 'readback_failed'
   | 'commit_failed'
+  | 'reconcile_failed'
   | 'aborted'
   | 'unexpected';
 
@@ -21,7 +25,13 @@ export type CompactionEvent =
   | { type: 'context_warning'; conversationId: string; tokens: number; threshold: number }
   | { type: 'stage'; conversationId: string; stage: CompactionStage }
   | { type: 'fold_progress'; conversationId: string; done: number; total: number; depth: number }
-  | { type: 'fallback'; conversationId: string; from: string; reason: string };
+  | { type: 'fallback'; conversationId: string; from: string; reason: string }
+  /** An interrupted operation was finished (`committed`) or undone (`rolled_back`), or left to the process running it (`busy`). */
+  | { type: 'reconciled'; conversationId: string; operationId: string; action: 'committed' | 'rolled_back' | 'busy'; reason: string }
+  /** Reconciling on open failed (the next compaction of each affected conversation tries again). */
+  | { type: 'reconcile_failed'; error: string }
+  /** The loop guard paused automatic compaction of the conversation. */
+  | { type: 'auto_compaction_paused'; conversationId: string; tokens: number; trigger: number; reason: string };
 
 export interface CompactionResult {
   status: CompactionStatus;

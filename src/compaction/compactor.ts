@@ -9,7 +9,7 @@ import { resolveCompactionSettings, type CompactionSettings } from '../config.js
 import { InvalidArgumentError, MemfoldError, errorMessage } from '../errors.js';
 import type { MemoryManager } from '../memory/memory-manager.js';
 import type { ModelProvider } from '../model/model-provider.js';
-import type { PersistenceProvider } from '../persistence/persistence-provider.js';
+import type { OperationStatus, PersistenceProvider } from '../persistence/persistence-provider.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
 import { createArchiveWriter, ReadbackError, type ArchiveWriter } from './archive-writer.js';
 import { baseLabels, buildBatches } from './batch-builder.js';
@@ -19,8 +19,9 @@ import { initialResult, type CompactionEvent, type CompactionFailureCode, type C
 import { assembleContext } from './context-view.js';
 import { foldTranscripts, summarizerSystemPrompt, type FoldOptions, type FoldStep } from './fold.js';
 import { batchBody } from './headers.js';
-import { planCompaction, type CompactionPlan } from './plan.js';
+import { planCompaction, type CompactionPlan, type PlanOutcome } from './plan.js';
 import { DEFAULT_SUMMARIZATION_PROMPT } from './prompt.js';
+import { reconcileConversation, type ReconcileOutcome } from './reconcile.js';
 import { resummarizeFrontier, foldRun, type ResummarizeContext } from './resummarize.js';
 import { replaceRun } from './frontier.js';
 import { buildTranscriptSegments } from './transcript-segments.js';
@@ -59,7 +60,16 @@ export interface Compactor {
   resummarizeDepth(conversationId: string, depth: number): Promise<ResummarizeResult>;
   /** The frontier: summary batches no higher-depth batch covers, in time order. */
   frontier(conversationId: string): Promise<ArchiveEntry[]>;
+  /** Finish or undo the conversation's interrupted compactions (waits for its lock). */
+  reconcile(conversationId: string): Promise<ReconcileOutcome[]>;
+  /** Whether the loop guard has paused automatic compaction of this conversation. */
+  isPaused(conversationId: string): boolean;
+  /** Lift the loop guard's pause (a forced compaction that gets under the trigger also lifts it). */
+  resume(conversationId: string): void;
 }
+
+/** Compactions in a row that leave the context at or over the trigger before automatic compaction pauses. */
+export const LOOP_GUARD_LIMIT = 2;
 
 /** A failure at a known stage; anything else is `unexpected`. */
 class StageError extends Error {
@@ -125,8 +135,11 @@ export function createCompactor(options: CompactorOptions): Compactor {
   ): Promise<CompactionResult> {
     const operationId = newId();
     result.operationId = operationId;
-    const writer = createArchiveWriter(memory, conversationId);
     const messageIds = plan.compactable.map((m) => m.id);
+    let status: OperationStatus = 'planned';
+    // The journal: every label is on the operation row before it is written (see reconcile.ts).
+    const journal = (labels: string[]) => persistence.recordOperation({ id: operationId, conversationId, status, messageIds, labels });
+    const writer = createArchiveWriter(memory, conversationId, journal);
     const timed = async <T>(stage: CompactionStage, work: () => Promise<T>): Promise<T> => {
       emit({ type: 'stage', conversationId, stage });
       const t0 = clock();
@@ -188,9 +201,8 @@ export function createCompactor(options: CompactorOptions): Compactor {
         }),
       );
       result.batches = batches;
-      await atStage('archive_failed', () =>
-        persistence.recordOperation({ id: operationId, conversationId, status: 'archived', messageIds, labels: [...writer.written] }),
-      );
+      status = 'archived';
+      await atStage('archive_failed', () => journal([...writer.written]));
 
       // Re-summarize when the frontier has grown past the clip window plus its buffer.
       const ctx: ResummarizeContext = {
@@ -227,17 +239,67 @@ export function createCompactor(options: CompactorOptions): Compactor {
     }
   }
 
+  /**
+   * Undo the archive writes. When the undo itself fails, the operation goes back to `planned` so that
+   * reconcile (before the next compaction, or on open) removes what is left.
+   */
   async function undo(writer: ArchiveWriter, operationId: string, conversationId: string, messageIds: string[], cause: StageError) {
     const errors = await writer.rollback();
-    const note = errors.length > 0 ? `; rollback left: ${errors.map(errorMessage).join('; ')}` : '';
+    const complete = errors.length === 0;
+    const note = complete ? '' : `; undo incomplete, left for reconcile: ${errors.map(errorMessage).join('; ')}`;
     await persistence
-      .recordOperation({ id: operationId, conversationId, status: 'rolled_back', messageIds, labels: [...writer.written], error: cause.message + note })
+      .recordOperation({ id: operationId, conversationId, status: complete ? 'rolled_back' : 'planned', messageIds, labels: [...writer.written], error: cause.message + note })
       .catch(() => undefined);
+  }
+
+  const reconcileDeps = { memory, persistence, settings };
+  /** Finish or undo what a crash left, then make sure the plan covers only rows that are still live. */
+  async function recoverAndReplan(
+    plan: CompactionPlan,
+    conversationId: string,
+    count: (m: ConversationMessage) => number,
+    force: boolean,
+  ): Promise<{ outcome: PlanOutcome; stored?: ConversationMessage[] }> {
+    const outcomes = await atStage('reconcile_failed', () => reconcileConversation(conversationId, reconcileDeps));
+    for (const outcome of outcomes) emit({ type: 'reconciled', ...outcome });
+    const stored = await atStage('unexpected', () => persistence.loadHistory(conversationId));
+    const live = new Set(stored.map((m) => m.id));
+    // Another process (or a finished interrupted operation) may have archived part of the caller's history.
+    if (plan.compactable.every((m) => live.has(m.id))) return { outcome: plan };
+    return { outcome: planCompaction(stored, settings, count, { force }), stored };
+  }
+
+  const ineffective = new Map<string, number>();
+  /** The loop guard: count compactions that leave the context at or over the trigger; pause at the limit. */
+  function track(conversationId: string, result: CompactionResult): void {
+    if (result.compacted && result.tokensAfter < settings.trigger) {
+      ineffective.delete(conversationId);
+      return;
+    }
+    const streak = (ineffective.get(conversationId) ?? 0) + 1;
+    ineffective.set(conversationId, streak);
+    if (streak === LOOP_GUARD_LIMIT) {
+      const why = result.failed ? `failed (${result.failureCode})` : `left ${result.tokensAfter} tokens`;
+      emit({
+        type: 'auto_compaction_paused', conversationId, tokens: result.tokensAfter, trigger: settings.trigger,
+        reason: `${LOOP_GUARD_LIMIT} compactions in a row did not bring the context under the trigger (${settings.trigger} tokens; the last ${why}); automatic compaction is paused for this conversation, forced compaction still runs`,
+      });
+    }
   }
 
   return {
     settings,
     frontier,
+    isPaused: (conversationId) => (ineffective.get(conversationId) ?? 0) >= LOOP_GUARD_LIMIT,
+    resume: (conversationId) => void ineffective.delete(conversationId),
+
+    async reconcile(conversationId) {
+      if (typeof conversationId !== 'string' || conversationId.length === 0) throw new InvalidArgumentError('conversationId', 'must be a non-empty string');
+      const locked = await persistence.withConversationLock(conversationId, () => reconcileConversation(conversationId, reconcileDeps), { wait: true });
+      if (!locked.acquired) throw new MemfoldError('busy', `Conversation ${conversationId} is being compacted`);
+      for (const outcome of locked.value) emit({ type: 'reconciled', ...outcome });
+      return locked.value;
+    },
 
     async compress(history, conversationId, compressOptions = {}) {
       const started = clock();
@@ -246,22 +308,34 @@ export function createCompactor(options: CompactorOptions): Compactor {
         if (typeof conversationId !== 'string' || conversationId.length === 0) throw new InvalidArgumentError('conversationId', 'must be a non-empty string');
         if (!Array.isArray(history)) throw new InvalidArgumentError('history', 'must be an array of messages');
         const count = countOnce();
-        const outcome = planCompaction(history, settings, count, { force: compressOptions.force ?? false });
+        const force = compressOptions.force ?? false;
+        const outcome = planCompaction(history, settings, count, { force });
         result = initialResult(history, outcome.tokensBefore);
         const threshold = Math.floor(settings.contextWindow * settings.warnAt);
         if (outcome.tokensBefore >= threshold) emit({ type: 'context_warning', conversationId, tokens: outcome.tokensBefore, threshold });
-        if (outcome.kind === 'skip') return Object.assign(result, { skipReason: outcome.reason });
+        if (outcome.kind === 'skip') {
+          if (outcome.reason === 'below_trigger') ineffective.delete(conversationId);
+          return Object.assign(result, { skipReason: outcome.reason });
+        }
+        if (!force && (ineffective.get(conversationId) ?? 0) >= LOOP_GUARD_LIMIT) return Object.assign(result, { skipReason: 'paused' as const });
 
-        const plan = outcome;
         const locked = await persistence.withConversationLock(
           conversationId,
-          () => run(plan, conversationId, result, count, compressOptions.signal),
+          async () => {
+            const { outcome: plan, stored } = await recoverAndReplan(outcome, conversationId, count, force);
+            if (stored) result = initialResult(stored, plan.tokensBefore);
+            if (plan.kind === 'skip') return Object.assign(result, { skipReason: plan.reason });
+            const done = await run(plan, conversationId, result, count, compressOptions.signal);
+            track(conversationId, done);
+            return done;
+          },
           { wait: compressOptions.wait ?? false },
         );
         if (!locked.acquired) return Object.assign(result, { skipReason: 'busy' as const });
         return locked.value;
       } catch (error) {
-        const code: CompactionFailureCode = error instanceof InvalidArgumentError ? 'invalid_input' : 'unexpected';
+        const code: CompactionFailureCode =
+          error instanceof InvalidArgumentError ? 'invalid_input' : error instanceof StageError ? error.code : 'unexpected';
         return Object.assign(result, { status: 'failed', failed: true, history: [...(Array.isArray(history) ? history : [])], failureCode: code, error: errorMessage(error) });
       } finally {
         result.durationMs = clock() - started;
@@ -271,11 +345,15 @@ export function createCompactor(options: CompactorOptions): Compactor {
     async resummarizeDepth(conversationId, depth) {
       if (!Number.isInteger(depth) || depth < 0) throw new InvalidArgumentError('depth', 'must be an integer >= 0');
       const locked = await persistence.withConversationLock(conversationId, async () => {
-        const operationId = newId();
-        const writer = createArchiveWriter(memory, conversationId);
+        for (const outcome of await reconcileConversation(conversationId, reconcileDeps)) emit({ type: 'reconciled', ...outcome });
         const current = await frontier(conversationId);
         const run = current.filter((b) => b.depth === depth);
         if (run.length < 2) throw new InvalidArgumentError('depth', `needs at least 2 frontier batches of depth ${depth} (found ${run.length})`);
+        const operationId = newId();
+        // Journaled like a compaction that covers no messages: a crash leaves it `planned`, and reconcile undoes it.
+        const journal = (labels: string[]) => persistence.recordOperation({ id: operationId, conversationId, status: 'planned', messageIds: [], labels });
+        await journal([]);
+        const writer = createArchiveWriter(memory, conversationId, journal);
         const ctx: ResummarizeContext = {
           conversationId, operationId, settings, memory, writer, inputBudget, fold: foldOptions(conversationId, depth + 1),
         };
@@ -285,7 +363,7 @@ export function createCompactor(options: CompactorOptions): Compactor {
           await persistence.commitCompaction({ conversationId, operationId, deleteIds: [], clipArchive, labels: [...writer.written] });
           return { created: [parent], clipArchive };
         } catch (error) {
-          await writer.rollback();
+          await undo(writer, operationId, conversationId, [], new StageError('unexpected', error));
           throw error;
         }
       }, { wait: true });

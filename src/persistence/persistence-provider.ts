@@ -66,6 +66,11 @@ export interface PersistenceProvider extends PersistenceTransaction {
   ): Promise<{ acquired: true; value: T } | { acquired: false }>;
   recordOperation(operation: Omit<CompactionOperation, 'createdAt' | 'updatedAt'>): Promise<void>;
   listOperations(conversationId: string): Promise<CompactionOperation[]>;
+  /**
+   * Operations still `planned` or `archived` (a compaction running now, or one a crash cut short),
+   * oldest first: of one conversation, or of the whole namespace when no id is given.
+   */
+  listPendingOperations(conversationId?: string): Promise<CompactionOperation[]>;
   listConversations(): Promise<Array<{ id: string; messageCount: number; updatedAt: string }>>;
   close(): Promise<void>;
 }

@@ -89,6 +89,25 @@ export async function listOperations(db: Kysely<Database>, context: StoreContext
   });
 }
 
+/** Operations not yet committed or rolled back, oldest first; the whole namespace when no id is given. */
+export async function listPendingOperations(
+  db: Kysely<Database>,
+  context: StoreContext,
+  conversationId?: string,
+): Promise<CompactionOperation[]> {
+  if (conversationId !== undefined) requireText(conversationId, 'conversationId');
+  return guard('list pending operations', async () => {
+    let query = db
+      .selectFrom('compaction_operations')
+      .selectAll()
+      .where('namespace', '=', context.namespace)
+      .where('status', 'in', ['planned', 'archived']);
+    if (conversationId !== undefined) query = query.where('conversation_id', '=', conversationId);
+    const rows = await query.orderBy('created_at').orderBy('id').execute();
+    return rows.map(toOperation);
+  });
+}
+
 /** The namespace's conversations, most recently updated first; messageCount excludes the clip-archive. */
 export async function listConversations(
   db: Kysely<Database>,

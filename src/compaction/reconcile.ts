@@ -1,0 +1,109 @@
+/**
+ * Recovery of compactions a crash (or a failed undo) left `planned` or `archived`. The journal row names
+ * the messages an operation covers and every label it wrote or was about to write, so recovery needs
+ * nothing else:
+ * - `archived` and every covered message is in the archive, read back, verbatim: finish it. Its
+ *   re-summarization writes are dropped (the next compaction redoes them) and the commit runs.
+ * - anything else: undo it. Marks pointing at its batches are cleared, its labels deleted, the
+ *   operation recorded `rolled_back`. The messages never left the live table.
+ * The caller holds the conversation's lock.
+ */
+import type { ConversationMessage } from '../agent/types.js';
+import type { CompactionSettings } from '../config.js';
+import type { MemoryManager } from '../memory/memory-manager.js';
+import type { CompactionOperation, PersistenceProvider } from '../persistence/persistence-provider.js';
+import { buildClipArchive } from './clip-archive.js';
+import { splitOperationEntries, unfinishableReason, type OperationEntries } from './operation-check.js';
+
+export interface ReconcileOutcome {
+  operationId: string;
+  conversationId: string;
+  /** `committed`: finished; `rolled_back`: undone; `busy`: another process holds the conversation (it is running). */
+  action: 'committed' | 'rolled_back' | 'busy';
+  reason: string;
+}
+
+export interface ReconcileDeps {
+  memory: MemoryManager;
+  persistence: PersistenceProvider;
+  settings: Pick<CompactionSettings, 'clipFirst' | 'clipLast'>;
+}
+
+/** Clear the marks that point at `labels`, then delete them. Idempotent: a crash halfway is undone by running it again. */
+export async function removeEntries(memory: MemoryManager, conversationId: string, labels: readonly string[]): Promise<void> {
+  if (labels.length === 0) return;
+  const doomed = new Set(labels);
+  const children = (await memory.list({ conversationId, kind: 'summary' })).filter((e) => e.parentLabel !== undefined && doomed.has(e.parentLabel));
+  if (children.length > 0) await memory.mark(conversationId, children.map((c) => c.label), null);
+  await memory.delete(conversationId, [...doomed]);
+}
+
+async function finish(operation: CompactionOperation, deps: ReconcileDeps, entries: OperationEntries, live: ConversationMessage[]): Promise<ReconcileOutcome> {
+  const { memory, persistence, settings } = deps;
+  const { conversationId } = operation;
+  const kept = new Set(entries.archived.map((e) => e.label));
+  await removeEntries(memory, conversationId, operation.labels.filter((label) => !kept.has(label)));
+  const frontier = await memory.list({ conversationId, kind: 'summary', unmarkedOnly: true });
+  const wanted = new Set(operation.messageIds);
+  await persistence.commitCompaction({
+    conversationId,
+    operationId: operation.id,
+    deleteIds: live.filter((m) => wanted.has(m.id)).map((m) => m.id),
+    clipArchive: buildClipArchive(frontier, settings.clipFirst, settings.clipLast),
+    labels: [...kept],
+  });
+  const dropped = entries.resummarized.length > 0 ? `; dropped ${entries.resummarized.length} re-summarized batch(es)` : '';
+  return { operationId: operation.id, conversationId, action: 'committed', reason: `every batch was archived and read back${dropped}` };
+}
+
+async function undo(operation: CompactionOperation, deps: ReconcileDeps, reason: string): Promise<ReconcileOutcome> {
+  const { memory, persistence } = deps;
+  await removeEntries(memory, operation.conversationId, operation.labels);
+  await persistence.recordOperation({
+    id: operation.id,
+    conversationId: operation.conversationId,
+    status: 'rolled_back',
+    messageIds: operation.messageIds,
+    labels: operation.labels,
+    error: `reconciled: ${reason}`,
+  });
+  return { operationId: operation.id, conversationId: operation.conversationId, action: 'rolled_back', reason };
+}
+
+/** Finish or undo one pending operation. */
+export async function reconcileOperation(operation: CompactionOperation, deps: ReconcileDeps): Promise<ReconcileOutcome> {
+  if (operation.status !== 'archived') return undo(operation, deps, `stopped while ${operation.status}`);
+  const entries = splitOperationEntries(operation, await deps.memory.read(operation.conversationId, operation.labels));
+  const live = (await deps.persistence.loadHistory(operation.conversationId)).filter((m) => m.kind !== 'clip_archive');
+  const problem = unfinishableReason(operation, entries.archived, live);
+  return problem ? undo(operation, deps, problem) : finish(operation, deps, entries, live);
+}
+
+/** Every pending operation of one conversation, oldest first. Hold the conversation's lock. */
+export async function reconcileConversation(conversationId: string, deps: ReconcileDeps): Promise<ReconcileOutcome[]> {
+  const outcomes: ReconcileOutcome[] = [];
+  for (const operation of await deps.persistence.listPendingOperations(conversationId)) {
+    outcomes.push(await reconcileOperation(operation, deps));
+  }
+  return outcomes;
+}
+
+/**
+ * Every pending operation of the namespace, each conversation under its lock. A conversation whose lock
+ * is held is being compacted right now, by this process or another: its operations are left to it.
+ */
+export async function reconcileAll(deps: ReconcileDeps): Promise<ReconcileOutcome[]> {
+  const pending = await deps.persistence.listPendingOperations();
+  const conversations = [...new Set(pending.map((op) => op.conversationId))];
+  const outcomes: ReconcileOutcome[] = [];
+  for (const conversationId of conversations) {
+    const locked = await deps.persistence.withConversationLock(conversationId, () => reconcileConversation(conversationId, deps));
+    if (locked.acquired) outcomes.push(...locked.value);
+    else {
+      for (const op of pending.filter((p) => p.conversationId === conversationId)) {
+        outcomes.push({ operationId: op.id, conversationId, action: 'busy', reason: 'another compaction holds the conversation' });
+      }
+    }
+  }
+  return outcomes;
+}
