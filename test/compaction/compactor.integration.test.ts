@@ -1,19 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ConversationMessage, NewMessage } from '../../src/agent/types.js';
+import type { ConversationMessage } from '../../src/agent/types.js';
 import { persistenceBackends } from '../support/backends.js';
+import { dialogue as conversation } from '../support/messages.js';
 import { checkInvariants } from '../support/invariants.js';
 import { openStack, withFaults, type Stack } from '../support/stack.js';
-
-/** Alternating user/assistant turns with distinctive words, a minute apart. */
-function conversation(turns: number, offset = 0): NewMessage[] {
-  const out: NewMessage[] = [];
-  for (let t = offset; t < offset + turns; t++) {
-    const at = (k: number) => new Date(Date.UTC(2024, 2, 1, 8, 2 * t + k)).toISOString();
-    out.push({ role: 'user', content: `Turn ${t}: tell me about topic-${t} and the number ${1000 + t}. ${'filler words here '.repeat(8)}`, createdAt: at(0) });
-    out.push({ role: 'assistant', content: `About topic-${t}: it relates to item ${2000 + t}. ${'more filler text '.repeat(8)}`, createdAt: at(1) });
-  }
-  return out;
-}
 
 const settings = { contextWindow: 2_000, keepRecentTokens: 400, keepRecentMessages: 4, chunkTokens: 300 };
 

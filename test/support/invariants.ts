@@ -2,7 +2,8 @@
  * The invariants every compaction must keep, checked against the real stores:
  * every message ever appended is live or archived verbatim, covered by exactly one depth-0 batch
  * when archived; labels unique and parseable; headers match fields; depth-0 batches in time order;
- * the clip-archive shows the first and last N frontier batches; no tool call is split from its result.
+ * the clip-archive shows the first and last N frontier batches; no tool call is split from its result;
+ * no operation is pending and every archived row belongs to a committed operation.
  */
 import { expect } from 'vitest';
 import type { ArchiveEntry, ConversationMessage } from '../../src/agent/types.js';
@@ -34,6 +35,12 @@ export async function checkInvariants(
   const rows = await memfold.persistence.loadHistory(conversationId);
   const live = rows.filter((m) => m.kind !== 'clip_archive');
   const entries = await memfold.memory.list({ conversationId });
+
+  // No operation is left half-done, and every archived row belongs to a committed operation.
+  const operations = await memfold.persistence.listOperations(conversationId);
+  expect(operations.filter((op) => op.status === 'planned' || op.status === 'archived'), 'pending operations').toEqual([]);
+  const committed = new Set(operations.filter((op) => op.status === 'committed').map((op) => op.id));
+  for (const e of entries) expect(committed.has(e.operationId), `${e.label} belongs to uncommitted operation ${e.operationId}`).toBe(true);
   const transcripts = entries.filter((e) => e.kind === 'transcript');
   const batches = entries.filter((e) => e.kind === 'summary');
 

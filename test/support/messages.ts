@@ -1,5 +1,5 @@
 /** Builders for ConversationMessage lists in tests. */
-import type { ConversationMessage, Role, ToolCall } from '../../src/agent/types.js';
+import type { ConversationMessage, NewMessage, Role, ToolCall } from '../../src/agent/types.js';
 
 let counter = 0;
 
@@ -35,4 +35,15 @@ export function toolTurn(n: number, words = 20): ConversationMessage[] {
 /** Tokens as chars/4, for pure tests that need a predictable count. */
 export function chars4(m: Pick<ConversationMessage, 'content' | 'toolCalls'>): number {
   return Math.ceil((m.content.length + JSON.stringify(m.toolCalls ?? []).length) / 4) + 4;
+}
+
+/** Alternating user/assistant turns with distinctive words (topic-N, numbers 1000+N and 2000+N), a minute apart. */
+export function dialogue(turns: number, offset = 0): NewMessage[] {
+  const out: NewMessage[] = [];
+  for (let t = offset; t < offset + turns; t++) {
+    const at = (k: number) => new Date(Date.UTC(2024, 2, 1, 8, 2 * t + k)).toISOString();
+    out.push({ role: 'user', content: `Turn ${t}: tell me about topic-${t} and the number ${1000 + t}. ${'filler words here '.repeat(8)}`, createdAt: at(0) });
+    out.push({ role: 'assistant', content: `About topic-${t}: it relates to item ${2000 + t}. ${'more filler text '.repeat(8)}`, createdAt: at(1) });
+  }
+  return out;
 }

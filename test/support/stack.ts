@@ -54,7 +54,13 @@ export async function openStack(
 }
 
 /** A MemoryManager that delegates to a real one, with faults switched on by the test. */
-export function withFaults(memory: MemoryManager, faults: { failWrite?: boolean; corruptRead?: boolean; failWriteAfterStoring?: boolean }): MemoryManager {
+export function withFaults(
+  memory: MemoryManager,
+  faults: { failWrite?: boolean; corruptRead?: boolean; failWriteAfterStoring?: boolean; failUndo?: boolean },
+): MemoryManager {
+  const undoFault = () => {
+    if (faults.failUndo) throw new Error('injected failure of an undo');
+  };
   return {
     write: async (entries) => {
       if (faults.failWrite) throw new Error('injected archive write failure');
@@ -67,8 +73,14 @@ export function withFaults(memory: MemoryManager, faults: { failWrite?: boolean;
     },
     search: (q) => memory.search(q),
     list: (o) => memory.list(o),
-    mark: (c, l, p) => memory.mark(c, l, p),
-    delete: (c, l) => memory.delete(c, l),
+    mark: async (c, l, p) => {
+      if (p === null) undoFault();
+      await memory.mark(c, l, p);
+    },
+    delete: async (c, l) => {
+      undoFault();
+      await memory.delete(c, l);
+    },
     close: async () => undefined,
   };
 }
