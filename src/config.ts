@@ -143,6 +143,11 @@ export interface RuntimeConfig {
   modelTimeoutMs: number;
   /** Retries after the first attempt of a remote call. `MEMFOLD_MODEL_MAX_RETRIES`, default 2. */
   modelMaxRetries: number;
+  /**
+   * Total ms for one summary request, attempts and backoff included; then the fallback answers.
+   * `MEMFOLD_MODEL_DEADLINE_MS`, default twice `modelTimeoutMs` (120,000).
+   */
+  modelDeadlineMs: number;
   /** Concurrent remote model calls. `MEMFOLD_MODEL_CONCURRENCY`, default 4. */
   modelConcurrency: number;
 }
@@ -150,6 +155,11 @@ export interface RuntimeConfig {
 export const DEFAULT_MODEL_TIMEOUT_MS = 60_000;
 export const DEFAULT_MODEL_MAX_RETRIES = 2;
 export const DEFAULT_MODEL_CONCURRENCY = 4;
+
+/** Twice the per-request timeout: room for one slow attempt and a retry, not for every retry at full length. */
+export function defaultModelDeadlineMs(modelTimeoutMs: number): number {
+  return 2 * modelTimeoutMs;
+}
 
 function envInt(env: Record<string, string | undefined>, name: string, fallback: number, min: number): number {
   const raw = env[name];
@@ -169,12 +179,14 @@ export function resolveRuntimeConfig(
   env: Record<string, string | undefined> = process.env,
 ): RuntimeConfig {
   const home = overrides.home ?? envString(env, 'MEMFOLD_HOME') ?? './.memfold';
+  const modelTimeoutMs = overrides.modelTimeoutMs ?? envInt(env, 'MEMFOLD_MODEL_TIMEOUT_MS', DEFAULT_MODEL_TIMEOUT_MS, 1);
   const config: RuntimeConfig = {
     home,
     lancedbUri: overrides.lancedbUri ?? envString(env, 'LANCEDB_URI') ?? `${home.replace(/\/+$/, '')}/lancedb`,
     namespace: overrides.namespace ?? envString(env, 'MEMFOLD_NAMESPACE') ?? 'default',
-    modelTimeoutMs: overrides.modelTimeoutMs ?? envInt(env, 'MEMFOLD_MODEL_TIMEOUT_MS', DEFAULT_MODEL_TIMEOUT_MS, 1),
+    modelTimeoutMs,
     modelMaxRetries: overrides.modelMaxRetries ?? envInt(env, 'MEMFOLD_MODEL_MAX_RETRIES', DEFAULT_MODEL_MAX_RETRIES, 0),
+    modelDeadlineMs: overrides.modelDeadlineMs ?? envInt(env, 'MEMFOLD_MODEL_DEADLINE_MS', defaultModelDeadlineMs(modelTimeoutMs), 1),
     modelConcurrency: overrides.modelConcurrency ?? envInt(env, 'MEMFOLD_MODEL_CONCURRENCY', DEFAULT_MODEL_CONCURRENCY, 1),
   };
   const optional: Array<[keyof RuntimeConfig, string]> = [
