@@ -13,7 +13,10 @@ export interface RetryOptions {
   initialDelayMs: number;
   /** No backoff (nor honoured retry-after) exceeds this. */
   maxDelayMs: number;
-  /** Total budget in ms from the first attempt; no retry starts (or sleeps) past it. Unset: no deadline. */
+  /**
+   * Total budget in ms from the first attempt: no retry starts (or sleeps) past it, and each attempt is told
+   * the time left (`fn`'s second argument) so it can cap its own timeout. Unset: no deadline.
+   */
   deadlineMs?: number;
   /** Waits `ms`; must reject when `signal` aborts. Default: a timer. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -61,6 +64,14 @@ function abortError(signal: AbortSignal): MemfoldError {
   return new MemfoldError('model_error', 'aborted', { cause: signal.reason, details: { reason: 'aborted' } });
 }
 
+/** The short reason of a failure stopped by the deadline; the last attempt's reason follows in parentheses. */
+export const DEADLINE_REASON = 'deadline exceeded';
+
+/** Thrown by an attempt that finds no time left before it starts (e.g. after waiting in the queue). */
+export function deadlineExceeded(code: MemfoldErrorCode, label: string): MemfoldError {
+  return new MemfoldError(code, `${label}: ${DEADLINE_REASON} before the request started`, { retryable: false, details: { reason: DEADLINE_REASON } });
+}
+
 /** A short reason for an error: the adapter's `details.reason`, else its message. */
 export function failureReason(error: unknown): string {
   if (MemfoldError.isInstance(error) && typeof error.details['reason'] === 'string') return error.details['reason'];
@@ -105,22 +116,34 @@ export function retryAfterMs(error: unknown, now: number): number | undefined {
 
 /**
  * Run `fn` until it succeeds, it throws a non-retryable error, retries run out, the deadline passes or
- * `signal` aborts. Only MemfoldErrors with `retryable: true` are retried. Gives up with a MemfoldError
- * (`errorCode`, default `model_error`) whose `details` hold `attempts` (every attempt's record), `reason`
- * (the last attempt's short reason) and `status` when known; `retryable` is false (the retries are spent).
+ * `signal` aborts. Only MemfoldErrors with `retryable: true` are retried. `fn` gets the attempt number and
+ * `remainingMs()`, the time left before the deadline (Infinity without one), read when it actually starts.
+ * Gives up with a MemfoldError (`errorCode`, default `model_error`) whose `details` hold `attempts` (every
+ * attempt's record), `reason` (the last attempt's short reason; `deadline exceeded (<it>)` when the deadline
+ * stopped it) and `status` when known; `retryable` is false (the retries are spent).
  */
-export async function retryWithBackoff<T>(fn: (attempt: number) => Promise<T>, options: RetryOptions): Promise<T> {
+export async function retryWithBackoff<T>(
+  fn: (attempt: number, remainingMs: () => number) => Promise<T>,
+  options: RetryOptions,
+): Promise<T> {
   const sleep = options.sleep ?? defaultSleep;
   const random = options.random ?? Math.random;
   const clock = options.clock ?? Date.now;
   const code = options.errorCode ?? 'model_error';
   const label = options.label ? `${options.label}: ` : '';
   const start = clock();
+  const deadlineMs = options.deadlineMs;
+  const remainingMs = (): number => (deadlineMs === undefined ? Infinity : deadlineMs - (clock() - start));
   const attempts: AttemptRecord[] = [];
 
-  const giveUp = (why: string, last: unknown): MemfoldError => {
+  const giveUp = (stoppedBy: string, last: unknown): MemfoldError => {
     const lastMessage = errorMessage(last);
-    const details: Record<string, unknown> = { attempts, reason: failureReason(last), stoppedBy: why };
+    const lastReason = failureReason(last);
+    // An attempt that found no time left (`deadlineExceeded`) was stopped by the deadline too.
+    const why = lastReason === DEADLINE_REASON ? 'deadline' : stoppedBy;
+    // The caller's fallback reports this reason: say that the deadline ended it, and after what.
+    const reason = why === 'deadline' && lastReason !== DEADLINE_REASON ? `${DEADLINE_REASON} (${lastReason})` : lastReason;
+    const details: Record<string, unknown> = { attempts, reason, stoppedBy: why };
     if (MemfoldError.isInstance(last) && last.details['status'] !== undefined) details['status'] = last.details['status'];
     const count = `${attempts.length} attempt${attempts.length === 1 ? '' : 's'}`;
     return new MemfoldError(code, `${label}failed after ${count} (${why}): ${lastMessage}`, { cause: last, details });
@@ -129,7 +152,7 @@ export async function retryWithBackoff<T>(fn: (attempt: number) => Promise<T>, o
   for (let attempt = 1; ; attempt++) {
     if (options.signal?.aborted) throw giveUp('aborted', abortError(options.signal));
     try {
-      return await fn(attempt);
+      return await fn(attempt, remainingMs);
     } catch (error) {
       const record: AttemptRecord = { attempt, message: errorMessage(error), reason: failureReason(error), retryable: isRetryable(error) };
       attempts.push(record);
@@ -140,7 +163,7 @@ export async function retryWithBackoff<T>(fn: (attempt: number) => Promise<T>, o
       const backoff = Math.min(options.maxDelayMs, options.initialDelayMs * 2 ** (attempt - 1));
       const asked = retryAfterMs(error, now);
       const delay = asked !== undefined ? Math.min(asked, options.maxDelayMs) : Math.floor(random() * backoff);
-      if (options.deadlineMs !== undefined && now - start + delay >= options.deadlineMs) throw giveUp('deadline', error);
+      if (deadlineMs !== undefined && now - start + delay >= deadlineMs) throw giveUp('deadline', error);
       record.delayMs = delay;
       try {
         await sleep(delay, options.signal);

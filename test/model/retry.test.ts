@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MemfoldError } from '../../src/errors.js';
-import { retryAfterMs, retryWithBackoff, type RetryOptions } from '../../src/model/retry.js';
+import { deadlineExceeded, retryAfterMs, retryWithBackoff, type RetryOptions } from '../../src/model/retry.js';
 
 function fakeTime(random = 0.5) {
   let now = 1_000;
@@ -129,6 +129,34 @@ describe('retryWithBackoff', () => {
     expect(calls).toBe(2);
     expect(error.details['stoppedBy']).toBe('deadline');
     expect(t.sleeps).toEqual([199]);
+  });
+
+  it('tells each attempt the time left and reports the deadline with the last reason', async () => {
+    const t = fakeTime(0.999);
+    const left: number[] = [];
+    const error = (await retryWithBackoff(
+      async (_attempt, remainingMs) => {
+        left.push(remainingMs());
+        t.advance(300);
+        throw retryable('http 503');
+      },
+      { maxRetries: 10, initialDelayMs: 200, maxDelayMs: 10_000, deadlineMs: 1_000, ...t.options },
+    ).catch((e: unknown) => e)) as MemfoldError;
+    expect(left).toEqual([1_000, 501]);
+    expect(error.details['reason']).toBe('deadline exceeded (http 503)');
+    expect(error.message).toMatch(/\(deadline\)/);
+  });
+
+  it('tells attempts the time left is Infinity without a deadline', async () => {
+    let left = 0;
+    await retryWithBackoff(async (_attempt, remainingMs) => (left = remainingMs()), { maxRetries: 0, initialDelayMs: 1, maxDelayMs: 1 });
+    expect(left).toBe(Infinity);
+  });
+
+  it('counts an attempt that found no time left as stopped by the deadline', async () => {
+    const error = (await retryWithBackoff(async () => { throw deadlineExceeded('model_error', 'm'); }, { maxRetries: 3, initialDelayMs: 1, maxDelayMs: 1, ...fakeTime().options }).catch((e: unknown) => e)) as MemfoldError;
+    expect(error.details['stoppedBy']).toBe('deadline');
+    expect(error.details['reason']).toBe('deadline exceeded');
   });
 
   it('stops when the signal aborts during the backoff', async () => {
