@@ -1,3 +1,4 @@
+import { createServer } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { buildFoldRequest } from '../../src/compaction/prompt.js';
 import { renderTranscript } from '../../src/compaction/transcript-format.js';
@@ -5,7 +6,7 @@ import { MemfoldError } from '../../src/errors.js';
 import { createExtractiveSummarizer } from '../../src/model/extractive/extractive-summarizer.js';
 import { withFallback } from '../../src/model/fallback-model.js';
 import type { CompletionRequest, ModelProvider } from '../../src/model/model-provider.js';
-import { createOpenAIModel } from '../../src/model/openai/openai-model.js';
+import { createOpenAIModel, type OpenAIModelOptions } from '../../src/model/openai/openai-model.js';
 import { behaviors, startFakeOpenAI, type FakeBehavior, type FakeOpenAI } from '../support/fake-openai-server.js';
 
 const transcript = renderTranscript([
@@ -14,10 +15,40 @@ const transcript = renderTranscript([
 ]);
 const request: CompletionRequest = { system: 'Summarize.', messages: [{ role: 'user', content: buildFoldRequest(transcript, undefined) }], maxOutputTokens: 200 };
 
+/** A port nothing listens on: bind one, remember it, close it. */
+async function closedPort(): Promise<number> {
+  const listener = createServer();
+  await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+  const { port } = listener.address() as { port: number };
+  await new Promise<void>((resolve) => listener.close(() => resolve()));
+  return port;
+}
+
+/** One row per model fault: what the fake server does, the reason the answer reports, the requests it took. */
+interface Fault {
+  name: string;
+  behavior: FakeBehavior;
+  reason: string;
+  /** Requests the server saw: maxRetries + 1 = 3 when retried, 1 when not. */
+  requests: number;
+  options?: Partial<OpenAIModelOptions>;
+}
+
 describe('withFallback', () => {
   let server: FakeOpenAI;
   let model: ModelProvider;
+  let sleeps: number[];
   const extractive = createExtractiveSummarizer();
+  const remote = (options: Partial<OpenAIModelOptions> = {}) =>
+    createOpenAIModel({
+      baseURL: server.baseURL,
+      model: 'fake',
+      timeoutMs: 100,
+      maxRetries: 2,
+      deadlineMs: 30_000,
+      retry: { sleep: async (ms) => void sleeps.push(ms) },
+      ...options,
+    });
   beforeAll(async () => {
     server = await startFakeOpenAI();
   });
@@ -27,10 +58,8 @@ describe('withFallback', () => {
   beforeEach(() => {
     server.requests.length = 0;
     server.setBehavior(behaviors.ok());
-    model = withFallback(
-      createOpenAIModel({ baseURL: server.baseURL, model: 'fake', timeoutMs: 150, maxRetries: 1, retry: { sleep: async () => {} } }),
-      extractive,
-    );
+    sleeps = [];
+    model = withFallback(remote(), extractive);
   });
 
   it('returns the primary answer when it succeeds', async () => {
@@ -40,21 +69,53 @@ describe('withFallback', () => {
     expect(model.id).toBe('openai:fake');
   });
 
-  const failures: Array<[string, FakeBehavior, string]> = [
-    ['HTTP 500', behaviors.status(500), 'http 500'],
-    ['HTTP 429', behaviors.status(429, { 'retry-after': '0' }), 'http 429'],
-    ['HTTP 400', behaviors.status(400), 'http 400'],
-    ['a timeout', behaviors.delay(1_000), 'timeout'],
-    ['empty text', behaviors.empty(), 'empty output'],
-    ['a malformed body', behaviors.malformed(), 'malformed response'],
+  const faults: Fault[] = [
+    { name: 'HTTP 500 on every attempt', behavior: behaviors.status(500), reason: 'http 500', requests: 3 },
+    { name: 'HTTP 429 on every attempt', behavior: behaviors.status(429, { 'retry-after': '0' }), reason: 'http 429', requests: 3 },
+    { name: 'HTTP 400', behavior: behaviors.status(400), reason: 'http 400', requests: 1 },
+    { name: 'a timeout', behavior: behaviors.delay(1_000), reason: 'timeout', requests: 3 },
+    { name: 'empty text', behavior: behaviors.empty(), reason: 'empty output', requests: 1 },
+    { name: 'a malformed body', behavior: behaviors.malformed(), reason: 'malformed response', requests: 3 },
+    { name: 'truncated output', behavior: behaviors.truncated(), reason: 'truncated output', requests: 1 },
+    { name: 'over-long output', behavior: behaviors.overLong(1_000), reason: 'over-long output', requests: 1 },
+    { name: 'bytes that are not UTF-8', behavior: behaviors.invalidUtf8(), reason: 'invalid utf-8', requests: 3 },
+    { name: 'a lone surrogate', behavior: behaviors.loneSurrogate(), reason: 'invalid utf-8', requests: 3 },
+    {
+      name: 'a retry-after past the deadline',
+      behavior: behaviors.status(503, { 'retry-after': '30' }),
+      reason: 'deadline exceeded (http 503)',
+      requests: 1,
+      options: { deadlineMs: 5_000 },
+    },
+    {
+      name: 'an answer slower than the deadline',
+      behavior: behaviors.delay(3_000),
+      reason: 'deadline exceeded (timeout)',
+      requests: 1,
+      options: { timeoutMs: 5_000, deadlineMs: 150 },
+    },
   ];
-  it.each(failures)('answers with the extractive summary after %s', async (_name, behavior, reason) => {
-    server.setBehavior(behavior);
-    const answer = await model.complete(request);
-    expect(answer.fallback).toEqual({ from: 'openai:fake', reason });
-    expect(answer.model).toBe('extractive');
+  for (const fault of faults) {
+    it(`answers with the extractive summary after ${fault.name}: reason "${fault.reason}", ${fault.requests} request(s)`, async () => {
+      server.setBehavior(fault.behavior);
+      const started = Date.now();
+      const answer = await withFallback(remote(fault.options), extractive).complete(request);
+      expect(answer.fallback).toEqual({ from: 'openai:fake', reason: fault.reason });
+      expect(server.requests).toHaveLength(fault.requests);
+      expect(sleeps).toHaveLength(fault.requests - 1);
+      expect(Date.now() - started).toBeLessThan(1_000);
+      expect(answer.model).toBe('extractive');
+      expect(answer.text).toContain('ZX81QK');
+      expect(answer.text).toMatch(/^User asked:/);
+      expect(answer.text).not.toMatch(/\uFFFD|\p{Cs}|word word/u);
+    });
+  }
+
+  it('answers with the extractive summary after refused connections, retried maxRetries times', async () => {
+    const answer = await withFallback(remote({ baseURL: `http://127.0.0.1:${await closedPort()}/v1` }), extractive).complete(request);
+    expect(answer.fallback).toEqual({ from: 'openai:fake', reason: 'connection error' });
+    expect(sleeps).toHaveLength(2);
     expect(answer.text).toContain('ZX81QK');
-    expect(answer.text).toMatch(/^User asked:/);
   });
 
   it('throws only when the fallback throws too', async () => {

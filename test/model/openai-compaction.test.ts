@@ -73,14 +73,20 @@ describe('OpenAI-compatible summaries and embeddings', () => {
     ['HTTP 500', behaviors.status(500), {}, /500/],
     ['a timeout', behaviors.delay(3_000), { MEMFOLD_MODEL_TIMEOUT_MS: '300' }, /timeout|timed out/i],
     ['empty text', behaviors.empty(), {}, /empty/],
+    // maxSummaryTokens is 160 for this window: the summary must not outgrow it, nor arrive cut off or corrupt.
+    ['truncated text', behaviors.truncated('Summary: ORD-500 was cut'), {}, /^truncated output$/],
+    ['over-long text', behaviors.overLong(1_000), {}, /^over-long output$/],
+    ['text that is not UTF-8', behaviors.invalidUtf8(), {}, /^invalid utf-8$/],
   ])('%s falls back to the extractive summary and says so in the result', async (_name, behavior, env, reason) => {
     const { result, batches, hits } = await compactWith(behavior, env);
     expect(result.status, result.error).toBe('compacted');
     expect(result.fallbacks.length).toBe(result.modelCalls);
     expect(result.fallbacks[0]).toMatchObject({ from: 'openai:fake-summarizer' });
     expect(result.fallbacks[0]!.reason).toMatch(reason);
-    // The extractive summary keeps the order numbers and dates.
-    expect(batches.map((b) => b.content).join('\n')).toMatch(/ORD-50\d/);
+    // The extractive summary keeps the order numbers and dates; none of the faulty text is archived.
+    const archived = batches.map((b) => b.content).join('\n');
+    expect(archived).toMatch(/ORD-50\d/);
+    expect(archived).not.toMatch(/\uFFFD|\p{Cs}|Summary:/u);
     expect(hits.length).toBeGreaterThan(0);
   });
 

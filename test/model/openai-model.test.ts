@@ -31,9 +31,12 @@ describe('createOpenAIModel against the fake server', () => {
       model: 'fake-model',
       timeoutMs: 2_000,
       maxRetries: 2,
+      // Room for every retry these tests count; the deadline tests set their own.
+      deadlineMs: 60_000,
       retry: { sleep: async (ms) => void sleeps.push(ms), random: () => 0.5 },
       ...extra,
     });
+  const failure = async (m: ReturnType<typeof model>, req = request()) => (await m.complete(req).catch((e: unknown) => e)) as MemfoldError;
 
   beforeEach(async () => {
     server = await startFakeOpenAI();
@@ -158,6 +161,81 @@ describe('createOpenAIModel against the fake server', () => {
     expect((error.details['attempts'] as unknown[]).length).toBe(3);
   });
 
+  it('rejects truncated output (finish_reason "length") without retrying', async () => {
+    server.setBehavior(behaviors.truncated());
+    const error = await failure(model());
+    expect(error.details['reason']).toBe('truncated output');
+    expect(error.details['stoppedBy']).toBe('not retryable');
+    expect(error.message).toMatch(/cut off at the 64-token limit/);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('rejects over-long output (over 2 x maxOutputTokens by the server count or by chars/4) without retrying', async () => {
+    server.setBehavior(behaviors.overLong(129)); // maxOutputTokens 64: the limit is 128
+    expect((await failure(model())).details['reason']).toBe('over-long output');
+    expect(server.requests).toHaveLength(1);
+    // Without usage the estimate decides: 129 x 4 characters.
+    server.setBehavior(behaviors.okWithoutUsage('x'.repeat(129 * 4)));
+    expect((await failure(model())).details['reason']).toBe('over-long output');
+    // Up to twice the limit passes: tokenizers differ, and the compactor's own budget absorbs it.
+    server.setBehavior(behaviors.overLong(128));
+    expect((await model().complete(request())).usage.outputTokens).toBe(128);
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it('retries invalid UTF-8 (raw bytes, a lone surrogate) and keeps the clean answer', async () => {
+    server.enqueue(behaviors.invalidUtf8(), behaviors.loneSurrogate());
+    const answer = await model().complete(request());
+    expect(answer.text).toMatch(/^Summary:/);
+    expect(answer.text).not.toMatch(/\uFFFD|\p{Cs}/u);
+    expect(server.requests).toHaveLength(3);
+    expect(sleeps).toHaveLength(2);
+  });
+
+  it('gives up on invalid UTF-8 after maxRetries + 1 attempts', async () => {
+    server.setBehavior(behaviors.invalidUtf8());
+    const error = await failure(model());
+    expect(error.details['reason']).toBe('invalid utf-8');
+    expect(error.details['stoppedBy']).toBe('retries exhausted');
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it('accepts a replacement character that the request itself holds', async () => {
+    server.setBehavior(behaviors.ok('Summary: the file name was caf\uFFFD.txt'));
+    const answer = await model().complete(request('the file name was caf\uFFFD.txt'));
+    expect(answer.text).toContain('caf\uFFFD.txt');
+  });
+
+  it('cuts a slow attempt short at the deadline and does not retry past it', async () => {
+    server.setBehavior(behaviors.delay(3_000));
+    const started = Date.now();
+    const error = await failure(model({ timeoutMs: 5_000, deadlineMs: 200 }));
+    expect(Date.now() - started).toBeLessThan(1_500);
+    expect(error.details['reason']).toBe('deadline exceeded (timeout)');
+    expect(error.details['stoppedBy']).toBe('deadline');
+    expect(server.requests).toHaveLength(1);
+    expect(sleeps).toEqual([]);
+  });
+
+  it('defaults the deadline to twice timeoutMs: a retry-after beyond it ends the call at once', async () => {
+    server.setBehavior(behaviors.status(429, { 'retry-after': '7' }));
+    const error = await failure(createOpenAIModel({ baseURL: server.baseURL, model: 'm', timeoutMs: 2_000, maxRetries: 2, retry: { sleep: async (ms) => void sleeps.push(ms) } }));
+    expect(error.details['reason']).toBe('deadline exceeded (http 429)');
+    expect(server.requests).toHaveLength(1);
+    expect(sleeps).toEqual([]);
+  });
+
+  it('sends nothing when the deadline passes while the call waits in the queue', async () => {
+    server.setBehavior(behaviors.delay(400));
+    const queue = createModelQueue({ concurrency: 1 });
+    const slow = model({ queue }).complete(request('first'));
+    const error = await failure(model({ queue, deadlineMs: 100 }), request('second'));
+    await slow;
+    expect(error.details['reason']).toBe('deadline exceeded');
+    expect(error.details['stoppedBy']).toBe('deadline');
+    expect(server.requests).toHaveLength(1);
+  });
+
   it('honours an abort signal', async () => {
     server.setBehavior(behaviors.delay(5_000));
     const controller = new AbortController();
@@ -180,6 +258,7 @@ describe('createOpenAIModel against the fake server', () => {
   it('validates its options', () => {
     expect(() => createOpenAIModel({ model: '', timeoutMs: 1, maxRetries: 0 })).toThrow(/Invalid argument model/);
     expect(() => createOpenAIModel({ model: 'm', timeoutMs: 0, maxRetries: 0 })).toThrow(/timeoutMs/);
+    expect(() => createOpenAIModel({ model: 'm', timeoutMs: 1, maxRetries: 0, deadlineMs: 0 })).toThrow(/deadlineMs/);
     expect(() => createModelQueue({ concurrency: 0 })).toThrow(/concurrency/);
     expect(() => createModelQueue({ concurrency: 1, intervalCap: 2 })).toThrow(/interval/);
   });

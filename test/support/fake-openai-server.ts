@@ -7,11 +7,13 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo, Socket } from 'node:net';
 
 export type FakeBehavior =
-  | { kind: 'ok'; text?: string; usage?: { prompt_tokens: number; completion_tokens: number } | null }
+  | { kind: 'ok'; text?: string; usage?: { prompt_tokens: number; completion_tokens: number } | null; finishReason?: string }
   | { kind: 'status'; code: number; headers?: Record<string, string>; body?: unknown }
   | { kind: 'delay'; ms: number; then?: FakeBehavior }
   | { kind: 'empty' }
-  | { kind: 'malformed' };
+  | { kind: 'malformed' }
+  /** A chat answer whose content string is these bytes, written as they are (not re-encoded) into the JSON. */
+  | { kind: 'rawContent'; bytes: Buffer };
 
 export const behaviors = {
   ok: (text?: string): FakeBehavior => (text === undefined ? { kind: 'ok' } : { kind: 'ok', text }),
@@ -20,6 +22,20 @@ export const behaviors = {
   delay: (ms: number, then?: FakeBehavior): FakeBehavior => (then ? { kind: 'delay', ms, then } : { kind: 'delay', ms }),
   empty: (): FakeBehavior => ({ kind: 'empty' }),
   malformed: (): FakeBehavior => ({ kind: 'malformed' }),
+  /** Cut off at the output limit: `finish_reason: 'length'`. */
+  truncated: (text = 'Summary: the user asked to keep order'): FakeBehavior => ({ kind: 'ok', text, finishReason: 'length' }),
+  /** Text of at most `tokens` x 4 characters, reported as `completion_tokens: tokens`. */
+  overLong: (tokens: number): FakeBehavior => ({
+    kind: 'ok',
+    text: ('Summary:' + ' word'.repeat(tokens)).slice(0, tokens * 4),
+    usage: { prompt_tokens: 111, completion_tokens: tokens },
+  }),
+  rawContent: (bytes: Buffer): FakeBehavior => ({ kind: 'rawContent', bytes }),
+  /** 0xC3 0x28: a two-byte lead followed by "(", not UTF-8; decoders make it U+FFFD. */
+  invalidUtf8: (): FakeBehavior =>
+    ({ kind: 'rawContent', bytes: Buffer.concat([Buffer.from('Summary: caf'), Buffer.from([0xc3, 0x28]), Buffer.from(' order ORD-7')]) }),
+  /** A JSON escape of a lone high surrogate: valid JSON, not valid Unicode. */
+  loneSurrogate: (): FakeBehavior => ({ kind: 'rawContent', bytes: Buffer.from('Summary: order \\ud800 ORD-7') }),
 };
 
 export interface RecordedRequest {
@@ -90,8 +106,17 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
   const send = (res: ServerResponse, code: number, body: unknown, headers: Record<string, string> = {}): void => {
     if (res.writableEnded || res.destroyed) return;
     res.writeHead(code, { 'content-type': 'application/json', ...headers });
-    res.end(typeof body === 'string' ? body : JSON.stringify(body));
+    res.end(typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body));
   };
+
+  const chatCompletion = (body: any, text: string, finishReason: string, usage?: { prompt_tokens: number; completion_tokens: number }) => ({
+    id: `chatcmpl-fake-${++counter}`,
+    object: 'chat.completion',
+    created: 0,
+    model: body?.model ?? 'fake',
+    choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: finishReason }],
+    ...(usage ? { usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } } : {}),
+  });
 
   const respond = async (res: ServerResponse, path: string, body: any, b: FakeBehavior): Promise<void> => {
     switch (b.kind) {
@@ -113,6 +138,11 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
         return send(res, b.code, b.body ?? { error: { message: `fake status ${b.code}`, type: 'fake_error', code: null } }, b.headers);
       case 'malformed':
         return send(res, 200, '{"choices": [ this is not json');
+      case 'rawContent': {
+        const marker = 'RAW-CONTENT-MARKER';
+        const [before, after] = JSON.stringify(chatCompletion(body, marker, 'stop', { prompt_tokens: 111, completion_tokens: 22 })).split(marker);
+        return send(res, 200, Buffer.concat([Buffer.from(before!), b.bytes, Buffer.from(after!)]));
+      }
       case 'empty':
       case 'ok': {
         if (path === '/v1/embeddings') {
@@ -123,14 +153,7 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
         }
         const text = b.kind === 'empty' ? '' : (b.text ?? fakeSummary(body));
         const usage = b.kind === 'ok' && b.usage === null ? undefined : ((b.kind === 'ok' && b.usage) || { prompt_tokens: 111, completion_tokens: 22 });
-        return send(res, 200, {
-          id: `chatcmpl-fake-${++counter}`,
-          object: 'chat.completion',
-          created: 0,
-          model: body?.model ?? 'fake',
-          choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }],
-          ...(usage ? { usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } } : {}),
-        });
+        return send(res, 200, chatCompletion(body, text, (b.kind === 'ok' && b.finishReason) || 'stop', usage));
       }
     }
   };

@@ -6,8 +6,10 @@
 import OpenAI from 'openai';
 import { DEFAULT_CONTEXT_WINDOW, DEFAULT_MODEL_CONCURRENCY } from '../../config.js';
 import { InvalidArgumentError, MemfoldError } from '../../errors.js';
+import { defaultModelDeadlineMs } from '../../config.js';
 import type { Completion, CompletionRequest, ModelProvider } from '../model-provider.js';
 import { createModelQueue, type ModelQueue } from '../model-queue.js';
+import { findOutputFault } from '../output-faults.js';
 import { toMemfoldError } from './openai-errors.js';
 import { runQueuedWithRetry, type RetryOverrides } from './queued-retry.js';
 
@@ -26,6 +28,11 @@ export interface OpenAIModelOptions {
   timeoutMs: number;
   /** Retries after the first attempt (RuntimeConfig.modelMaxRetries). */
   maxRetries: number;
+  /**
+   * Total ms for one `complete` call, queue waits, attempts and backoff included (RuntimeConfig.modelDeadlineMs):
+   * no attempt outlives it and no retry starts past it. Default twice `timeoutMs`.
+   */
+  deadlineMs?: number;
   /** Shared queue; default a new one with DEFAULT_MODEL_CONCURRENCY. */
   queue?: ModelQueue;
   fetch?: typeof fetch;
@@ -34,7 +41,7 @@ export interface OpenAIModelOptions {
    * accepts; OpenAI's reasoning models (o1, o3, ...) require `max_completion_tokens`.
    */
   maxTokensField?: 'max_tokens' | 'max_completion_tokens';
-  /** Backoff and injected time; defaults RETRY_BACKOFF and real timers. */
+  /** Backoff and injected time; defaults RETRY_BACKOFF and real timers. A `deadlineMs` here wins over the option. */
   retry?: RetryOverrides;
 }
 
@@ -48,13 +55,23 @@ function estimateTokens(text: string): number {
   return Math.ceil(text.length / 4);
 }
 
+/** Tokens of the visible text as the server counted them: reasoning tokens are billed as output but not shown. */
+function visibleOutputTokens(usage: OpenAI.CompletionUsage | undefined): { outputTokens?: number } {
+  if (typeof usage?.completion_tokens !== 'number') return {};
+  return { outputTokens: usage.completion_tokens - (usage.completion_tokens_details?.reasoning_tokens ?? 0) };
+}
+
 export function createOpenAIModel(options: OpenAIModelOptions): ModelProvider {
   if (!options.model || options.model.trim() === '') throw new InvalidArgumentError('model', 'must be a non-empty model name');
   if (!(options.timeoutMs > 0)) throw new InvalidArgumentError('timeoutMs', `must be > 0 (got ${options.timeoutMs})`);
   if (!Number.isInteger(options.maxRetries) || options.maxRetries < 0) {
     throw new InvalidArgumentError('maxRetries', `must be an integer >= 0 (got ${options.maxRetries})`);
   }
+  if (options.deadlineMs !== undefined && !(options.deadlineMs > 0)) {
+    throw new InvalidArgumentError('deadlineMs', `must be > 0 (got ${options.deadlineMs})`);
+  }
   const id = `openai:${options.model}`;
+  const deadlineMs = options.deadlineMs ?? defaultModelDeadlineMs(options.timeoutMs);
   const contextWindow = options.contextWindow ?? DEFAULT_CONTEXT_WINDOW;
   const queue = options.queue ?? createModelQueue({ concurrency: DEFAULT_MODEL_CONCURRENCY });
   const maxTokensField = options.maxTokensField ?? 'max_tokens';
@@ -66,8 +83,10 @@ export function createOpenAIModel(options: OpenAIModelOptions): ModelProvider {
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
 
-  async function attempt(request: CompletionRequest): Promise<Completion> {
+  /** One request; its timeout is cut to the time left before the deadline. */
+  async function attempt(request: CompletionRequest, remainingMs: number): Promise<Completion> {
     const { signal } = request;
+    const timeout = Math.max(1, Math.min(options.timeoutMs, Math.ceil(remainingMs)));
     let response: Awaited<ReturnType<ChatClient['chat']['completions']['create']>>;
     try {
       response = await client.chat.completions.create(
@@ -77,7 +96,7 @@ export function createOpenAIModel(options: OpenAIModelOptions): ModelProvider {
           [maxTokensField]: request.maxOutputTokens,
           stream: false,
         },
-        { maxRetries: 0, timeout: options.timeoutMs, ...(signal ? { signal } : {}) },
+        { maxRetries: 0, timeout, ...(signal ? { signal } : {}) },
       );
     } catch (error) {
       throw toMemfoldError(error, 'model_error', id, signal);
@@ -86,11 +105,15 @@ export function createOpenAIModel(options: OpenAIModelOptions): ModelProvider {
     if (!Array.isArray(choices)) {
       throw new MemfoldError('model_error', `${id}: malformed response: no choices`, { retryable: true, details: { reason: 'malformed response' } });
     }
-    const text = (response.choices[0]?.message?.content ?? '').trim();
-    if (text === '') {
-      // Not retried: a model that answers nothing (often a reasoning model that spent its budget thinking)
-      // tends to do it again; the fallback summarizer is the better next step.
-      throw new MemfoldError('model_error', `${id}: empty output`, { retryable: false, details: { reason: 'empty output' } });
+    const choice = response.choices[0];
+    const text = (choice?.message?.content ?? '').trim();
+    const requestText = [request.system, ...request.messages.map((m) => m.content)].join('\n');
+    const fault = findOutputFault(
+      { text, cutOff: choice?.finish_reason === 'length', ...visibleOutputTokens(response.usage) },
+      { maxOutputTokens: request.maxOutputTokens, requestText },
+    );
+    if (fault) {
+      throw new MemfoldError('model_error', `${id}: ${fault.reason}: ${fault.detail}`, { retryable: fault.retryable, details: { reason: fault.reason } });
     }
     const inputChars = request.system.length + request.messages.reduce((sum, m) => sum + m.content.length, 0);
     return {
@@ -110,9 +133,9 @@ export function createOpenAIModel(options: OpenAIModelOptions): ModelProvider {
       if (!Number.isInteger(request.maxOutputTokens) || request.maxOutputTokens < 1) {
         return Promise.reject(new InvalidArgumentError('maxOutputTokens', `must be an integer >= 1 (got ${request.maxOutputTokens})`));
       }
-      return runQueuedWithRetry(() => attempt(request), {
+      return runQueuedWithRetry((remainingMs) => attempt(request, remainingMs), {
         queue, id, errorCode: 'model_error', maxRetries: options.maxRetries,
-        ...(options.retry ? { retry: options.retry } : {}),
+        retry: { deadlineMs, ...options.retry },
         ...(request.signal ? { signal: request.signal } : {}),
       });
     },
