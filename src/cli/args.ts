@@ -24,6 +24,7 @@ export const COMMANDS: Record<string, CommandSpec> = {
   inspect: { positionals: ['conversation'], flags: { json: 'boolean' }, summary: 'list archived batches by depth' },
   resummarize: { positionals: ['conversation'], flags: { depth: 'int', json: 'boolean' }, required: ['depth'], summary: 'fold every frontier batch of a depth into one batch of the next depth' },
   migrate: { positionals: [], flags: { json: 'boolean' }, summary: 'apply database migrations' },
+  reconcile: { positionals: [], flags: { conversation: 'string', json: 'boolean' }, summary: 'finish or undo compactions a crash interrupted (all conversations, or --conversation)' },
 };
 
 export interface ParsedCommand {

@@ -74,6 +74,13 @@ async function dispatch(memfold: Memfold, parsed: ParsedCommand, output: Output)
       else output.out(`created ${result.created.map((b) => `${b.label} (depth ${b.depth}, ${b.count} batches)`).join(', ')}`);
       return 0;
     }
+    case 'reconcile': {
+      const outcomes = await memfold.reconcile(flags.conversation as string | undefined);
+      if (json) printJson(output, outcomes);
+      else if (outcomes.length === 0) output.out('nothing to reconcile');
+      else for (const o of outcomes) output.out(`${o.conversationId} ${o.operationId}: ${o.action} (${o.reason})`);
+      return 0;
+    }
     default:
       throw new MemfoldError('invalid_argument', `unknown command ${parsed.command}`);
   }
@@ -101,7 +108,12 @@ export async function main(argv: readonly string[], output: Output = processOutp
   else if (typeof command.flags.window === 'number') compaction.contextWindow = command.flags.window;
   let memfold: Memfold | undefined;
   try {
-    memfold = await createMemfold({ compaction, ...(typeof command.flags.home === 'string' ? { config: { home: command.flags.home } } : {}) });
+    // `reconcile` reports what it finishes or undoes, so opening must not do it first.
+    memfold = await createMemfold({
+      compaction,
+      reconcileOnOpen: command.command !== 'reconcile',
+      ...(typeof command.flags.home === 'string' ? { config: { home: command.flags.home } } : {}),
+    });
     return await dispatch(memfold, command, output);
   } catch (error) {
     output.err(`memfold ${command.command}: ${errorMessage(error)}`);

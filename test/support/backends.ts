@@ -56,6 +56,18 @@ export function persistenceBackends(): TestBackend[] {
   return backends;
 }
 
+/**
+ * The PostgreSQL server for suites that need one beyond the store tests (child processes, several
+ * processes at once): DATABASE_URL, required in CI; undefined elsewhere when unset (the suite is skipped).
+ */
+export function postgresServerUrl(): string | undefined {
+  const databaseUrl = process.env.DATABASE_URL || undefined;
+  if (databaseUrl === undefined && process.env.CI === 'true') {
+    throw new Error('DATABASE_URL is required in CI: the PostgreSQL suites must run there, never skip');
+  }
+  return databaseUrl;
+}
+
 function selectedBackends(): BackendName[] {
   const raw = process.env.MEMFOLD_TEST_BACKENDS;
   if (raw === undefined || raw.trim() === '') return [...ALL];

@@ -1,0 +1,87 @@
+/**
+ * Child process of the crash test: opens memfold on the test's PostgreSQL database and LanceDB folder,
+ * compacts one conversation and SIGKILLs itself at the step boundary it was given. The ports are the
+ * real ones; the wrappers only count calls and pull the trigger.
+ *
+ *   node --import tsx compact-until-killed.ts '<CrashJob as JSON>'
+ *
+ * Prints one JSON line with the compaction result when it was not killed.
+ */
+import { createHashingEmbedder } from '../../../src/embedding/hashing-embedder.js';
+import { createMemfold } from '../../../src/memfold.js';
+import { openLanceArchive } from '../../../src/memory/lancedb/lancedb-archive.js';
+import type { MemoryManager } from '../../../src/memory/memory-manager.js';
+import { createExtractiveSummarizer } from '../../../src/model/extractive/extractive-summarizer.js';
+import type { ModelProvider } from '../../../src/model/model-provider.js';
+import { createKyselyPersistence } from '../../../src/persistence/kysely/kysely-store.js';
+import type { PersistenceProvider } from '../../../src/persistence/persistence-provider.js';
+import { createTokenCounter } from '../../../src/tokens/create-token-counter.js';
+import type { CrashJob } from './crash-job.js';
+
+const job = JSON.parse(process.argv[2]!) as CrashJob;
+const { killAt } = job;
+const die = (): never => {
+  process.kill(process.pid, 'SIGKILL');
+  throw new Error('unreachable');
+};
+const calls = { fold: 0, write: 0, mark: 0 };
+/** Die when this is the n-th call of the chosen kind. */
+const after = (point: 'fold' | 'write' | 'mark') => {
+  calls[point]++;
+  if (killAt.point === point && killAt.n === calls[point]) die();
+};
+
+const archive = await openLanceArchive({ uri: job.lanceDir, embedder: createHashingEmbedder() });
+const memory: MemoryManager = {
+  ...archive,
+  async write(entries) {
+    await archive.write(entries);
+    after('write');
+  },
+  async mark(conversationId, labels, parent) {
+    await archive.mark(conversationId, labels, parent);
+    after('mark');
+  },
+};
+
+const store = await createKyselyPersistence({ dialect: 'postgres', databaseUrl: job.databaseUrl });
+const persistence: PersistenceProvider = {
+  ...store,
+  async commitCompaction(commit) {
+    // The test database sleeps inside the commit transaction (a trigger), so this fires mid-transaction.
+    if (killAt.point === 'commit') setTimeout(die, killAt.ms);
+    const report = await store.commitCompaction(commit);
+    if (killAt.point === 'after-commit') die();
+    return report;
+  },
+};
+
+const extractive = createExtractiveSummarizer();
+const model: ModelProvider = {
+  ...extractive,
+  async complete(request) {
+    const completion = await extractive.complete(request);
+    after('fold');
+    return completion;
+  },
+};
+
+const memfold = await createMemfold({
+  env: {},
+  compaction: job.settings,
+  tokens: createTokenCounter({ mode: 'chars4' }),
+  model,
+  memory,
+  persistence,
+  onEvent: (event) => {
+    // The plan is made and the operation recorded `planned` when the fold stage starts.
+    if (killAt.point === 'plan' && event.type === 'stage' && event.stage === 'fold') die();
+  },
+});
+if (killAt.point === 'timer') setTimeout(die, killAt.ms);
+const result = await memfold.compact(job.conversationId, { force: true, wait: true });
+process.stdout.write(`${JSON.stringify({ status: result.status, failureCode: result.failureCode, error: result.error, calls })}\n`);
+await memfold.close();
+await archive.close();
+await store.close();
+process.exit(0);

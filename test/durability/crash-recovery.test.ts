@@ -1,0 +1,151 @@
+/**
+ * SIGKILL at every step boundary of a compaction, in a child process on PostgreSQL and LanceDB:
+ * after planning, between fold calls, after each archive write, after each mark, inside the commit
+ * transaction, right after it, and at random moments. After each kill, reconcile runs and every
+ * invariant must hold: every message ever appended is live or archived verbatim and covered by
+ * exactly one depth-0 batch, no label twice, no batch of an uncommitted operation, the clip-archive
+ * matches the frontier, no tool call split from its result.
+ *
+ * MEMFOLD_CRASH_RUNS (default 100) and MEMFOLD_CRASH_SEED (default: random, printed) reproduce a run.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ConversationMessage } from '../../src/agent/types.js';
+import { createMemfold, type Memfold } from '../../src/memfold.js';
+import { createTokenCounter } from '../../src/tokens/create-token-counter.js';
+import { sampleTurns, turnMessages } from '../support/arbitraries.js';
+import { createPostgresTestDatabase, postgresServerUrl } from '../support/backends.js';
+import { checkInvariants } from '../support/invariants.js';
+import { runChild } from './child-process.js';
+import type { CrashJob, KillPoint } from './children/crash-job.js';
+
+const CHILD = new URL('./children/compact-until-killed.ts', import.meta.url);
+const RUNS = Number(process.env.MEMFOLD_CRASH_RUNS ?? 100);
+const SEED = Number(process.env.MEMFOLD_CRASH_SEED ?? Math.floor(Math.random() * 2 ** 31));
+const PARALLEL = 2;
+const settings = { contextWindow: 2_000, keepRecentTokens: 400, keepRecentMessages: 4, chunkTokens: 300 };
+/** Hostile ids on purpose: quotes, LIKE and filter metacharacters, non-ASCII. */
+const CONVERSATIONS = ["crash-'quoted'", 'crash-%_*', 'crash-ünïcødé', 'crash-plain'];
+
+/** Deterministic from the seed (mulberry32), so a failing run can be replayed. */
+function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function pickKillPoint(rand: () => number): KillPoint {
+  const int = (min: number, max: number) => min + Math.floor(rand() * (max - min + 1));
+  switch (int(0, 6)) {
+    case 0: return { point: 'plan' };
+    case 1: return { point: 'fold', n: int(1, 3) };
+    case 2: return { point: 'write', n: int(1, 2) };
+    case 3: return { point: 'mark', n: 1 };
+    case 4: return { point: 'commit', ms: 150 };
+    case 5: return { point: 'after-commit' };
+    default: return { point: 'timer', ms: int(0, 800) };
+  }
+}
+
+const databaseUrl = postgresServerUrl();
+
+describe.skipIf(databaseUrl === undefined)('SIGKILL during compaction, then reconcile (PostgreSQL + LanceDB)', () => {
+  let database: { url: string; drop(): Promise<void> };
+  let lanceDir: string;
+  let admin: pg.Client;
+  let memfold: Memfold;
+
+  beforeAll(async () => {
+    database = await createPostgresTestDatabase(databaseUrl!);
+    lanceDir = await mkdtemp(path.join(os.tmpdir(), 'memfold-crash-'));
+    memfold = await createMemfold({
+      env: {}, config: { databaseUrl: database.url, lancedbUri: lanceDir },
+      compaction: settings, tokens: createTokenCounter({ mode: 'chars4' }),
+    });
+    admin = new pg.Client({ connectionString: database.url });
+    await admin.connect();
+    // A commit of a listed conversation sleeps inside its transaction, so that the child dies mid-commit.
+    await admin.query(`create table memfold_test_slow_commit (conversation_id text primary key)`);
+    await admin.query(`create function memfold_test_slow() returns trigger language plpgsql as $$
+      begin
+        if exists (select 1 from memfold_test_slow_commit where conversation_id = new.conversation_id) then perform pg_sleep(1); end if;
+        return new;
+      end $$`);
+    await admin.query(`create trigger memfold_test_slow before insert on messages for each row when (new.kind = 'clip_archive') execute function memfold_test_slow()`);
+  });
+
+  afterAll(async () => {
+    await memfold?.close();
+    await admin?.end();
+    await database?.drop();
+    if (lanceDir) await rm(lanceDir, { recursive: true, force: true });
+  });
+
+  it(`keeps every invariant through ${RUNS} randomized runs killed at step boundaries`, async () => {
+    const rand = random(SEED);
+    const appended = new Map<string, ConversationMessage[]>(CONVERSATIONS.map((id) => [id, []]));
+    const tally = { runs: 0, kills: 0, finishedByChild: 0, committed: 0, rolledBack: 0 };
+    const killsByPoint: Record<string, number> = {};
+
+    async function oneRun(run: number, conversationId: string): Promise<void> {
+      const turns = sampleTurns(SEED + run, 3 + Math.floor(rand() * 5));
+      const start = new Date(Date.UTC(2024, 0, 1) + run * 3_600_000);
+      appended.get(conversationId)!.push(...(await memfold.append(conversationId, turnMessages(turns, `r${run}`, start))));
+      const killAt = pickKillPoint(rand);
+      if (killAt.point === 'commit') await admin.query('insert into memfold_test_slow_commit values ($1)', [conversationId]);
+      const job: CrashJob = { databaseUrl: database.url, lanceDir, conversationId, settings, killAt };
+      const exit = await runChild(CHILD, [JSON.stringify(job)]);
+      if (killAt.point === 'commit') await admin.query('delete from memfold_test_slow_commit where conversation_id = $1', [conversationId]);
+
+      tally.runs++;
+      if (exit.signal === 'SIGKILL') {
+        tally.kills++;
+        killsByPoint[killAt.point] = (killsByPoint[killAt.point] ?? 0) + 1;
+      } else {
+        // Not killed: the chosen boundary never came (no re-summarization this time, fewer folds).
+        expect(exit.code, `run ${run} (seed ${SEED}) ${JSON.stringify(killAt)}: ${exit.stderr}`).toBe(0);
+        if (process.env.MEMFOLD_CRASH_DEBUG) console.log(run, JSON.stringify(killAt), exit.stdout.trim());
+        tally.finishedByChild++;
+      }
+      for (const outcome of await memfold.reconcile(conversationId)) {
+        if (outcome.action === 'committed') tally.committed++;
+        if (outcome.action === 'rolled_back') tally.rolledBack++;
+      }
+      await checkInvariants(memfold, conversationId, appended.get(conversationId)!, { toolPairs: true });
+    }
+
+    // Enough history that every forced compaction has something to archive.
+    for (const [k, id] of CONVERSATIONS.entries()) {
+      appended.get(id)!.push(...(await memfold.append(id, turnMessages(sampleTurns(SEED - k - 1, 10), 'seed', new Date(Date.UTC(2023, 0, 1))))));
+    }
+    for (let run = 0; run < RUNS; run += PARALLEL) {
+      const offset = Math.floor(rand() * CONVERSATIONS.length);
+      const batch = Array.from({ length: Math.min(PARALLEL, RUNS - run) }, (_, k) =>
+        oneRun(run + k, CONVERSATIONS[(offset + k) % CONVERSATIONS.length]!),
+      );
+      await Promise.all(batch);
+    }
+
+    for (const id of CONVERSATIONS) await checkInvariants(memfold, id, appended.get(id)!, { toolPairs: true });
+    expect(await memfold.persistence.listPendingOperations()).toEqual([]);
+    const depths = await Promise.all(CONVERSATIONS.map(async (id) => Math.max(0, ...(await memfold.memory.list({ conversationId: id, kind: 'summary' })).map((b) => b.depth))));
+    console.log(
+      `crash test (seed ${SEED}): ${tally.runs} runs, ${tally.kills} killed by SIGKILL ${JSON.stringify(killsByPoint)}, ` +
+        `${tally.finishedByChild} finished before their kill point; reconcile finished ${tally.committed} and undid ${tally.rolledBack}; ` +
+        `deepest batch per conversation ${depths.join('/')}`,
+    );
+    expect(tally.runs).toBe(RUNS);
+    // Every kind of boundary was hit at least once.
+    for (const point of ['plan', 'fold', 'write', 'mark', 'commit', 'after-commit', 'timer']) {
+      expect(killsByPoint[point] ?? 0, `kills at ${point}`).toBeGreaterThan(0);
+    }
+  }, 900_000);
+});
