@@ -63,6 +63,7 @@ export const DEFAULT_COMPACTION_SETTINGS: Readonly<CompactionSettings> = Object.
  * and the token budgets that exceed it follow the window (so a 4,000-token window works out of the box).
  */
 export function resolveCompactionSettings(input: Partial<CompactionSettings> = {}): CompactionSettings {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new InvalidConfigError('compaction', 'must be an object of settings');
   for (const [key, value] of Object.entries(input)) {
     if (!(key in DEFAULT_COMPACTION_SETTINGS)) throw new InvalidConfigError(`compaction.${key}`, 'unknown setting');
     if (value !== undefined && (typeof value !== 'number' || !Number.isFinite(value))) {
@@ -150,6 +151,11 @@ export interface RuntimeConfig {
   modelDeadlineMs: number;
   /** Concurrent remote model calls. `MEMFOLD_MODEL_CONCURRENCY`, default 4. */
   modelConcurrency: number;
+  /**
+   * UTF-8 bytes one appended message may take (content, tool calls, name and ids together).
+   * `MEMFOLD_MAX_MESSAGE_BYTES`, default 10 MiB; at most 128 MiB (a jsonb value must stay under 256 MiB).
+   */
+  maxMessageBytes: number;
 }
 
 export const DEFAULT_MODEL_TIMEOUT_MS = 60_000;
@@ -160,12 +166,65 @@ export const DEFAULT_MODEL_CONCURRENCY = 4;
 export function defaultModelDeadlineMs(modelTimeoutMs: number): number {
   return 2 * modelTimeoutMs;
 }
+/** 10 MiB: far above any real turn, low enough that a runaway tool output cannot flood the table. */
+export const DEFAULT_MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
+/** PostgreSQL refuses a jsonb value of 256 MiB or more; half of that leaves room for escaping. */
+export const MAX_MESSAGE_BYTES_LIMIT = 128 * 1024 * 1024;
 
-function envInt(env: Record<string, string | undefined>, name: string, fallback: number, min: number): number {
+/** A maxMessageBytes value from any source (store option, override), refused naming `field`. */
+export function validateMaxMessageBytes(value: unknown, field: string): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_MESSAGE_BYTES_LIMIT) {
+    throw new InvalidConfigError(field, `must be an integer from 1 to ${MAX_MESSAGE_BYTES_LIMIT} (got ${String(value)})`);
+  }
+  return value;
+}
+
+/**
+ * How each `resolveRuntimeConfig` override is checked, keyed by every RuntimeConfig field (so a new
+ * field cannot be forgotten): a string, or an integer with the same bounds as its variable.
+ */
+const OVERRIDE_RULES: Record<keyof RuntimeConfig, 'string' | { min: number; max?: number }> = {
+  home: 'string',
+  databaseUrl: 'string',
+  lancedbUri: 'string',
+  namespace: 'string',
+  openaiBaseUrl: 'string',
+  openaiApiKey: 'string',
+  summaryModel: 'string',
+  embeddingModel: 'string',
+  assistantModel: 'string',
+  modelTimeoutMs: { min: 1 },
+  modelMaxRetries: { min: 0 },
+  modelDeadlineMs: { min: 1 },
+  modelConcurrency: { min: 1 },
+  maxMessageBytes: { min: 1, max: MAX_MESSAGE_BYTES_LIMIT },
+};
+
+/** Overrides come from code, not the environment: refuse unknown keys and wrong types, naming `config.<key>`. */
+function checkOverrides(overrides: Partial<RuntimeConfig>): void {
+  if (typeof overrides !== 'object' || overrides === null || Array.isArray(overrides)) throw new InvalidConfigError('config', 'must be an object of settings');
+  for (const [key, value] of Object.entries(overrides)) {
+    const rule = (OVERRIDE_RULES as Record<string, (typeof OVERRIDE_RULES)[keyof RuntimeConfig] | undefined>)[key];
+    if (rule === undefined) throw new InvalidConfigError(`config.${key}`, 'unknown setting');
+    if (value === undefined) continue;
+    if (rule === 'string') {
+      if (typeof value !== 'string' || value.trim() === '') throw new InvalidConfigError(`config.${key}`, 'must be a non-empty string');
+    } else if (typeof value !== 'number' || !Number.isInteger(value) || value < rule.min || (rule.max !== undefined && value > rule.max)) {
+      const range = rule.max === undefined ? `>= ${rule.min}` : `from ${rule.min} to ${rule.max}`;
+      throw new InvalidConfigError(`config.${key}`, `must be an integer ${range} (got ${String(value)})`);
+    }
+  }
+}
+
+function envInt(env: Record<string, string | undefined>, name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
   const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min) throw new InvalidConfigError(name, `must be an integer >= ${min} (got "${raw}")`);
+  if (raw === undefined || raw.trim() === '') return fallback;
+  // Number() also reads "1e3", "0x10" and "1.0" as integers: only plain digits are a count.
+  const value = /^\s*-?\d+\s*$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!Number.isSafeInteger(value) || value < min || value > max) {
+    const range = max === Number.MAX_SAFE_INTEGER ? `>= ${min}` : `from ${min} to ${max}`;
+    throw new InvalidConfigError(name, `must be an integer ${range} (got "${raw}")`);
+  }
   return value;
 }
 
@@ -178,6 +237,7 @@ export function resolveRuntimeConfig(
   overrides: Partial<RuntimeConfig> = {},
   env: Record<string, string | undefined> = process.env,
 ): RuntimeConfig {
+  checkOverrides(overrides);
   const home = overrides.home ?? envString(env, 'MEMFOLD_HOME') ?? './.memfold';
   const modelTimeoutMs = overrides.modelTimeoutMs ?? envInt(env, 'MEMFOLD_MODEL_TIMEOUT_MS', DEFAULT_MODEL_TIMEOUT_MS, 1);
   const config: RuntimeConfig = {
@@ -188,6 +248,8 @@ export function resolveRuntimeConfig(
     modelMaxRetries: overrides.modelMaxRetries ?? envInt(env, 'MEMFOLD_MODEL_MAX_RETRIES', DEFAULT_MODEL_MAX_RETRIES, 0),
     modelDeadlineMs: overrides.modelDeadlineMs ?? envInt(env, 'MEMFOLD_MODEL_DEADLINE_MS', defaultModelDeadlineMs(modelTimeoutMs), 1),
     modelConcurrency: overrides.modelConcurrency ?? envInt(env, 'MEMFOLD_MODEL_CONCURRENCY', DEFAULT_MODEL_CONCURRENCY, 1),
+    maxMessageBytes:
+      overrides.maxMessageBytes ?? envInt(env, 'MEMFOLD_MAX_MESSAGE_BYTES', DEFAULT_MAX_MESSAGE_BYTES, 1, MAX_MESSAGE_BYTES_LIMIT),
   };
   const optional: Array<[keyof RuntimeConfig, string]> = [
     ['databaseUrl', 'DATABASE_URL'],

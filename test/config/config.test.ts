@@ -1,0 +1,128 @@
+/**
+ * Configuration at the boundary: every bad value from the environment, code overrides or compaction
+ * settings is refused with an InvalidConfigError naming the variable or field; good values resolve.
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  DEFAULT_COMPACTION_SETTINGS,
+  DEFAULT_MAX_MESSAGE_BYTES,
+  MAX_MESSAGE_BYTES_LIMIT,
+  resolveCompactionSettings,
+  resolveRuntimeConfig,
+  validateMaxMessageBytes,
+} from '../../src/config.js';
+import { InvalidConfigError } from '../../src/errors.js';
+
+function expectConfigError(run: () => unknown, field: string): void {
+  let thrown: unknown;
+  try {
+    run();
+  } catch (error) {
+    thrown = error;
+  }
+  expect(thrown).toBeInstanceOf(InvalidConfigError);
+  expect(thrown).toMatchObject({ code: 'invalid_config', field, message: expect.stringContaining(`Invalid config field ${field}:`) });
+}
+
+describe('resolveRuntimeConfig', () => {
+  it('defaults maxMessageBytes to 10 MiB and reads MEMFOLD_MAX_MESSAGE_BYTES', () => {
+    expect(resolveRuntimeConfig({}, {}).maxMessageBytes).toBe(DEFAULT_MAX_MESSAGE_BYTES);
+    expect(DEFAULT_MAX_MESSAGE_BYTES).toBe(10 * 1024 * 1024);
+    expect(resolveRuntimeConfig({}, { MEMFOLD_MAX_MESSAGE_BYTES: '1048576' }).maxMessageBytes).toBe(1_048_576);
+    expect(resolveRuntimeConfig({}, { MEMFOLD_MAX_MESSAGE_BYTES: ` ${MAX_MESSAGE_BYTES_LIMIT} ` }).maxMessageBytes).toBe(MAX_MESSAGE_BYTES_LIMIT);
+    expect(resolveRuntimeConfig({ maxMessageBytes: 500 }, { MEMFOLD_MAX_MESSAGE_BYTES: '1000' }).maxMessageBytes).toBe(500);
+  });
+
+  it('treats empty and blank variables as unset', () => {
+    const config = resolveRuntimeConfig({}, { MEMFOLD_MAX_MESSAGE_BYTES: '', MEMFOLD_MODEL_TIMEOUT_MS: '   ', MEMFOLD_NAMESPACE: ' ' });
+    expect(config).toMatchObject({ maxMessageBytes: DEFAULT_MAX_MESSAGE_BYTES, modelTimeoutMs: 60_000, namespace: 'default' });
+  });
+
+  it.each([
+    ['MEMFOLD_MAX_MESSAGE_BYTES', '-1'],
+    ['MEMFOLD_MAX_MESSAGE_BYTES', '0'],
+    ['MEMFOLD_MAX_MESSAGE_BYTES', 'ten megabytes'],
+    ['MEMFOLD_MAX_MESSAGE_BYTES', '1e6'],
+    ['MEMFOLD_MAX_MESSAGE_BYTES', '0x100'],
+    ['MEMFOLD_MAX_MESSAGE_BYTES', '1.5'],
+    ['MEMFOLD_MAX_MESSAGE_BYTES', 'NaN'],
+    ['MEMFOLD_MAX_MESSAGE_BYTES', 'Infinity'],
+    ['MEMFOLD_MAX_MESSAGE_BYTES', String(MAX_MESSAGE_BYTES_LIMIT + 1)],
+    ['MEMFOLD_MAX_MESSAGE_BYTES', '99999999999999999999'],
+    ['MEMFOLD_MODEL_TIMEOUT_MS', '-5'],
+    ['MEMFOLD_MODEL_TIMEOUT_MS', '0'],
+    ['MEMFOLD_MODEL_TIMEOUT_MS', 'soon'],
+    ['MEMFOLD_MODEL_MAX_RETRIES', '-1'],
+    ['MEMFOLD_MODEL_MAX_RETRIES', 'two'],
+    ['MEMFOLD_MODEL_CONCURRENCY', '0'],
+    ['MEMFOLD_MODEL_CONCURRENCY', '4 threads'],
+    ['MEMFOLD_NAMESPACE', "a'; drop table messages; --"],
+    ['MEMFOLD_NAMESPACE', 'a%'],
+    ['MEMFOLD_NAMESPACE', 'x'.repeat(65)],
+  ])('refuses %s=%j naming the variable', (name, value) => {
+    expectConfigError(() => resolveRuntimeConfig({}, { [name]: value }), name === 'MEMFOLD_NAMESPACE' ? 'namespace' : name);
+  });
+
+  it.each([
+    [{ maxMessageBytes: 0 }, 'config.maxMessageBytes'],
+    [{ maxMessageBytes: MAX_MESSAGE_BYTES_LIMIT + 1 }, 'config.maxMessageBytes'],
+    [{ maxMessageBytes: Number.NaN }, 'config.maxMessageBytes'],
+    [{ maxMessageBytes: '1000' }, 'config.maxMessageBytes'],
+    [{ modelTimeoutMs: -1 }, 'config.modelTimeoutMs'],
+    [{ modelTimeoutMs: 1.5 }, 'config.modelTimeoutMs'],
+    [{ modelMaxRetries: -1 }, 'config.modelMaxRetries'],
+    [{ modelConcurrency: Number.POSITIVE_INFINITY }, 'config.modelConcurrency'],
+    [{ home: 42 }, 'config.home'],
+    [{ databaseUrl: '' }, 'config.databaseUrl'],
+    [{ namespace: 'bad namespace' }, 'namespace'],
+    [{ lanceDbUri: '/tmp/x' }, 'config.lanceDbUri'],
+    [null, 'config'],
+  ])('refuses the override %j naming the field', (overrides, field) => {
+    expectConfigError(() => resolveRuntimeConfig(overrides as never, {}), field);
+  });
+
+  it('validateMaxMessageBytes, shared by the store option, names the field it is given', () => {
+    expect(validateMaxMessageBytes(1, 'maxMessageBytes')).toBe(1);
+    expectConfigError(() => validateMaxMessageBytes(-1, 'maxMessageBytes'), 'maxMessageBytes');
+    expectConfigError(() => validateMaxMessageBytes(undefined, 'store.maxMessageBytes'), 'store.maxMessageBytes');
+  });
+});
+
+describe('resolveCompactionSettings', () => {
+  it('returns the defaults, and scales the budgets with a small window', () => {
+    expect(resolveCompactionSettings()).toEqual(DEFAULT_COMPACTION_SETTINGS);
+    const small = resolveCompactionSettings({ contextWindow: 4_000 });
+    expect(small).toMatchObject({ contextWindow: 4_000, trigger: 3_200, keepRecentTokens: 1_000, chunkTokens: 2_000 });
+  });
+
+  it.each([
+    [{ contextWindw: 4_000 }, 'compaction.contextWindw'],
+    [{ contextWindow: Number.NaN }, 'compaction.contextWindow'],
+    [{ contextWindow: Number.POSITIVE_INFINITY }, 'compaction.contextWindow'],
+    [{ contextWindow: '4000' }, 'compaction.contextWindow'],
+    [{ contextWindow: 100 }, 'compaction.contextWindow'],
+    [{ contextWindow: 4_000.5 }, 'compaction.contextWindow'],
+    [{ keepRecentTokens: -1 }, 'compaction.keepRecentTokens'],
+    [{ keepRecentMessages: -3 }, 'compaction.keepRecentMessages'],
+    [{ keepFirstTurns: 0.5 }, 'compaction.keepFirstTurns'],
+    [{ chunkTokens: 10 }, 'compaction.chunkTokens'],
+    [{ maxSummaryTokens: 0 }, 'compaction.maxSummaryTokens'],
+    [{ clipLast: 0 }, 'compaction.clipLast'],
+    [{ toolOutputMaxLines: 0 }, 'compaction.toolOutputMaxLines'],
+    [{ warnAt: 0 }, 'compaction.warnAt'],
+    [{ warnAt: 1.5 }, 'compaction.warnAt'],
+    [{ summarizerInputShare: -0.1 }, 'compaction.summarizerInputShare'],
+    [{ trigger: 200_000 }, 'compaction.trigger'],
+    [{ trigger: 0 }, 'compaction.trigger'],
+    [{ contextWindow: 4_000, keepRecentTokens: 3_500 }, 'compaction.keepRecentTokens'],
+    [{ transcriptSegmentTokens: 8 }, 'compaction.transcriptSegmentTokens'],
+    [null, 'compaction'],
+    [[1, 2], 'compaction'],
+  ])('refuses %j naming the field', (input, field) => {
+    expectConfigError(() => resolveCompactionSettings(input as never), field);
+  });
+
+  it('ignores settings given as undefined (spread from optional options)', () => {
+    expect(resolveCompactionSettings({ contextWindow: undefined, warnAt: undefined })).toEqual(DEFAULT_COMPACTION_SETTINGS);
+  });
+});
