@@ -93,7 +93,7 @@ for (const backend of persistenceBackends()) {
           { id: 'fresh', role: 'user', content: 'second' },
           { id: 'dup', role: 'user', content: 'again' },
         ]),
-      ).rejects.toMatchObject({ code: 'persistence_error' });
+      ).rejects.toMatchObject({ code: 'invalid_argument', field: 'messages[1].id', message: expect.stringContaining('already stored') });
       expect((await store.loadHistory(id)).map((m) => m.id)).toEqual(['dup']);
       const [next] = await store.append(id, [{ role: 'user', content: 'after' }]);
       expect(next!.seq).toBe(2);

@@ -4,6 +4,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Kysely } from 'kysely';
+import { DEFAULT_MAX_MESSAGE_BYTES, validateMaxMessageBytes } from '../../config.js';
 import { MemfoldError } from '../../errors.js';
 import { runMigrations } from '../migrate.js';
 import type { PersistenceProvider, PersistenceTransaction } from '../persistence-provider.js';
@@ -13,8 +14,8 @@ import { createPostgresDialect } from '../postgres/postgres-dialect.js';
 import type { StoreDialect } from '../store-dialect.js';
 import { advisoryLockKey, createKeyedMutex, withAdvisoryLock, type LockResult } from './conversation-lock.js';
 import { createKyselyTransaction, type StoreContext } from './kysely-transaction.js';
-import { listConversations, listOperations, recordOperation } from './operation-log.js';
-import { requireText } from './normalize-new-messages.js';
+import { listConversations, listOperations, listPendingOperations, recordOperation } from './operation-log.js';
+import { MAX_NAMESPACE_BYTES, requireKey, requireText } from './normalize-new-messages.js';
 import type { Database } from './schema.js';
 
 interface CommonOptions {
@@ -22,6 +23,8 @@ interface CommonOptions {
   namespace?: string;
   /** Source of "now" for createdAt defaults and bookkeeping times. Default `() => new Date()`. */
   clock?: () => Date;
+  /** UTF-8 bytes one appended message may take; larger ones are refused. Default 10 MiB (`DEFAULT_MAX_MESSAGE_BYTES`). */
+  maxMessageBytes?: number;
 }
 
 export type KyselyPersistenceOptions =
@@ -41,16 +44,12 @@ export async function createKyselyPersistence(options: KyselyPersistenceOptions)
 export async function openKyselyStore(
   options: KyselyPersistenceOptions,
 ): Promise<{ persistence: PersistenceProvider; db: Kysely<Database> }> {
-  const namespace = options.namespace ?? 'default';
-  if (typeof namespace !== 'string' || namespace.length === 0 || namespace.includes('\u0000')) {
-    throw new MemfoldError('invalid_argument', 'Invalid argument namespace: must be a non-empty string without U+0000', {
-      details: { field: 'namespace' },
-    });
-  }
+  const namespace = requireKey(options.namespace ?? 'default', 'namespace', MAX_NAMESPACE_BYTES);
+  const maxMessageBytes = validateMaxMessageBytes(options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES, 'maxMessageBytes');
   const backend =
     options.dialect === 'postgres' ? createPostgresDialect(options.databaseUrl) : await createPgliteDialect(options.dataDir);
   const db = new Kysely<Database>({ dialect: backend.dialect });
-  const persistence = createStore(db, backend, { namespace, clock: options.clock ?? (() => new Date()) });
+  const persistence = createStore(db, backend, { namespace, clock: options.clock ?? (() => new Date()), maxMessageBytes });
   try {
     await persistence.migrate();
   } catch (error) {
@@ -148,6 +147,10 @@ function createStore(db: Kysely<Database>, backend: StoreDialect, context: Store
     async listOperations(conversationId) {
       assertOutsideTransaction('listOperations');
       return listOperations(db, context, conversationId);
+    },
+    async listPendingOperations(conversationId) {
+      assertOutsideTransaction('listPendingOperations');
+      return listPendingOperations(db, context, conversationId);
     },
     async listConversations() {
       assertOutsideTransaction('listConversations');

@@ -4,10 +4,11 @@
  */
 import { sql, type Kysely } from 'kysely';
 import type { ConversationMessage, NewMessage } from '../../agent/types.js';
-import { InvalidArgumentError } from '../../errors.js';
+import { InvalidArgumentError, MemfoldError } from '../../errors.js';
 import type { CommitCompaction, CommitReport, PersistenceTransaction } from '../persistence-provider.js';
 import { guard } from '../persistence-error.js';
-import { normalizeNewMessages, requireText, requireTextArray } from './normalize-new-messages.js';
+import { checkAgainstStored, checkBatchIds } from './append-checks.js';
+import { normalizeNewMessages, requireKey, requireText, requireTextArray } from './normalize-new-messages.js';
 import { upsertOperationRow } from './operation-log.js';
 import { toMessage } from './row-mapping.js';
 import type { Database } from './schema.js';
@@ -16,6 +17,8 @@ import type { Database } from './schema.js';
 export interface StoreContext {
   namespace: string;
   clock: () => Date;
+  /** UTF-8 bytes one appended message may take (validated by the store). */
+  maxMessageBytes: number;
 }
 
 /** Rows per INSERT: 8 parameters a row stays far below PostgreSQL's 65,535-parameter limit. */
@@ -38,7 +41,7 @@ export function inTransaction<T>(db: Kysely<Database>, fn: (trx: Kysely<Database
  * commitCompaction) open their own transaction on a pool handle and join the caller's on a transaction handle.
  */
 export function createKyselyTransaction(db: Kysely<Database>, context: StoreContext): PersistenceTransaction {
-  const { namespace, clock } = context;
+  const { namespace, clock, maxMessageBytes } = context;
 
   /** Create the conversation row if needed and take its row lock until the transaction ends. */
   async function touchConversation(trx: Kysely<Database>, conversationId: string, reserve: number): Promise<number> {
@@ -72,19 +75,16 @@ export function createKyselyTransaction(db: Kysely<Database>, context: StoreCont
 
   return {
     async append(conversationId: string, messages: NewMessage[]): Promise<ConversationMessage[]> {
-      requireText(conversationId, 'conversationId');
-      const rows = normalizeNewMessages(messages, clock());
-      const seen = new Map<string, number>();
-      rows.forEach((row, index) => {
-        const first = seen.get(row.id);
-        if (first !== undefined) throw new InvalidArgumentError(`messages[${index}].id`, `duplicates messages[${first}].id (${JSON.stringify(row.id)})`);
-        seen.set(row.id, index);
-      });
+      requireKey(conversationId, 'conversationId');
+      const rows = normalizeNewMessages(messages, { now: clock(), maxMessageBytes });
+      checkBatchIds(rows, clipArchiveId(conversationId));
       if (rows.length === 0) return [];
       return guard(`append to conversation ${JSON.stringify(conversationId)}`, () =>
         inTransaction(db, async (trx) => {
           // The upsert locks the conversation row, so concurrent appends take turns and get contiguous seqs.
           const first = await touchConversation(trx, conversationId, rows.length);
+          // A refusal here rolls back the upsert above: nothing of the batch is written.
+          await checkAgainstStored(trx, { namespace, conversationId }, rows);
           const stored: ConversationMessage[] = [];
           for (let start = 0; start < rows.length; start += INSERT_BATCH) {
             const batch = rows.slice(start, start + INSERT_BATCH).map((row, offset) => ({
@@ -106,7 +106,7 @@ export function createKyselyTransaction(db: Kysely<Database>, context: StoreCont
     },
 
     async deleteByIds(conversationId: string, ids: string[]): Promise<number> {
-      requireText(conversationId, 'conversationId');
+      requireKey(conversationId, 'conversationId');
       const wanted = requireTextArray(ids, 'ids');
       return guard(`delete messages of conversation ${JSON.stringify(conversationId)}`, () =>
         inTransaction(db, async (trx) => {
@@ -125,7 +125,7 @@ export function createKyselyTransaction(db: Kysely<Database>, context: StoreCont
     },
 
     async loadHistory(conversationId: string): Promise<ConversationMessage[]> {
-      requireText(conversationId, 'conversationId');
+      requireKey(conversationId, 'conversationId');
       return guard(`load conversation ${JSON.stringify(conversationId)}`, async () => {
         const rows = await db
           .selectFrom('messages')
@@ -139,8 +139,8 @@ export function createKyselyTransaction(db: Kysely<Database>, context: StoreCont
     },
 
     async commitCompaction(commit: CommitCompaction): Promise<CommitReport> {
-      const conversationId = requireText(commit?.conversationId, 'commit.conversationId');
-      const operationId = requireText(commit.operationId, 'commit.operationId');
+      const conversationId = requireKey(commit?.conversationId, 'commit.conversationId');
+      const operationId = requireKey(commit.operationId, 'commit.operationId');
       const wanted = requireTextArray(commit.deleteIds, 'commit.deleteIds');
       const text = requireText(commit.clipArchive, 'commit.clipArchive');
       const labels = requireTextArray(commit.labels, 'commit.labels');
@@ -148,6 +148,12 @@ export function createKyselyTransaction(db: Kysely<Database>, context: StoreCont
         inTransaction(db, async (trx) => {
           await touchConversation(trx, conversationId, 0);
           const deleted = await deleteIds(trx, conversationId, wanted);
+          if (deleted !== new Set(wanted).size) {
+            // Some archived message is no longer live: the caller planned on a stale history. Throwing rolls back.
+            throw new MemfoldError('persistence_error', `Commit of ${operationId} expected to delete ${new Set(wanted).size} live messages but found ${deleted}`, {
+              details: { field: 'commit.deleteIds' },
+            });
+          }
           const now = clock().toISOString();
           const clip = await trx
             .insertInto('messages')

@@ -4,6 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Role, ToolCall } from '../../agent/types.js';
+import { textProblem, utf8Bytes } from '../../agent/well-formed-text.js';
 import { InvalidArgumentError } from '../../errors.js';
 import type { StoredContent } from './schema.js';
 
@@ -17,12 +18,29 @@ export interface NormalizedMessage {
   createdAt: string;
 }
 
-/** A non-empty string PostgreSQL can store (text columns refuse U+0000). */
+/** A non-empty string PostgreSQL stores unchanged: no U+0000, no lone surrogate. */
 export function requireText(value: unknown, field: string, options: { allowEmpty?: boolean } = {}): string {
   if (typeof value !== 'string') throw new InvalidArgumentError(field, `must be a string, got ${describe(value)}`);
   if (!options.allowEmpty && value.length === 0) throw new InvalidArgumentError(field, 'must not be empty');
-  if (value.includes('\u0000')) throw new InvalidArgumentError(field, 'must not contain U+0000 (PostgreSQL cannot store it)');
+  const problem = textProblem(value);
+  if (problem !== undefined) throw new InvalidArgumentError(field, problem);
   return value;
+}
+
+/**
+ * Namespaces, conversation ids and message ids are index keys: PostgreSQL refuses a btree entry over
+ * 2,704 bytes, and (namespace, conversation_id, id) must fit in one. 256 B + 1 KiB + 1 KiB (plus the
+ * `clip-archive-` prefix of one id) stays below that.
+ */
+export const MAX_KEY_BYTES = 1024;
+export const MAX_NAMESPACE_BYTES = 256;
+
+/** A `requireText` that is also short enough to be part of an index key. */
+export function requireKey(value: unknown, field: string, maxBytes = MAX_KEY_BYTES): string {
+  const text = requireText(value, field);
+  const bytes = utf8Bytes(text);
+  if (bytes > maxBytes) throw new InvalidArgumentError(field, `must be at most ${maxBytes} bytes of UTF-8, got ${bytes}`);
+  return text;
 }
 
 /** An array of ids (for deletes and operation rows). */
@@ -31,9 +49,21 @@ export function requireTextArray(value: unknown, field: string): string[] {
   return value.map((item, index) => requireText(item, `${field}[${index}]`));
 }
 
-/** A Date or a date string, as a canonical ISO string. */
+/** ISO 8601 date or date-time; without an offset a date-time is local time, as JavaScript reads it. */
+const ISO_8601 = /^(\d{4})-(\d{2})-(\d{2})(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
+
+/**
+ * A Date or an ISO 8601 string, as a canonical ISO string. Other strings are refused: Date.parse
+ * reads "1 2 3" as a local date and rolls 2023-02-30 over to March, silently storing another time.
+ */
 export function requireTime(value: unknown, field: string): string {
-  const date = value instanceof Date ? value : typeof value === 'string' ? new Date(value) : undefined;
+  if (typeof value === 'string') {
+    const match = ISO_8601.exec(value.trim());
+    const [year, month, day] = (match?.slice(1, 4) ?? []).map(Number);
+    const realDay = year !== undefined && month !== undefined && day !== undefined && day >= 1 && day <= daysInMonth(year, month);
+    if (!realDay) throw new InvalidArgumentError(field, `must be an ISO 8601 date or time (2023-05-08T13:56:00Z) on a real calendar day, got ${describe(value)}`);
+  }
+  const date = value instanceof Date ? value : typeof value === 'string' ? new Date(value.trim()) : undefined;
   if (date === undefined) throw new InvalidArgumentError(field, `must be a Date or an ISO 8601 string, got ${describe(value)}`);
   const time = date.getTime();
   // Years 0001-9999: what both toISOString and PostgreSQL read back unchanged.
@@ -43,13 +73,26 @@ export function requireTime(value: unknown, field: string): string {
   return date.toISOString();
 }
 
-/** Validate `append` input; `now` fills missing createdAt values. */
-export function normalizeNewMessages(messages: unknown, now: Date): NormalizedMessage[] {
-  if (!Array.isArray(messages)) throw new InvalidArgumentError('messages', `must be an array, got ${describe(messages)}`);
-  return messages.map((message: unknown, index) => normalizeOne(message, `messages[${index}]`, now));
+export interface NormalizeOptions {
+  /** Fills missing createdAt values. */
+  now: Date;
+  /** UTF-8 bytes one message's text (content, tool calls, name, ids) may take. */
+  maxMessageBytes: number;
 }
 
-function normalizeOne(value: unknown, field: string, now: Date): NormalizedMessage {
+/** 0 for a month outside 1-12, so that no day fits. */
+function daysInMonth(year: number, month: number): number {
+  if (month < 1 || month > 12) return 0;
+  return new Date(Date.UTC(year, month, 0)).getUTCDate();
+}
+
+/** Validate `append` input, each message on its own (pairing across messages is checked by the caller). */
+export function normalizeNewMessages(messages: unknown, options: NormalizeOptions): NormalizedMessage[] {
+  if (!Array.isArray(messages)) throw new InvalidArgumentError('messages', `must be an array, got ${describe(messages)}`);
+  return messages.map((message: unknown, index) => normalizeOne(message, `messages[${index}]`, options));
+}
+
+function normalizeOne(value: unknown, field: string, options: NormalizeOptions): NormalizedMessage {
   if (typeof value !== 'object' || value === null) throw new InvalidArgumentError(field, `must be an object, got ${describe(value)}`);
   const message = value as Record<string, unknown>;
   if (typeof message.role !== 'string' || !ROLES.has(message.role)) {
@@ -62,16 +105,36 @@ function normalizeOne(value: unknown, field: string, now: Date): NormalizedMessa
   if (message.toolCalls !== undefined) content.toolCalls = normalizeToolCalls(message.toolCalls, `${field}.toolCalls`);
   if (message.toolCallId !== undefined) content.toolCallId = requireText(message.toolCallId, `${field}.toolCallId`);
   if (message.name !== undefined) content.name = requireText(message.name, `${field}.name`);
+  if (message.role === 'tool' && content.toolCallId === undefined) {
+    throw new InvalidArgumentError(`${field}.toolCallId`, 'is required on a tool message: the id of the assistant tool call it answers');
+  }
+  const id = message.id === undefined ? randomUUID() : requireKey(message.id, `${field}.id`);
+  requireSize(content, id, field, options.maxMessageBytes);
   return {
-    id: message.id === undefined ? randomUUID() : requireText(message.id, `${field}.id`),
+    id,
     role: message.role as Role,
     content,
-    createdAt: message.createdAt === undefined ? now.toISOString() : requireTime(message.createdAt, `${field}.createdAt`),
+    createdAt: message.createdAt === undefined ? options.now.toISOString() : requireTime(message.createdAt, `${field}.createdAt`),
   };
+}
+
+/** Caps one message's UTF-8 bytes, so a runaway tool output cannot fill the table or the context. */
+function requireSize(content: StoredContent, id: string, field: string, maxBytes: number): void {
+  const contentBytes = utf8Bytes(content.text);
+  if (contentBytes > maxBytes) {
+    throw new InvalidArgumentError(`${field}.content`, `is ${contentBytes} bytes of UTF-8, over the maximum of ${maxBytes} (maxMessageBytes)`);
+  }
+  const parts = [id, content.toolCallId ?? '', content.name ?? '', ...(content.toolCalls ?? []).flatMap((c) => [c.id, c.function.name, c.function.arguments])];
+  const total = parts.reduce((sum, part) => sum + utf8Bytes(part), contentBytes);
+  if (total > maxBytes) {
+    throw new InvalidArgumentError(field, `is ${total} bytes of UTF-8 (content, tool calls, name and ids), over the maximum of ${maxBytes} (maxMessageBytes)`);
+  }
 }
 
 function normalizeToolCalls(value: unknown, field: string): ToolCall[] {
   if (!Array.isArray(value)) throw new InvalidArgumentError(field, `must be an array, got ${describe(value)}`);
+  // A result names its call by id: two calls of one message with the same id could not be told apart.
+  const seen = new Map<string, number>();
   return value.map((item: unknown, index) => {
     const at = `${field}[${index}]`;
     if (typeof item !== 'object' || item === null) throw new InvalidArgumentError(at, `must be an object, got ${describe(item)}`);
@@ -79,8 +142,12 @@ function normalizeToolCalls(value: unknown, field: string): ToolCall[] {
     if (call.type !== 'function') throw new InvalidArgumentError(`${at}.type`, `must be 'function', got ${describe(call.type)}`);
     const fn = call.function as Record<string, unknown> | null | undefined;
     if (typeof fn !== 'object' || fn === null) throw new InvalidArgumentError(`${at}.function`, `must be an object, got ${describe(fn)}`);
+    const id = requireText(call.id, `${at}.id`);
+    const first = seen.get(id);
+    if (first !== undefined) throw new InvalidArgumentError(`${at}.id`, `duplicates ${field}[${first}].id (${JSON.stringify(id)})`);
+    seen.set(id, index);
     return {
-      id: requireText(call.id, `${at}.id`),
+      id,
       type: 'function',
       function: {
         name: requireText(fn.name, `${at}.function.name`),
