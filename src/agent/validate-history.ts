@@ -1,0 +1,117 @@
+/**
+ * The check at the `compress(history, conversationId)` boundary, pure: a history given by a caller
+ * must look like one the store returns, so planning, labels and the commit never run on garbage.
+ * Throws InvalidArgumentError naming `history[i].<field>`.
+ *
+ * Tool calls: a tool result must answer a call of an earlier assistant message (by id; call ids may
+ * repeat across turns, so this is an existence check). A call without a result is allowed anywhere:
+ * at the end it is pending, and an abandoned one (followed by a user turn) is still a valid history.
+ * The planner never separates a call from the results that follow it.
+ */
+import type { ConversationMessage, Role } from './types.js';
+import { InvalidArgumentError } from '../errors.js';
+import { textProblem } from './well-formed-text.js';
+
+const ROLES: ReadonlySet<string> = new Set<Role>(['system', 'user', 'assistant', 'tool']);
+/** What `toISOString()` writes: UTC, milliseconds, so that times sort as text. */
+const CANONICAL_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+type Fields = Record<string, unknown>;
+
+/** Throws unless `history` is a well-formed history of `conversationId`. */
+export function validateHistory(history: unknown, conversationId: unknown): asserts history is readonly ConversationMessage[] {
+  text(conversationId, 'conversationId');
+  if (!Array.isArray(history)) throw new InvalidArgumentError('history', `must be an array, got ${kindOf(history)}`);
+  const ids = new Map<string, number>();
+  const calls = new Set<string>();
+  let clipArchiveAt: number | undefined;
+  let lastSeq = 0;
+  history.forEach((value: unknown, i) => {
+    const at = `history[${i}]`;
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new InvalidArgumentError(at, `must be an object, got ${kindOf(value)}`);
+    const message = value as Fields;
+    const id = text(message.id, `${at}.id`);
+    const first = ids.get(id);
+    if (first !== undefined) throw new InvalidArgumentError(`${at}.id`, `duplicates history[${first}].id (${JSON.stringify(id)})`);
+    ids.set(id, i);
+    if (message.conversationId !== conversationId) {
+      throw new InvalidArgumentError(`${at}.conversationId`, `must be ${JSON.stringify(conversationId)}, the conversation being compressed`);
+    }
+    if (typeof message.role !== 'string' || !ROLES.has(message.role)) {
+      throw new InvalidArgumentError(`${at}.role`, `must be one of system, user, assistant, tool; got ${kindOf(message.role)}`);
+    }
+    text(message.content, `${at}.content`, { allowEmpty: true });
+    requireTime(message.createdAt, `${at}.createdAt`);
+    if (message.name !== undefined) text(message.name, `${at}.name`);
+
+    if (message.kind === 'clip_archive') {
+      // The clip-archive (seq 0) sits after the system prompt in a history, outside the seq order.
+      if (clipArchiveAt !== undefined) throw new InvalidArgumentError(`${at}.kind`, `a second clip-archive (the first is history[${clipArchiveAt}])`);
+      if (message.role !== 'system') throw new InvalidArgumentError(`${at}.role`, "must be 'system' on the clip-archive");
+      if (message.seq !== 0) throw new InvalidArgumentError(`${at}.seq`, `must be 0 on the clip-archive, got ${kindOf(message.seq)}`);
+      clipArchiveAt = i;
+    } else {
+      if (message.kind !== undefined && message.kind !== 'message') {
+        throw new InvalidArgumentError(`${at}.kind`, `must be 'message', 'clip_archive' or absent; got ${kindOf(message.kind)}`);
+      }
+      const seq = message.seq;
+      if (typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq <= lastSeq) {
+        throw new InvalidArgumentError(`${at}.seq`, `must be an integer greater than the previous message's seq (${lastSeq}), got ${kindOf(seq)}`);
+      }
+      lastSeq = seq;
+    }
+
+    for (const callId of toolCallIds(message.toolCalls, `${at}.toolCalls`)) if (message.role === 'assistant') calls.add(callId);
+    if (message.role === 'tool') {
+      const callId = text(message.toolCallId, `${at}.toolCallId`);
+      if (!calls.has(callId)) throw new InvalidArgumentError(`${at}.toolCallId`, `${JSON.stringify(callId)} answers no tool call of an earlier assistant message`);
+    } else if (message.toolCallId !== undefined) {
+      text(message.toolCallId, `${at}.toolCallId`);
+    }
+  });
+}
+
+/** The ids of a message's tool calls, after checking their shape; duplicates in one message are refused. */
+function toolCallIds(value: unknown, field: string): string[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) throw new InvalidArgumentError(field, `must be an array, got ${kindOf(value)}`);
+  const ids: string[] = [];
+  value.forEach((item: unknown, k) => {
+    const at = `${field}[${k}]`;
+    if (typeof item !== 'object' || item === null) throw new InvalidArgumentError(at, `must be an object, got ${kindOf(item)}`);
+    const call = item as Fields;
+    const id = text(call.id, `${at}.id`);
+    const first = ids.indexOf(id);
+    if (first !== -1) throw new InvalidArgumentError(`${at}.id`, `duplicates ${field}[${first}].id (${JSON.stringify(id)})`);
+    ids.push(id);
+    if (call.type !== 'function') throw new InvalidArgumentError(`${at}.type`, `must be 'function', got ${kindOf(call.type)}`);
+    const fn = call.function as Fields | null | undefined;
+    if (typeof fn !== 'object' || fn === null) throw new InvalidArgumentError(`${at}.function`, `must be an object, got ${kindOf(fn)}`);
+    text(fn.name, `${at}.function.name`);
+    text(fn.arguments, `${at}.function.arguments`, { allowEmpty: true });
+  });
+  return ids;
+}
+
+function text(value: unknown, field: string, options: { allowEmpty?: boolean } = {}): string {
+  if (typeof value !== 'string') throw new InvalidArgumentError(field, `must be a string, got ${kindOf(value)}`);
+  if (!options.allowEmpty && value.length === 0) throw new InvalidArgumentError(field, 'must not be empty');
+  const problem = textProblem(value);
+  if (problem !== undefined) throw new InvalidArgumentError(field, problem);
+  return value;
+}
+
+function requireTime(value: unknown, field: string): void {
+  // The round trip refuses dates that match the pattern but do not exist (2024-02-30).
+  const ms = typeof value === 'string' && CANONICAL_TIME.test(value) ? Date.parse(value) : Number.NaN;
+  const valid = Number.isFinite(ms) && new Date(ms).toISOString() === value;
+  if (!valid) throw new InvalidArgumentError(field, `must be an ISO 8601 UTC time as toISOString() writes it (2024-01-08T09:00:00.000Z), got ${kindOf(value)}`);
+}
+
+function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+  if (typeof value === 'number') return String(value);
+  return typeof value;
+}
