@@ -3,6 +3,7 @@
  */
 import { InvalidArgumentError } from '../errors.js';
 import type { ArchiveKind } from '../agent/types.js';
+import { textProblem } from '../agent/well-formed-text.js';
 
 export interface MemoryReadArgs {
   query?: string;
@@ -16,6 +17,10 @@ export interface MemoryReadArgs {
 
 export const MEMORY_READ_DEFAULT_LIMIT = 5;
 export const MEMORY_READ_MAX_LIMIT = 20;
+/** A query longer than a few paragraphs is not a search; the cap also bounds the embedder's input. */
+export const MEMORY_READ_MAX_QUERY_CHARS = 2_000;
+/** Labels are `compaction-batch-{conversationId}-{ISO time}[~suffix]`, and a conversation id may take 1 KiB. */
+export const MEMORY_READ_MAX_LABEL_CHARS = 2_000;
 const KNOWN = new Set(['query', 'label', 'depth', 'kind', 'from', 'to', 'limit']);
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
 
@@ -25,6 +30,9 @@ function optionalString(raw: Record<string, unknown>, key: string, maxLength: nu
   if (typeof value !== 'string') throw new InvalidArgumentError(key, 'must be a string');
   if (value.trim() === '') throw new InvalidArgumentError(key, 'must not be empty');
   if (value.length > maxLength) throw new InvalidArgumentError(key, `must be at most ${maxLength} characters`);
+  // Model output can carry U+0000 or half an emoji; refuse them here rather than deep in a search.
+  const problem = textProblem(value);
+  if (problem !== undefined) throw new InvalidArgumentError(key, problem);
   return value;
 }
 
@@ -61,8 +69,8 @@ export function parseMemoryReadArgs(input: unknown): MemoryReadArgs {
     if (!KNOWN.has(key)) throw new InvalidArgumentError(key, `is not an argument of memory_read (known: ${[...KNOWN].join(', ')})`);
   }
   const args: MemoryReadArgs = { limit: optionalInt(record, 'limit', 1, MEMORY_READ_MAX_LIMIT) ?? MEMORY_READ_DEFAULT_LIMIT };
-  const query = optionalString(record, 'query', 2000);
-  const label = optionalString(record, 'label', 1000);
+  const query = optionalString(record, 'query', MEMORY_READ_MAX_QUERY_CHARS);
+  const label = optionalString(record, 'label', MEMORY_READ_MAX_LABEL_CHARS);
   if (query === undefined && label === undefined) throw new InvalidArgumentError('query', 'give a query to search, or a label to read');
   if (query !== undefined && label !== undefined) throw new InvalidArgumentError('label', 'give either query or label, not both');
   if (query !== undefined) args.query = query;

@@ -26,6 +26,15 @@ describe('memory_read arguments', () => {
     [{ query: 42 }, 'query'],
     ['not json', 'arguments'],
     [[1, 2], 'arguments'],
+    [{ query: 'lock\u0000code' }, 'query'],
+    [{ query: 'half an emoji \uD83D' }, 'query'],
+    // JSON from a model can carry an escaped lone surrogate.
+    ['{"query":"a \\udc00 b"}', 'query'],
+    [{ query: 'x'.repeat(2_001) }, 'query'],
+    [{ label: 'compaction-batch-\uD800' }, 'label'],
+    [{ label: 'l\u0000' }, 'label'],
+    [{ label: 'l'.repeat(2_001) }, 'label'],
+    [{ query: 'a', from: '2024-01-01\u0000' }, 'from'],
   ])('refuse %j with an error naming %s', (input, field) => {
     expect(() => parseMemoryReadArgs(input)).toThrow(new RegExp(`Invalid argument ${field}:`));
   });
