@@ -81,6 +81,7 @@ function buildModel(config: RuntimeConfig): ModelProvider {
   const remote = createOpenAIModel({
     model: config.summaryModel,
     timeoutMs: config.modelTimeoutMs,
+    deadlineMs: config.modelDeadlineMs,
     maxRetries: config.modelMaxRetries,
     queue,
     ...(config.openaiBaseUrl ? { baseURL: config.openaiBaseUrl } : {}),

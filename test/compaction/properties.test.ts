@@ -1,0 +1,134 @@
+/**
+ * Property-based: random histories (roles, tool pairs, sizes, unicode, hostile conversation ids),
+ * compacted in rounds with a random fault at a random point, on the real stores. Whatever happens,
+ * after reconcile every invariant holds (see test/support/invariants.ts).
+ */
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ConversationMessage } from '../../src/agent/types.js';
+import { createExtractiveSummarizer } from '../../src/model/extractive/extractive-summarizer.js';
+import type { ModelProvider } from '../../src/model/model-provider.js';
+import type { MemoryManager } from '../../src/memory/memory-manager.js';
+import { turnMessages, turnShape } from '../support/arbitraries.js';
+import { persistenceBackends } from '../support/backends.js';
+import { checkInvariants } from '../support/invariants.js';
+import { openStack, type Stack } from '../support/stack.js';
+
+type FaultKind = 'none' | 'model' | 'write' | 'write-after-storing' | 'readback' | 'mark';
+
+interface Fault {
+  kind: FaultKind;
+  /** Fires on the n-th call of its kind within the faulty round. */
+  n: number;
+  /** The undo fails too, leaving the operation for reconcile. */
+  undoFails: boolean;
+  round: number;
+}
+
+/** Counts calls and throws where the armed fault says; everything else goes to the real component. */
+class FaultSwitch {
+  armed: Fault | undefined;
+  private calls: Record<string, number> = {};
+  arm(fault: Fault | undefined): void {
+    this.armed = fault;
+    this.calls = {};
+  }
+  hit(kind: FaultKind): boolean {
+    this.calls[kind] = (this.calls[kind] ?? 0) + 1;
+    return this.armed?.kind === kind && this.armed.n === this.calls[kind];
+  }
+  undoFails(): boolean {
+    return this.armed?.undoFails === true;
+  }
+}
+
+function faultyMemory(memory: MemoryManager, faults: FaultSwitch): MemoryManager {
+  return {
+    ...memory,
+    async write(entries) {
+      if (faults.hit('write')) throw new Error('injected: write refused');
+      await memory.write(entries);
+      if (faults.hit('write-after-storing')) throw new Error('injected: write stored, then failed');
+    },
+    async read(conversationId, labels) {
+      const rows = await memory.read(conversationId, labels);
+      return faults.hit('readback') ? rows.map((r) => ({ ...r, content: `${r.content}!` })) : rows;
+    },
+    async mark(conversationId, labels, parent) {
+      if (parent === null && faults.undoFails()) throw new Error('injected: undo refused');
+      if (parent !== null && faults.hit('mark')) throw new Error('injected: mark refused');
+      await memory.mark(conversationId, labels, parent);
+    },
+    async delete(conversationId, labels) {
+      if (faults.undoFails()) throw new Error('injected: undo refused');
+      await memory.delete(conversationId, labels);
+    },
+    close: async () => undefined,
+  };
+}
+
+function faultyModel(faults: FaultSwitch): ModelProvider {
+  const extractive = createExtractiveSummarizer();
+  return {
+    ...extractive,
+    async complete(request) {
+      if (faults.hit('model')) throw new Error('injected: model down');
+      return extractive.complete(request);
+    },
+  };
+}
+
+const fault: fc.Arbitrary<Fault> = fc.record({
+  kind: fc.constantFrom<FaultKind>('none', 'model', 'write', 'write-after-storing', 'readback', 'mark'),
+  n: fc.integer({ min: 1, max: 3 }),
+  undoFails: fc.boolean(),
+  round: fc.integer({ min: 0, max: 2 }),
+});
+
+const scenario = fc.record({
+  /** Unicode and metacharacters in the id: every store query must keep it scoped. */
+  idSuffix: fc.string({ unit: 'grapheme', maxLength: 12 }).map((s) => s.replace(/\u0000/g, '')),
+  rounds: fc.array(fc.array(turnShape, { minLength: 2, maxLength: 12 }), { minLength: 3, maxLength: 3 }),
+  fault,
+});
+
+const settings = { contextWindow: 2_000, keepRecentTokens: 400, keepRecentMessages: 4, chunkTokens: 300 };
+const RUNS = Number(process.env.MEMFOLD_PROPERTY_RUNS ?? 20);
+
+for (const backend of persistenceBackends()) {
+  describe(`${backend.name}: compaction properties under random faults`, () => {
+    const faults = new FaultSwitch();
+    let stack: Stack;
+    beforeAll(async () => {
+      stack = await openStack(backend, { compaction: settings, model: faultyModel(faults), wrapMemory: (m) => faultyMemory(m, faults) });
+    });
+    afterAll(async () => stack?.close());
+
+    it(`every message stays live or archived exactly once, whatever fails (${RUNS} random scenarios)`, async () => {
+      let run = 0;
+      const seen: Record<string, number> = {};
+      await fc.assert(
+        fc.asyncProperty(scenario, async ({ idSuffix, rounds, fault: planned }) => {
+          const conversationId = `prop-${run++}-${idSuffix}`;
+          const appended: ConversationMessage[] = [];
+          for (const [round, turns] of rounds.entries()) {
+            appended.push(...(await stack.memfold.append(conversationId, turnMessages(turns, `r${round}`, new Date(Date.UTC(2024, round, 1))))));
+            faults.arm(round === planned.round ? planned : undefined);
+            const result = await stack.memfold.compact(conversationId, { force: true });
+            faults.arm(undefined);
+            const key = `${result.status}${result.failureCode ? `:${result.failureCode}` : ''}`;
+            seen[key] = (seen[key] ?? 0) + 1;
+            // A failure returns the history it was given; nothing was deleted.
+            if (result.failed) expect(result.history.map((m) => m.id)).toEqual((await stack.memfold.history(conversationId)).map((m) => m.id));
+            if ((await stack.memfold.persistence.listPendingOperations(conversationId)).length > 0) await stack.memfold.reconcile(conversationId);
+            await checkInvariants(stack.memfold, conversationId, appended, { toolPairs: true });
+          }
+        }),
+        { numRuns: RUNS },
+      );
+      // The faults did fire: most scenarios must fail somewhere, and some must compact.
+      expect(Object.keys(seen).some((k) => k.startsWith('failed'))).toBe(true);
+      expect(seen.compacted ?? 0).toBeGreaterThan(0);
+    }, 600_000);
+  });
+}
