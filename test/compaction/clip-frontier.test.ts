@@ -69,7 +69,10 @@ describe('transcript format', () => {
       msg('tool', '{"flights":[]}', { toolCallId: 'call_1', name: 'search_flights' }),
     ];
     const text = renderTranscript(messages);
-    expect(text.split('\n').filter((l) => !l.startsWith('  ')).length).toBe(3);
+    const lines = text.split('\n');
+    expect(lines.filter((l) => l.startsWith('[')).length).toBe(3);
+    expect(lines.filter((l) => l.startsWith('-> call ')).length).toBe(1);
+    expect(lines.filter((l) => !l.startsWith('[') && !l.startsWith('-> call ')).every((l) => l.startsWith('  '))).toBe(true);
     const parsed = parseTranscript(text);
     expect(parsed.map((l) => [l.role, l.name, l.content, l.createdAt])).toEqual(messages.map((m) => [m.role, m.name, m.content, m.createdAt]));
     expect(parsed[1]!.toolCalls).toEqual([{ id: 'call_1', name: 'search_flights', arguments: '{"from":"SFO"}' }]);
