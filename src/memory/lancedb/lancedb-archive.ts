@@ -137,15 +137,24 @@ export async function openLanceArchive(options: LanceArchiveOptions): Promise<Me
         throw wrap(operation, error);
       }
     });
-  /** Rows matching `where`; `build` turns the plain query into a full-text or vector query (it must return the query to run). */
-  const rows = async (operation: string, where: string, build?: (query: Query) => Query | VectorQuery): Promise<Record<string, unknown>[]> => {
+  /**
+   * Rows of one conversation matching `where` (which must start with its scope); `build` turns the plain query
+   * into a full-text or vector query (it must return the query to run). Every row is checked against the scope
+   * too, so a row of another scope can never come back, even if a where-clause were wrong.
+   */
+  const rows = async (operation: string, conversationId: string, where: string, build?: (query: Query) => Query | VectorQuery): Promise<Record<string, unknown>[]> => {
+    let found: Record<string, unknown>[];
     try {
       const plain = table.query().where(where).select(SELECT);
       const query = build ? build(plain) : plain;
-      return (await query.toArray()) as Record<string, unknown>[];
+      found = (await query.toArray()) as Record<string, unknown>[];
     } catch (error) {
       throw wrap(operation, error);
     }
+    if (found.some((row) => row[COLUMN.namespace] !== namespace || row[COLUMN.conversationId] !== conversationId)) {
+      throw new MemfoldError('archive_error', `LanceDB archive ${operation} returned rows outside namespace and conversation ${JSON.stringify([namespace, conversationId])}`);
+    }
+    return found;
   };
 
   return {
@@ -175,7 +184,7 @@ export async function openLanceArchive(options: LanceArchiveOptions): Promise<Me
       const wanted = requireLabels(labels);
       const found = new Map<string, ArchiveEntry>();
       for (const slice of chunked([...new Set(wanted)])) {
-        for (const row of await rows('read', labelsWhere(namespace, conversationId, slice))) {
+        for (const row of await rows('read', conversationId, labelsWhere(namespace, conversationId, slice))) {
           const entry = fromRow(row);
           found.set(entry.label, entry);
         }
@@ -188,7 +197,7 @@ export async function openLanceArchive(options: LanceArchiveOptions): Promise<Me
 
     async list(listOptions: ListOptions) {
       ensureOpen();
-      const found = await rows('list', filterWhere(namespace, listOptions));
+      const found = await rows('list', listOptions.conversationId, filterWhere(namespace, listOptions));
       return found
         .map((row) => ({ entry: fromRow(row), startMs: Number(row[COLUMN.startMs]), endMs: Number(row[COLUMN.endMs]) }))
         .sort(compareEntriesByTime)
@@ -214,7 +223,7 @@ export async function openLanceArchive(options: LanceArchiveOptions): Promise<Me
       const fullTextSearch = async (): Promise<Record<string, unknown>[]> =>
         HAS_WORDS.test(query.query) && weights.fullText > 0
           ? // A structured MatchQuery: the text is never parsed as query syntax, so no input can break it.
-            rows('full-text search', where, (q) => q.fullTextSearch(new MatchQuery(query.query, COLUMN.content)).limit(depth))
+            rows('full-text search', query.conversationId, where, (q) => q.fullTextSearch(new MatchQuery(query.query, COLUMN.content)).limit(depth))
           : [];
       const vectorSearch = async (): Promise<Record<string, unknown>[]> => {
         if (weights.vector <= 0 || query.query.trim().length === 0) return [];
@@ -228,7 +237,7 @@ export async function openLanceArchive(options: LanceArchiveOptions): Promise<Me
         }
         // A zero vector (no features) has no direction: cosine search cannot rank by it.
         if (!vector || isZero(vector)) return [];
-        return rows('vector search', where, (q) => q.nearestTo(vector).distanceType('cosine').limit(depth));
+        return rows('vector search', query.conversationId, where, (q) => q.nearestTo(vector).distanceType('cosine').limit(depth));
       };
       const [fullText, nearest] = await Promise.all([fullTextSearch(), vectorSearch()]);
       const fused = fuseRankings([
