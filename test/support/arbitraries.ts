@@ -30,24 +30,28 @@ export const turnShape: fc.Arbitrary<TurnShape> = fc.record({
 });
 
 /**
- * Messages for turns, a minute apart from `start`. Call ids are `${callPrefix}_${n}`: unique as long
- * as the prefix is unique for the conversation.
+ * Messages for turns, a minute apart from `start` (without `start`, the store stamps them when they
+ * arrive). Call ids are `${callPrefix}_${n}`: unique as long as the prefix is unique for the conversation.
  */
-export function turnMessages(turns: readonly TurnShape[], callPrefix: string, start: Date): NewMessage[] {
+export function turnMessages(turns: readonly TurnShape[], callPrefix: string, start?: Date): NewMessage[] {
   const out: NewMessage[] = [];
   let minute = 0;
   let call = 0;
-  const at = () => new Date(start.getTime() + 60_000 * minute++).toISOString();
+  const at = () => (start ? new Date(start.getTime() + 60_000 * minute++).toISOString() : undefined);
   for (const turn of turns) {
-    out.push({ role: 'user', content: turn.user, createdAt: at() });
+    out.push(stamped({ role: 'user', content: turn.user }, at()));
     for (const tool of turn.tools) {
       const id = `${callPrefix}_${call++}`;
-      out.push({ role: 'assistant', content: '', toolCalls: [{ id, type: 'function', function: { name: tool.name, arguments: tool.args } }], createdAt: at() });
-      out.push({ role: 'tool', toolCallId: id, name: tool.name, content: tool.result, createdAt: at() });
+      out.push(stamped({ role: 'assistant', content: '', toolCalls: [{ id, type: 'function', function: { name: tool.name, arguments: tool.args } }] }, at()));
+      out.push(stamped({ role: 'tool', toolCallId: id, name: tool.name, content: tool.result }, at()));
     }
-    out.push({ role: 'assistant', content: turn.answer, createdAt: at() });
+    out.push(stamped({ role: 'assistant', content: turn.answer }, at()));
   }
   return out;
+}
+
+function stamped(message: NewMessage, createdAt: string | undefined): NewMessage {
+  return createdAt === undefined ? message : { ...message, createdAt };
 }
 
 /** `count` turns drawn deterministically from `seed` (for the child-process tests, which cannot shrink). */

@@ -29,9 +29,15 @@ export interface OpenedBackend {
   exec(statement: string): Promise<void>;
 }
 
+/** What a test may set on the store it opens. */
+export interface StoreOptions {
+  namespace?: string;
+  clock?: () => Date;
+}
+
 export interface TestBackend {
   name: BackendName;
-  open(options?: { namespace?: string }): Promise<OpenedBackend>;
+  open(options?: StoreOptions): Promise<OpenedBackend>;
 }
 
 const ALL: readonly BackendName[] = ['pglite', 'postgres'];
@@ -89,7 +95,7 @@ export async function copyPgliteTemplate(): Promise<{ root: string; dataDir: str
   return { root, dataDir };
 }
 
-async function openPglite(options: { namespace?: string } = {}): Promise<OpenedBackend> {
+async function openPglite(options: StoreOptions = {}): Promise<OpenedBackend> {
   const { root, dataDir } = await copyPgliteTemplate();
   return openStore({ dialect: 'pglite', dataDir, ...options }, () => rm(root, { recursive: true, force: true }));
 }
@@ -139,7 +145,7 @@ async function withAdminClient(databaseUrl: string, fn: (client: pg.Client) => P
   }
 }
 
-async function openPostgres(databaseUrl: string, options: { namespace?: string } = {}): Promise<OpenedBackend> {
+async function openPostgres(databaseUrl: string, options: StoreOptions = {}): Promise<OpenedBackend> {
   const database = await createPostgresTestDatabase(databaseUrl);
   return openStore({ dialect: 'postgres', databaseUrl: database.url, ...options }, () => database.drop());
 }

@@ -79,10 +79,14 @@ export function createKyselyTransaction(db: Kysely<Database>, context: StoreCont
       const rows = normalizeNewMessages(messages, { now: clock(), maxMessageBytes });
       checkBatchIds(rows, clipArchiveId(conversationId));
       if (rows.length === 0) return [];
+      const timed = messages.map((m) => m.createdAt !== undefined);
       return guard(`append to conversation ${JSON.stringify(conversationId)}`, () =>
         inTransaction(db, async (trx) => {
           // The upsert locks the conversation row, so concurrent appends take turns and get contiguous seqs.
           const first = await touchConversation(trx, conversationId, rows.length);
+          // A default time is read under the conversation's row lock, so default times follow seq order
+          // even when appends race.
+          const now = clock().toISOString();
           // A refusal here rolls back the upsert above: nothing of the batch is written.
           await checkAgainstStored(trx, { namespace, conversationId }, rows);
           const stored: ConversationMessage[] = [];
@@ -95,7 +99,7 @@ export function createKyselyTransaction(db: Kysely<Database>, context: StoreCont
               role: row.role,
               kind: 'message',
               content: JSON.stringify(row.content),
-              created_at: row.createdAt,
+              created_at: timed[start + offset] ? row.createdAt : now,
             }));
             const inserted = await trx.insertInto('messages').values(batch).returning(MESSAGE_COLUMNS).execute();
             stored.push(...inserted.map(toMessage));
