@@ -13,7 +13,12 @@ interface CommandSpec {
   summary: string;
 }
 
-const COMMON: Record<string, FlagType> = { home: 'string', help: 'boolean' };
+/** Options every command takes: where the stores live and which namespace of conversations to use. */
+const COMMON: Record<string, FlagType> = { home: 'string', namespace: 'string', help: 'boolean' };
+const COMMON_HELP = [
+  '  --home <dir>  embedded store folder (default $MEMFOLD_HOME or ./.memfold)',
+  '  --namespace <name>  scope of conversations: the command sees no other (default $MEMFOLD_NAMESPACE or default)',
+];
 
 export const COMMANDS: Record<string, CommandSpec> = {
   demo: { positionals: [], flags: { turns: 'int', window: 'int', json: 'boolean' }, summary: 'replay a generated multi-session conversation with a small window, offline' },
@@ -92,13 +97,13 @@ export function usage(topic?: string): string {
   const spec = topic ? COMMANDS[topic] : undefined;
   if (topic && spec) {
     const flags = Object.entries(spec.flags).map(([f, t]) => `  --${f}${t === 'boolean' ? '' : ` <${t === 'int' ? 'n' : 'value'}>`}${spec.required?.includes(f) ? ' (required)' : ''}`);
-    return [`memfold ${topic} ${spec.positionals.map((p) => `<${p}>`).join(' ')}`.trimEnd(), `  ${spec.summary}`, ...flags, '  --home <dir>  embedded store folder (default $MEMFOLD_HOME or ./.memfold)'].join('\n');
+    return [`memfold ${topic} ${spec.positionals.map((p) => `<${p}>`).join(' ')}`.trimEnd(), `  ${spec.summary}`, ...flags, ...COMMON_HELP].join('\n');
   }
   const width = Math.max(...Object.keys(COMMANDS).map((c) => c.length));
   return [
     'memfold: conversation-memory compactor',
     '',
-    'usage: memfold <command> [arguments] [--home <dir>] [--json]',
+    'usage: memfold <command> [arguments] [--home <dir>] [--namespace <name>] [--json]',
     '',
     ...Object.entries(COMMANDS).map(([name, s]) => `  ${name.padEnd(width)}  ${s.summary}`),
     '',

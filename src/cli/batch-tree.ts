@@ -3,7 +3,7 @@
  * covers below it, in time order.
  */
 import type { ArchiveEntry } from '../agent/types.js';
-import { byTime } from '../compaction/clip-archive.js';
+import { byTime, displayLabel } from '../compaction/clip-archive.js';
 
 export interface BatchNode {
   batch: ArchiveEntry;
@@ -30,7 +30,8 @@ export function formatBatchTree(roots: readonly BatchNode[]): string {
   const walk = (node: BatchNode, indent: string) => {
     const b = node.batch;
     const unit = b.depth === 0 ? 'messages' : 'batches';
-    lines.push(`${indent}depth ${b.depth}  ${short(b.start)} .. ${short(b.end)}  ${b.count} ${unit}  ${b.label}`);
+    // A label holds the conversation id: shown as the clip-archive shows it, so it stays on its line.
+    lines.push(`${indent}depth ${b.depth}  ${short(b.start)} .. ${short(b.end)}  ${b.count} ${unit}  ${displayLabel(b.label)}`);
     node.children.forEach((child) => walk(child, `${indent}  `));
   };
   roots.forEach((root) => walk(root, ''));

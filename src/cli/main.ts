@@ -112,7 +112,11 @@ export async function main(argv: readonly string[], output: Output = processOutp
     memfold = await createMemfold({
       compaction,
       reconcileOnOpen: command.command !== 'reconcile',
-      ...(typeof command.flags.home === 'string' ? { config: { home: command.flags.home } } : {}),
+      config: {
+        ...(typeof command.flags.home === 'string' ? { home: command.flags.home } : {}),
+        // --namespace goes through the same validation as MEMFOLD_NAMESPACE.
+        ...(typeof command.flags.namespace === 'string' ? { namespace: command.flags.namespace } : {}),
+      },
     });
     return await dispatch(memfold, command, output);
   } catch (error) {

@@ -27,6 +27,17 @@ describe('parseArgs', () => {
     expect(() => parseArgs(argv)).toThrow(new RegExp(`Invalid argument ${field.replace(/[<>-]/g, (c) => `\\${c}`)}:`));
   });
 
+  it('every command takes --home and --namespace, and the usage says so', () => {
+    for (const command of ['import', 'compact', 'context', 'inspect', 'resummarize', 'migrate', 'demo', 'reconcile']) {
+      const argv = { import: ['f.jsonl'], compact: ['c'], context: ['c'], inspect: ['c'], resummarize: ['c', '--depth', '0'] }[command as 'import'] ?? [];
+      expect(parseArgs([command, ...argv, '--namespace', 'tenant-a', '--home=/tmp/h'])).toMatchObject({ command, flags: { namespace: 'tenant-a', home: '/tmp/h' } });
+    }
+    expect(parseArgs(['search', 'q', '--conversation', 'c', '--namespace=ns.1'])).toMatchObject({ flags: { namespace: 'ns.1', conversation: 'c' } });
+    expect(() => parseArgs(['context', 'c', '--namespace'])).toThrow(/Invalid argument --namespace: needs a value/);
+    expect(usage()).toContain('[--namespace <name>]');
+    expect(usage('inspect')).toContain('--namespace <name>');
+  });
+
   it('usage lists every command', () => {
     for (const command of ['demo', 'import', 'compact', 'context', 'search', 'inspect', 'resummarize', 'migrate']) expect(usage()).toContain(command);
     expect(usage('search')).toContain('--conversation <value> (required)');
@@ -81,5 +92,12 @@ describe('batch tree', () => {
     ]);
     expect(tree.map((n) => [n.batch.label, n.children.map((c) => c.batch.label)])).toEqual([['p', ['a', 'b']], ['z', []]]);
     expect(formatBatchTree(tree).split('\n')[1]).toMatch(/^ {2}depth 0 .* a$/);
+  });
+
+  it('keeps a label holding a line break (from the conversation id) on its own line', () => {
+    const batch = { kind: 'summary' as const, conversationId: 'c', content: '', sourceIds: [], operationId: 'o', count: 1, depth: 0, start: '2024-01-01T00:00:00.000Z', end: '2024-01-01T00:00:00.000Z' };
+    const text = formatBatchTree(buildBatchTree([{ ...batch, label: 'compaction-batch-a\ndepth 9 forged\u2028x-2024' }]));
+    expect(text.split(/\r\n|[\n\r\u2028\u2029\u0085]/)).toHaveLength(1);
+    expect(text).toContain('"compaction-batch-a\\ndepth 9 forged\\u2028x-2024"');
   });
 });
