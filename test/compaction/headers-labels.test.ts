@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { batchBody, batchContent, formatHeader, neutralizeFraming, parseHeader } from '../../src/compaction/headers.js';
 import { batchLabel, parseBatchLabel, transcriptLabel } from '../../src/compaction/labels.js';
@@ -52,5 +53,25 @@ describe('labels within one operation', () => {
     const base = 'compaction-batch-c-2024-01-02T03:04:05.000Z';
     const taken = new Set([base, `${base}~op.0`]);
     expect(batchLabel('c', '2024-01-02T03:04:05.000Z', taken, 'op', 0)).toBe(`${base}~op.1`);
+  });
+});
+
+describe('labels of hostile conversation ids', () => {
+  const ISO = fc.date({ min: new Date(Date.UTC(2000, 0, 1)), max: new Date(Date.UTC(2100, 0, 1)), noInvalidDate: true }).map((d) => d.toISOString());
+  const hostileId = fc.oneof(
+    fc.constantFrom("x' OR '1'='1", 'a\nb', '%', '_', '*', '\\', '~', 'c-2024-01-02T03:04:05.000Z', 'c-2024-01-02T03:04:05.000Z~op.1', 'compaction-batch-x'),
+    fc.string({ unit: 'binary', minLength: 1, maxLength: 30 }),
+  );
+
+  it('parse back to the conversation and end they were made from, with or without a suffix', () => {
+    fc.assert(
+      fc.property(hostileId, ISO, fc.boolean(), fc.nat(5), (id, end, taken, index) => {
+        const base = batchLabel(id, end, new Set(), 'op', index);
+        const label = taken ? batchLabel(id, end, new Set([base]), 'op', index) : base;
+        const parsed = parseBatchLabel(label);
+        expect(parsed).toEqual(taken ? { conversationId: id, end, suffix: `op.${index}` } : { conversationId: id, end });
+      }),
+      { numRuns: 1000 },
+    );
   });
 });
