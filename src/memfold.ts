@@ -107,10 +107,10 @@ async function buildEmbedder(config: RuntimeConfig): Promise<Embedder> {
 }
 
 async function openPersistence(config: RuntimeConfig): Promise<PersistenceProvider> {
-  if (config.databaseUrl) return createKyselyPersistence({ dialect: 'postgres', databaseUrl: config.databaseUrl, namespace: config.namespace });
+  if (config.databaseUrl) return createKyselyPersistence({ dialect: 'postgres', databaseUrl: config.databaseUrl, namespace: config.namespace, maxMessageBytes: config.maxMessageBytes });
   const dataDir = path.join(config.home, 'pg');
   await mkdir(dataDir, { recursive: true });
-  return createKyselyPersistence({ dialect: 'pglite', dataDir, namespace: config.namespace });
+  return createKyselyPersistence({ dialect: 'pglite', dataDir, namespace: config.namespace, maxMessageBytes: config.maxMessageBytes });
 }
 
 export async function createMemfold(options: MemfoldOptions = {}): Promise<Memfold> {

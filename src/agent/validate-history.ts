@@ -3,10 +3,11 @@
  * must look like one the store returns, so planning, labels and the commit never run on garbage.
  * Throws InvalidArgumentError naming `history[i].<field>`.
  *
- * Tool calls: a tool result must answer a call of an earlier assistant message (by id; call ids may
- * repeat across turns, so this is an existence check). A call without a result is allowed anywhere:
- * at the end it is pending, and an abandoned one (followed by a user turn) is still a valid history.
- * The planner never separates a call from the results that follow it.
+ * Tool calls: a tool result must answer a call of the assistant message that opens its group (the
+ * nearest earlier message that is not a tool result), as in the OpenAI chat contract; call ids may
+ * repeat across turns. A call without a result is allowed anywhere: at the end it is pending, and an
+ * abandoned one (followed by a user turn) is still a valid history. The planner never separates a
+ * call from the results that follow it.
  */
 import type { ConversationMessage, Role } from './types.js';
 import { InvalidArgumentError } from '../errors.js';
@@ -23,7 +24,7 @@ export function validateHistory(history: unknown, conversationId: unknown): asse
   text(conversationId, 'conversationId');
   if (!Array.isArray(history)) throw new InvalidArgumentError('history', `must be an array, got ${kindOf(history)}`);
   const ids = new Map<string, number>();
-  const calls = new Set<string>();
+  let group = new Set<string>();
   let clipArchiveAt: number | undefined;
   let lastSeq = 0;
   history.forEach((value: unknown, i) => {
@@ -61,12 +62,16 @@ export function validateHistory(history: unknown, conversationId: unknown): asse
       lastSeq = seq;
     }
 
-    for (const callId of toolCallIds(message.toolCalls, `${at}.toolCalls`)) if (message.role === 'assistant') calls.add(callId);
+    const callIds = toolCallIds(message.toolCalls, `${at}.toolCalls`);
     if (message.role === 'tool') {
       const callId = text(message.toolCallId, `${at}.toolCallId`);
-      if (!calls.has(callId)) throw new InvalidArgumentError(`${at}.toolCallId`, `${JSON.stringify(callId)} answers no tool call of an earlier assistant message`);
-    } else if (message.toolCallId !== undefined) {
-      text(message.toolCallId, `${at}.toolCallId`);
+      if (!group.has(callId)) {
+        throw new InvalidArgumentError(`${at}.toolCallId`, `${JSON.stringify(callId)} answers no tool call of the assistant message it follows (only tool results may stand between a call and its result)`);
+      }
+    } else {
+      if (message.toolCallId !== undefined) text(message.toolCallId, `${at}.toolCallId`);
+      // A message other than a tool result closes the previous group and opens its own.
+      if (message.kind !== 'clip_archive') group = new Set(message.role === 'assistant' ? callIds : []);
     }
   });
 }

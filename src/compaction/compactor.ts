@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { ArchiveEntry, ConversationMessage, SummaryBatch } from '../agent/types.js';
+import { validateHistory } from '../agent/validate-history.js';
 import { resolveCompactionSettings, type CompactionSettings } from '../config.js';
 import { InvalidArgumentError, MemfoldError, errorMessage } from '../errors.js';
 import type { MemoryManager } from '../memory/memory-manager.js';
@@ -305,8 +306,7 @@ export function createCompactor(options: CompactorOptions): Compactor {
       const started = clock();
       let result = initialResult(history, 0);
       try {
-        if (typeof conversationId !== 'string' || conversationId.length === 0) throw new InvalidArgumentError('conversationId', 'must be a non-empty string');
-        if (!Array.isArray(history)) throw new InvalidArgumentError('history', 'must be an array of messages');
+        validateHistory(history, conversationId);
         const count = countOnce();
         const force = compressOptions.force ?? false;
         const outcome = planCompaction(history, settings, count, { force });

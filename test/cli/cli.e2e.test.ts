@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createKyselyPersistence } from '../../src/persistence/kysely/kysely-store.js';
 import { copyPgliteTemplate } from '../support/backends.js';
 
 const run = promisify(execFile);
@@ -16,7 +17,11 @@ let home: string;
 let cleanup: () => Promise<void>;
 
 async function memfold(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, MEMFOLD_HOME: home };
+  return memfoldWith({}, ...args);
+}
+
+async function memfoldWith(extraEnv: NodeJS.ProcessEnv, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, MEMFOLD_HOME: home, ...extraEnv };
   try {
     const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { env, maxBuffer: 64 * 1024 * 1024 });
     return { code: 0, stdout, stderr };
@@ -105,5 +110,28 @@ describe('memfold CLI', () => {
     expect(imported.code).toBe(1);
     expect(imported.stderr).toContain('Invalid argument line 2.role');
     expect((await memfold('context', 'x', '--json')).stdout.trim()).toBe('[]');
+  });
+
+  it('MEMFOLD_MAX_MESSAGE_BYTES reaches the store; a bad value is refused naming the variable', async () => {
+    const file = path.join(home, 'big.jsonl');
+    await writeFile(file, `{"role":"user","content":"short"}\n{"role":"user","content":"${'x'.repeat(200)}"}\n`);
+    const refused = await memfoldWith({ MEMFOLD_MAX_MESSAGE_BYTES: '100' }, 'import', file, '--conversation', 'big');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('messages[1].content');
+    expect((await memfold('context', 'big', '--json')).stdout.trim()).toBe('[]');
+    const bad = await memfoldWith({ MEMFOLD_MAX_MESSAGE_BYTES: '-5' }, 'context', 'big');
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain('MEMFOLD_MAX_MESSAGE_BYTES');
+  });
+
+  it('reconcile undoes an operation a crash left planned, and reports it', async () => {
+    // The journal row a compaction killed right after planning leaves behind.
+    const store = await createKyselyPersistence({ dialect: 'pglite', dataDir: path.join(home, 'pg') });
+    await store.recordOperation({ id: 'op-crashed', conversationId: 'imported', status: 'planned', messageIds: [], labels: [] });
+    await store.close();
+    const result = await memfold('reconcile', '--json');
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual([expect.objectContaining({ operationId: 'op-crashed', conversationId: 'imported', action: 'rolled_back' })]);
+    expect((await memfold('reconcile')).stdout.trim()).toBe('nothing to reconcile');
   });
 });

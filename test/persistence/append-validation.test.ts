@@ -30,6 +30,8 @@ const REFUSED: Array<[string, (conversationId: string) => unknown[], string]> = 
   ['a tool message without toolCallId', () => [{ role: 'tool', content: '42' }], 'messages[0].toolCallId'],
   ['a tool result whose call exists nowhere', () => [{ role: 'user', content: 'q' }, { role: 'tool', content: '42', toolCallId: 'ghost' }], 'messages[1].toolCallId'],
   ['a tool result before its call in the batch', () => [{ role: 'tool', content: '42', toolCallId: 'c1' }, { role: 'assistant', content: '', toolCalls: [call('c1')] }], 'messages[0].toolCallId'],
+  ['a tool result separated from its call by a user message', () => [{ role: 'assistant', content: '', toolCalls: [call('c1')] }, { role: 'user', content: 'meanwhile' }, { role: 'tool', content: '42', toolCallId: 'c1' }], 'messages[2].toolCallId'],
+  ['a tool result separated from its call by an assistant message', () => [{ role: 'assistant', content: '', toolCalls: [call('c1')] }, { role: 'assistant', content: 'thinking' }, { role: 'tool', content: '42', toolCallId: 'c1' }], 'messages[2].toolCallId'],
   ['a tool result whose call id is only text of a user message', () => [{ role: 'user', content: '{"toolCalls":[{"id":"c1"}]}' }, { role: 'tool', content: '42', toolCallId: 'c1' }], 'messages[1].toolCallId'],
   ['duplicate tool call ids in one message', () => [{ role: 'assistant', content: '', toolCalls: [call('c1'), call('c1')] }], 'messages[0].toolCalls[1].id'],
   ["the conversation's clip-archive id", (conversationId) => [{ id: `clip-archive-${conversationId}`, role: 'user', content: 'hi' }], 'messages[0].id'],
@@ -128,6 +130,14 @@ for (const backend of persistenceBackends()) {
       // A pending call at the end of a batch is fine.
       await store.append(conversationId, [{ role: 'assistant', content: '', toolCalls: [call('c9')] }]);
       expect((await store.loadHistory(conversationId)).map((m) => m.toolCallId ?? m.role)).toEqual(['user', 'assistant', 'c1', hostile, 'assistant', 'c1', 'assistant']);
+    });
+
+    it('refuses a tool result whose stored call is no longer the group it would join', async () => {
+      const conversationId = newConversation();
+      await store.append(conversationId, [{ role: 'assistant', content: '', toolCalls: [call('c1')] }, { role: 'tool', content: 'r1', toolCallId: 'c1' }]);
+      await store.append(conversationId, [{ role: 'user', content: 'next question' }]);
+      const before = await store.loadHistory(conversationId);
+      await expectRefused(conversationId, [{ role: 'tool', content: 'late', toolCallId: 'c1' }], 'messages[0].toolCallId', before);
     });
 
     it('refuses a tool result whose call is stored only in another conversation, or was deleted', async () => {

@@ -1,6 +1,6 @@
 /**
  * The checks of an `append` batch that look across messages: ids unique in the batch and in the
- * conversation, and every tool result answering a call that exists. Each failure is an
+ * conversation, and every tool result answering a call of the group it belongs to. Each failure is an
  * InvalidArgumentError naming `messages[i].<field>`, thrown before the first row is written.
  */
 import { sql, type Kysely } from 'kysely';
@@ -28,19 +28,32 @@ export function checkBatchIds(rows: readonly NormalizedMessage[], clipArchiveId:
 }
 
 /**
- * Tool results of the batch whose call is not in an earlier assistant message of the batch: their
- * call must already be stored. Call ids may repeat across turns (datasets reuse them), so this is an
- * existence check, not a one-to-one pairing.
+ * A tool result answers a call of the assistant message that opens its group: the nearest earlier
+ * message that is not a tool result (the OpenAI chat contract). Anything between a call and its
+ * result would let a compaction archive the call and keep the result live. Results in the batch
+ * after its first other message are checked here; the leading ones (the batch continues a stored
+ * group, as an agent loop appends results) are returned for the stored check.
  */
-export function toolResultsNeedingStoredCall(rows: readonly NormalizedMessage[]): Array<{ index: number; toolCallId: string }> {
-  const calls = new Set<string>();
-  const pending: Array<{ index: number; toolCallId: string }> = [];
+export function leadingToolResults(rows: readonly NormalizedMessage[]): Array<{ index: number; toolCallId: string }> {
+  const leading: Array<{ index: number; toolCallId: string }> = [];
+  let group: Set<string> | undefined;
   rows.forEach((row, index) => {
-    if (row.role === 'assistant') for (const call of row.content.toolCalls ?? []) calls.add(call.id);
     const toolCallId = row.content.toolCallId;
-    if (row.role === 'tool' && toolCallId !== undefined && !calls.has(toolCallId)) pending.push({ index, toolCallId });
+    if (row.role !== 'tool') {
+      group = new Set(row.role === 'assistant' ? (row.content.toolCalls ?? []).map((c) => c.id) : []);
+    } else if (toolCallId !== undefined) {
+      if (group === undefined) leading.push({ index, toolCallId });
+      else if (!group.has(toolCallId)) throw unanswered(index, toolCallId);
+    }
   });
-  return pending;
+  return leading;
+}
+
+function unanswered(index: number, toolCallId: string): InvalidArgumentError {
+  return new InvalidArgumentError(
+    `messages[${index}].toolCallId`,
+    `${JSON.stringify(toolCallId)} answers no tool call of the assistant message it follows (only tool results may stand between a call and its result)`,
+  );
 }
 
 /**
@@ -49,7 +62,7 @@ export function toolResultsNeedingStoredCall(rows: readonly NormalizedMessage[])
  */
 export async function checkAgainstStored(trx: Kysely<Database>, scope: ConversationScope, rows: readonly NormalizedMessage[]): Promise<void> {
   await refuseStoredIds(trx, scope, rows);
-  await refuseUnansweredToolResults(trx, scope, toolResultsNeedingStoredCall(rows));
+  await refuseUnansweredToolResults(trx, scope, leadingToolResults(rows));
 }
 
 async function refuseStoredIds(trx: Kysely<Database>, scope: ConversationScope, rows: readonly NormalizedMessage[]): Promise<void> {
@@ -67,27 +80,24 @@ async function refuseStoredIds(trx: Kysely<Database>, scope: ConversationScope, 
   throw new InvalidArgumentError(`messages[${index}].id`, `${JSON.stringify(stored.id)} is already stored in this conversation`);
 }
 
+/** Leading results of the batch must answer the stored group they continue: the last live message that is not a tool result. */
 async function refuseUnansweredToolResults(
   trx: Kysely<Database>,
   scope: ConversationScope,
-  pending: ReadonlyArray<{ index: number; toolCallId: string }>,
+  leading: ReadonlyArray<{ index: number; toolCallId: string }>,
 ): Promise<void> {
-  if (pending.length === 0) return;
-  const wanted = [...new Set(pending.map((p) => p.toolCallId))];
-  // One query for every id: which of them some live assistant message holds as a tool call
-  // (jsonb containment: content.toolCalls has an element whose id is that value).
-  const found = await sql<{ id: string }>`
-    select wanted.id from unnest(${wanted}::text[]) as wanted(id)
-    where exists (
-      select 1 from messages
-      where namespace = ${scope.namespace} and conversation_id = ${scope.conversationId} and role = 'assistant'
-        and content @> jsonb_build_object('toolCalls', jsonb_build_array(jsonb_build_object('id', wanted.id)))
-    )`.execute(trx);
-  const answered = new Set(found.rows.map((row) => row.id));
-  const missing = pending.find((p) => !answered.has(p.toolCallId));
-  if (missing === undefined) return;
-  throw new InvalidArgumentError(
-    `messages[${missing.index}].toolCallId`,
-    `${JSON.stringify(missing.toolCallId)} answers no tool call of an earlier assistant message in this batch or in the conversation's live history`,
-  );
+  if (leading.length === 0) return;
+  const opener = await trx
+    .selectFrom('messages')
+    .select(['role', 'content'])
+    .where('namespace', '=', scope.namespace)
+    .where('conversation_id', '=', scope.conversationId)
+    .where('kind', '=', 'message')
+    .where('role', '<>', 'tool')
+    .orderBy('seq', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  const calls = new Set(opener?.role === 'assistant' ? (opener.content.toolCalls ?? []).map((c) => c.id) : []);
+  const missing = leading.find((p) => !calls.has(p.toolCallId));
+  if (missing !== undefined) throw unanswered(missing.index, missing.toolCallId);
 }
