@@ -4,7 +4,7 @@
  * memory_read finds it. Pure.
  */
 import type { ArchiveEntry } from '../agent/types.js';
-import { batchBody, formatHeader, framingField, LINE_BREAK, normalizeLineBreaks, parseHeader, type BatchHeader } from './headers.js';
+import { batchBody, formatHeader, framingField, indentArchivedText, LINE_BREAK, normalizeLineBreaks, parseHeader, type BatchHeader } from './headers.js';
 import { timeSpan } from './time-span.js';
 
 export const CLIP_ARCHIVE_PREFIX = '[Context Summary';
@@ -61,18 +61,11 @@ export function readDisplayedLabel(shown: string): string | undefined {
   }
 }
 
-function indentBody(text: string): string {
-  return normalizeLineBreaks(text)
-    .split('\n')
-    .map((line) => (line === '' ? line : BODY_INDENT + line))
-    .join('\n');
-}
-
 const BATCH_LINE = '--- batch ';
 
 function renderBatch(batch: ArchiveEntry): string {
   const header = formatHeader({ depth: batch.depth, start: batch.start, end: batch.end, count: batch.count });
-  return `${BATCH_LINE}${displayLabel(batch.label)}\n${header}\n${indentBody(batchBody(batch.content))}`;
+  return `${BATCH_LINE}${displayLabel(batch.label)}\n${header}\n${indentArchivedText(batchBody(batch.content), BODY_INDENT)}`;
 }
 
 function span(entries: readonly ArchiveEntry[]): { start: string; end: string } {

@@ -23,6 +23,17 @@ export function normalizeLineBreaks(text: string): string {
   return text.replace(LINE_BREAKS, '\n');
 }
 
+/**
+ * Archived text under column-0 framing: line breaks of every kind become `\n` and every non-empty line
+ * is indented, so no line of the text can pass for framing in any reader.
+ */
+export function indentArchivedText(text: string, indent = '  '): string {
+  return normalizeLineBreaks(text)
+    .split('\n')
+    .map((line) => (line === '' ? line : indent + line))
+    .join('\n');
+}
+
 /** Header fields hold no whitespace, `|` or `]`, so a header is always one line that parses back. */
 const FIELD = '[^|\\]\\s\\p{C}]+';
 const HEADER = new RegExp(`^\\[depth:(\\d+)\\|start:(${FIELD})\\|end:(${FIELD})\\|count:(\\d+)\\]$`, 'u');

@@ -5,6 +5,7 @@
  */
 import type { ArchiveEntry } from '../agent/types.js';
 import { errorMessage } from '../errors.js';
+import { indentArchivedText } from '../compaction/headers.js';
 import type { MemoryManager } from '../memory/memory-manager.js';
 import { MEMORY_READ_DEFAULT_LIMIT, MEMORY_READ_MAX_LIMIT, parseMemoryReadArgs, type MemoryReadArgs } from './memory-read-args.js';
 
@@ -56,9 +57,10 @@ function describe(entry: ArchiveEntry): string {
   return `${what} | ${entry.label} | ${entry.start} .. ${entry.end} | ${entry.count} ${entry.kind === 'summary' && entry.depth > 0 ? 'batches' : 'messages'}`;
 }
 
+/** Archived text is indented under its column-0 line, so it cannot pass for another hit or a tool's own line. */
 function excerpt(entry: ArchiveEntry): string {
-  if (entry.content.length <= HIT_TEXT_CHARS) return entry.content;
-  return `${entry.content.slice(0, HIT_TEXT_CHARS)}\n[... cut; read label ${entry.label} for the full text]`;
+  if (entry.content.length <= HIT_TEXT_CHARS) return indentArchivedText(entry.content);
+  return `${indentArchivedText(entry.content.slice(0, HIT_TEXT_CHARS))}\n[... cut; read label ${entry.label} for the full text]`;
 }
 
 async function children(memory: MemoryManager, entry: ArchiveEntry): Promise<ArchiveEntry[]> {
@@ -71,7 +73,7 @@ async function children(memory: MemoryManager, entry: ArchiveEntry): Promise<Arc
 async function readLabel(memory: MemoryManager, conversationId: string, label: string): Promise<ToolResult> {
   const [entry] = await memory.read(conversationId, [label]);
   if (!entry) return { ok: false, output: `No archived entry has the label ${label} in this conversation.`, error: 'not_found' };
-  const lines = [describe(entry), entry.content];
+  const lines = [describe(entry), indentArchivedText(entry.content)];
   if (entry.parentLabel) lines.push('', `Covered by: ${entry.parentLabel}`);
   const under = await children(memory, entry);
   if (under.length > 0) lines.push('', `Under it (${under.length}):`, ...under.map((c) => `- ${describe(c)}`));
