@@ -14,10 +14,10 @@ import { createMemfold, type Memfold } from '../../src/memfold.js';
 import { createTokenCounter } from '../../src/tokens/create-token-counter.js';
 import { createPostgresTestDatabase, postgresServerUrl } from '../support/backends.js';
 import { checkInvariants } from '../support/invariants.js';
-import { runChild } from './child-process.js';
+import { bundleChild, runChild, type BundledChild } from './child-process.js';
 import type { WorkerJob, WorkerReport } from './children/busy-worker.js';
 
-const CHILD = new URL('./children/busy-worker.ts', import.meta.url);
+const CHILD_SOURCE = new URL('./children/busy-worker.ts', import.meta.url);
 const PROCESSES = 2;
 const WORKERS = 4;
 const SECONDS = Number(process.env.MEMFOLD_CONCURRENCY_SECONDS ?? 20);
@@ -31,11 +31,15 @@ describe.skipIf(databaseUrl === undefined)('two processes, four workers each, 50
   let dir: string;
   let memfold: Memfold | undefined;
 
+  let child: BundledChild;
+
   beforeAll(async () => {
+    child = await bundleChild(CHILD_SOURCE);
     database = await createPostgresTestDatabase(databaseUrl!);
     dir = await mkdtemp(path.join(os.tmpdir(), 'memfold-busy-'));
   });
   afterAll(async () => {
+    await child?.remove();
     await memfold?.close();
     await database?.drop();
     if (dir) await rm(dir, { recursive: true, force: true });
@@ -49,7 +53,7 @@ describe.skipIf(databaseUrl === undefined)('two processes, four workers each, 50
       databaseUrl: database.url, lanceDir, conversations: CONVERSATIONS, workers: WORKERS, deadline,
       seed: 1_000_003 * (p + 1), name: `p${p}`, settings, outFile: path.join(dir, `report-${p}.json`),
     }));
-    const exits = await Promise.all(jobs.map((job) => runChild(CHILD, [JSON.stringify(job)])));
+    const exits = await Promise.all(jobs.map((job) => runChild(child, [JSON.stringify(job)])));
     for (const exit of exits) expect(exit.code, exit.stderr).toBe(0);
     const reports = await Promise.all(jobs.map(async (job) => JSON.parse(await readFile(job.outFile, 'utf8')) as WorkerReport));
 

@@ -19,10 +19,10 @@ import { createTokenCounter } from '../../src/tokens/create-token-counter.js';
 import { sampleTurns, turnMessages } from '../support/arbitraries.js';
 import { createPostgresTestDatabase, postgresServerUrl } from '../support/backends.js';
 import { checkInvariants } from '../support/invariants.js';
-import { runChild } from './child-process.js';
+import { bundleChild, runChild, type BundledChild } from './child-process.js';
 import type { CrashJob, KillPoint } from './children/crash-job.js';
 
-const CHILD = new URL('./children/compact-until-killed.ts', import.meta.url);
+const CHILD_SOURCE = new URL('./children/compact-until-killed.ts', import.meta.url);
 const RUNS = Number(process.env.MEMFOLD_CRASH_RUNS ?? 100);
 const SEED = Number(process.env.MEMFOLD_CRASH_SEED ?? Math.floor(Math.random() * 2 ** 31));
 const PARALLEL = 2;
@@ -63,7 +63,10 @@ describe.skipIf(databaseUrl === undefined)('SIGKILL during compaction, then reco
   let admin: pg.Client;
   let memfold: Memfold;
 
+  let child: BundledChild;
+
   beforeAll(async () => {
+    child = await bundleChild(CHILD_SOURCE);
     database = await createPostgresTestDatabase(databaseUrl!);
     lanceDir = await mkdtemp(path.join(os.tmpdir(), 'memfold-crash-'));
     memfold = await createMemfold({
@@ -83,6 +86,7 @@ describe.skipIf(databaseUrl === undefined)('SIGKILL during compaction, then reco
   });
 
   afterAll(async () => {
+    await child?.remove();
     await memfold?.close();
     await admin?.end();
     await database?.drop();
@@ -102,7 +106,7 @@ describe.skipIf(databaseUrl === undefined)('SIGKILL during compaction, then reco
       const killAt = pickKillPoint(rand);
       if (killAt.point === 'commit') await admin.query('insert into memfold_test_slow_commit values ($1)', [conversationId]);
       const job: CrashJob = { databaseUrl: database.url, lanceDir, conversationId, settings, killAt };
-      const exit = await runChild(CHILD, [JSON.stringify(job)]);
+      const exit = await runChild(child, [JSON.stringify(job)]);
       if (killAt.point === 'commit') await admin.query('delete from memfold_test_slow_commit where conversation_id = $1', [conversationId]);
 
       tally.runs++;
