@@ -1,18 +1,17 @@
 /**
- * Scoping through the real bin: conversations in three namespaces of one home (one with the same id in each,
+ * Scoping through the CLI: conversations in three namespaces of one home (one with the same id in each,
  * others with hostile ids), compacted, then `search`, `context` and `inspect` run in every scope must show
- * only that scope's content, whatever the conversation id or namespace given.
+ * only that scope's content, whatever the conversation id or namespace given. The commands run through
+ * the CLI's `main` in this process (argument parsing, configuration, output included); cli.e2e.test.ts
+ * runs the bin itself, and fifty process starts would add a minute and a half without testing more.
  */
-import { execFile } from 'node:child_process';
 import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/main.js';
 import { copyPgliteTemplate } from '../support/backends.js';
 
-const run = promisify(execFile);
-const BIN = new URL('../../bin/memfold.js', import.meta.url).pathname;
 let home: string;
 let cleanup: () => Promise<void>;
 
@@ -22,14 +21,24 @@ interface Result {
   stderr: string;
 }
 
-async function memfold(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Result> {
-  const fullEnv: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, MEMFOLD_HOME: home, ...env };
+/** One `memfold` command with `MEMFOLD_HOME` (and any other variables given) set for its duration. */
+async function memfold(args: string[], env: Record<string, string> = {}): Promise<Result> {
+  const vars = { MEMFOLD_HOME: home, MEMFOLD_NAMESPACE: undefined, ...env };
+  const saved = Object.fromEntries(Object.keys(vars).map((key) => [key, process.env[key]]));
+  const set = (values: Record<string, string | undefined>) => {
+    for (const [key, value] of Object.entries(values)) {
+      if (value === undefined) delete process.env[key];
+      else process.env[key] = value;
+    }
+  };
+  set(vars);
+  let stdout = '';
+  let stderr = '';
   try {
-    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { env: fullEnv, maxBuffer: 64 * 1024 * 1024 });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as Result;
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+    const code = await main(args, { out: (text) => (stdout += `${text}\n`), err: (text) => (stderr += `${text}\n`) });
+    return { code, stdout, stderr };
+  } finally {
+    set(saved);
   }
 }
 
