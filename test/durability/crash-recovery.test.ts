@@ -14,6 +14,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConversationMessage } from '../../src/agent/types.js';
+import { seeded } from '../../src/cli/demo/demo-conversation.js';
 import { createMemfold, type Memfold } from '../../src/memfold.js';
 import { createTokenCounter } from '../../src/tokens/create-token-counter.js';
 import { sampleTurns, turnMessages } from '../support/arbitraries.js';
@@ -29,18 +30,6 @@ const PARALLEL = 2;
 const settings = { contextWindow: 2_000, keepRecentTokens: 400, keepRecentMessages: 4, chunkTokens: 300 };
 /** Hostile ids on purpose: quotes, LIKE and filter metacharacters, non-ASCII. */
 const CONVERSATIONS = ["crash-'quoted'", 'crash-%_*', 'crash-ünïcødé', 'crash-plain'];
-
-/** Deterministic from the seed (mulberry32), so a failing run can be replayed. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function pickKillPoint(rand: () => number): KillPoint {
   const int = (min: number, max: number) => min + Math.floor(rand() * (max - min + 1));
@@ -94,7 +83,8 @@ describe.skipIf(databaseUrl === undefined)('SIGKILL during compaction, then reco
   });
 
   it(`keeps every invariant through ${RUNS} randomized runs killed at step boundaries`, async () => {
-    const rand = random(SEED);
+    // Deterministic from the seed, so a failing run can be replayed.
+    const rand = seeded(SEED);
     const appended = new Map<string, ConversationMessage[]>(CONVERSATIONS.map((id) => [id, []]));
     const tally = { runs: 0, kills: 0, finishedByChild: 0, committed: 0, rolledBack: 0 };
     const killsByPoint: Record<string, number> = {};

@@ -34,7 +34,7 @@ const TOPICS = [
 ];
 
 /** Small seeded PRNG (mulberry32): deterministic across platforms. */
-function seeded(seed: number): () => number {
+export function seeded(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
