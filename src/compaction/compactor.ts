@@ -304,7 +304,8 @@ export function createCompactor(options: CompactorOptions): Compactor {
 
     async compress(history, conversationId, compressOptions = {}) {
       const started = clock();
-      let result = initialResult(history, 0);
+      // Before validation `history` may be anything: the result must still be built without throwing.
+      let result = initialResult(Array.isArray(history) ? history : [], 0);
       try {
         validateHistory(history, conversationId);
         const count = countOnce();
