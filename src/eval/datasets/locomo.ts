@@ -34,6 +34,8 @@ export interface LocomoConversation {
   messages: NewMessage[];
   /** dia_id of each message, same order. */
   turnIds: string[];
+  /** `speaker: text` of each turn as the dataset prints it (no photo caption), same order. */
+  turnLines: string[];
   questions: LocomoQuestion[];
 }
 
@@ -57,6 +59,7 @@ export function locomoConversation(sample: LocomoSample): LocomoConversation {
     .sort((a, b) => a - b);
   const messages: NewMessage[] = [];
   const turnIds: string[] = [];
+  const turnLines: string[] = [];
   for (const n of sessions) {
     const turns = c[`session_${n}`] as LocomoTurn[];
     const createdAt = parseLocomoDate(String(c[`session_${n}_date_time`]));
@@ -64,9 +67,10 @@ export function locomoConversation(sample: LocomoSample): LocomoConversation {
       const photo = turn.blip_caption ? ` [shares a photo: ${turn.blip_caption}]` : '';
       messages.push({ role: turn.speaker === c.speaker_a ? 'user' : 'assistant', name: turn.speaker, content: `${turn.text}${photo}`, createdAt });
       turnIds.push(turn.dia_id);
+      turnLines.push(`${turn.speaker}: ${turn.text}`);
     }
   }
-  return { id: sample.sample_id, messages, turnIds, questions: sample.qa };
+  return { id: sample.sample_id, messages, turnIds, turnLines, questions: sample.qa };
 }
 
 export async function loadLocomo(file: string): Promise<LocomoConversation[]> {

@@ -1,0 +1,129 @@
+/**
+ * The generic evaluation format, for running `memfold eval` on your own conversations. Two JSONL files:
+ *
+ * turns, one a line, in conversation order:
+ *   {"conversation_id": "c1", "turn_id": "t1", "speaker": "Ana", "text": "…", "time": "2024-05-01T10:00:00Z"}
+ *   `role` (user | assistant | system) may replace or accompany `speaker`; without a role the first
+ *   speaker of a conversation is the user and every other one the assistant. `time` is optional (ISO 8601).
+ *
+ * questions, one a line:
+ *   {"conversation_id": "c1", "question": "…", "answer": "…", "evidence": ["t1"], "category": "temporal"}
+ *   `answer`, `category` (default "uncategorized"), `adversarial` (default false) and `question_id` are optional.
+ *
+ * Errors name the file's line and field. Turn ids travel beside the messages, never inside them.
+ */
+import { readFile } from 'node:fs/promises';
+import type { NewMessage, Role } from '../../agent/types.js';
+import { InvalidArgumentError } from '../../errors.js';
+import { checkEvidence, noneSkipped, type EvalConversation, type EvalQuestion, type QaDataset } from '../eval-types.js';
+
+const ROLES = new Set<Role>(['system', 'user', 'assistant']);
+
+function readLines(text: string, file: string): Array<{ where: string; value: Record<string, unknown> }> {
+  const rows: Array<{ where: string; value: Record<string, unknown> }> = [];
+  text.split(/\r?\n/).forEach((raw, index) => {
+    if (raw.trim() === '') return;
+    const where = `${file} line ${index + 1}`;
+    let value: unknown;
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      throw new InvalidArgumentError(where, 'is not valid JSON');
+    }
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new InvalidArgumentError(where, 'must be a JSON object');
+    rows.push({ where, value: value as Record<string, unknown> });
+  });
+  return rows;
+}
+
+function requireString(row: Record<string, unknown>, where: string, field: string): string {
+  const value = row[field];
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  if (typeof value !== 'string' || value.trim() === '') throw new InvalidArgumentError(`${where}.${field}`, 'must be a non-empty string');
+  return value;
+}
+
+function optionalString(row: Record<string, unknown>, where: string, field: string): string | undefined {
+  return row[field] === undefined || row[field] === null ? undefined : requireString(row, where, field);
+}
+
+interface Building {
+  conversation: EvalConversation;
+  firstSpeaker?: string;
+  turnIds: Set<string>;
+}
+
+/** Parses both files' texts into a dataset (pure; `names` only label errors). */
+export function parseJsonlDataset(turnsText: string, questionsText: string, names = { turns: 'turns', questions: 'questions' }): QaDataset {
+  const conversations = new Map<string, Building>();
+  for (const { where, value } of readLines(turnsText, names.turns)) {
+    const conversationId = requireString(value, where, 'conversation_id');
+    const turnId = requireString(value, where, 'turn_id');
+    const text = value.text;
+    if (typeof text !== 'string') throw new InvalidArgumentError(`${where}.text`, 'must be a string');
+    const speaker = optionalString(value, where, 'speaker');
+    const role = value.role;
+    if (role !== undefined && !ROLES.has(role as Role)) throw new InvalidArgumentError(`${where}.role`, 'must be one of user, assistant, system');
+    if (role === undefined && speaker === undefined) throw new InvalidArgumentError(`${where}.speaker`, 'is required when role is absent');
+    const time = optionalString(value, where, 'time');
+    if (time !== undefined && Number.isNaN(Date.parse(time))) throw new InvalidArgumentError(`${where}.time`, 'must be an ISO 8601 time');
+
+    let building = conversations.get(conversationId);
+    if (!building) {
+      building = { conversation: { id: conversationId, messages: [], turnIds: [], referenceLines: [], questions: [] }, turnIds: new Set() };
+      conversations.set(conversationId, building);
+    }
+    if (building.turnIds.has(turnId)) throw new InvalidArgumentError(`${where}.turn_id`, `repeats "${turnId}" in conversation ${conversationId}`);
+    building.turnIds.add(turnId);
+    building.firstSpeaker ??= speaker;
+    const message: NewMessage = {
+      role: (role as Role | undefined) ?? (speaker === building.firstSpeaker ? 'user' : 'assistant'),
+      content: text,
+      ...(speaker !== undefined ? { name: speaker } : {}),
+      ...(time !== undefined ? { createdAt: new Date(Date.parse(time)).toISOString() } : {}),
+    };
+    building.conversation.messages.push(message);
+    building.conversation.turnIds.push(turnId);
+    building.conversation.referenceLines.push(`${speaker ?? message.role}: ${text}`);
+  }
+
+  const skipped = noneSkipped();
+  const asked = new Map<string, Array<Omit<EvalQuestion, 'evidence'> & { evidence: string[] }>>();
+  readLines(questionsText, names.questions).forEach(({ where, value }, index) => {
+    const conversationId = requireString(value, where, 'conversation_id');
+    if (!conversations.has(conversationId)) throw new InvalidArgumentError(`${where}.conversation_id`, `names no conversation of the turns file ("${conversationId}")`);
+    const evidence = value.evidence ?? [];
+    if (!Array.isArray(evidence) || evidence.some((e) => typeof e !== 'string' && typeof e !== 'number')) {
+      throw new InvalidArgumentError(`${where}.evidence`, 'must be a list of turn ids');
+    }
+    const adversarial = value.adversarial ?? false;
+    if (typeof adversarial !== 'boolean') throw new InvalidArgumentError(`${where}.adversarial`, 'must be true or false');
+    const answer = optionalString(value, where, 'answer');
+    const list = asked.get(conversationId) ?? [];
+    list.push({
+      id: optionalString(value, where, 'question_id') ?? String(index),
+      question: requireString(value, where, 'question'),
+      ...(answer !== undefined ? { answer } : {}),
+      evidence: evidence.map(String),
+      category: optionalString(value, where, 'category') ?? 'uncategorized',
+      adversarial,
+    });
+    asked.set(conversationId, list);
+  });
+  for (const [id, building] of conversations) {
+    building.conversation.questions = checkEvidence(building.conversation.turnIds, asked.get(id) ?? [], skipped);
+  }
+  return { name: 'jsonl', conversations: [...conversations.values()].map((b) => b.conversation), skipped };
+}
+
+async function readText(file: string, field: string): Promise<string> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (error) {
+    throw new InvalidArgumentError(field, `cannot be read: ${(error as Error).message}`);
+  }
+}
+
+export async function loadJsonlDataset(turnsFile: string, questionsFile: string): Promise<QaDataset> {
+  return parseJsonlDataset(await readText(turnsFile, '<file>'), await readText(questionsFile, '--questions'), { turns: turnsFile, questions: questionsFile });
+}

@@ -1,0 +1,31 @@
+/** Scores of the baselines on one conversation at one window. Pure. */
+import { baselinePrompt, referenceTokens, type BaselineName } from './baselines.js';
+import type { EvalConversation, EvalQuestion } from './eval-types.js';
+import { scoreQuestion, type QuestionOutcome } from './metrics.js';
+
+export interface PromptCost {
+  promptTokens: number;
+  rawTokens: number;
+}
+
+export interface BaselineScore extends PromptCost {
+  outcomes: QuestionOutcome[];
+  /** False when the conversation exceeds the window and the baseline cannot cut it (no-compaction). */
+  fits: boolean;
+}
+
+/** Positions of a question's evidence turns among the conversation's messages. */
+export function evidenceIndexes(conversation: Pick<EvalConversation, 'turnIds'>, question: Pick<EvalQuestion, 'evidence'>): number[] {
+  const wanted = new Set(question.evidence);
+  return conversation.turnIds.flatMap((id, i) => (wanted.has(id) ? [i] : []));
+}
+
+export function scoreBaseline(conversation: EvalConversation, name: BaselineName, window: number): BaselineScore {
+  const tokens = conversation.referenceLines.map(referenceTokens);
+  const prompt = baselinePrompt(name, tokens, window);
+  const inPrompt = new Set(prompt.kept.map(String));
+  const outcomes = conversation.questions.map((question) =>
+    scoreQuestion({ conversationId: conversation.id, question, evidenceIds: evidenceIndexes(conversation, question).map(String), inPrompt }),
+  );
+  return { outcomes, fits: prompt.fits, promptTokens: prompt.promptTokens, rawTokens: tokens.reduce((s, t) => s + t, 0) };
+}
