@@ -1,6 +1,7 @@
 /**
  * Shared helpers of the benchmarks: the module contract (`run(options) -> BenchResult`), markdown
- * tables, statistics, timing, RSS sampling, temp folders, a throwaway PostgreSQL database, JSON output.
+ * tables, statistics, timing, RSS sampling, temp folders, a throwaway PostgreSQL database, JSON output,
+ * and a synthetic conversation (prose with tool calls and JSON results).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -8,6 +9,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
+import type { NewMessage } from '../../src/agent/types.js';
+import { seeded } from '../../src/cli/demo/demo-conversation.js';
 
 export interface BenchOptions {
   /** Smaller sizes, for a run of a few minutes. */
@@ -161,4 +164,50 @@ export async function createBenchDatabase(databaseUrl: string): Promise<{ url: s
 export async function writeJson(file: string, data: unknown): Promise<void> {
   await mkdir(path.dirname(file), { recursive: true });
   await writeFile(file, `${JSON.stringify(data, null, 2)}\n`);
+}
+
+// ---- a synthetic conversation ------------------------------------------------------------------
+
+const WORDS = (
+  'order refund delivery invoice account password flight booking seat baggage hotel invoice parser build test deploy ' +
+  'kitchen recipe garden running knee marathon lisbon novel library meeting budget report quarter tuesday friday ' +
+  'yesterday morning evening price discount warehouse courier address postcode ticket support manager schedule'
+).split(' ');
+
+function sentence(random: () => number, words: number): string {
+  const picked = Array.from({ length: words }, () => WORDS[Math.floor(random() * WORDS.length)]!);
+  if (random() < 0.5) picked.splice(1 + Math.floor(random() * (words - 1)), 0, `#${Math.floor(random() * 100_000)}`);
+  const text = picked.join(' ');
+  return `${text[0]!.toUpperCase()}${text.slice(1)}.`;
+}
+
+function prose(random: () => number, sentences: number): string {
+  return Array.from({ length: sentences }, () => sentence(random, 6 + Math.floor(random() * 10))).join(' ');
+}
+
+/**
+ * Message `k` of the conversation, the same whatever the batch it is appended in. Groups of four, each a
+ * whole number of turns: user, assistant, user, assistant; or user, assistant with a tool call, tool result, assistant.
+ */
+export function syntheticMessage(k: number): NewMessage {
+  const random = seeded(k + 1);
+  const createdAt = new Date(Date.UTC(2024, 0, 1) + k * 30_000).toISOString();
+  const group = Math.floor(k / 4);
+  const position = k % 4;
+  const callId = `call_${group}`;
+  if (group % 2 === 1 && position === 1) {
+    const args = JSON.stringify({ order_id: `ORD-${group}`, fields: ['status', 'items', 'courier'] });
+    return { role: 'assistant', content: '', toolCalls: [{ id: callId, type: 'function', function: { name: 'get_order', arguments: args } }], createdAt };
+  }
+  if (group % 2 === 1 && position === 2) {
+    const items = Array.from({ length: 3 + Math.floor(random() * 4) }, (_, i) => ({ sku: `SKU-${group}-${i}`, name: sentence(random, 3), price: Math.round(random() * 20_000) / 100 }));
+    return { role: 'tool', toolCallId: callId, content: JSON.stringify({ order_id: `ORD-${group}`, status: 'shipped', courier: 'DHL', items }), createdAt };
+  }
+  const role = position % 2 === 0 ? 'user' : 'assistant';
+  return { role, content: prose(random, role === 'user' ? 2 : 4), createdAt };
+}
+
+/** Messages `from` .. `from + count - 1`; a count that is a multiple of 4 ends on a turn boundary. */
+export function syntheticMessages(from: number, count: number): NewMessage[] {
+  return Array.from({ length: count }, (_, i) => syntheticMessage(from + i));
 }
