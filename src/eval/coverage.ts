@@ -2,7 +2,7 @@
  * Which archived messages a batch, a search hit or the clip-archive stands for. Pure: functions over
  * archive entries as `memory.list` and `memory.search` return them.
  */
-import type { ArchiveEntry } from '../agent/types.js';
+import type { ArchiveEntry, ConversationMessage } from '../agent/types.js';
 
 /** Message ids under each summary batch: its sources at depth 0, its children's messages above. */
 export function batchCoverage(summaries: readonly ArchiveEntry[]): Map<string, ReadonlySet<string>> {
@@ -39,4 +39,11 @@ export function shownCoverage(shownLabels: readonly string[], coverage: Readonly
 export function coveringBatches(summaries: readonly ArchiveEntry[], messageIds: readonly string[]): ArchiveEntry[] {
   const wanted = new Set(messageIds);
   return summaries.filter((e) => e.kind === 'summary' && e.depth === 0 && e.sourceIds.some((id) => wanted.has(id)));
+}
+
+/** Appended messages that are neither live nor a source of a depth-0 batch (memfold must leave none). */
+export function lostMessages(appended: readonly Pick<ConversationMessage, 'id'>[], live: readonly Pick<ConversationMessage, 'id'>[], summaries: readonly ArchiveEntry[]): number {
+  const kept = new Set(live.map((m) => m.id));
+  for (const batch of summaries) if (batch.kind === 'summary' && batch.depth === 0) for (const id of batch.sourceIds) kept.add(id);
+  return appended.filter((m) => !kept.has(m.id)).length;
 }

@@ -31,6 +31,14 @@ export interface EvalConversation {
   questions: EvalQuestion[];
 }
 
+/** A tool-using run and the tool calls its task really needs. */
+export interface AgenticRun {
+  id: string;
+  messages: NewMessage[];
+  /** The task's ground-truth tool calls. */
+  actions: Array<{ name: string; kwargs: Record<string, unknown> }>;
+}
+
 /** What a loader left out, so that reports can say it. */
 export interface SkippedQuestions {
   /** Evidence entries that name no turn of their conversation (dropped from their question). */

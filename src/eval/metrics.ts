@@ -14,14 +14,18 @@ export interface QuestionOutcome {
   conversationId: string;
   questionId: string;
   category: string;
-  /** Every evidence turn is in the prompt (verbatim, or under a batch the clip-archive shows). */
+  /** Every evidence turn is in the prompt: verbatim, or under a batch the clip-archive shows. */
   strict: boolean;
-  /** At least one evidence turn is in the prompt. */
+  /** At least one evidence turn is in the prompt, the same way. */
   lenient: boolean;
+  /** Every evidence turn is in the prompt verbatim (no credit for a summary covering it). */
+  verbatim: boolean;
   /** 1-based rank of the first memory_read hit covering an evidence turn, null when none in SEARCH_DEPTH. */
   rank: number | null;
-  /** Answer-token retention in the batches covering the evidence; null when not measured. */
+  /** Answer-token retention in the depth-0 batches covering the evidence; null when not measured. */
   retention: number | null;
+  /** Answer-token retention in the prompt's text about the evidence; null for questions without an answer. */
+  promptRetention: number | null;
 }
 
 export interface QuestionEvidence {
@@ -29,26 +33,34 @@ export interface QuestionEvidence {
   question: EvalQuestion;
   /** Message ids of the evidence turns. */
   evidenceIds: readonly string[];
-  /** Message ids the prompt holds verbatim or under a batch the clip-archive shows. */
-  inPrompt: ReadonlySet<string>;
-  /** For each ranked memory_read hit, the message ids it covers (empty for a prompt without memory). */
+  /** Message ids the prompt holds verbatim. */
+  verbatim: ReadonlySet<string>;
+  /** Message ids under the batches the clip-archive shows (none without memfold). */
+  summarized?: ReadonlySet<string>;
+  /** What the prompt says about the evidence: the evidence turns it holds verbatim and the shown batches covering any. */
+  promptText: string;
+  /** For each ranked memory_read hit, the message ids it covers (none without memfold). */
   hits?: ReadonlyArray<ReadonlySet<string>>;
-  /** Text of the batches that summarize the evidence; absent when none does (evidence still live, or no memory). */
+  /** Text of the depth-0 batches that summarize the evidence; absent when none does. */
   coveringText?: string;
 }
 
 export function scoreQuestion(input: QuestionEvidence): QuestionOutcome {
-  const { question, evidenceIds, inPrompt } = input;
+  const { question, evidenceIds, verbatim } = input;
+  const summarized = input.summarized ?? new Set<string>();
+  const inPrompt = (id: string) => verbatim.has(id) || summarized.has(id);
   const index = (input.hits ?? []).slice(0, SEARCH_DEPTH).findIndex((covered) => evidenceIds.some((id) => covered.has(id)));
-  const measurable = !question.adversarial && question.answer !== undefined && input.coveringText !== undefined;
+  const answer = question.adversarial ? undefined : question.answer;
   return {
     conversationId: input.conversationId,
     questionId: question.id,
     category: question.category,
-    strict: evidenceIds.every((id) => inPrompt.has(id)),
-    lenient: evidenceIds.some((id) => inPrompt.has(id)),
+    strict: evidenceIds.every(inPrompt),
+    lenient: evidenceIds.some(inPrompt),
+    verbatim: evidenceIds.every((id) => verbatim.has(id)),
     rank: index < 0 ? null : index + 1,
-    retention: measurable ? answerTokenRetention(question.answer!, input.coveringText!) : null,
+    retention: answer !== undefined && input.coveringText !== undefined ? answerTokenRetention(answer, input.coveringText) : null,
+    promptRetention: answer !== undefined ? answerTokenRetention(answer, input.promptText) : null,
   };
 }
 
@@ -56,17 +68,22 @@ export interface QaMetrics {
   questions: number;
   survivalStrict: number;
   survivalLenient: number;
+  survivalVerbatim: number;
   recallAt1: number;
   recallAt5: number;
   recallAt10: number;
   mrr: number;
-  /** survival + (1 - survival) x recall@5, per question with strict survival. */
+  /** survival + (1 - survival) x recall@5, per question, with strict survival. */
   availability: number;
   /** The same with lenient survival. */
   availabilityLenient: number;
-  /** Mean answer-token retention over the questions where it was measured; null when none. */
+  /** The same with verbatim survival: a summary covering the evidence earns nothing by itself. */
+  availabilityVerbatim: number;
+  /** Mean answer-token retention in the batches covering the evidence, over the questions measured; null when none. */
   answerRetention: number | null;
   retentionMeasured: number;
+  /** Mean answer-token retention in the prompt's text about the evidence, over the questions with an answer. */
+  answerInPrompt: number | null;
 }
 
 const within = (rank: number | null, k: number) => rank !== null && rank <= k;
@@ -75,19 +92,23 @@ export function aggregate(outcomes: readonly QuestionOutcome[]): QaMetrics {
   const n = outcomes.length;
   const mean = (value: (o: QuestionOutcome) => number) => (n === 0 ? 0 : outcomes.reduce((s, o) => s + value(o), 0) / n);
   const retained = outcomes.filter((o) => o.retention !== null);
+  const answered = outcomes.filter((o) => o.promptRetention !== null);
   const reached = (survived: boolean, o: QuestionOutcome) => (survived || within(o.rank, AVAILABILITY_RANK) ? 1 : 0);
   return {
     questions: n,
     survivalStrict: mean((o) => (o.strict ? 1 : 0)),
     survivalLenient: mean((o) => (o.lenient ? 1 : 0)),
+    survivalVerbatim: mean((o) => (o.verbatim ? 1 : 0)),
     recallAt1: mean((o) => (within(o.rank, 1) ? 1 : 0)),
     recallAt5: mean((o) => (within(o.rank, 5) ? 1 : 0)),
     recallAt10: mean((o) => (within(o.rank, 10) ? 1 : 0)),
     mrr: mean((o) => (o.rank === null ? 0 : 1 / o.rank)),
     availability: mean((o) => reached(o.strict, o)),
     availabilityLenient: mean((o) => reached(o.lenient, o)),
+    availabilityVerbatim: mean((o) => reached(o.verbatim, o)),
     answerRetention: retained.length === 0 ? null : retained.reduce((s, o) => s + o.retention!, 0) / retained.length,
     retentionMeasured: retained.length,
+    answerInPrompt: answered.length === 0 ? null : answered.reduce((s, o) => s + o.promptRetention!, 0) / answered.length,
   };
 }
 

@@ -4,6 +4,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { NewMessage, Role, ToolCall } from '../../agent/types.js';
+import type { AgenticRun } from '../eval-types.js';
 
 interface RawMessage {
   role: Role;
@@ -34,4 +35,9 @@ export function tauBenchMessages(traj: readonly RawMessage[], start = '2024-05-1
 export async function loadTauBench(file: string): Promise<TauBenchRun[]> {
   const runs = JSON.parse(await readFile(file, 'utf8')) as Array<{ task_id: number; traj: RawMessage[]; info?: { task?: { actions?: TauBenchRun['actions'] } } }>;
   return runs.map((run) => ({ taskId: run.task_id, messages: tauBenchMessages(run.traj), actions: run.info?.task?.actions ?? [] }));
+}
+
+/** Runs as evaluation input; ids name the run's position and task (a task is run several times). */
+export function tauBenchAgenticRuns(runs: readonly TauBenchRun[]): AgenticRun[] {
+  return runs.map((run, i) => ({ id: `run-${i}-task-${run.taskId}`, messages: run.messages, actions: run.actions }));
 }

@@ -1,0 +1,118 @@
+/**
+ * `memfold eval` as a library call: load a dataset, replay it into a fresh store at each window, score
+ * memfold and the baselines, and write results.json, report.md and availability.svg.
+ */
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { InvalidArgumentError } from '../errors.js';
+import { windowChart, type ChartSeries } from './chart.js';
+import { loadJsonlDataset } from './datasets/jsonl-dataset.js';
+import { loadLocomoDataset } from './datasets/locomo-dataset.js';
+import { loadTauBench, tauBenchAgenticRuns } from './datasets/tau-bench.js';
+import { openEvalStore } from './eval-store.js';
+import { formatAgenticReport, formatQaReport } from './report.js';
+import { runAgenticEval, type AgenticEvalResult } from './run-agentic-eval.js';
+import { runQaEval, type QaEvalResult } from './run-qa-eval.js';
+
+export const DATASETS = ['locomo', 'jsonl', 'tau-bench'] as const;
+export type DatasetKind = (typeof DATASETS)[number];
+export const DEFAULT_WINDOWS: readonly number[] = [4_000, 8_000, 16_000];
+export const DEFAULT_OUT_DIR = 'memfold-eval';
+
+export interface EvaluateOptions {
+  dataset: DatasetKind;
+  file: string;
+  /** The questions file of the `jsonl` format. */
+  questions?: string;
+  windows: readonly number[];
+  /** Only the first N conversations (or runs). */
+  conversations?: number;
+  outDir: string;
+  /** Folder for the fresh store, kept afterwards (it must be empty); default a temporary folder, removed. */
+  home?: string;
+  namespace?: string;
+  env?: Record<string, string | undefined>;
+  onProgress?: (done: number, total: number, note: string) => void;
+}
+
+export interface EvaluateResult {
+  result: QaEvalResult | AgenticEvalResult;
+  markdown: string;
+  files: { json: string; markdown: string; svg: string };
+  /** memfold's promises held: no message lost, and (agentic) no tool call split from its result. */
+  guaranteesHeld: boolean;
+}
+
+/** Parses `4000,8000,16000`; every window an integer >= 256 (memfold's smallest). */
+export function parseWindows(text: string, field = '--windows'): number[] {
+  const windows = text.split(',').map((part) => Number(part.trim()));
+  if (windows.length === 0 || windows.some((w) => !Number.isInteger(w) || w < 256)) throw new InvalidArgumentError(field, `must list integers >= 256, comma-separated (got "${text}")`);
+  return [...new Set(windows)].sort((a, b) => a - b);
+}
+
+async function freshHome(home: string | undefined): Promise<{ home: string; remove: boolean }> {
+  if (!home) return { home: await mkdtemp(path.join(os.tmpdir(), 'memfold-eval-')), remove: true };
+  const entries = await readdir(home).catch(() => []);
+  if (entries.length > 0) throw new InvalidArgumentError('--home', `must be a new or empty folder: the evaluation replays into a fresh store (${home} holds files)`);
+  await mkdir(home, { recursive: true });
+  return { home, remove: false };
+}
+
+export function qaChartSeries(result: QaEvalResult): ChartSeries[] {
+  const methods = [...new Set(result.results.map((r) => r.method))];
+  const series: ChartSeries[] = methods.map((method) => ({
+    name: method,
+    points: result.results.filter((r) => r.method === method).map((r) => ({ window: r.window, value: r.metrics.all!.availability })),
+  }));
+  // Survival credits a summary that covers the evidence; this variant credits only verbatim turns.
+  const memfold = result.results.filter((r) => r.method === 'memfold');
+  series.splice(1, 0, { name: 'memfold (verbatim)', dashed: true, points: memfold.map((r) => ({ window: r.window, value: r.metrics.all!.availabilityVerbatim })) });
+  return series;
+}
+
+export function agenticChartSeries(result: AgenticEvalResult): ChartSeries[] {
+  const methods = [...new Set(result.results.map((r) => r.method))];
+  return methods.map((method) => ({
+    name: method,
+    points: result.results.filter((r) => r.method === method).map((r) => ({ window: r.window, value: r.metrics.valueAvailability })),
+  }));
+}
+
+export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult> {
+  const limit = <T>(items: T[]) => (options.conversations === undefined ? items : items.slice(0, options.conversations));
+  const { home, remove } = await freshHome(options.home);
+  const store = openEvalStore({ home, ...(options.namespace ? { namespace: options.namespace } : {}), ...(options.env ? { env: options.env } : {}) });
+  const run = { windows: options.windows, store, ...(options.onProgress ? { onProgress: options.onProgress } : {}) };
+  let result: QaEvalResult | AgenticEvalResult;
+  let markdown: string;
+  let svg: string;
+  let guaranteesHeld: boolean;
+  try {
+    if (options.dataset === 'tau-bench') {
+      const agentic = await runAgenticEval('tau-bench', limit(tauBenchAgenticRuns(await loadTauBench(options.file))), run);
+      result = agentic;
+      markdown = formatAgenticReport(agentic);
+      svg = windowChart(agenticChartSeries(agentic), { title: 'τ-bench: values the task needs, available when needed', yLabel: 'value availability' });
+      guaranteesHeld = agentic.results.every((r) => r.method !== 'memfold' || (r.metrics.pairIntegrity === 1 && r.cost.lostMessages === 0));
+    } else {
+      if (options.dataset === 'jsonl' && !options.questions) throw new InvalidArgumentError('--questions', 'is required with --dataset jsonl');
+      const dataset = options.dataset === 'locomo' ? await loadLocomoDataset(options.file) : await loadJsonlDataset(options.file, options.questions!);
+      const qa = await runQaEval({ ...dataset, conversations: limit(dataset.conversations) }, run);
+      result = qa;
+      markdown = formatQaReport(qa);
+      svg = windowChart(qaChartSeries(qa), { title: `${qa.dataset}: evidence available (in the prompt, or memory_read top 5)`, yLabel: 'availability' });
+      guaranteesHeld = qa.results.every((r) => r.method !== 'memfold' || r.cost.lostMessages === 0);
+    }
+  } finally {
+    await store.close();
+    if (remove) await rm(home, { recursive: true, force: true });
+  }
+  await mkdir(options.outDir, { recursive: true });
+  const files = { json: path.join(options.outDir, 'results.json'), markdown: path.join(options.outDir, 'report.md'), svg: path.join(options.outDir, 'availability.svg') };
+  const meta = { file: options.file, ...(options.questions ? { questions: options.questions } : {}), createdAt: new Date().toISOString(), tokens: 'chars/4' };
+  await writeFile(files.json, `${JSON.stringify({ ...meta, ...result }, null, 2)}\n`);
+  await writeFile(files.markdown, `${markdown}\n`);
+  await writeFile(files.svg, svg);
+  return { result, markdown, files, guaranteesHeld };
+}

@@ -1,0 +1,29 @@
+/** What a method spends to build its prompts, summed over conversations. */
+export interface MethodCost {
+  /** Tokens of the final prompts and of the whole conversations (memfold: its own chars/4 counter; baselines: `referenceTokens`). */
+  promptTokens: number;
+  rawTokens: number;
+  summarizerInputTokens: number;
+  summarizerOutputTokens: number;
+  modelCalls: number;
+  compactions: number;
+  failedCompactions: number;
+  /** Messages neither live nor summarized by a depth-0 batch (memfold must keep this at 0). */
+  lostMessages: number;
+  /** Conversations over the window that the method cannot cut (no-compaction). */
+  overWindow: number;
+  /** Replay and compaction time (baselines: 0). */
+  wallMs: number;
+  /** Time of the memory_read searches. */
+  searchMs: number;
+}
+
+export function zeroCost(): MethodCost {
+  return { promptTokens: 0, rawTokens: 0, summarizerInputTokens: 0, summarizerOutputTokens: 0, modelCalls: 0, compactions: 0, failedCompactions: 0, lostMessages: 0, overWindow: 0, wallMs: 0, searchMs: 0 };
+}
+
+export function sumCosts(costs: readonly MethodCost[]): MethodCost {
+  const total = zeroCost();
+  for (const cost of costs) for (const key of Object.keys(total) as Array<keyof MethodCost>) total[key] += cost[key];
+  return total;
+}

@@ -1,0 +1,99 @@
+/** Markdown tables of an evaluation, for the terminal and report.md. Pure. */
+import type { AgenticEvalResult } from './run-agentic-eval.js';
+import type { MethodCost } from './method-cost.js';
+import type { QaMetrics } from './metrics.js';
+import type { QaEvalResult } from './run-qa-eval.js';
+
+const share = (value: number | null | undefined) => (value === null || value === undefined ? '—' : value.toFixed(2));
+const seconds = (ms: number) => (ms / 1000).toFixed(1);
+const count = (n: number) => n.toLocaleString('en-US');
+
+function table(header: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
+  const align = header.map((_, i) => (i === 0 || (i === 1 && header[1] === 'method') ? '---' : '---:'));
+  return [header, align, ...rows].map((cells) => `| ${cells.join(' | ')} |`).join('\n');
+}
+
+function costRow(method: string, cost: MethodCost, usesModel: boolean): string[] {
+  const dash = (text: string) => (usesModel ? text : '—');
+  const archivedRatio = cost.rawTokens - cost.promptTokens > 0 ? cost.summarizerInputTokens / (cost.rawTokens - cost.promptTokens) : 0;
+  return [
+    method,
+    share(cost.rawTokens === 0 ? 0 : cost.promptTokens / cost.rawTokens),
+    count(cost.promptTokens),
+    count(cost.rawTokens),
+    dash(count(cost.summarizerInputTokens)),
+    dash(count(cost.summarizerOutputTokens)),
+    dash(archivedRatio.toFixed(2)),
+    dash(count(cost.modelCalls)),
+    dash(`${count(cost.compactions)}${cost.failedCompactions ? ` (${cost.failedCompactions} failed)` : ''}`),
+    dash(count(cost.lostMessages)),
+    dash(seconds(cost.wallMs)),
+    `${cost.overWindow}`,
+  ];
+}
+
+const COST_HEADER = ['method', 'prompt / raw', 'prompt tokens', 'raw tokens', 'summarizer in', 'summarizer out', 'in per token compacted', 'model calls', 'compactions', 'lost messages', 'wall s', 'over window'];
+
+function qaRow(category: string, method: string, m: QaMetrics, memory: boolean): string[] {
+  const recall = (v: number) => (memory ? share(v) : '—');
+  return [
+    category, method, count(m.questions),
+    share(m.survivalStrict), share(m.survivalLenient), share(m.survivalVerbatim),
+    recall(m.recallAt1), recall(m.recallAt5), recall(m.recallAt10), recall(m.mrr),
+    share(m.availability), share(m.availabilityVerbatim),
+    share(m.answerRetention), share(m.answerInPrompt),
+  ];
+}
+
+const QA_HEADER = ['category', 'method', 'questions', 'survival strict', 'lenient', 'verbatim', 'R@1', 'R@5', 'R@10', 'MRR', 'availability', 'avail. verbatim', 'answer in batches', 'answer in prompt'];
+
+export function formatQaReport(result: QaEvalResult): string {
+  const parts: string[] = [
+    `## memfold eval: ${result.dataset}, ${result.conversations} conversations, ${count(result.questions)} questions`,
+    '',
+    `Skipped: ${result.skipped.withoutEvidence} questions without evidence, ${result.skipped.onlyMalformedEvidence} whose evidence is all malformed; ${result.skipped.malformedEvidence} malformed evidence entries dropped.`,
+  ];
+  for (const window of result.windows) {
+    const here = result.results.filter((r) => r.window === window);
+    const categories = Object.keys(here[0]?.metrics ?? {});
+    const rows = categories.flatMap((category) => here.map((r) => qaRow(category, r.method, r.metrics[category]!, r.method === 'memfold')));
+    parts.push('', `### Window ${count(window)} tokens`, '', table(QA_HEADER, rows), '', table(COST_HEADER, here.map((r) => costRow(r.method, r.cost, r.method === 'memfold'))));
+  }
+  if (result.windows.length > 1) {
+    const methods = [...new Set(result.results.map((r) => r.method))];
+    const availability = (method: string, window: number) => result.results.find((r) => r.method === method && r.window === window)?.metrics.all;
+    parts.push('', '### Availability by window (verbatim variant in parentheses)', '', table(['method', ...result.windows.map((w) => count(w))], methods.map((method) => [
+      method,
+      ...result.windows.map((w) => {
+        const m = availability(method, w);
+        return m ? `${share(m.availability)} (${share(m.availabilityVerbatim)})` : '—';
+      }),
+    ])));
+  }
+  parts.push('', QA_NOTES);
+  return parts.join('\n');
+}
+
+const QA_NOTES = [
+  'survival: every (strict) or any (lenient) evidence turn is verbatim in the final prompt or under a batch the clip-archive shows; verbatim: every evidence turn verbatim.',
+  'R@k, MRR: memory_read with the question as query; a hit is a batch summarizing, or a transcript segment holding, an evidence turn. availability = survival + (1 - survival) x R@5.',
+  'answer in batches: answer tokens kept by the depth-0 batches summarizing the evidence; answer in prompt: by the evidence turns the prompt holds and the shown batches covering them (adversarial questions skipped).',
+  'Tokens are chars/4: memfold counts its prompt with its own counter (4 tokens a message, names, photo captions); the baselines count `speaker: text` per turn, as the data README does, and fill the whole window, while memfold compacts at 80% of it.',
+].join('\n');
+
+export function formatAgenticReport(result: AgenticEvalResult): string {
+  const parts: string[] = [`## memfold eval: ${result.dataset}, ${result.runs} runs`];
+  for (const window of result.windows) {
+    const here = result.results.filter((r) => r.window === window);
+    const rows = here.map((r) => [
+      r.method, count(r.metrics.toolPairs), share(r.metrics.pairIntegrity), count(r.metrics.values),
+      share(r.metrics.valueInPrompt), r.method === 'memfold' ? share(r.metrics.valueViaMemory) : '—', share(r.metrics.valueAvailability),
+    ]);
+    parts.push('', `### Window ${count(window)} tokens`, '', table(['method', 'tool pairs', 'pair integrity', 'values', 'value in prompt', 'via memory_read', 'value availability'], rows), '', table(COST_HEADER, here.map((r) => costRow(r.method, r.cost, r.method === 'memfold'))));
+  }
+  parts.push('', [
+    'pair integrity: share of tool calls never separated from their result in any prompt (memfold: after every compaction; baselines: before every assistant turn). Must be 1.00 for memfold.',
+    'values: arguments of the task\'s ground-truth actions that first appear in a tool output, judged in the prompt just before the agent passes them to a tool; memory_read is asked for the argument\'s name (e.g. "reservation id"), top 5.',
+  ].join('\n'));
+  return parts.join('\n');
+}

@@ -1,0 +1,146 @@
+/**
+ * The question-answering evaluation: replay each conversation into memfold at each window, then ask
+ * what the prompt holds and what memory_read returns for every question; score the baselines on the
+ * same conversations. The I/O lives here; every count is done by the pure modules.
+ */
+import type { ConversationMessage } from '../agent/types.js';
+import { clipArchiveLabels } from '../compaction/clip-archive.js';
+import type { Memfold } from '../memfold.js';
+import { BASELINES, type BaselineName } from './baselines.js';
+import { batchCoverage, coveringBatches, hitCoverage, lostMessages, shownCoverage } from './coverage.js';
+import type { EvalStore } from './eval-store.js';
+import { sumCosts, zeroCost, type MethodCost } from './method-cost.js';
+import type { EvalConversation, QaDataset, SkippedQuestions } from './eval-types.js';
+import { aggregateByCategory, scoreQuestion, SEARCH_DEPTH, type QaMetrics, type QuestionOutcome } from './metrics.js';
+import { replayConversation } from './replay.js';
+import { storeConversationId, withStoreIds } from './store-ids.js';
+import { evidenceIndexes, promptLine, scoreBaseline } from './score-baselines.js';
+
+export type MethodName = 'memfold' | BaselineName;
+
+export interface MethodResult {
+  window: number;
+  method: MethodName;
+  /** `all`, then each category. */
+  metrics: Record<string, QaMetrics>;
+  cost: MethodCost;
+  outcomes: QuestionOutcome[];
+}
+
+export interface QaEvalResult {
+  dataset: string;
+  windows: number[];
+  conversations: number;
+  questions: number;
+  skipped: SkippedQuestions;
+  results: MethodResult[];
+}
+
+export interface QaEvalOptions {
+  windows: readonly number[];
+  store: EvalStore;
+  /** Called as work advances: messages replayed plus questions asked, over all windows. */
+  onProgress?: (done: number, total: number, note: string) => void;
+}
+
+interface ConversationScore {
+  outcomes: QuestionOutcome[];
+  cost: MethodCost;
+}
+
+async function scoreMemfold(memfold: Memfold, conversation: EvalConversation, window: number, tick: (note: string) => void): Promise<ConversationScore> {
+  const storeId = storeConversationId(conversation.id, window);
+  const messages = withStoreIds(storeId, conversation.messages);
+  const cost = zeroCost();
+  const started = performance.now();
+  const stats = await replayConversation(memfold, storeId, messages, {
+    stopOnFailure: false,
+    onCompaction: (result) => {
+      cost.modelCalls += result.modelCalls;
+      cost.summarizerInputTokens += result.summarizerInputTokens;
+      cost.summarizerOutputTokens += result.summarizerOutputTokens;
+      if (result.compacted) cost.compactions++;
+      if (result.failed) cost.failedCompactions++;
+    },
+    onProgress: () => tick(`${window} tokens, ${conversation.id}`),
+  });
+  cost.wallMs = performance.now() - started;
+
+  const context = await memfold.context(storeId);
+  const summaries = await memfold.memory.list({ conversationId: storeId, kind: 'summary' });
+  const coverage = batchCoverage(summaries);
+  const clip = context.find((m) => m.kind === 'clip_archive');
+  const live = new Map(context.filter((m) => m.kind !== 'clip_archive').map((m) => [m.id, m]));
+  const verbatim = new Set(live.keys());
+  const shownLabels = clip ? clipArchiveLabels(clip.content) : [];
+  const summarized = shownCoverage(shownLabels, coverage);
+  const byLabel = new Map(summaries.map((b) => [b.label, b]));
+  const count = (m: ConversationMessage) => memfold.tokens.countMessage(m);
+  cost.promptTokens = context.reduce((s, m) => s + count(m), 0);
+  cost.rawTokens = stats.appended.reduce((s, m) => s + count(m), 0);
+  cost.lostMessages = lostMessages(stats.appended, context, summaries);
+
+  const outcomes: QuestionOutcome[] = [];
+  const searchStarted = performance.now();
+  for (const question of conversation.questions) {
+    const evidenceIds = evidenceIndexes(conversation, question).map((i) => messages[i]!.id!);
+    // The search memory_read runs for {query}: the question's own words, nothing else.
+    const hits = await memfold.memory.search({ conversationId: storeId, query: question.question, limit: SEARCH_DEPTH });
+    const covering = coveringBatches(summaries, evidenceIds);
+    const shownCovering = shownLabels.filter((label) => evidenceIds.some((id) => coverage.get(label)?.has(id)));
+    const promptText = [
+      ...evidenceIds.flatMap((id) => (live.has(id) ? [promptLine(live.get(id)!)] : [])),
+      ...shownCovering.map((label) => byLabel.get(label)?.content ?? ''),
+    ].join('\n');
+    outcomes.push(scoreQuestion({
+      conversationId: conversation.id,
+      question,
+      evidenceIds,
+      verbatim,
+      summarized,
+      promptText,
+      hits: hits.map((hit) => hitCoverage(hit.entry, coverage)),
+      ...(covering.length > 0 ? { coveringText: covering.map((b) => b.content).join('\n') } : {}),
+    }));
+    tick(`${window} tokens, ${conversation.id}, questions`);
+  }
+  cost.searchMs = performance.now() - searchStarted;
+  return { outcomes, cost };
+}
+
+function result(window: number, method: MethodName, scores: readonly ConversationScore[]): MethodResult {
+  const cost = sumCosts(scores.map((s) => s.cost));
+  const outcomes = scores.flatMap((s) => s.outcomes);
+  return { window, method, metrics: aggregateByCategory(outcomes), cost, outcomes };
+}
+
+function baselineScores(conversations: readonly EvalConversation[], name: BaselineName, window: number): ConversationScore[] {
+  return conversations.map((conversation) => {
+    const score = scoreBaseline(conversation, name, window);
+    return { outcomes: score.outcomes, cost: { ...zeroCost(), promptTokens: score.promptTokens, rawTokens: score.rawTokens, overWindow: score.fits ? 0 : 1 } };
+  });
+}
+
+export async function runQaEval(dataset: QaDataset, options: QaEvalOptions): Promise<QaEvalResult> {
+  const { conversations } = dataset;
+  const perWindow = conversations.reduce((n, c) => n + c.messages.length + c.questions.length, 0);
+  const total = perWindow * options.windows.length;
+  let done = 0;
+  const tick = (note: string) => options.onProgress?.(++done, total, note);
+  const results: MethodResult[] = [];
+  for (const window of options.windows) {
+    const memfold = await options.store.memfoldFor(window);
+    const scores: ConversationScore[] = [];
+    for (const conversation of conversations) scores.push(await scoreMemfold(memfold, conversation, window, tick));
+    results.push(result(window, 'memfold', scores));
+    for (const name of BASELINES) results.push(result(window, name, baselineScores(conversations, name, window)));
+  }
+  return {
+    dataset: dataset.name,
+    windows: [...options.windows],
+    conversations: conversations.length,
+    questions: conversations.reduce((n, c) => n + c.questions.length, 0),
+    skipped: dataset.skipped,
+    results,
+  };
+}
