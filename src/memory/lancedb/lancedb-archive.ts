@@ -8,7 +8,7 @@ import { embedAll, type Embedder } from '../../embedding/embedder.js';
 import { errorMessage, InvalidArgumentError, MemfoldError } from '../../errors.js';
 import type { ListOptions, MemoryManager, SearchHit, SearchQuery } from '../memory-manager.js';
 import { chunked, filterWhere, labelsWhere, requireConversationId } from './lancedb-filter.js';
-import { maintainIndexes } from './lancedb-indexes.js';
+import { ARCHIVE_INDEXES, FULL_TEXT_INDEXES, maintainIndexes } from './lancedb-indexes.js';
 import { archiveSchema, checkSchema, COLUMN, compareEntriesByTime, ENTRY_COLUMNS, fromRow, rowKey, toRow, validateEntry } from './lancedb-schema.js';
 import { enqueueWrite, isCommitConflict, withConflictRetry, writesSettled } from './lancedb-writes.js';
 import { defaultFusionWeights, fuseRankings } from './rrf.js';
@@ -31,6 +31,11 @@ export interface LanceArchiveOptions {
   /** Run `optimize()` (compaction + incremental index update) once an index lags this many rows. Default 128. */
   optimizeAfterUnindexedRows?: number;
   /**
+   * Create the scalar indexes (namespace, conversation_id, depth, kind, key) beside the full-text one. Default true.
+   * False creates only the full-text index (benchmarks compare the two); indexes that already exist are kept and maintained.
+   */
+  scalarIndexes?: boolean;
+  /**
    * Seconds between checks for commits by other processes. Default 0: every read sees every committed write
    * (a `memory_read` server sees what a compacting process archived a moment ago). Larger is cheaper on object stores.
    */
@@ -49,6 +54,7 @@ export const DEFAULT_LANCE_ARCHIVE_OPTIONS = Object.freeze({
   namespace: 'default',
   tableName: 'memfold_archive',
   optimizeAfterUnindexedRows: 128,
+  scalarIndexes: true,
   readConsistencySeconds: 0,
   commitRetries: 4,
   commitRetryBaseDelayMs: 25,
@@ -92,6 +98,7 @@ export async function openLanceArchive(options: LanceArchiveOptions): Promise<Me
   for (const [name, min] of [['optimizeAfterUnindexedRows', 1], ['readConsistencySeconds', 0], ['commitRetries', 0]] as const) {
     if (!(Number.isInteger(settings[name]) && settings[name] >= min)) throw new InvalidArgumentError(name, `must be an integer >= ${min}`);
   }
+  if (typeof settings.scalarIndexes !== 'boolean') throw new InvalidArgumentError('scalarIndexes', 'must be a boolean');
   const weights = options.fusionWeights ?? defaultFusionWeights(embedder.id);
   for (const [name, weight] of Object.entries(weights)) {
     if (!(Number.isFinite(weight) && weight >= 0)) throw new InvalidArgumentError(`fusionWeights.${name}`, 'must be a finite number >= 0');
@@ -117,7 +124,7 @@ export async function openLanceArchive(options: LanceArchiveOptions): Promise<Me
 
   const maintain = async (): Promise<void> => {
     try {
-      await maintainIndexes(table, settings.optimizeAfterUnindexedRows, retry);
+      await maintainIndexes(table, settings.optimizeAfterUnindexedRows, retry, settings.scalarIndexes ? ARCHIVE_INDEXES : FULL_TEXT_INDEXES);
     } catch (error) {
       warn(`LanceDB archive index maintenance failed (rows stay searchable, unindexed): ${errorMessage(error)}`, error);
     }

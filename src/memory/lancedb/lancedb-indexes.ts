@@ -7,7 +7,8 @@
  * - No vector index in this version: every query is prefiltered to one conversation, and an exact (flat) search
  *   over a conversation's rows answers in a few milliseconds, while IVF_PQ over 100k rows takes ~90 s to build
  *   on 2 cores and would make results approximate.
- * - Indexes are created once, when the table has rows and one is missing (on open and after writes).
+ * - Indexes are created once, when the table has rows and one is missing (on open and after writes). An archive opened
+ *   with `scalarIndexes: false` creates only the full-text index (the memory-read-latency benchmark compares both).
  * - Rows written after an index was built are "unindexed": LanceDB 0.37 still finds them (full text and filters
  *   scan them flat), only more slowly. Once any index has `optimizeAfterUnindexedRows` unindexed rows,
  *   `optimize()` compacts the small fragments and folds the new rows into every index.
@@ -29,6 +30,9 @@ export const ARCHIVE_INDEXES: readonly IndexSpec[] = [
   { column: COLUMN.content, make: () => Index.fts({ withPosition: false }) },
 ];
 
+/** The full-text index alone: what an archive opened with `scalarIndexes: false` maintains. */
+export const FULL_TEXT_INDEXES: readonly IndexSpec[] = ARCHIVE_INDEXES.filter((spec) => spec.column === COLUMN.content);
+
 /** The table members index maintenance uses. */
 export type IndexedTable = Pick<Table, 'countRows' | 'listIndices' | 'createIndex' | 'optimize'>;
 
@@ -39,16 +43,17 @@ export type MaintenanceOutcome =
 
 /**
  * Create missing indexes (when the table has rows), else optimize when enough rows are unindexed.
- * `run` wraps each LanceDB commit (the caller retries commit conflicts there).
+ * `run` wraps each LanceDB commit (the caller retries commit conflicts there). `specs`: the indexes to create.
  */
 export async function maintainIndexes(
   table: IndexedTable,
   optimizeAfterUnindexedRows: number,
   run: <T>(operation: () => Promise<T>) => Promise<T> = (operation) => operation(),
+  specs: readonly IndexSpec[] = ARCHIVE_INDEXES,
 ): Promise<MaintenanceOutcome> {
   const existing = await table.listIndices();
   const indexed = new Set(existing.flatMap((index) => index.columns));
-  const missing = ARCHIVE_INDEXES.filter((spec) => !indexed.has(spec.column));
+  const missing = specs.filter((spec) => !indexed.has(spec.column));
   if (missing.length > 0) {
     if ((await table.countRows()) === 0) return { kind: 'skip', reason: 'empty table' };
     for (const spec of missing) {
