@@ -1,0 +1,103 @@
+/**
+ * LangChain's `summarizationMiddleware` (langchain 1.x, `createAgent`) replaying a conversation, as a peer
+ * for the summarizer-cost benchmark. The summarizer is a `ChatOpenAI` on the caller's OpenAI-compatible
+ * server; the agent's own model is scripted: it answers each user turn with the conversation's next
+ * assistant turn(s), so the thread holds exactly the conversation plus LangChain's summaries.
+ */
+import { BaseChatModel } from '@langchain/core/language_models/chat_models';
+import { AIMessage, HumanMessage, type BaseMessage } from '@langchain/core/messages';
+import type { ChatResult } from '@langchain/core/outputs';
+import { ChatOpenAI } from '@langchain/openai';
+import { createAgent, summarizationMiddleware } from 'langchain';
+import type { NewMessage } from '../../../src/agent/types.js';
+
+export interface LangChainReplayOptions {
+  /** OpenAI-compatible base URL of the summarizer (ends with `/v1`). */
+  baseURL: string;
+  /** Summarize once the thread holds this many tokens (`trigger: { tokens }`). */
+  triggerTokens: number;
+  /** Tokens kept verbatim after a summary (`keep: { tokens }`). */
+  keepTokens: number;
+  /** Tokens of a message list; the same counter the other policies use. */
+  countTokens: (messages: BaseMessage[]) => number;
+  /** `trimTokensToSummarize`; undefined keeps LangChain's default (4,000), `Infinity` turns trimming off. */
+  trimTokensToSummarize?: number;
+}
+
+/** Answers every call with `next()`: the agent's model, scripted from the conversation. */
+class ScriptedChatModel extends BaseChatModel {
+  constructor(private readonly next: () => AIMessage) {
+    super({});
+  }
+  _llmType(): string {
+    return 'scripted';
+  }
+  async _generate(): Promise<ChatResult> {
+    const message = this.next();
+    return { generations: [{ message, text: String(message.content) }] };
+  }
+  override bindTools(): this {
+    return this;
+  }
+}
+
+/** True for the HumanMessage the middleware writes in place of the summarized messages. */
+export function isLangChainSummary(message: BaseMessage): boolean {
+  return message.additional_kwargs?.lc_source === 'summarization';
+}
+
+export interface LangChainReplay {
+  /** The thread after the last turn: LangChain's summary (if any) and the messages it kept. */
+  thread: BaseMessage[];
+  /** Id of the thread message that holds turn i (consecutive assistant turns share one answer). */
+  turnIds: string[];
+}
+
+/** Replays `messages`: user turns are the agent's input, assistant turns its scripted answers. */
+export async function replayWithLangChain(messages: readonly NewMessage[], options: LangChainReplayOptions): Promise<LangChainReplay> {
+  let reply = new AIMessage('');
+  const summarizer = new ChatOpenAI({ model: 'fake', apiKey: 'unused', configuration: { baseURL: options.baseURL }, maxRetries: 0 });
+  const agent = createAgent({
+    model: new ScriptedChatModel(() => reply),
+    tools: [],
+    middleware: [
+      summarizationMiddleware({
+        model: summarizer,
+        trigger: { tokens: options.triggerTokens },
+        keep: { tokens: options.keepTokens },
+        tokenCounter: options.countTokens,
+        // LangChain has no "off": a limit no thread reaches keeps every message.
+        ...(options.trimTokensToSummarize === undefined ? {} : { trimTokensToSummarize: Math.min(options.trimTokensToSummarize, Number.MAX_SAFE_INTEGER) }),
+      }),
+    ],
+  });
+  let thread: BaseMessage[] = [];
+  const turnIds: string[] = [];
+  for (let i = 0; i < messages.length; ) {
+    const input: BaseMessage[] = [];
+    for (; i < messages.length && messages[i]!.role !== 'assistant'; i++) {
+      input.push(new HumanMessage({ id: `turn-${i}`, content: messages[i]!.content, ...name(messages[i]!) }));
+      turnIds.push(`turn-${i}`);
+    }
+    const answers: NewMessage[] = [];
+    const first = i;
+    for (; i < messages.length && messages[i]!.role === 'assistant'; i++) {
+      answers.push(messages[i]!);
+      turnIds.push(`turn-${first}`);
+    }
+    // Consecutive assistant turns become one answer (the agent answers once per input).
+    // LangChain names every answer after the agent ("model"), whatever name the message had.
+    reply = new AIMessage({ id: `turn-${first}`, content: answers.map((m) => m.content).join('\n') });
+    if (input.length === 0) {
+      thread.push(reply);
+      continue;
+    }
+    const state = await agent.invoke({ messages: [...thread, ...input] });
+    thread = state.messages;
+  }
+  return { thread, turnIds };
+}
+
+function name(message: NewMessage): { name?: string } {
+  return message.name ? { name: message.name } : {};
+}

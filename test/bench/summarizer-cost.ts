@@ -1,0 +1,220 @@
+/**
+ * Summarizer cost, side by side: every LoCoMo conversation replayed with an 8k window through memfold (its real
+ * OpenAI adapter), a summarize-everything policy, and LangChain's `summarizationMiddleware`, all talking to one
+ * fake OpenAI-compatible server whose summaries are short and deterministic. Tokens are chars/4 everywhere
+ * (the thread, the budgets, and the request bodies the server records).
+ *
+ * Per policy: summarizer input tokens / raw conversation tokens; input tokens per token compacted (pushed out of
+ * the thread; the floor is 1.0, each token read once); and the share of the conversation neither shown to a
+ * summarizer nor left in the final thread (lost).
+ */
+import OpenAI from 'openai';
+import type { BaseMessage } from '@langchain/core/messages';
+import type { ConversationMessage, NewMessage } from '../../src/agent/types.js';
+import { summarizerSystemPrompt } from '../../src/compaction/fold.js';
+import { buildFoldRequest, DEFAULT_SUMMARIZATION_PROMPT } from '../../src/compaction/prompt.js';
+import { renderMessage, renderTranscript } from '../../src/compaction/transcript-format.js';
+import type { CompactionSettings } from '../../src/config.js';
+import { loadLocomo, type LocomoConversation } from '../../src/eval/datasets/locomo.js';
+import { replayConversation } from '../../src/eval/replay.js';
+import { createMemfold } from '../../src/memfold.js';
+import { createTokenCounter } from '../../src/tokens/create-token-counter.js';
+import { startFakeOpenAI, type FakeOpenAI, type RecordedRequest } from '../support/fake-openai-server.js';
+import { fmt, now, pct, table, tempDir, type BenchOptions, type BenchResult } from './bench-kit.js';
+import { isLangChainSummary, replayWithLangChain } from './peers/langchain-summarization.js';
+
+const LOCOMO = new URL('../../../shared/data/locomo/locomo10.json', import.meta.url).pathname;
+const CONTEXT_WINDOW = 8_000;
+const tokens = createTokenCounter({ mode: 'chars4' });
+/** What memfold's clipText leaves where it cuts a transcript (src/compaction/chunk.ts). */
+const CUT_MARKER = '[... cut for the summarizer';
+const countMessage = (m: Pick<ConversationMessage, 'role' | 'content' | 'name'>) => tokens.countMessage(m);
+
+/** What one replay of one conversation left behind. */
+interface Replay {
+  requests: RecordedRequest[];
+  /** Whether turn i was in some summarizer request. */
+  shown: (i: number) => boolean;
+  /** Whether turn i is in the final thread. */
+  kept: (i: number) => boolean;
+}
+
+interface Figures {
+  calls: number;
+  inputTokens: number;
+  rawTokens: number;
+  compactedTokens: number;
+  lostTokens: number;
+  /** Requests whose transcript memfold cut to fit the summarizer's input budget. */
+  cutRequests: number;
+}
+
+/** The chat requests since `from`, with their text joined for searching. */
+function requestsSince(server: FakeOpenAI, from: number): { requests: RecordedRequest[]; text: string } {
+  const requests = server.requests.slice(from).filter((r) => r.path === '/v1/chat/completions');
+  const text = requests.flatMap((r) => (r.body?.messages ?? []).map((m: { content?: unknown }) => String(m.content ?? ''))).join('\n');
+  return { requests, text };
+}
+
+function requestTokens(request: RecordedRequest): number {
+  const messages: Array<{ role: ConversationMessage['role']; content?: unknown }> = request.body?.messages ?? [];
+  return messages.reduce((sum, m) => sum + countMessage({ role: m.role, content: String(m.content ?? '') }), 0);
+}
+
+function measure(conversation: LocomoConversation, replay: Replay): Figures {
+  const figures: Figures = { calls: replay.requests.length, inputTokens: 0, rawTokens: 0, compactedTokens: 0, lostTokens: 0, cutRequests: 0 };
+  for (const request of replay.requests) {
+    figures.inputTokens += requestTokens(request);
+    if (JSON.stringify(request.body).includes(CUT_MARKER)) figures.cutRequests++;
+  }
+  conversation.messages.forEach((message, i) => {
+    const cost = countMessage(message);
+    figures.rawTokens += cost;
+    if (replay.kept(i)) return;
+    figures.compactedTokens += cost;
+    if (!replay.shown(i)) figures.lostTokens += cost;
+  });
+  return figures;
+}
+
+/** memfold through createMemfold and its OpenAI adapter, replayed the way an agent loop would. */
+async function memfoldPolicy(server: FakeOpenAI, home: string) {
+  const memfold = await createMemfold({
+    env: {},
+    config: { home, openaiBaseUrl: server.baseURL, summaryModel: 'fake' },
+    compaction: { contextWindow: CONTEXT_WINDOW },
+    tokens,
+  });
+  let fallbacks = 0;
+  return {
+    settings: memfold.compactor.settings,
+    fallbacks: () => fallbacks,
+    close: () => memfold.close(),
+    async replay(conversation: LocomoConversation): Promise<Replay> {
+      const from = server.requests.length;
+      const stats = await replayConversation(memfold, conversation.id, conversation.messages, {
+        onCompaction: (result) => void (fallbacks += result.fallbacks.length),
+      });
+      if (stats.failures.length > 0) throw new Error(`memfold compaction failed on ${conversation.id}: ${stats.failures[0]!.error}`);
+      const live = new Set((await memfold.history(conversation.id)).map((m) => m.id));
+      const { requests, text } = requestsSince(server, from);
+      return { requests, shown: (i) => text.includes(renderMessage(stats.appended[i]!)), kept: (i) => live.has(stats.appended[i]!.id) };
+    },
+  };
+}
+
+/**
+ * Summarize everything: at each trigger, the previous summary and every message since go into one request
+ * (memfold's prompt and transcript format), and the thread becomes that summary alone.
+ */
+async function summarizeEverything(server: FakeOpenAI, settings: CompactionSettings, conversation: LocomoConversation): Promise<Replay> {
+  const client = new OpenAI({ baseURL: server.baseURL, apiKey: 'unused', maxRetries: 0 });
+  const system = summarizerSystemPrompt(DEFAULT_SUMMARIZATION_PROMPT, settings.maxSummaryTokens);
+  const messages = conversation.messages.map((m) => ({ ...m, createdAt: String(m.createdAt) }));
+  const from = server.requests.length;
+  let summary: string | undefined;
+  let live: number[] = [];
+  let liveTokens = 0;
+  for (let i = 0; i < messages.length; i++) {
+    live.push(i);
+    liveTokens += countMessage(messages[i]!);
+    if (liveTokens < settings.trigger) continue;
+    const user = buildFoldRequest(renderTranscript(live.map((j) => messages[j]!)), summary);
+    const answer = await client.chat.completions.create({ model: 'fake', messages: [{ role: 'system', content: system }, { role: 'user', content: user }] });
+    summary = answer.choices[0]?.message.content ?? '';
+    live = [];
+    liveTokens = countMessage({ role: 'system', content: summary });
+  }
+  const kept = new Set(live);
+  const { requests, text } = requestsSince(server, from);
+  return { requests, shown: (i) => text.includes(renderMessage(messages[i]!)), kept: (i) => kept.has(i) };
+}
+
+/** LangChain's middleware with memfold's trigger and recent budget; `trim` undefined = its default trim. */
+async function langChainPolicy(server: FakeOpenAI, settings: CompactionSettings, conversation: LocomoConversation, trim?: number): Promise<Replay> {
+  const countTokens = (messages: BaseMessage[]) =>
+    messages.reduce((sum, m) => sum + countMessage({ role: 'user', content: String(m.content), ...(m.name ? { name: m.name } : {}) }), 0);
+  const from = server.requests.length;
+  const { thread, turnIds } = await replayWithLangChain(conversation.messages, {
+    baseURL: server.baseURL,
+    triggerTokens: settings.trigger,
+    keepTokens: settings.keepRecentTokens,
+    countTokens,
+    ...(trim === undefined ? {} : { trimTokensToSummarize: trim }),
+  });
+  const live = new Set(thread.filter((m) => !isLangChainSummary(m)).map((m) => m.id));
+  const { requests, text } = requestsSince(server, from);
+  const turns: readonly NewMessage[] = conversation.messages;
+  // getBufferString writes `Human: {name}, {content}` (`AI: {content}` unnamed); a second assistant turn in one answer starts a line.
+  const shown = (i: number) => [', ', ': ', '\n'].some((before) => text.includes(`${before}${turns[i]!.content}`));
+  return { requests, shown, kept: (i) => live.has(turnIds[i]) };
+}
+
+const POLICIES = ['memfold', 'summarize everything', 'LangChain (default trim)', 'LangChain (trim off)'] as const;
+type Policy = (typeof POLICIES)[number];
+
+function add(a: Figures | undefined, b: Figures): Figures {
+  if (!a) return { ...b };
+  const sum = (key: keyof Figures) => a[key] + b[key];
+  return { calls: sum('calls'), inputTokens: sum('inputTokens'), rawTokens: sum('rawTokens'), compactedTokens: sum('compactedTokens'), lostTokens: sum('lostTokens'), cutRequests: sum('cutRequests') };
+}
+
+export async function run(options: BenchOptions): Promise<BenchResult> {
+  const conversations = (await loadLocomo(LOCOMO)).slice(0, options.quick ? 2 : undefined);
+  const server = await startFakeOpenAI();
+  const home = await tempDir('summarizer-cost');
+  const memfold = await memfoldPolicy(server, home.dir);
+  const { settings } = memfold;
+  const totals = new Map<Policy, Figures>();
+  const perConversation: Array<{ id: string; policy: Policy; figures: Figures; seconds: number }> = [];
+  try {
+    for (const conversation of conversations) {
+      const replays: Record<Policy, () => Promise<Replay>> = {
+        memfold: () => memfold.replay(conversation),
+        'summarize everything': () => summarizeEverything(server, settings, conversation),
+        'LangChain (default trim)': () => langChainPolicy(server, settings, conversation),
+        'LangChain (trim off)': () => langChainPolicy(server, settings, conversation, Infinity),
+      };
+      for (const policy of POLICIES) {
+        const t0 = now();
+        const figures = measure(conversation, await replays[policy]());
+        const seconds = (now() - t0) / 1000;
+        perConversation.push({ id: conversation.id, policy, figures, seconds });
+        totals.set(policy, add(totals.get(policy), figures));
+        options.log(`${conversation.id} ${policy}: ${figures.calls} calls, input/raw ${fmt(figures.inputTokens / figures.rawTokens, 2)}, lost ${pct(figures.lostTokens / figures.rawTokens)} (${fmt(seconds, 1)} s)`);
+      }
+    }
+  } finally {
+    await memfold.close();
+    await server.close();
+    await home.remove();
+  }
+  if (memfold.fallbacks() > 0) throw new Error(`memfold fell back to the extractive summarizer ${memfold.fallbacks()} times: the figures would not be the fake model's`);
+
+  const rows = POLICIES.map((policy) => {
+    const t = totals.get(policy)!;
+    return [policy, t.calls, t.inputTokens, fmt(t.inputTokens / t.rawTokens, 2), t.compactedTokens, fmt(t.inputTokens / t.compactedTokens, 2), pct(t.lostTokens / t.rawTokens)];
+  });
+  const mf = totals.get('memfold')!;
+  const raw = mf.rawTokens;
+  const cutNote =
+    mf.cutRequests > 0
+      ? `memfold cut ${mf.cutRequests} of its ${mf.calls} summarizer requests to its input budget: the turns past the cut were archived verbatim (memory_read finds them) but no summary covers them; that is its "lost" share. `
+      : '';
+  const markdown = [
+    `${conversations.length} LoCoMo conversations (${fmt(raw)} raw tokens, chars/4), window ${fmt(CONTEXT_WINDOW)}: trigger ${fmt(settings.trigger)}, ` +
+      `recent ${fmt(settings.keepRecentTokens)} tokens kept (memfold also keeps ${settings.keepRecentMessages} messages and the first turn; LangChain \`keep: { tokens }\`), ` +
+      `memfold chunks of ${fmt(settings.chunkTokens)} tokens. One fake OpenAI-compatible server answers every summarizer; its summaries are about 12 words.`,
+    '',
+    table(
+      ['policy', '>summarizer calls', '>input tokens', '>input / raw', '>tokens compacted', '>input per token compacted', '>lost'],
+      rows,
+    ),
+    '',
+    cutNote +
+      'Tokens compacted: raw tokens of the turns no longer in the final thread. Lost: share of the conversation (by tokens) whose turns never reached a summarizer request and are not in the final thread. ' +
+      "memfold and summarize-everything send memfold's transcript (each message with its date and speaker), LangChain its buffer string (speaker, no date). " +
+      'LangChain replays through `createAgent` with `summarizationMiddleware({ trigger: { tokens }, keep: { tokens }, tokenCounter })`; its default `trimTokensToSummarize` (4,000) keeps only the newest messages of each evicted block, previous summary included; "trim off" sets it beyond any thread.',
+  ].join('\n');
+  return { name: 'summarizer-cost', title: 'Summarizer cost, side by side (LoCoMo, 8k window)', markdown, json: { contextWindow: CONTEXT_WINDOW, settings, totals: Object.fromEntries(totals), perConversation } };
+}
