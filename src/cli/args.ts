@@ -3,6 +3,7 @@
  * the argument out.
  */
 import { InvalidArgumentError } from '../errors.js';
+import { EVAL_HELP } from './commands/eval-help.js';
 
 type FlagType = 'string' | 'int' | 'boolean';
 
@@ -11,6 +12,8 @@ interface CommandSpec {
   flags: Record<string, FlagType>;
   required?: string[];
   summary: string;
+  /** Lines `memfold help <command>` adds after the options. */
+  help?: readonly string[];
 }
 
 /** Options every command takes: where the stores live and which namespace of conversations to use. */
@@ -30,6 +33,13 @@ export const COMMANDS: Record<string, CommandSpec> = {
   resummarize: { positionals: ['conversation'], flags: { depth: 'int', json: 'boolean' }, required: ['depth'], summary: 'fold every frontier batch of a depth into one batch of the next depth' },
   migrate: { positionals: [], flags: { json: 'boolean' }, summary: 'apply database migrations' },
   reconcile: { positionals: [], flags: { conversation: 'string', json: 'boolean' }, summary: 'finish or undo compactions a crash interrupted (all conversations, or --conversation)' },
+  eval: {
+    positionals: ['file'],
+    flags: { dataset: 'string', questions: 'string', window: 'int', windows: 'string', conversations: 'int', out: 'string', json: 'boolean' },
+    required: ['dataset'],
+    summary: 'replay a dataset (locomo, jsonl, tau-bench) into a fresh store and score what survives, against baselines',
+    help: EVAL_HELP,
+  },
 };
 
 export interface ParsedCommand {
@@ -97,7 +107,7 @@ export function usage(topic?: string): string {
   const spec = topic ? COMMANDS[topic] : undefined;
   if (topic && spec) {
     const flags = Object.entries(spec.flags).map(([f, t]) => `  --${f}${t === 'boolean' ? '' : ` <${t === 'int' ? 'n' : 'value'}>`}${spec.required?.includes(f) ? ' (required)' : ''}`);
-    return [`memfold ${topic} ${spec.positionals.map((p) => `<${p}>`).join(' ')}`.trimEnd(), `  ${spec.summary}`, ...flags, ...COMMON_HELP].join('\n');
+    return [`memfold ${topic} ${spec.positionals.map((p) => `<${p}>`).join(' ')}`.trimEnd(), `  ${spec.summary}`, ...flags, ...COMMON_HELP, ...(spec.help ?? [])].join('\n');
   }
   const width = Math.max(...Object.keys(COMMANDS).map((c) => c.length));
   return [

@@ -9,6 +9,7 @@ import { createMemfold, type Memfold } from '../memfold.js';
 import { buildBatchTree, formatBatchTree } from './batch-tree.js';
 import { parseArgs, usage, type ParsedCommand } from './args.js';
 import { runDemo } from './commands/demo.js';
+import { runEval } from './commands/eval.js';
 import { groupByConversation, readJsonlFile } from './commands/import-jsonl.js';
 import { formatContext, printJson, processOutput, type Output } from './output.js';
 
@@ -103,6 +104,15 @@ export async function main(argv: readonly string[], output: Output = processOutp
     return 0;
   }
   const command = parsed as ParsedCommand;
+  // eval replays into a fresh store of its own: it opens no configured store.
+  if (command.command === 'eval') {
+    try {
+      return await runEval(command, output);
+    } catch (error) {
+      output.err(`memfold eval: ${errorMessage(error)}`);
+      return 1;
+    }
+  }
   const compaction: Partial<CompactionSettings> = {};
   if (command.command === 'demo') compaction.contextWindow = (command.flags.window as number | undefined) ?? DEMO_CONTEXT_WINDOW;
   else if (typeof command.flags.window === 'number') compaction.contextWindow = command.flags.window;

@@ -3,6 +3,8 @@ export interface MethodCost {
   /** Tokens of the final prompts and of the whole conversations (memfold: its own chars/4 counter; baselines: `referenceTokens`). */
   promptTokens: number;
   rawTokens: number;
+  /** Tokens of the messages no longer live (compacted away), memfold's counter. */
+  compactedTokens: number;
   summarizerInputTokens: number;
   summarizerOutputTokens: number;
   modelCalls: number;
@@ -19,7 +21,7 @@ export interface MethodCost {
 }
 
 export function zeroCost(): MethodCost {
-  return { promptTokens: 0, rawTokens: 0, summarizerInputTokens: 0, summarizerOutputTokens: 0, modelCalls: 0, compactions: 0, failedCompactions: 0, lostMessages: 0, overWindow: 0, wallMs: 0, searchMs: 0 };
+  return { promptTokens: 0, rawTokens: 0, compactedTokens: 0, summarizerInputTokens: 0, summarizerOutputTokens: 0, modelCalls: 0, compactions: 0, failedCompactions: 0, lostMessages: 0, overWindow: 0, wallMs: 0, searchMs: 0 };
 }
 
 export function sumCosts(costs: readonly MethodCost[]): MethodCost {

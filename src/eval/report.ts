@@ -15,7 +15,7 @@ function table(header: readonly string[], rows: ReadonlyArray<readonly string[]>
 
 function costRow(method: string, cost: MethodCost, usesModel: boolean): string[] {
   const dash = (text: string) => (usesModel ? text : '—');
-  const archivedRatio = cost.rawTokens - cost.promptTokens > 0 ? cost.summarizerInputTokens / (cost.rawTokens - cost.promptTokens) : 0;
+  const perCompacted = cost.compactedTokens > 0 ? cost.summarizerInputTokens / cost.compactedTokens : 0;
   return [
     method,
     share(cost.rawTokens === 0 ? 0 : cost.promptTokens / cost.rawTokens),
@@ -23,7 +23,7 @@ function costRow(method: string, cost: MethodCost, usesModel: boolean): string[]
     count(cost.rawTokens),
     dash(count(cost.summarizerInputTokens)),
     dash(count(cost.summarizerOutputTokens)),
-    dash(archivedRatio.toFixed(2)),
+    dash(perCompacted.toFixed(2)),
     dash(count(cost.modelCalls)),
     dash(`${count(cost.compactions)}${cost.failedCompactions ? ` (${cost.failedCompactions} failed)` : ''}`),
     dash(count(cost.lostMessages)),

@@ -87,6 +87,8 @@ async function scoreMemfoldRun(memfold: Memfold, run: AgenticRun, window: number
   cost.promptTokens = context.reduce((s, m) => s + memfold.tokens.countMessage(m), 0);
   cost.rawTokens = stats.appended.reduce((s, m) => s + memfold.tokens.countMessage(m), 0);
   cost.lostMessages = lostMessages(stats.appended, context, summaries);
+  const liveIds = new Set(context.map((m) => m.id));
+  cost.compactedTokens = stats.appended.filter((m) => !liveIds.has(m.id)).reduce((s, m) => s + memfold.tokens.countMessage(m), 0);
 
   const maxLines = memfold.compactor.settings.toolOutputMaxLines;
   const values = [];

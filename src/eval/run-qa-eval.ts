@@ -79,6 +79,8 @@ async function scoreMemfold(memfold: Memfold, conversation: EvalConversation, wi
   cost.promptTokens = context.reduce((s, m) => s + count(m), 0);
   cost.rawTokens = stats.appended.reduce((s, m) => s + count(m), 0);
   cost.lostMessages = lostMessages(stats.appended, context, summaries);
+  const liveIds = new Set(context.map((m) => m.id));
+  cost.compactedTokens = stats.appended.filter((m) => !liveIds.has(m.id)).reduce((s, m) => s + memfold.tokens.countMessage(m), 0);
 
   const outcomes: QuestionOutcome[] = [];
   const searchStarted = performance.now();

@@ -1,0 +1,14 @@
+/** What `memfold help eval` adds: the datasets and formats `eval` reads (pure, so args.ts can show it). */
+export const EVAL_HELP = [
+  'datasets:',
+  '  locomo     the LoCoMo JSON file (locomo10.json)',
+  '  tau-bench  a τ-bench trajectory file (tool-pair integrity and value survival)',
+  '  jsonl      your own data: <file> holds one turn a line',
+  '             {"conversation_id","turn_id","speaker" or "role","text","time"?}',
+  '             and --questions one question a line',
+  '             {"conversation_id","question","evidence":[turn ids],"answer"?,"category"?,"adversarial"?}',
+  '--window N scores one window; --windows a,b,c several (default 4000,8000,16000, the chart\'s points);',
+  '--conversations N only the first N conversations (or runs).',
+  'writes results.json, report.md and availability.svg to --out (default ./memfold-eval);',
+  'the store is fresh (a temporary folder, or --home if new or empty, then kept); tokens are chars/4.',
+];

@@ -1,0 +1,48 @@
+/**
+ * `memfold eval <file> --dataset locomo|jsonl|tau-bench`: replays a dataset into a fresh store at each
+ * window and prints how much of what the questions need survives, for memfold and the baselines.
+ */
+import { InvalidArgumentError } from '../../errors.js';
+import { DATASETS, DEFAULT_OUT_DIR, DEFAULT_WINDOWS, evaluate, parseWindows, type DatasetKind } from '../../eval/evaluate.js';
+import type { ParsedCommand } from '../args.js';
+import { printJson, type Output } from '../output.js';
+import { createProgressBar, type ProgressBar } from '../progress.js';
+
+function windowsOf(flags: ParsedCommand['flags']): number[] {
+  if (flags.window !== undefined && flags.windows !== undefined) throw new InvalidArgumentError('--window', 'cannot be combined with --windows');
+  if (typeof flags.window === 'number') return parseWindows(String(flags.window), '--window');
+  if (typeof flags.windows === 'string') return parseWindows(flags.windows);
+  return [...DEFAULT_WINDOWS];
+}
+
+export async function runEval(parsed: ParsedCommand, output: Output): Promise<number> {
+  const { flags } = parsed;
+  const dataset = flags.dataset as string;
+  if (!(DATASETS as readonly string[]).includes(dataset)) throw new InvalidArgumentError('--dataset', `must be one of ${DATASETS.join(', ')} (got "${dataset}")`);
+  if (flags.conversations !== undefined && (flags.conversations as number) < 1) throw new InvalidArgumentError('--conversations', 'must be >= 1');
+  const windows = windowsOf(flags);
+  let bar: ProgressBar | undefined;
+  const { result, markdown, files, guaranteesHeld } = await evaluate({
+    dataset: dataset as DatasetKind,
+    file: parsed.positionals.file!,
+    windows,
+    outDir: typeof flags.out === 'string' ? flags.out : DEFAULT_OUT_DIR,
+    ...(typeof flags.questions === 'string' ? { questions: flags.questions } : {}),
+    ...(typeof flags.conversations === 'number' ? { conversations: flags.conversations } : {}),
+    ...(typeof flags.home === 'string' ? { home: flags.home } : {}),
+    ...(typeof flags.namespace === 'string' ? { namespace: flags.namespace } : {}),
+    onProgress: (done, total, note) => {
+      bar ??= createProgressBar('eval', total);
+      bar.update(done, note);
+    },
+  });
+  bar?.finish('done');
+  if (flags.json === true) {
+    printJson(output, { files, ...result, results: result.results.map(({ outcomes: _outcomes, ...rest }) => rest) });
+  } else {
+    output.out(markdown);
+    output.out(`\nwrote ${files.json}, ${files.markdown}, ${files.svg}`);
+  }
+  if (!guaranteesHeld) output.err('memfold eval: a guarantee failed (a message lost, or a tool call split from its result): see the cost table');
+  return guaranteesHeld ? 0 : 1;
+}
