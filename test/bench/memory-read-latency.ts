@@ -1,0 +1,250 @@
+/**
+ * memory_read latency: p50 and p95 of `memory.search` (one conversation, limit 5, as memory_read calls it) on the
+ * real LanceDB archive with the hashing embedder (384 dims), over tables of 10k, 100k and 1M summary rows spread
+ * over 10k conversations; hybrid, vector only and full text only; with and without the scalar indexes.
+ *
+ * One table grows from size to size. Rows are appended to the table the archive created, then each size starts with
+ * no index: opening the archive with `scalarIndexes: false` builds the full-text index (measured first), opening it
+ * with the default adds the scalar indexes (measured second). Index build times are reported too.
+ */
+import { readdir, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { connect } from '@lancedb/lancedb';
+import { FixedSizeList, Float32, List, makeData, RecordBatch, Struct, Table as ArrowTable, Utf8, vectorFromArray, type Data, type DataType, type Field, type Schema } from 'apache-arrow';
+import type { ArchiveEntry } from '../../src/agent/types.js';
+import { seeded } from '../../src/cli/demo/demo-conversation.js';
+import { batchContent } from '../../src/compaction/headers.js';
+import { baseBatchLabel } from '../../src/compaction/labels.js';
+import { embedAll } from '../../src/embedding/embedder.js';
+import { createHashingEmbedder } from '../../src/embedding/hashing-embedder.js';
+import { loadLocomo } from '../../src/eval/datasets/locomo.js';
+import { DEFAULT_LANCE_ARCHIVE_OPTIONS, openLanceArchive } from '../../src/memory/lancedb/lancedb-archive.js';
+import { archiveSchema, toRow } from '../../src/memory/lancedb/lancedb-schema.js';
+import type { MemoryManager } from '../../src/memory/memory-manager.js';
+import { fmt, now, percentile, table, tempDir, type BenchOptions, type BenchResult } from './bench-kit.js';
+
+const LOCOMO = new URL('../../../shared/data/locomo/locomo10.json', import.meta.url).pathname;
+const CONVERSATIONS = 10_000;
+const WRITE_BATCH = 50_000;
+/** Distinct summary bodies the rows draw from. */
+const BODIES = 30_000;
+const CELL_SECONDS = 20;
+const MODES = {
+  hybrid: undefined,
+  'vector only': { fullText: 0, vector: 1 },
+  'full text only': { fullText: 1, vector: 0 },
+} as const;
+type Mode = keyof typeof MODES;
+
+interface Cell {
+  rows: number;
+  scalarIndexes: boolean;
+  mode: Mode;
+  queries: number;
+  p50: number;
+  p95: number;
+}
+
+/** Sentences of every LoCoMo turn: the material summaries and queries are drawn from. */
+async function sentencePool(): Promise<string[]> {
+  const conversations = await loadLocomo(LOCOMO);
+  return conversations.flatMap((c) => c.messages.flatMap((m) => m.content.split(/(?<=[.!?])\s+/).filter((s) => s.length > 20)));
+}
+
+/**
+ * Row `i` as the adapter would store it: conversation i mod 10k, its k-th batch, a body of LoCoMo sentences under a
+ * batch header. Bodies come from a pool (each embedded once): the vector is the body's, the header left out.
+ */
+function row(i: number, bodies: readonly Body[], random: () => number): Record<string, unknown> {
+  const conversationId = `conv-${String(i % CONVERSATIONS).padStart(5, '0')}`;
+  const startMs = Date.UTC(2023, 0, 1) + Math.floor(i / CONVERSATIONS) * 3_600_000;
+  const start = new Date(startMs).toISOString();
+  const end = new Date(startMs + 1_800_000).toISOString();
+  const depth = random() < 0.1 ? 1 : 0;
+  const count = depth === 0 ? 20 : 6;
+  const body = bodies[Math.floor(random() * bodies.length)]!;
+  const entry: ArchiveEntry = {
+    kind: 'summary',
+    label: baseBatchLabel(conversationId, end),
+    conversationId,
+    depth,
+    start,
+    end,
+    count,
+    content: batchContent({ depth, start, end, count }, body.text),
+    sourceIds: Array.from({ length: count }, (_, j) => `m-${i}-${j}`),
+    operationId: `op-${i}`,
+  };
+  return toRow(DEFAULT_LANCE_ARCHIVE_OPTIONS.namespace, entry, { startMs, endMs: startMs + 1_800_000 }, body.vector);
+}
+
+interface Body {
+  text: string;
+  vector: Float32Array;
+}
+
+/** Distinct summary bodies of 300+ characters, each a run of random LoCoMo sentences, with their vectors. */
+async function bodyPool(size: number, sentences: readonly string[], random: () => number): Promise<Body[]> {
+  const texts = Array.from({ length: size }, () => {
+    let text = '';
+    while (text.length < 300) text += `${sentences[Math.floor(random() * sentences.length)]} `;
+    return text.trim();
+  });
+  const vectors = await embedAll(createHashingEmbedder(), texts);
+  return texts.map((text, i) => ({ text, vector: vectors[i]! }));
+}
+
+/** Utf8 data of strings, built directly (the Arrow builders take ~4 µs a string). */
+function utf8(strings: readonly string[]): Data<Utf8> {
+  const offsets = new Int32Array(strings.length + 1);
+  strings.forEach((text, i) => (offsets[i + 1] = offsets[i]! + Buffer.byteLength(text)));
+  return makeData({ type: new Utf8(), length: strings.length, nullCount: 0, valueOffsets: offsets, data: new Uint8Array(Buffer.from(strings.join(''))) });
+}
+
+/** Rows (as `toRow` makes them) as one Arrow record batch of the archive's schema; LanceDB converts plain objects slowly. */
+function arrowTable(rows: ReadonlyArray<Record<string, unknown>>, schema: Schema): ArrowTable {
+  const length = rows.length;
+  const children = schema.fields.map((field: Field): Data => {
+    const values = rows.map((r) => r[field.name]);
+    if (field.type instanceof FixedSizeList) {
+      const size = field.type.listSize;
+      const floats = new Float32Array(length * size);
+      values.forEach((vector, i) => floats.set(vector as Float32Array, i * size));
+      return makeData({ type: field.type, length, nullCount: 0, child: makeData({ type: new Float32(), length: floats.length, data: floats }) });
+    }
+    if (field.type instanceof List) {
+      const lists = values as string[][];
+      const offsets = new Int32Array(length + 1);
+      lists.forEach((list, i) => (offsets[i + 1] = offsets[i]! + list.length));
+      return makeData({ type: field.type, length, nullCount: 0, valueOffsets: offsets, child: utf8(lists.flat()) });
+    }
+    return vectorFromArray(values as never[], field.type as DataType).data[0]!;
+  });
+  return new ArrowTable(schema, [new RecordBatch(schema, makeData({ type: new Struct(schema.fields), length, nullCount: 0, children }))]);
+}
+
+/**
+ * Appends rows [from, to) straight to the table the archive created (the adapter's upsert joins on the key and
+ * slows as the table grows), then compacts it with no index left: the archive builds them again when it opens.
+ */
+async function fill(uri: string, from: number, to: number, bodies: readonly Body[], random: () => number): Promise<number> {
+  const t0 = now();
+  const embedder = createHashingEmbedder();
+  await (await openLanceArchive({ uri, embedder })).close();
+  const db = await connect(uri);
+  const table = await db.openTable(DEFAULT_LANCE_ARCHIVE_OPTIONS.tableName);
+  for (let i = from; i < to; i += WRITE_BATCH) {
+    const rows = Array.from({ length: Math.min(WRITE_BATCH, to - i) }, (_, j) => row(i + j, bodies, random));
+    await table.add(arrowTable(rows, archiveSchema(embedder)));
+  }
+  for (const index of await table.listIndices()) await table.dropIndex(index.name);
+  await table.optimize({ cleanupOlderThan: new Date() });
+  table.close();
+  db.close();
+  return (now() - t0) / 1000;
+}
+
+/** Queries per cell, stopping early once a cell has run for CELL_SECONDS (the slow cells of the largest table). */
+async function measure(memory: MemoryManager, queries: number, sentences: readonly string[], random: () => number): Promise<{ ms: number[] }> {
+  const ask = () => {
+    const words = sentences[Math.floor(random() * sentences.length)]!.split(/\s+/);
+    const at = Math.floor(random() * Math.max(1, words.length - 4));
+    return { conversationId: `conv-${String(Math.floor(random() * CONVERSATIONS)).padStart(5, '0')}`, query: words.slice(at, at + 4).join(' '), limit: 5 };
+  };
+  for (let i = 0; i < 5; i++) await memory.search(ask()); // warm-up
+  const ms: number[] = [];
+  const started = now();
+  while (ms.length < queries && now() - started < CELL_SECONDS * 1000) {
+    const query = ask();
+    const t0 = now();
+    await memory.search(query);
+    ms.push(now() - t0);
+  }
+  return { ms };
+}
+
+interface Build {
+  rows: number;
+  /** Append and compact. */
+  fillSeconds: number;
+  /** Opening the archive with `scalarIndexes: false` on the bare table: the full-text index. */
+  fullTextIndexSeconds: number;
+  /** Opening it again with the default: the five scalar indexes. */
+  scalarIndexSeconds: number;
+  /** The table folder once every index is built. */
+  diskMiB: number;
+}
+
+async function folderMiB(dir: string): Promise<number> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  const sizes = await Promise.all(entries.filter((e) => e.isFile()).map(async (e) => (await stat(path.join(e.parentPath, e.name))).size));
+  return sizes.reduce((a, b) => a + b, 0) / 2 ** 20;
+}
+
+export async function run(options: BenchOptions): Promise<BenchResult> {
+  const sizes = options.quick ? [10_000, 100_000] : [10_000, 100_000, 1_000_000];
+  const queries = options.quick ? 50 : 200;
+  const random = seeded(7);
+  const sentences = await sentencePool();
+  const bodies = await bodyPool(BODIES, sentences, random);
+  const dir = await tempDir('memory-read');
+  const uri = `${dir.dir}/lancedb`;
+  const embedder = createHashingEmbedder();
+  const cells: Cell[] = [];
+  const builds: Build[] = [];
+  try {
+    let written = 0;
+    // One table grows from size to size; every size starts with no index and builds them through the archive.
+    for (const rows of sizes) {
+      const fillSeconds = await fill(uri, written, rows, bodies, random);
+      written = rows;
+      options.log(`${fmt(rows)} rows written and compacted in ${fmt(fillSeconds, 1)} s`);
+      const build: Build = { rows, fillSeconds, fullTextIndexSeconds: 0, scalarIndexSeconds: 0, diskMiB: 0 };
+      for (const scalarIndexes of [false, true]) {
+        const t0 = now();
+        const open = (fusionWeights?: { fullText: number; vector: number }) =>
+          openLanceArchive({ uri, embedder, scalarIndexes, ...(fusionWeights ? { fusionWeights } : {}) });
+        const archives: Array<[Mode, MemoryManager]> = [];
+        for (const [mode, weights] of Object.entries(MODES) as Array<[Mode, (typeof MODES)[Mode]]>) archives.push([mode, await open(weights)]);
+        build[scalarIndexes ? 'scalarIndexSeconds' : 'fullTextIndexSeconds'] = (now() - t0) / 1000;
+        for (const [mode, archive] of archives) {
+          const { ms } = await measure(archive, queries, sentences, random);
+          const cell = { rows, scalarIndexes, mode, queries: ms.length, p50: percentile(ms, 50), p95: percentile(ms, 95) };
+          cells.push(cell);
+          options.log(`${fmt(rows)} rows, scalar indexes ${scalarIndexes ? 'on' : 'off'}, ${mode}: p50 ${fmt(cell.p50, 1)} ms, p95 ${fmt(cell.p95, 1)} ms (${ms.length} queries)`);
+          await archive.close();
+        }
+      }
+      build.diskMiB = await folderMiB(uri);
+      builds.push(build);
+    }
+  } finally {
+    await dir.remove();
+  }
+  return { name: 'memory-read-latency', title: 'memory_read latency', markdown: report(sizes, cells, builds, queries), json: { conversations: CONVERSATIONS, bodies: BODIES, cells, builds } };
+}
+
+function report(sizes: number[], cells: Cell[], builds: Build[], queries: number): string {
+  const modes = Object.keys(MODES) as Mode[];
+  const cell = (rows: number, scalarIndexes: boolean, mode: Mode) => {
+    const c = cells.find((x) => x.rows === rows && x.scalarIndexes === scalarIndexes && x.mode === mode)!;
+    return `${fmt(c.p50, 1)} / ${fmt(c.p95, 1)}${c.queries < queries ? ` (${c.queries})` : ''}`;
+  };
+  const rows = sizes.flatMap((n) => [true, false].map((on) => [fmt(n), on ? 'yes' : 'no', ...modes.map((mode) => cell(n, on, mode))]));
+  return [
+    `p50 / p95 in ms of \`memory.search({ conversationId, query, limit: 5 })\` (what memory_read runs) over ${fmt(CONVERSATIONS)} conversations, ` +
+      `${queries} queries per cell (fewer, in parentheses, when a cell reached ${CELL_SECONDS} s): a random conversation and four consecutive words of a LoCoMo sentence. ` +
+      'Rows are summaries of 300-400 characters (LoCoMo sentences under a batch header, depth 0 or 1); hashing embedder (384 dims); no vector index: vectors are searched flat under the conversation filter.',
+    '',
+    table(['>archived rows', 'scalar indexes', ...modes.map((m) => `>${m}`)], rows),
+    '',
+    table(
+      ['>archived rows', '>append + compact (s)', '>full-text index on open (s)', '>scalar indexes on open (s)', '>on disk (MiB)'],
+      builds.map((b) => [fmt(b.rows), fmt(b.fillSeconds, 1), fmt(b.fullTextIndexSeconds, 1), fmt(b.scalarIndexSeconds, 1), fmt(b.diskMiB)]),
+    ),
+    '',
+    `Rows are appended as Arrow batches of ${fmt(WRITE_BATCH)} to the table the archive created (the adapter's upsert joins on the key and slows as the table grows), ` +
+      `with bodies drawn from ${fmt(BODIES)} distinct ones embedded once (vectors of the body, header left out). ` +
+      'Each size starts with no index: opening the archive with `scalarIndexes: false` builds the full-text index, opening it with the default adds the scalar ones (namespace, conversation_id, depth, kind, key).',
+  ].join('\n');
+}
