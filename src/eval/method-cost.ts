@@ -1,3 +1,5 @@
+import type { CompactionResult } from '../compaction/compaction-result.js';
+
 /** What a method spends to build its prompts, summed over conversations. */
 export interface MethodCost {
   /** Tokens of the final prompts and of the whole conversations (memfold: its own chars/4 counter; baselines: `referenceTokens`). */
@@ -28,4 +30,13 @@ export function sumCosts(costs: readonly MethodCost[]): MethodCost {
   const total = zeroCost();
   for (const cost of costs) for (const key of Object.keys(total) as Array<keyof MethodCost>) total[key] += cost[key];
   return total;
+}
+
+/** Adds one compaction's model use to a cost. */
+export function addCompaction(cost: MethodCost, result: CompactionResult): void {
+  cost.modelCalls += result.modelCalls;
+  cost.summarizerInputTokens += result.summarizerInputTokens;
+  cost.summarizerOutputTokens += result.summarizerOutputTokens;
+  if (result.compacted) cost.compactions++;
+  if (result.failed) cost.failedCompactions++;
 }

@@ -10,7 +10,7 @@ import { baselinePrompt, BASELINES, referenceTokens, type BaselineName } from '.
 import { aggregateRuns, messageText, splitPairs, toolPairs, valueQuery, valuesFromToolOutputs, type AgenticMetrics, type RunOutcome } from './agentic-metrics.js';
 import { lostMessages } from './coverage.js';
 import type { EvalStore } from './eval-store.js';
-import { sumCosts, zeroCost, type MethodCost } from './method-cost.js';
+import { addCompaction, sumCosts, zeroCost, type MethodCost } from './method-cost.js';
 import { AVAILABILITY_RANK } from './metrics.js';
 import { replayConversation } from './replay.js';
 import { storeConversationId, withStoreIds } from './store-ids.js';
@@ -69,11 +69,7 @@ async function scoreMemfoldRun(memfold: Memfold, run: AgenticRun, window: number
   const stats = await replayConversation(memfold, storeId, messages, {
     stopOnFailure: false,
     onCompaction: (result, appended) => {
-      cost.modelCalls += result.modelCalls;
-      cost.summarizerInputTokens += result.summarizerInputTokens;
-      cost.summarizerOutputTokens += result.summarizerOutputTokens;
-      if (result.compacted) cost.compactions++;
-      if (result.failed) cost.failedCompactions++;
+      addCompaction(cost, result);
       if (result.compacted) snapshots.push({ appended: appended.length, history: result.history });
       checkpoint(new Set(result.history.map((m) => m.id)), appended.length);
     },

@@ -9,7 +9,7 @@ import type { Memfold } from '../memfold.js';
 import { BASELINES, type BaselineName } from './baselines.js';
 import { batchCoverage, coveringBatches, hitCoverage, lostMessages, shownCoverage } from './coverage.js';
 import type { EvalStore } from './eval-store.js';
-import { sumCosts, zeroCost, type MethodCost } from './method-cost.js';
+import { addCompaction, sumCosts, zeroCost, type MethodCost } from './method-cost.js';
 import type { EvalConversation, QaDataset, SkippedQuestions } from './eval-types.js';
 import { aggregateByCategory, scoreQuestion, SEARCH_DEPTH, type QaMetrics, type QuestionOutcome } from './metrics.js';
 import { replayConversation } from './replay.js';
@@ -55,13 +55,7 @@ async function scoreMemfold(memfold: Memfold, conversation: EvalConversation, wi
   const started = performance.now();
   const stats = await replayConversation(memfold, storeId, messages, {
     stopOnFailure: false,
-    onCompaction: (result) => {
-      cost.modelCalls += result.modelCalls;
-      cost.summarizerInputTokens += result.summarizerInputTokens;
-      cost.summarizerOutputTokens += result.summarizerOutputTokens;
-      if (result.compacted) cost.compactions++;
-      if (result.failed) cost.failedCompactions++;
-    },
+    onCompaction: (result) => addCompaction(cost, result),
     onProgress: () => tick(`${window} tokens, ${conversation.id}`),
   });
   cost.wallMs = performance.now() - started;
@@ -110,7 +104,7 @@ async function scoreMemfold(memfold: Memfold, conversation: EvalConversation, wi
   return { outcomes, cost };
 }
 
-function result(window: number, method: MethodName, scores: readonly ConversationScore[]): MethodResult {
+function methodResult(window: number, method: MethodName, scores: readonly ConversationScore[]): MethodResult {
   const cost = sumCosts(scores.map((s) => s.cost));
   const outcomes = scores.flatMap((s) => s.outcomes);
   return { window, method, metrics: aggregateByCategory(outcomes), cost, outcomes };
@@ -134,8 +128,8 @@ export async function runQaEval(dataset: QaDataset, options: QaEvalOptions): Pro
     const memfold = await options.store.memfoldFor(window);
     const scores: ConversationScore[] = [];
     for (const conversation of conversations) scores.push(await scoreMemfold(memfold, conversation, window, tick));
-    results.push(result(window, 'memfold', scores));
-    for (const name of BASELINES) results.push(result(window, name, baselineScores(conversations, name, window)));
+    results.push(methodResult(window, 'memfold', scores));
+    for (const name of BASELINES) results.push(methodResult(window, name, baselineScores(conversations, name, window)));
   }
   return {
     dataset: dataset.name,
