@@ -28,6 +28,9 @@ const CONTEXT_WINDOW = 8_000;
 const tokens = createTokenCounter({ mode: 'chars4' });
 /** What memfold's clipText leaves where it cuts a transcript (src/compaction/chunk.ts). */
 const CUT_MARKER = '[... cut for the summarizer';
+/** LangChain's default `summaryPrefix`, which opens the message holding its summary. */
+const LANGCHAIN_SUMMARY_PREFIX = 'Here is a summary of the conversation to date:';
+const hasPreviousSummary = (request: RecordedRequest) => JSON.stringify(request.body).includes('<previous_summary>');
 const countMessage = (m: Pick<ConversationMessage, 'role' | 'content' | 'name'>) => tokens.countMessage(m);
 
 /** What one replay of one conversation left behind. */
@@ -37,6 +40,8 @@ interface Replay {
   shown: (i: number) => boolean;
   /** Whether turn i is in the final thread. */
   kept: (i: number) => boolean;
+  /** Whether a request carries the summary made before it. */
+  carriesSummary: (request: RecordedRequest) => boolean;
 }
 
 interface Figures {
@@ -47,6 +52,9 @@ interface Figures {
   lostTokens: number;
   /** Requests whose transcript memfold cut to fit the summarizer's input budget. */
   cutRequests: number;
+  /** Requests after a conversation's first, and those of them that carry the previous summary. */
+  laterRequests: number;
+  carryingSummary: number;
 }
 
 /** The chat requests since `from`, with their text joined for searching. */
@@ -62,7 +70,10 @@ function requestTokens(request: RecordedRequest): number {
 }
 
 function measure(conversation: LocomoConversation, replay: Replay): Figures {
-  const figures: Figures = { calls: replay.requests.length, inputTokens: 0, rawTokens: 0, compactedTokens: 0, lostTokens: 0, cutRequests: 0 };
+  const figures: Figures = {
+    calls: replay.requests.length, inputTokens: 0, rawTokens: 0, compactedTokens: 0, lostTokens: 0, cutRequests: 0,
+    laterRequests: Math.max(0, replay.requests.length - 1), carryingSummary: replay.requests.slice(1).filter(replay.carriesSummary).length,
+  };
   for (const request of replay.requests) {
     figures.inputTokens += requestTokens(request);
     if (JSON.stringify(request.body).includes(CUT_MARKER)) figures.cutRequests++;
@@ -98,7 +109,7 @@ async function memfoldPolicy(server: FakeOpenAI, home: string) {
       if (stats.failures.length > 0) throw new Error(`memfold compaction failed on ${conversation.id}: ${stats.failures[0]!.error}`);
       const live = new Set((await memfold.history(conversation.id)).map((m) => m.id));
       const { requests, text } = requestsSince(server, from);
-      return { requests, shown: (i) => text.includes(renderMessage(stats.appended[i]!)), kept: (i) => live.has(stats.appended[i]!.id) };
+      return { requests, shown: (i) => text.includes(renderMessage(stats.appended[i]!)), kept: (i) => live.has(stats.appended[i]!.id), carriesSummary: hasPreviousSummary };
     },
   };
 }
@@ -127,7 +138,7 @@ async function summarizeEverything(server: FakeOpenAI, settings: CompactionSetti
   }
   const kept = new Set(live);
   const { requests, text } = requestsSince(server, from);
-  return { requests, shown: (i) => text.includes(renderMessage(messages[i]!)), kept: (i) => kept.has(i) };
+  return { requests, shown: (i) => text.includes(renderMessage(messages[i]!)), kept: (i) => kept.has(i), carriesSummary: hasPreviousSummary };
 }
 
 /** LangChain's middleware with memfold's trigger and recent budget; `trim` undefined = its default trim. */
@@ -147,7 +158,8 @@ async function langChainPolicy(server: FakeOpenAI, settings: CompactionSettings,
   const turns: readonly NewMessage[] = conversation.messages;
   // getBufferString writes `Human: {name}, {content}` (`AI: {content}` unnamed); a second assistant turn in one answer starts a line.
   const shown = (i: number) => [', ', ': ', '\n'].some((before) => text.includes(`${before}${turns[i]!.content}`));
-  return { requests, shown, kept: (i) => live.has(turnIds[i]) };
+  const carriesSummary = (request: RecordedRequest) => JSON.stringify(request.body).includes(LANGCHAIN_SUMMARY_PREFIX);
+  return { requests, shown, kept: (i) => live.has(turnIds[i]), carriesSummary };
 }
 
 const POLICIES = ['memfold', 'summarize everything', 'LangChain (default trim)', 'LangChain (trim off)'] as const;
@@ -156,7 +168,10 @@ type Policy = (typeof POLICIES)[number];
 function add(a: Figures | undefined, b: Figures): Figures {
   if (!a) return { ...b };
   const sum = (key: keyof Figures) => a[key] + b[key];
-  return { calls: sum('calls'), inputTokens: sum('inputTokens'), rawTokens: sum('rawTokens'), compactedTokens: sum('compactedTokens'), lostTokens: sum('lostTokens'), cutRequests: sum('cutRequests') };
+  return {
+    calls: sum('calls'), inputTokens: sum('inputTokens'), rawTokens: sum('rawTokens'), compactedTokens: sum('compactedTokens'), lostTokens: sum('lostTokens'),
+    cutRequests: sum('cutRequests'), laterRequests: sum('laterRequests'), carryingSummary: sum('carryingSummary'),
+  };
 }
 
 export async function run(options: BenchOptions): Promise<BenchResult> {
@@ -193,7 +208,10 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
 
   const rows = POLICIES.map((policy) => {
     const t = totals.get(policy)!;
-    return [policy, t.calls, t.inputTokens, fmt(t.inputTokens / t.rawTokens, 2), t.compactedTokens, fmt(t.inputTokens / t.compactedTokens, 2), pct(t.lostTokens / t.rawTokens)];
+    return [
+      policy, t.calls, t.inputTokens, fmt(t.inputTokens / t.rawTokens, 2), t.compactedTokens, fmt(t.inputTokens / t.compactedTokens, 2),
+      pct(t.lostTokens / t.rawTokens), `${t.carryingSummary} / ${t.laterRequests}`,
+    ];
   });
   const mf = totals.get('memfold')!;
   const raw = mf.rawTokens;
@@ -207,12 +225,13 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
       `memfold chunks of ${fmt(settings.chunkTokens)} tokens. One fake OpenAI-compatible server answers every summarizer; its summaries are about 12 words.`,
     '',
     table(
-      ['policy', '>summarizer calls', '>input tokens', '>input / raw', '>tokens compacted', '>input per token compacted', '>lost'],
+      ['policy', '>summarizer calls', '>input tokens', '>input / raw', '>tokens compacted', '>input per token compacted', '>lost', '>previous summary carried'],
       rows,
     ),
     '',
     cutNote +
       'Tokens compacted: raw tokens of the turns no longer in the final thread. Lost: share of the conversation (by tokens) whose turns never reached a summarizer request and are not in the final thread. ' +
+      'Previous summary carried: requests (after each conversation\'s first) that hold the summary made before them; one that does not starts the summary over. ' +
       "memfold and summarize-everything send memfold's transcript (each message with its date and speaker), LangChain its buffer string (speaker, no date). " +
       'LangChain replays through `createAgent` with `summarizationMiddleware({ trigger: { tokens }, keep: { tokens }, tokenCounter })`; its default `trimTokensToSummarize` (4,000) keeps only the newest messages of each evicted block, previous summary included; "trim off" sets it beyond any thread.',
   ].join('\n');
