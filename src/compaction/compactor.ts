@@ -79,13 +79,21 @@ class StageError extends Error {
   }
 }
 
+/** Failures whose origin the error itself tells, wherever in the pipeline they happen (re-summarization both folds and writes). */
+function failureOrigin(error: unknown): CompactionFailureCode | undefined {
+  if (error instanceof ReadbackError) return 'readback_failed';
+  if (!MemfoldError.isInstance(error)) return undefined;
+  if (error.code === 'archive_error' || error.code === 'embedding_error') return 'archive_failed';
+  if (error.code === 'model_error') return 'model_failed';
+  return undefined;
+}
+
 async function atStage<T>(code: CompactionFailureCode, work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
     if (error instanceof StageError) throw error;
-    if (error instanceof ReadbackError) throw new StageError('readback_failed', error);
-    throw new StageError(code, error);
+    throw new StageError(failureOrigin(error) ?? code, error);
   }
 }
 

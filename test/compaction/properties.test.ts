@@ -6,6 +6,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConversationMessage } from '../../src/agent/types.js';
+import { MemfoldError } from '../../src/errors.js';
 import { createExtractiveSummarizer } from '../../src/model/extractive/extractive-summarizer.js';
 import type { ModelProvider } from '../../src/model/model-provider.js';
 import type { MemoryManager } from '../../src/memory/memory-manager.js';
@@ -28,39 +29,56 @@ interface Fault {
 /** Counts calls and throws where the armed fault says; everything else goes to the real component. */
 class FaultSwitch {
   armed: Fault | undefined;
+  /** The armed fault went off. */
+  fired = false;
   private calls: Record<string, number> = {};
   arm(fault: Fault | undefined): void {
     this.armed = fault;
+    this.fired = false;
     this.calls = {};
   }
   hit(kind: FaultKind): boolean {
     this.calls[kind] = (this.calls[kind] ?? 0) + 1;
-    return this.armed?.kind === kind && this.armed.n === this.calls[kind];
+    const fires = this.armed?.kind === kind && this.armed.n === this.calls[kind];
+    this.fired ||= fires;
+    return fires;
   }
   undoFails(): boolean {
     return this.armed?.undoFails === true;
   }
 }
 
+/** As the LanceDB adapter reports its failures. */
+const archiveError = (what: string) => new MemfoldError('archive_error', `injected: ${what}`);
+
+/** The failure code a compaction must report for each fault. */
+const EXPECTED_CODE: Record<Exclude<FaultKind, 'none'>, string> = {
+  model: 'model_failed',
+  write: 'archive_failed',
+  'write-after-storing': 'archive_failed',
+  readback: 'readback_failed',
+  mark: 'archive_failed',
+};
+
 function faultyMemory(memory: MemoryManager, faults: FaultSwitch): MemoryManager {
   return {
     ...memory,
     async write(entries) {
-      if (faults.hit('write')) throw new Error('injected: write refused');
+      if (faults.hit('write')) throw archiveError('write refused');
       await memory.write(entries);
-      if (faults.hit('write-after-storing')) throw new Error('injected: write stored, then failed');
+      if (faults.hit('write-after-storing')) throw archiveError('write stored, then failed');
     },
     async read(conversationId, labels) {
       const rows = await memory.read(conversationId, labels);
       return faults.hit('readback') ? rows.map((r) => ({ ...r, content: `${r.content}!` })) : rows;
     },
     async mark(conversationId, labels, parent) {
-      if (parent === null && faults.undoFails()) throw new Error('injected: undo refused');
-      if (parent !== null && faults.hit('mark')) throw new Error('injected: mark refused');
+      if (parent === null && faults.undoFails()) throw archiveError('undo refused');
+      if (parent !== null && faults.hit('mark')) throw archiveError('mark refused');
       await memory.mark(conversationId, labels, parent);
     },
     async delete(conversationId, labels) {
-      if (faults.undoFails()) throw new Error('injected: undo refused');
+      if (faults.undoFails()) throw archiveError('undo refused');
       await memory.delete(conversationId, labels);
     },
     close: async () => undefined,
@@ -72,7 +90,7 @@ function faultyModel(faults: FaultSwitch): ModelProvider {
   return {
     ...extractive,
     async complete(request) {
-      if (faults.hit('model')) throw new Error('injected: model down');
+      if (faults.hit('model')) throw new MemfoldError('model_error', 'injected: model down');
       return extractive.complete(request);
     },
   };
@@ -115,7 +133,13 @@ for (const backend of persistenceBackends()) {
             appended.push(...(await stack.memfold.append(conversationId, turnMessages(turns, `r${round}`, new Date(Date.UTC(2024, round, 1))))));
             faults.arm(round === planned.round ? planned : undefined);
             const result = await stack.memfold.compact(conversationId, { force: true });
+            const fired = faults.fired ? faults.armed!.kind : undefined;
             faults.arm(undefined);
+            // A fault that went off fails the compaction, and the result says where. (A corrupted read may
+            // hit a lookup before the write rather than the read-back, which fails nothing.)
+            if (fired !== undefined && fired !== 'none' && (fired !== 'readback' || result.failed)) {
+              expect(result.failureCode, `fault ${fired}`).toBe(EXPECTED_CODE[fired]);
+            }
             const key = `${result.status}${result.failureCode ? `:${result.failureCode}` : ''}`;
             seen[key] = (seen[key] ?? 0) + 1;
             // A failure returns the history it was given; nothing was deleted.
@@ -124,8 +148,10 @@ for (const backend of persistenceBackends()) {
             await checkInvariants(stack.memfold, conversationId, appended, { toolPairs: true });
           }
         }),
-        { numRuns: RUNS },
+        // Each scenario runs real stores for seconds: report the first counterexample instead of shrinking it for minutes.
+        { numRuns: RUNS, endOnFailure: true },
       );
+      console.log(`${backend.name} properties: ${RUNS} scenarios, compaction outcomes ${JSON.stringify(seen)}`);
       // The faults did fire: most scenarios must fail somewhere, and some must compact.
       expect(Object.keys(seen).some((k) => k.startsWith('failed'))).toBe(true);
       expect(seen.compacted ?? 0).toBeGreaterThan(0);
