@@ -2,6 +2,7 @@
  * A fake OpenAI-compatible server for tests: a real node:http server on 127.0.0.1 (port 0) serving
  * `POST /v1/chat/completions` and `POST /v1/embeddings`, so the real `openai` client is exercised end to end.
  * Behaviours are set for every call (`setBehavior`) or queued for the next calls (`enqueue`).
+ * Optionally every answer takes `latencyMs`, and a `rateLimit` answers 429 with `retry-after` when exceeded.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -51,6 +52,20 @@ export interface FakeOpenAIOptions {
   dimensions?: number;
   /** Return embeddings in reverse `index` order (clients must sort by index). Default false. */
   shuffleEmbeddings?: boolean;
+  /** Added before every answer on the two routes (not before a 429). Default 0. */
+  latencyMs?: number;
+  /** Requests accepted per minute on the two routes; unset means no limit. */
+  rateLimit?: RateLimit;
+}
+
+/**
+ * A requests-per-minute limit enforced as a token bucket, the way hosted APIs quantize it: at most
+ * `burst` requests at once (default one second's worth, rpm / 60, at least 1), refilled at rpm / 60 per
+ * second. A request finding no token gets 429 with `retry-after-ms` and `retry-after` (whole seconds, rounded up).
+ */
+export interface RateLimit {
+  requestsPerMinute: number;
+  burst?: number;
 }
 
 export interface FakeOpenAI {
@@ -64,6 +79,12 @@ export interface FakeOpenAI {
   /** Behaviours for the next calls, in order; then the default behaviour again. */
   enqueue(...next: FakeBehavior[]): void;
   setDimensions(dimensions: number): void;
+  /** Latency of every later answer (see FakeOpenAIOptions.latencyMs). */
+  setLatency(ms: number): void;
+  /** Replace the rate limit (a full bucket), or remove it with undefined. */
+  setRateLimit(limit: RateLimit | undefined): void;
+  /** Requests answered 429 by the rate limit so far. */
+  readonly rateLimited: number;
   close(): Promise<void>;
 }
 
@@ -81,6 +102,26 @@ export function fakeSummary(body: any): string {
   const last = String(messages[messages.length - 1]?.content ?? '');
   const tagged = /<transcript>\n([\s\S]*?)\n<\/transcript>/.exec(last)?.[1] ?? last;
   return `Summary: ${tagged.split(/\s+/).filter(Boolean).slice(0, 12).join(' ')}`;
+}
+
+/** The bucket of a RateLimit: `take()` returns 0 when a request may go, else the ms until it may. */
+function tokenBucket(limit: RateLimit, clock: () => number = Date.now): { take(): number } {
+  const perMs = limit.requestsPerMinute / 60_000;
+  const burst = limit.burst ?? Math.max(1, limit.requestsPerMinute / 60);
+  let tokens = burst;
+  let last = clock();
+  return {
+    take() {
+      const t = clock();
+      tokens = Math.min(burst, tokens + (t - last) * perMs);
+      last = t;
+      if (tokens >= 1) {
+        tokens -= 1;
+        return 0;
+      }
+      return Math.ceil((1 - tokens) / perMs);
+    },
+  };
 }
 
 function readBody(req: IncomingMessage): Promise<string> {
@@ -102,6 +143,9 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
   let inFlight = 0;
   let maxInFlight = 0;
   let counter = 0;
+  let latencyMs = options.latencyMs ?? 0;
+  let bucket = options.rateLimit ? tokenBucket(options.rateLimit) : undefined;
+  let rateLimited = 0;
 
   const send = (res: ServerResponse, code: number, body: unknown, headers: Record<string, string> = {}): void => {
     if (res.writableEnded || res.destroyed) return;
@@ -176,7 +220,17 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
       if (req.method !== 'POST' || (path !== '/v1/chat/completions' && path !== '/v1/embeddings')) {
         return send(res, 404, { error: { message: `no route ${req.method} ${path}` } });
       }
-      await respond(res, path, body, queue.shift() ?? behavior);
+      const waitMs = bucket?.take() ?? 0;
+      if (waitMs > 0) {
+        rateLimited++;
+        const message = `fake rate limit: retry in ${waitMs} ms`;
+        return send(res, 429, { error: { message, type: 'requests', code: 'rate_limit_exceeded' } }, {
+          'retry-after-ms': String(waitMs),
+          'retry-after': String(Math.ceil(waitMs / 1000)),
+        });
+      }
+      const next = queue.shift() ?? behavior;
+      await respond(res, path, body, latencyMs > 0 ? { kind: 'delay', ms: latencyMs, then: next } : next);
     } finally {
       inFlight--;
     }
@@ -205,6 +259,15 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
     },
     setDimensions(next) {
       dimensions = next;
+    },
+    setLatency(ms) {
+      latencyMs = ms;
+    },
+    setRateLimit(limit) {
+      bucket = limit ? tokenBucket(limit) : undefined;
+    },
+    get rateLimited() {
+      return rateLimited;
     },
     async close() {
       for (const timer of timers) clearTimeout(timer);
