@@ -1,0 +1,202 @@
+/**
+ * memfold's own cost, with a summarizer that answers instantly: real stores (PGlite or PostgreSQL,
+ * LanceDB with the hashing embedder), default settings, forced compactions.
+ * (a) one compaction of a freshly appended conversation of N messages: ms per stage, µs per message compacted;
+ * (b) the same conversation, now N messages archived: 500 new messages appended and compacted, 6 rounds;
+ *     this must stay flat as N grows (cost follows the messages compacted, not the conversation's length).
+ * Each case runs in its own process, so that its peak RSS is its own.
+ */
+import { spawn } from 'node:child_process';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { CompactionResult, CompactionStage } from '../../src/compaction/compaction-result.js';
+import { createMemfold, type Memfold } from '../../src/memfold.js';
+import type { ModelProvider } from '../../src/model/model-provider.js';
+import { createBenchDatabase, fmt, maxRssMiB, mean, median, now, syntheticMessages, table, tempDir, timed, type BenchOptions, type BenchResult } from './bench-kit.js';
+
+const APPEND_BATCH = 1_000;
+const NEW_MESSAGES = 500;
+const ROUNDS = 6;
+const STAGES: CompactionStage[] = ['fold', 'archive', 'resummarize', 'commit'];
+const CONVERSATION = 'bench-overhead';
+
+/** A summarizer with no latency: a short fixed summary, usage counted as chars/4. */
+function instantModel(): ModelProvider & { calls: number } {
+  const model = {
+    id: 'instant',
+    contextWindow: 128_000,
+    estimatesUsage: true,
+    calls: 0,
+    async complete(request: Parameters<ModelProvider['complete']>[0]) {
+      model.calls++;
+      const chars = request.system.length + request.messages.reduce((sum, m) => sum + m.content.length, 0);
+      return {
+        text: 'Summary: the user asked about order ORD-1042 and the refund; the assistant checked the status and promised an update.',
+        usage: { inputTokens: Math.ceil(chars / 4), outputTokens: 28 },
+        model: 'instant',
+      };
+    },
+  };
+  return model;
+}
+
+interface Compaction {
+  archived: number;
+  modelCalls: number;
+  batches: number;
+  resummarized: number;
+  /** Wall time of memfold.compact: `load` (reading the live history) + `durationMs` of compress. */
+  wallMs: number;
+  loadMs: number;
+  /** Inside compress but outside the timed stages: validation, plan, lock, reconcile, journal, frontier. */
+  otherMs: number;
+  stageMs: Record<CompactionStage, number>;
+  usPerMessage: number;
+}
+
+async function compact(memfold: Memfold): Promise<Compaction> {
+  const t0 = now();
+  const result: CompactionResult = await memfold.compact(CONVERSATION, { force: true });
+  const wallMs = now() - t0;
+  if (!result.compacted) throw new Error(`compaction ${result.status}: ${result.error ?? result.skipReason}`);
+  const stageMs = Object.fromEntries(STAGES.map((s) => [s, result.stageMs[s] ?? 0])) as Record<CompactionStage, number>;
+  const staged = STAGES.reduce((sum, s) => sum + stageMs[s], 0);
+  return {
+    archived: result.archivedMessages, modelCalls: result.modelCalls, batches: result.batches.length, resummarized: result.resummarized.length,
+    wallMs, loadMs: wallMs - result.durationMs, otherMs: result.durationMs - staged, stageMs,
+    usPerMessage: (wallMs * 1000) / result.archivedMessages,
+  };
+}
+
+interface CaseResult {
+  backend: 'pglite' | 'postgres';
+  messages: number;
+  appendMs: number;
+  full: Compaction;
+  /** The (b) rounds, in order. */
+  rounds: Compaction[];
+  /** Peak RSS of the case's own process. */
+  peakRssMiB: number;
+}
+
+/** A warm-up conversation compacted first in the same store: indexes created, encoders loaded, code compiled. */
+const WARM_UP_MESSAGES = 200;
+
+/** One case, in this process (see `runCaseInChild`). */
+async function runCase(backend: CaseResult['backend'], n: number, databaseUrl: string | undefined): Promise<CaseResult> {
+  const home = await tempDir(`overhead-${backend}`);
+  const database = backend === 'postgres' ? await createBenchDatabase(databaseUrl!) : undefined;
+  try {
+    const memfold = await createMemfold({ env: {}, config: { home: home.dir, ...(database ? { databaseUrl: database.url } : {}) }, model: instantModel() });
+    try {
+      await memfold.append('warm-up', syntheticMessages(0, WARM_UP_MESSAGES));
+      await memfold.compact('warm-up', { force: true });
+      const { ms: appendMs } = await timed(async () => {
+        for (let i = 0; i < n; i += APPEND_BATCH) await memfold.append(CONVERSATION, syntheticMessages(i, Math.min(APPEND_BATCH, n - i)));
+      });
+      const full = await compact(memfold);
+      const rounds: Compaction[] = [];
+      for (let r = 0; r < ROUNDS; r++) {
+        await memfold.append(CONVERSATION, syntheticMessages(n + r * NEW_MESSAGES, NEW_MESSAGES));
+        rounds.push(await compact(memfold));
+      }
+      return { backend, messages: n, appendMs, full, rounds, peakRssMiB: maxRssMiB() };
+    } finally {
+      await memfold.close();
+    }
+  } finally {
+    await database?.drop();
+    await home.remove();
+  }
+}
+
+/** Each case runs in a fresh process (same loader flags), so its peak RSS and timings are its own. */
+function runCaseInChild(backend: CaseResult['backend'], n: number, options: BenchOptions): Promise<CaseResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), backend, String(n)], {
+      env: { ...process.env, MEMFOLD_BENCH_DATABASE_URL: options.databaseUrl ?? '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const last = stdout.trim().split('\n').pop() ?? '';
+      if (code === 0 && last.startsWith('{')) resolve(JSON.parse(last) as CaseResult);
+      else reject(new Error(`overhead case ${backend} ${n} exited with ${code}: ${stderr.trim().slice(-2000)}`));
+    });
+  });
+}
+
+/** Mean of the (b) rounds, stage by stage: the amortized cost, periodic index maintenance included. */
+function meanRound(rounds: readonly Compaction[]): Compaction {
+  const avg = (pick: (c: Compaction) => number) => mean(rounds.map(pick));
+  return {
+    archived: avg((c) => c.archived), modelCalls: avg((c) => c.modelCalls), batches: avg((c) => c.batches), resummarized: avg((c) => c.resummarized),
+    wallMs: avg((c) => c.wallMs), loadMs: avg((c) => c.loadMs), otherMs: avg((c) => c.otherMs),
+    stageMs: Object.fromEntries(STAGES.map((s) => [s, avg((c) => c.stageMs[s])])) as Record<CompactionStage, number>,
+    usPerMessage: avg((c) => c.usPerMessage),
+  };
+}
+
+const stageCells = (c: Compaction) => [fmt(c.loadMs), fmt(c.otherMs), ...STAGES.map((s) => fmt(c.stageMs[s]))];
+
+export async function run(options: BenchOptions): Promise<BenchResult> {
+  const sizes = options.quick ? [1_000, 10_000] : [1_000, 10_000, 100_000];
+  const backends: CaseResult['backend'][] = options.databaseUrl ? ['pglite', 'postgres'] : ['pglite'];
+  const cases: CaseResult[] = [];
+  for (const backend of backends) {
+    for (const n of sizes) {
+      options.log(`${backend}: ${fmt(n)} messages`);
+      const c = await runCaseInChild(backend, n, options);
+      options.log(`  append ${fmt(c.appendMs / 1000, 1)} s, compaction ${fmt(c.full.wallMs / 1000, 1)} s, +${NEW_MESSAGES} rounds ${c.rounds.map((r) => fmt(r.wallMs)).join(' / ')} ms, peak RSS ${fmt(c.peakRssMiB)} MiB`);
+      cases.push(c);
+    }
+  }
+
+  const stageHeaders = ['>load', '>plan+other', ...STAGES.map((s) => `>${s}`)];
+  const fresh = table(
+    ['backend', '>messages', '>archived', '>append s', '>compact ms', ...stageHeaders, '>µs/msg', '>model calls', '>peak RSS MiB'],
+    cases.map((c) => [c.backend, fmt(c.messages), fmt(c.full.archived), fmt(c.appendMs / 1000, 1), fmt(c.full.wallMs), ...stageCells(c.full), fmt(c.full.usPerMessage), fmt(c.full.modelCalls), fmt(c.peakRssMiB)]),
+  );
+  const incremental = table(
+    ['backend', '>already archived', '>archived', '>mean ms', ...stageHeaders, '>µs/msg', '>median ms', '>max ms'],
+    cases.map((c) => {
+      const r = meanRound(c.rounds);
+      return [c.backend, fmt(c.full.archived), fmt(r.archived), fmt(r.wallMs), ...stageCells(r), fmt(r.usPerMessage), fmt(median(c.rounds.map((x) => x.wallMs))), fmt(Math.max(...c.rounds.map((x) => x.wallMs)))];
+    }),
+  );
+  const growth = backends.map((backend) => {
+    const own = cases.filter((c) => c.backend === backend);
+    const first = meanRound(own[0]!.rounds);
+    const last = meanRound(own[own.length - 1]!.rounds);
+    return `${backend} ×${fmt(last.wallMs / first.wallMs, 2)} (archive stage ×${fmt(last.stageMs.archive / first.stageMs.archive, 2)})`;
+  });
+
+  const markdown = [
+    `Instant in-process summarizer; real stores; default settings; forced compactions. Each case runs in its own process, after a warm-up compaction of a ${WARM_UP_MESSAGES}-message conversation in the same store. Stage times in ms: \`load\` reads the live history, \`plan+other\` is validation, planning, lock, reconcile and journal.`,
+    '',
+    `**(a) One compaction of a freshly appended conversation** (appended ${fmt(APPEND_BATCH)} messages per call):`,
+    '',
+    fresh,
+    '',
+    `**(b) ${NEW_MESSAGES} new messages appended and compacted, ${ROUNDS} rounds, after the conversation was compacted down** (means per round; index maintenance runs every few rounds, hence median and max):`,
+    '',
+    incremental,
+    '',
+    `(b) growth of the mean round from ${fmt(cases[0]!.full.archived)} to ${fmt(cases[cases.length - 1]!.full.archived)} messages already archived: ${growth.join('; ')}.`,
+  ].join('\n');
+  return { name: 'overhead', title: 'Overhead: memfold with an instant summarizer', markdown, json: { appendBatch: APPEND_BATCH, newMessages: NEW_MESSAGES, rounds: ROUNDS, warmUpMessages: WARM_UP_MESSAGES, cases } };
+}
+
+// A case in its own process: `<this file> <backend> <messages>`, the result as JSON on the last line of stdout.
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const [backend, n] = process.argv.slice(2);
+  runCase(backend as CaseResult['backend'], Number(n), process.env.MEMFOLD_BENCH_DATABASE_URL || undefined)
+    .then((result) => console.log(JSON.stringify(result)))
+    .catch((error: unknown) => {
+      console.error(error);
+      process.exitCode = 1;
+    });
+}
