@@ -1,0 +1,190 @@
+/**
+ * memfold through its real OpenAI adapter against the fake OpenAI-compatible server:
+ * (1) the overhead ratio: wall time of one compaction / pure model time (calls x the server's latency);
+ * (2) throughput: compactions per minute of many conversations compacted at once, at model-queue
+ *     concurrency 1, 4 and 16, against the server's rate limit and the queue's own bound.
+ * Stores: PGlite and LanceDB in temp folders. Not PostgreSQL: there, ten or more compactions at once in one
+ * process exhaust the pg pool (10 connections, one held by each conversation lock) and hang.
+ */
+import type { CompactionResult } from '../../src/compaction/compaction-result.js';
+import { createMemfold, type Memfold } from '../../src/memfold.js';
+import { startFakeOpenAI, type FakeOpenAI, type FakeOpenAIOptions } from '../support/fake-openai-server.js';
+import { fmt, median, now, syntheticMessages, table, tempDir, type BenchOptions, type BenchResult } from './bench-kit.js';
+
+/** Messages of each conversation of the ratio runs (about a dozen summarizer calls). */
+const RATIO_MESSAGES = 1_000;
+/** Messages of each conversation of the throughput runs (about three summarizer calls beyond the verbatim tail). */
+const THROUGHPUT_MESSAGES = 480;
+const THROUGHPUT_LATENCY_MS = 200;
+const RATE_LIMIT_RPM = 1_200;
+const CONCURRENCIES = [1, 4, 16];
+
+/**
+ * A memfold on fresh stores that summarizes through `server`, warmed up by one small compaction (indexes
+ * created, encoders loaded), and a way to drop it all.
+ */
+async function open(server: FakeOpenAI, modelConcurrency: number): Promise<{ memfold: Memfold; dispose(): Promise<void> }> {
+  const home = await tempDir('latency');
+  const memfold = await createMemfold({ env: {}, config: { home: home.dir, openaiBaseUrl: server.baseURL, summaryModel: 'fake', modelConcurrency } });
+  await memfold.append('warm-up', syntheticMessages(0, 400));
+  check(await memfold.compact('warm-up', { force: true }));
+  return {
+    memfold,
+    async dispose() {
+      await memfold.close();
+      await home.remove();
+    },
+  };
+}
+
+async function withServer<T>(options: FakeOpenAIOptions, fn: (server: FakeOpenAI) => Promise<T>): Promise<T> {
+  const server = await startFakeOpenAI(options);
+  try {
+    return await fn(server);
+  } finally {
+    await server.close();
+  }
+}
+
+const chatRequests = (server: FakeOpenAI) => server.requests.filter((r) => r.path === '/v1/chat/completions').length;
+
+function check(result: CompactionResult): CompactionResult {
+  if (!result.compacted) throw new Error(`compaction ${result.status}: ${result.error ?? result.skipReason}`);
+  return result;
+}
+
+interface RatioRow {
+  latencyMs: number;
+  modelCalls: number;
+  wallMs: number;
+  modelMs: number;
+  ratio: number;
+  overheadMs: number;
+}
+
+/** One compaction per conversation, one after another, each on a fresh conversation of RATIO_MESSAGES. */
+async function ratio(latencyMs: number, conversations: number): Promise<RatioRow> {
+  return withServer({ latencyMs }, async (server) => {
+    const { memfold, dispose } = await open(server, 4);
+    try {
+      const runs: RatioRow[] = [];
+      for (let i = 0; i < conversations; i++) {
+        const id = `ratio-${i}`;
+        await memfold.append(id, syntheticMessages(0, RATIO_MESSAGES));
+        const t0 = now();
+        const result = check(await memfold.compact(id, { force: true }));
+        const wallMs = now() - t0;
+        const modelMs = result.modelCalls * latencyMs;
+        runs.push({ latencyMs, modelCalls: result.modelCalls, wallMs, modelMs, ratio: wallMs / modelMs, overheadMs: wallMs - modelMs });
+      }
+      return runs.sort((a, b) => a.ratio - b.ratio)[Math.floor(runs.length / 2)]!;
+    } finally {
+      await dispose();
+    }
+  });
+}
+
+interface ThroughputRow {
+  concurrency: number;
+  conversations: number;
+  wallMs: number;
+  compactionsPerMinute: number;
+  /** Summarizer calls per compaction (fold steps, whether the model or the fallback answered). */
+  callsPerCompaction: number;
+  /** Compactions per minute allowed by the rate limit and by the queue (concurrency x 60 s / latency). */
+  rateBound: number;
+  queueBound: number;
+  requests: number;
+  rateLimited: number;
+  /** Summaries the extractive fallback wrote because the server kept refusing (retries spent). */
+  fallbacks: number;
+  compactionP50Ms: number;
+  compactionMaxMs: number;
+}
+
+/** Every conversation compacted at once (one `compact` each, all in flight), sharing the model queue. */
+async function throughput(concurrency: number, conversations: number): Promise<ThroughputRow> {
+  return withServer({ latencyMs: THROUGHPUT_LATENCY_MS, rateLimit: { requestsPerMinute: RATE_LIMIT_RPM } }, async (server) => {
+    const { memfold, dispose } = await open(server, concurrency);
+    try {
+      const ids = Array.from({ length: conversations }, (_, i) => `conversation-${i}`);
+      for (const id of ids) await memfold.append(id, syntheticMessages(0, THROUGHPUT_MESSAGES));
+      const requestsBefore = chatRequests(server);
+      const rateLimitedBefore = server.rateLimited;
+      const t0 = now();
+      const results = await Promise.all(
+        ids.map(async (id) => {
+          const started = now();
+          const result = check(await memfold.compact(id, { force: true }));
+          return { result, ms: now() - started };
+        }),
+      );
+      const wallMs = now() - t0;
+      const requests = chatRequests(server) - requestsBefore;
+      const rateLimited = server.rateLimited - rateLimitedBefore;
+      const fallbacks = results.reduce((sum, r) => sum + r.result.fallbacks.length, 0);
+      const callsPerCompaction = results.reduce((sum, r) => sum + r.result.modelCalls, 0) / conversations;
+      return {
+        concurrency, conversations, wallMs,
+        compactionsPerMinute: (conversations * 60_000) / wallMs,
+        callsPerCompaction,
+        rateBound: RATE_LIMIT_RPM / callsPerCompaction,
+        queueBound: (concurrency * 60_000) / THROUGHPUT_LATENCY_MS / callsPerCompaction,
+        requests, rateLimited, fallbacks,
+        compactionP50Ms: median(results.map((r) => r.ms)),
+        compactionMaxMs: Math.max(...results.map((r) => r.ms)),
+      };
+    } finally {
+      await dispose();
+    }
+  });
+}
+
+export async function run(options: BenchOptions): Promise<BenchResult> {
+  const latencies = options.quick ? [50, 200] : [50, 200, 1_000];
+  const ratioConversations = options.quick ? 1 : 3;
+  const conversations = options.quick ? 20 : 100;
+
+  const ratios: RatioRow[] = [];
+  for (const latencyMs of latencies) {
+    options.log(`ratio: latency ${latencyMs} ms`);
+    ratios.push(await ratio(latencyMs, ratioConversations));
+  }
+  const rows: ThroughputRow[] = [];
+  for (const concurrency of CONCURRENCIES) {
+    options.log(`throughput: ${conversations} conversations at concurrency ${concurrency}`);
+    const row = await throughput(concurrency, conversations);
+    options.log(`  ${fmt(row.compactionsPerMinute, 1)} compactions/min, ${row.rateLimited} x 429, ${row.fallbacks} fallbacks`);
+    rows.push(row);
+  }
+
+  const markdown = [
+    `Real OpenAI adapter (openai client, retries, model queue) against the fake server; PGlite and LanceDB; default settings; forced compactions.`,
+    '',
+    `**Overhead ratio**: one compaction of a fresh ${fmt(RATIO_MESSAGES)}-message conversation; pure model time = calls x server latency${ratioConversations > 1 ? ` (median of ${ratioConversations})` : ''}.`,
+    '',
+    table(
+      ['>server latency ms', '>model calls', '>wall ms', '>pure model ms', '>overhead ms', '>ratio'],
+      ratios.map((r) => [fmt(r.latencyMs), fmt(r.modelCalls), fmt(r.wallMs), fmt(r.modelMs), fmt(r.overheadMs), fmt(r.ratio, 2)]),
+    ),
+    '',
+    `**Throughput**: ${conversations} conversations of ${THROUGHPUT_MESSAGES} messages compacted at once; server latency ${THROUGHPUT_LATENCY_MS} ms, rate limit ${fmt(RATE_LIMIT_RPM)} requests/min (429 with retry-after beyond it). Bounds in compactions/min: rate limit / calls per compaction, and concurrency x 60 s / latency / calls per compaction.`,
+    '',
+    table(
+      ['>queue concurrency', '>wall s', '>compactions/min', '>rate bound', '>queue bound', '>% of bound', '>calls/compaction', '>429s', '>fallbacks', '>p50 compaction s', '>max s'],
+      rows.map((r) => [
+        fmt(r.concurrency), fmt(r.wallMs / 1000, 1), fmt(r.compactionsPerMinute, 1), fmt(r.rateBound, 1), fmt(r.queueBound, 1),
+        fmt((100 * r.compactionsPerMinute) / Math.min(r.rateBound, r.queueBound)), fmt(r.callsPerCompaction, 2), fmt(r.rateLimited), fmt(r.fallbacks),
+        fmt(r.compactionP50Ms / 1000, 1), fmt(r.compactionMaxMs / 1000, 1),
+      ]),
+    ),
+    '',
+    'Fallbacks: summaries written by the extractive summarizer because the server still answered 429 after the default 2 retries (MEMFOLD_MODEL_MAX_RETRIES); the compaction succeeds, with `fallbacks` in its result.',
+  ].join('\n');
+  return {
+    name: 'latency',
+    title: 'Latency and throughput against a fake OpenAI-compatible server',
+    markdown,
+    json: { ratioMessages: RATIO_MESSAGES, throughput: { messages: THROUGHPUT_MESSAGES, latencyMs: THROUGHPUT_LATENCY_MS, rateLimitRpm: RATE_LIMIT_RPM }, ratios, rows },
+  };
+}
