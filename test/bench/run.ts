@@ -1,0 +1,71 @@
+/**
+ * `npm run bench [-- --quick] [--only overhead,latency] [--out bench-results/]`: runs the benchmarks in
+ * order, prints each table, writes `<out>/<name>.json` and `<out>/summary.md`.
+ */
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { fmt, machineInfo, machineLine, now, writeJson, type BenchModule, type BenchResult } from './bench-kit.js';
+
+// LanceDB reads its log level when its native module loads: set it before any benchmark is imported.
+process.env.LANCEDB_LOG = 'error';
+
+/** Every benchmark, in run order. Imported on demand, so `--only` loads only what it runs. */
+const BENCHMARKS: Record<string, () => Promise<BenchModule>> = {
+  overhead: () => import('./overhead.js'),
+  'summarizer-cost': () => import('./summarizer-cost.js'),
+  latency: () => import('./latency.js'),
+  'memory-read-latency': () => import('./memory-read-latency.js'),
+  'token-estimation': () => import('./token-estimation.js'),
+};
+
+function parse(argv: string[]): { quick: boolean; only: string[]; outDir: string } {
+  const { values } = parseArgs({
+    args: argv,
+    options: { quick: { type: 'boolean', default: false }, only: { type: 'string' }, out: { type: 'string', default: 'bench-results' } },
+  });
+  const only = values.only ? values.only.split(',').map((n) => n.trim()).filter(Boolean) : Object.keys(BENCHMARKS);
+  const unknown = only.filter((name) => !(name in BENCHMARKS));
+  if (unknown.length > 0) throw new Error(`--only: unknown benchmark ${unknown.join(', ')} (known: ${Object.keys(BENCHMARKS).join(', ')})`);
+  return { quick: values.quick ?? false, only: Object.keys(BENCHMARKS).filter((name) => only.includes(name)), outDir: path.resolve(values.out!) };
+}
+
+async function main(): Promise<void> {
+  const { quick, only, outDir } = parse(process.argv.slice(2));
+  const databaseUrl = process.env.DATABASE_URL || undefined;
+  const machine = machineInfo();
+  const log = (line: string) => console.log(`  ${line}`);
+  console.log(`memfold benchmarks${quick ? ' (quick)' : ''}: ${only.join(', ')}`);
+  console.log(`machine: ${machineLine(machine)}`);
+  console.log(`PostgreSQL: ${databaseUrl ? 'DATABASE_URL' : 'unset (PGlite only)'}; results in ${outDir}\n`);
+
+  const started = now();
+  const done: Array<{ result: BenchResult; seconds: number }> = [];
+  for (const name of only) {
+    console.log(`## ${name}`);
+    const t0 = now();
+    const bench = await BENCHMARKS[name]!();
+    const result = await bench.run({ quick, outDir, log, ...(databaseUrl ? { databaseUrl } : {}) });
+    const seconds = (now() - t0) / 1000;
+    await writeJson(path.join(outDir, `${result.name}.json`), { name: result.name, title: result.title, quick, seconds, machine, result: result.json });
+    console.log(`\n### ${result.title}\n\n${result.markdown}\n\n(${fmt(seconds, 1)} s)\n`);
+    done.push({ result, seconds });
+  }
+  const totalSeconds = (now() - started) / 1000;
+
+  const summary = [
+    `# memfold benchmarks${quick ? ' (quick)' : ''}`,
+    '',
+    `Machine: ${machineLine(machine)}. PostgreSQL: ${databaseUrl ? 'yes' : 'no (PGlite only)'}. Total wall time: ${fmt(totalSeconds, 1)} s. ${new Date().toISOString()}`,
+    ...done.flatMap(({ result, seconds }) => ['', `## ${result.title}`, '', result.markdown, '', `(${fmt(seconds, 1)} s)`]),
+    '',
+  ].join('\n');
+  await writeFile(path.join(outDir, 'summary.md'), summary);
+  console.log(`machine: ${machineLine(machine)}`);
+  console.log(`total wall time: ${fmt(totalSeconds, 1)} s; summary in ${path.join(outDir, 'summary.md')}`);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});
