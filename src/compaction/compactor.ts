@@ -26,7 +26,7 @@ import { reconcileConversation, type ReconcileOutcome } from './reconcile.js';
 import { resummarizeFrontier, foldRun, type ResummarizeContext } from './resummarize.js';
 import { replaceRun } from './frontier.js';
 import { buildTranscriptSegments } from './transcript-segments.js';
-import { renderTranscript } from './transcript-format.js';
+import { renderMessage, renderTranscript } from './transcript-format.js';
 
 export interface CompactorOptions {
   model: ModelProvider;
@@ -176,8 +176,10 @@ export function createCompactor(options: CompactorOptions): Compactor {
       );
       const before = await atStage('archive_failed', () => frontier(conversationId));
 
-      // Chunk and fold. A single message larger than a chunk is cut in the request only.
-      const chunks = chunkByTokens(plan.compactable, inputBudget, count);
+      // Chunk by what the summarizer reads: each message as a transcript line, date and speaker included.
+      // Then only a single unit larger than a chunk is ever cut, and in the request only.
+      const lineCost = (m: ConversationMessage) => tokens.count(renderMessage(m)) + 1;
+      const chunks = chunkByTokens(plan.compactable, inputBudget, lineCost);
       const transcripts = chunks.map((chunk) =>
         clipText(renderTranscript(chunk), inputBudget, (t) => tokens.count(t)),
       );

@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ConversationMessage } from '../../src/agent/types.js';
+import { createExtractiveSummarizer } from '../../src/model/extractive/extractive-summarizer.js';
+import type { ModelProvider } from '../../src/model/model-provider.js';
 import { persistenceBackends } from '../support/backends.js';
 import { dialogue as conversation } from '../support/messages.js';
 import { checkInvariants } from '../support/invariants.js';
@@ -33,6 +35,28 @@ for (const backend of persistenceBackends()) {
       expect(result.history.at(-1)!.content).toContain('topic-29');
       expect(await stack.memfold.context('conv-a')).toEqual(result.history);
       await checkInvariants(stack.memfold, 'conv-a', appended.slice(1).concat(appended[0]!));
+    });
+
+    it('the summarizer reads every compacted message whole: no request is cut when no message exceeds a chunk', async () => {
+      const requests: string[] = [];
+      const extractive = createExtractiveSummarizer();
+      const model: ModelProvider = {
+        ...extractive,
+        complete: (request) => {
+          requests.push(request.messages.map((m) => m.content).join('\n'));
+          return extractive.complete(request);
+        },
+      };
+      stack = await openStack(backend, { compaction: settings, model });
+      // Short messages: the date and speaker each transcript line adds weigh more than the text itself.
+      const short = Array.from({ length: 400 }, (_, i) => ({ role: i % 2 === 0 ? 'user' as const : 'assistant' as const, content: `note ${i} ok` }));
+      await stack.memfold.append('conv-r', short);
+      const result = await stack.memfold.compact('conv-r');
+      expect(result.status).toBe('compacted');
+      expect(requests.length).toBeGreaterThan(1);
+      for (const request of requests) expect(request).not.toContain('cut for the summarizer');
+      const archived = (await stack.archive.list({ conversationId: 'conv-r', kind: 'transcript' })).flatMap((t) => t.messages ?? []);
+      for (const m of archived) expect(requests.some((r) => r.includes(m.content)), `message ${m.seq} reached no summarizer request`).toBe(true);
     });
 
     it('skips below the trigger and compacts anyway when forced', async () => {
