@@ -88,7 +88,8 @@ function evaluate(dataset: string, conversations: readonly NewMessage[][], exact
     const sum = (counter: TokenCounter) => evaluated.reduce((total, m) => total + counter.countMessage(m), 0);
     add('whole conversation', sum(exact), (name) => sum(estimators[name]!));
   }
-  return [...units].map(([unit, u]) => ({
+  const order = ['prose', 'tool call JSON', 'tool output', 'whole conversation'];
+  return [...units].sort(([a], [b]) => order.indexOf(a) - order.indexOf(b)).map(([unit, u]) => ({
     dataset,
     unit,
     exactTokens: u.exact.reduce((a, b) => a + b, 0),
@@ -124,7 +125,7 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
       rows.map((r) => [r.dataset, r.unit, fmt(r.estimators[names[0]!]!.n), fmt(r.exactTokens), ...names.map((name) => cell(r.estimators[name]!))]),
     ),
     '',
-    `Calibration factors (exact tokens / (chars/4) of the first request): ${Object.entries(calibrations).map(([d, c]) => `${d} ${fmt(c.factor, 3)} (clamped to [1, 5] by the estimator)`).join('; ')}.`,
+    `Calibration factors (exact tokens / (chars/4) of the first request; the estimator clamps them to [1, 5]): ${Object.entries(calibrations).map(([d, c]) => `${d} ${fmt(c.factor, 3)}`).join('; ')}.`,
   ].join('\n');
   return { name: 'token-estimation', title: 'Token estimation against exact counts', markdown, json: { exactModel: EXACT_MODEL, calibrations, rows } };
 }
