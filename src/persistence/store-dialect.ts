@@ -10,6 +10,12 @@ export interface StoreDialect {
    */
   readonly advisoryLocks?: boolean;
   /**
+   * Connections in the pool. A held advisory lock keeps one of them for the whole compaction, so the
+   * store lets at most this many minus two hold locks at once: the work under the locks always finds a
+   * connection. Required with `advisoryLocks`.
+   */
+  readonly poolSize?: number;
+  /**
    * Whether the pool has a single connection, so calling the store (not the `tx` handle) inside
    * `transaction()` would wait forever; the store refuses such calls. Default `false`.
    */

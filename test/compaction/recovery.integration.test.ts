@@ -143,6 +143,15 @@ for (const backend of persistenceBackends()) {
       await checkInvariants(stack.memfold, 'conv-w', appended);
     });
 
+    it('more concurrent compactions than pooled connections all finish (locks never starve the work under them)', async () => {
+      stack = await openStack(backend, { compaction: settings });
+      const ids = Array.from({ length: 14 }, (_, i) => `conv-p${i}`);
+      const appended = await Promise.all(ids.map((id) => seed(stack!, id, 30)));
+      const results = await Promise.all(ids.map((id) => stack!.memfold.compact(id, { wait: true })));
+      expect(results.map((r) => r.status)).toEqual(ids.map(() => 'compacted'));
+      for (const [i, id] of ids.entries()) await checkInvariants(stack.memfold, id, appended[i]!);
+    });
+
     it('messages appended while a compaction runs are kept and appear in the next history', async () => {
       let s!: Stack;
       const late: ConversationMessage[] = [];

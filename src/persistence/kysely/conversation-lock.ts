@@ -34,6 +34,26 @@ export function createKeyedMutex() {
   };
 }
 
+/** At most `size` holders at once; the others wait in arrival order. */
+export function createSemaphore(size: number) {
+  let free = size;
+  const waiters: Array<() => void> = [];
+  return {
+    async acquire(): Promise<void> {
+      if (free > 0) {
+        free--;
+        return;
+      }
+      await new Promise<void>((resolve) => waiters.push(resolve));
+    },
+    release(): void {
+      const next = waiters.shift();
+      if (next) next();
+      else free++;
+    },
+  };
+}
+
 /** The signed 64-bit advisory-lock key of a conversation, as a decimal string (sent as `::bigint`). */
 export function advisoryLockKey(namespace: string, conversationId: string): string {
   const digest = createHash('sha256').update(`memfold\u0000${namespace}\u0000${conversationId}`).digest();

@@ -12,7 +12,7 @@ import { toPersistenceError } from '../persistence-error.js';
 import { createPgliteDialect } from '../pglite/pglite-dialect.js';
 import { createPostgresDialect } from '../postgres/postgres-dialect.js';
 import type { StoreDialect } from '../store-dialect.js';
-import { advisoryLockKey, createKeyedMutex, withAdvisoryLock, type LockResult } from './conversation-lock.js';
+import { advisoryLockKey, createKeyedMutex, createSemaphore, withAdvisoryLock, type LockResult } from './conversation-lock.js';
 import { createKyselyTransaction, type StoreContext } from './kysely-transaction.js';
 import { listConversations, listOperations, listPendingOperations, recordOperation } from './operation-log.js';
 import { MAX_NAMESPACE_BYTES, requireKey, requireText } from './normalize-new-messages.js';
@@ -62,6 +62,8 @@ export async function openKyselyStore(
 function createStore(db: Kysely<Database>, backend: StoreDialect, context: StoreContext): PersistenceProvider {
   const operations = createKyselyTransaction(db, context);
   const mutex = createKeyedMutex();
+  // Each held advisory lock keeps a pooled connection; leave two for the work done under the locks.
+  const lockSlots = createSemaphore(Math.max(1, (backend.poolSize ?? 3) - 2));
   // Marks the async context of a running transaction() callback (see assertOutsideTransaction).
   const inTransaction = new AsyncLocalStorage<{ active: boolean }>();
   let closed: Promise<void> | undefined;
@@ -134,7 +136,12 @@ function createStore(db: Kysely<Database>, backend: StoreDialect, context: Store
       else if (!mutex.tryAcquire(key)) return { acquired: false };
       try {
         if (!backend.advisoryLocks) return { acquired: true, value: await fn() };
-        return await withAdvisoryLock(db, key, wait, fn);
+        await lockSlots.acquire();
+        try {
+          return await withAdvisoryLock(db, key, wait, fn);
+        } finally {
+          lockSlots.release();
+        }
       } finally {
         mutex.release(key);
       }

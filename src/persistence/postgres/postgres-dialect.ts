@@ -3,9 +3,12 @@ import { PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { StoreDialect } from '../store-dialect.js';
 
+/** Connections per store (pg's own default). */
+export const POSTGRES_POOL_SIZE = 10;
+
 /** A dialect for the server at `databaseUrl` (`postgres://user@host:5432/db`). */
 export function createPostgresDialect(databaseUrl: string): StoreDialect {
-  const pool = new pg.Pool({ connectionString: databaseUrl });
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: POSTGRES_POOL_SIZE });
   // An idle client that loses its server emits on the pool; unhandled, that would crash the process.
   // The pool drops the client, and the next query reports the failure to its caller.
   pool.on('error', () => {});
@@ -13,6 +16,7 @@ export function createPostgresDialect(databaseUrl: string): StoreDialect {
     backend: 'postgres',
     dialect: new PostgresDialect({ pool }),
     advisoryLocks: true,
+    poolSize: POSTGRES_POOL_SIZE,
     async close() {},
   };
 }
