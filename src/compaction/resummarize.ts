@@ -48,7 +48,11 @@ export async function resummarizeFrontier(
 ): Promise<{ frontier: ArchiveEntry[]; created: SummaryBatch[] }> {
   let current = [...frontier].sort(byTime);
   const created: SummaryBatch[] = [];
-  const fits = (run: readonly ArchiveEntry[]) => ctx.fold.tokens.count(childTranscript(run)) <= ctx.inputBudget;
+  // Each child is counted once (by label), and a run costs the sum plus its separators: counting the
+  // joined text for every candidate length would be quadratic in the frontier with an exact tokenizer.
+  const counted = new Map<string, number>();
+  const cost = (child: ArchiveEntry) => counted.get(child.label) ?? counted.set(child.label, ctx.fold.tokens.count(child.content)).get(child.label)!;
+  const fits = (run: readonly ArchiveEntry[]) => run.reduce((sum, child) => sum + cost(child) + 1, 0) <= ctx.inputBudget;
   for (let run = pickResummarizeRun(current, ctx.settings, fits); run; run = pickResummarizeRun(current, ctx.settings, fits)) {
     const parent = await foldRun(run, ctx);
     created.push(parent);
