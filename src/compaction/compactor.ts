@@ -147,7 +147,7 @@ export function createCompactor(options: CompactorOptions): Compactor {
     const messageIds = plan.compactable.map((m) => m.id);
     let status: OperationStatus = 'planned';
     // The journal: every label is on the operation row before it is written (see reconcile.ts).
-    const journal = (labels: string[]) => persistence.recordOperation({ id: operationId, conversationId, status, messageIds, labels });
+    const journal = (labels: string[]) => persistence.updateOperation({ id: operationId, conversationId, status, labels });
     const writer = createArchiveWriter(memory, conversationId, journal);
     const timed = async <T>(stage: CompactionStage, work: () => Promise<T>): Promise<T> => {
       emit({ type: 'stage', conversationId, stage });
@@ -362,8 +362,8 @@ export function createCompactor(options: CompactorOptions): Compactor {
         if (run.length < 2) throw new InvalidArgumentError('depth', `needs at least 2 frontier batches of depth ${depth} (found ${run.length})`);
         const operationId = newId();
         // Journaled like a compaction that covers no messages: a crash leaves it `planned`, and reconcile undoes it.
-        const journal = (labels: string[]) => persistence.recordOperation({ id: operationId, conversationId, status: 'planned', messageIds: [], labels });
-        await journal([]);
+        await persistence.recordOperation({ id: operationId, conversationId, status: 'planned', messageIds: [], labels: [] });
+        const journal = (labels: string[]) => persistence.updateOperation({ id: operationId, conversationId, status: 'planned', labels });
         const writer = createArchiveWriter(memory, conversationId, journal);
         const ctx: ResummarizeContext = {
           conversationId, operationId, settings, memory, writer, inputBudget, fold: foldOptions(conversationId, depth + 1),

@@ -65,6 +65,12 @@ export interface PersistenceProvider extends PersistenceTransaction {
     options?: { wait?: boolean },
   ): Promise<{ acquired: true; value: T } | { acquired: false }>;
   recordOperation(operation: Omit<CompactionOperation, 'createdAt' | 'updatedAt'>): Promise<void>;
+  /**
+   * Move a recorded operation on: its status and labels only (its message ids stay those of its first
+   * record, so a journal entry per write costs the labels, not the covered ids). Refuses an id that is
+   * not an operation of this conversation.
+   */
+  updateOperation(update: Pick<CompactionOperation, 'id' | 'conversationId' | 'status' | 'labels'>): Promise<void>;
   listOperations(conversationId: string): Promise<CompactionOperation[]>;
   /**
    * Operations still `planned` or `archived` (a compaction running now, or one a crash cut short),

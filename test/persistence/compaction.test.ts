@@ -74,6 +74,19 @@ for (const backend of persistenceBackends()) {
       expect(await store.listOperations(foreign)).toMatchObject([{ id: stolen, status: 'planned', labels: [] }]);
     });
 
+    it('updateOperation moves status and labels on and keeps the message ids; an unknown or foreign id is refused', async () => {
+      const id = await seed(2);
+      const operationId = newOperation();
+      await store.recordOperation({ id: operationId, conversationId: id, status: 'planned', messageIds: ['m1', 'm2'], labels: [] });
+      await store.updateOperation({ id: operationId, conversationId: id, status: 'archived', labels: ['batch-a', 'transcript-a'] });
+      expect(await store.listOperations(id)).toMatchObject([{ id: operationId, status: 'archived', messageIds: ['m1', 'm2'], labels: ['batch-a', 'transcript-a'] }]);
+      const foreign = await seed(1);
+      await expect(store.updateOperation({ id: operationId, conversationId: foreign, status: 'committed', labels: [] })).rejects.toMatchObject({ field: 'operation.id' });
+      await expect(store.updateOperation({ id: 'no-such-op', conversationId: id, status: 'planned', labels: [] })).rejects.toMatchObject({ field: 'operation.id' });
+      await expect(store.updateOperation({ id: operationId, conversationId: id, status: 'done' as never, labels: [] })).rejects.toMatchObject({ field: 'operation.status' });
+      expect(await store.listOperations(id)).toMatchObject([{ status: 'archived', labels: ['batch-a', 'transcript-a'] }]);
+    });
+
     it('is atomic under a real database failure: a trigger refusing the clip-archive undoes the deletes', async () => {
       const id = await seed(3);
       const before = await store.loadHistory(id);

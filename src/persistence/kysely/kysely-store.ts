@@ -14,7 +14,7 @@ import { createPostgresDialect } from '../postgres/postgres-dialect.js';
 import type { StoreDialect } from '../store-dialect.js';
 import { advisoryLockKey, createKeyedMutex, createSemaphore, withAdvisoryLock, type LockResult } from './conversation-lock.js';
 import { createKyselyTransaction, type StoreContext } from './kysely-transaction.js';
-import { listConversations, listOperations, listPendingOperations, recordOperation } from './operation-log.js';
+import { listConversations, listOperations, listPendingOperations, recordOperation, updateOperation } from './operation-log.js';
 import { MAX_NAMESPACE_BYTES, requireKey, requireText } from './normalize-new-messages.js';
 import type { Database } from './schema.js';
 
@@ -150,6 +150,10 @@ function createStore(db: Kysely<Database>, backend: StoreDialect, context: Store
     async recordOperation(operation) {
       assertOutsideTransaction('recordOperation');
       return recordOperation(db, context, operation);
+    },
+    async updateOperation(update) {
+      assertOutsideTransaction('updateOperation');
+      return updateOperation(db, context, update);
     },
     async listOperations(conversationId) {
       assertOutsideTransaction('listOperations');

@@ -32,6 +32,32 @@ export async function recordOperation(
   }
 }
 
+/** Update an existing operation's status and labels; its message ids and createdAt stay. */
+export async function updateOperation(
+  db: Kysely<Database>,
+  context: StoreContext,
+  update: Pick<CompactionOperation, 'id' | 'conversationId' | 'status' | 'labels'>,
+): Promise<void> {
+  const id = requireText(update?.id, 'operation.id');
+  const conversationId = requireText(update.conversationId, 'operation.conversationId');
+  if (!STATUSES.has(update.status)) {
+    throw new InvalidArgumentError('operation.status', `must be one of ${[...STATUSES].join(', ')}; got ${JSON.stringify(update.status)}`);
+  }
+  const labels = requireTextArray(update.labels, 'operation.labels');
+  const result = await guard(`update operation ${id}`, () =>
+    db
+      .updateTable('compaction_operations')
+      .set({ status: update.status, labels: JSON.stringify(labels), updated_at: context.clock().toISOString() })
+      .where('id', '=', id)
+      .where('namespace', '=', context.namespace)
+      .where('conversation_id', '=', conversationId)
+      .executeTakeFirst(),
+  );
+  if (Number(result.numUpdatedRows) !== 1) {
+    throw new InvalidArgumentError('operation.id', `${JSON.stringify(id)} is not an operation of this conversation`);
+  }
+}
+
 /**
  * Insert an operation row, or update its status, ids, labels and error (createdAt stays the first
  * write's). Returns false when the id belongs to another conversation: an operation never moves.
