@@ -122,14 +122,33 @@ export async function openLanceArchive(options: LanceArchiveOptions): Promise<Me
     throw wrap('open', error);
   }
 
+  /** True once every index exists: from then on upkeep only optimizes, and may run behind the writes. */
+  let indexesReady = false;
   const maintain = async (): Promise<void> => {
     try {
-      await maintainIndexes(table, settings.optimizeAfterUnindexedRows, retry, settings.scalarIndexes ? ARCHIVE_INDEXES : FULL_TEXT_INDEXES);
+      const outcome = await maintainIndexes(table, settings.optimizeAfterUnindexedRows, retry, settings.scalarIndexes ? ARCHIVE_INDEXES : FULL_TEXT_INDEXES);
+      indexesReady ||= !(outcome.kind === 'skip' && outcome.reason === 'empty table');
     } catch (error) {
       warn(`LanceDB archive index maintenance failed (rows stay searchable, unindexed): ${errorMessage(error)}`, error);
     }
   };
   await enqueueWrite(tableKey, maintain);
+  /**
+   * Index upkeep after a write. Creating the indexes (the first rows) is awaited: full-text search needs
+   * its index. Later upkeep (optimize) is queued behind the write instead: its cost grows with the whole
+   * table, all conversations together, and a compaction should not wait for it; rows stay searchable
+   * meanwhile. One queued upkeep at a time is enough; `close()` waits for it.
+   */
+  let upkeepQueued = false;
+  const upkeep = async (): Promise<void> => {
+    if (!indexesReady) return enqueueWrite(tableKey, maintain);
+    if (upkeepQueued) return;
+    upkeepQueued = true;
+    void enqueueWrite(tableKey, async () => {
+      upkeepQueued = false;
+      await maintain();
+    });
+  };
 
   let closed = false;
   const ensureOpen = (): void => {
@@ -182,7 +201,7 @@ export async function openLanceArchive(options: LanceArchiveOptions): Promise<Me
       await mutate('write', async () => {
         await table.mergeInsert(COLUMN.key).whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(data);
       });
-      await enqueueWrite(tableKey, maintain);
+      await upkeep();
     },
 
     async read(conversationId, labels) {
@@ -267,7 +286,7 @@ export async function openLanceArchive(options: LanceArchiveOptions): Promise<Me
           await table.update({ values: { [COLUMN.parentLabel]: parentLabel }, where: labelsWhere(namespace, conversationId, slice) });
         }
       });
-      await enqueueWrite(tableKey, maintain);
+      await upkeep();
     },
 
     async delete(conversationId, labels) {
