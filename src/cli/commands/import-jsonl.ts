@@ -6,6 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import type { NewMessage, Role, ToolCall } from '../../agent/types.js';
 import { InvalidArgumentError } from '../../errors.js';
+import { readJsonlObjects } from '../../eval/datasets/jsonl-dataset.js';
 
 const ROLES = new Set<Role>(['system', 'user', 'assistant', 'tool']);
 
@@ -16,17 +17,7 @@ export interface ImportedLine {
 
 export function parseJsonlMessages(text: string): ImportedLine[] {
   const lines: ImportedLine[] = [];
-  text.split(/\r?\n/).forEach((raw, index) => {
-    if (raw.trim() === '') return;
-    const where = `line ${index + 1}`;
-    let value: unknown;
-    try {
-      value = JSON.parse(raw);
-    } catch {
-      throw new InvalidArgumentError(where, 'is not valid JSON');
-    }
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new InvalidArgumentError(where, 'must be a JSON object');
-    const v = value as Record<string, unknown>;
+  for (const { where, value: v } of readJsonlObjects(text)) {
     if (!ROLES.has(v.role as Role)) throw new InvalidArgumentError(`${where}.role`, 'must be one of system, user, assistant, tool');
     const content = v.content ?? '';
     if (typeof content !== 'string') throw new InvalidArgumentError(`${where}.content`, 'must be a string');
@@ -44,7 +35,7 @@ export function parseJsonlMessages(text: string): ImportedLine[] {
     }
     const conversationId = v.conversation_id ?? v.conversationId;
     lines.push({ message, ...(typeof conversationId === 'string' ? { conversationId } : {}) });
-  });
+  }
   return lines;
 }
 

@@ -19,11 +19,15 @@ import { checkEvidence, noneSkipped, type EvalConversation, type EvalQuestion, t
 
 const ROLES = new Set<Role>(['system', 'user', 'assistant']);
 
-function readLines(text: string, file: string): Array<{ where: string; value: Record<string, unknown> }> {
+/**
+ * The JSON objects of a JSONL text, each with where it stands (`<file> line N`, or `line N` without a
+ * file) for errors; blank lines are skipped. Shared by the eval datasets and `memfold import`.
+ */
+export function readJsonlObjects(text: string, file?: string): Array<{ where: string; value: Record<string, unknown> }> {
   const rows: Array<{ where: string; value: Record<string, unknown> }> = [];
   text.split(/\r?\n/).forEach((raw, index) => {
     if (raw.trim() === '') return;
-    const where = `${file} line ${index + 1}`;
+    const where = `${file ? `${file} ` : ''}line ${index + 1}`;
     let value: unknown;
     try {
       value = JSON.parse(raw);
@@ -56,7 +60,7 @@ interface Building {
 /** Parses both files' texts into a dataset (pure; `names` only label errors). */
 export function parseJsonlDataset(turnsText: string, questionsText: string, names = { turns: 'turns', questions: 'questions' }): QaDataset {
   const conversations = new Map<string, Building>();
-  for (const { where, value } of readLines(turnsText, names.turns)) {
+  for (const { where, value } of readJsonlObjects(turnsText, names.turns)) {
     const conversationId = requireString(value, where, 'conversation_id');
     const turnId = requireString(value, where, 'turn_id');
     const text = value.text;
@@ -89,7 +93,7 @@ export function parseJsonlDataset(turnsText: string, questionsText: string, name
 
   const skipped = noneSkipped();
   const asked = new Map<string, Array<Omit<EvalQuestion, 'evidence'> & { evidence: string[] }>>();
-  readLines(questionsText, names.questions).forEach(({ where, value }, index) => {
+  readJsonlObjects(questionsText, names.questions).forEach(({ where, value }, index) => {
     const conversationId = requireString(value, where, 'conversation_id');
     if (!conversations.has(conversationId)) throw new InvalidArgumentError(`${where}.conversation_id`, `names no conversation of the turns file ("${conversationId}")`);
     const evidence = value.evidence ?? [];
