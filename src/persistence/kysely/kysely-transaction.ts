@@ -76,10 +76,9 @@ export function createKyselyTransaction(db: Kysely<Database>, context: StoreCont
   return {
     async append(conversationId: string, messages: NewMessage[]): Promise<ConversationMessage[]> {
       requireKey(conversationId, 'conversationId');
-      const rows = normalizeNewMessages(messages, { now: clock(), maxMessageBytes });
+      const rows = normalizeNewMessages(messages, { maxMessageBytes });
       checkBatchIds(rows, clipArchiveId(conversationId));
       if (rows.length === 0) return [];
-      const timed = messages.map((m) => m.createdAt !== undefined);
       return guard(`append to conversation ${JSON.stringify(conversationId)}`, () =>
         inTransaction(db, async (trx) => {
           // The upsert locks the conversation row, so concurrent appends take turns and get contiguous seqs.
@@ -99,7 +98,7 @@ export function createKyselyTransaction(db: Kysely<Database>, context: StoreCont
               role: row.role,
               kind: 'message',
               content: JSON.stringify(row.content),
-              created_at: timed[start + offset] ? row.createdAt : now,
+              created_at: row.createdAt ?? now,
             }));
             const inserted = await trx.insertInto('messages').values(batch).returning(MESSAGE_COLUMNS).execute();
             stored.push(...inserted.map(toMessage));

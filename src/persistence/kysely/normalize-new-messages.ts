@@ -10,12 +10,13 @@ import type { StoredContent } from './schema.js';
 
 const ROLES: ReadonlySet<string> = new Set<Role>(['system', 'user', 'assistant', 'tool']);
 
-/** A message ready to insert: id and time filled in, content shaped for the jsonb column. */
+/** A message ready to insert: id filled in, content shaped for the jsonb column. */
 export interface NormalizedMessage {
   id: string;
   role: Role;
   content: StoredContent;
-  createdAt: string;
+  /** Absent when the caller gave none: `append` stamps it under the conversation's lock. */
+  createdAt?: string;
 }
 
 /** A non-empty string PostgreSQL stores unchanged: no U+0000, no lone surrogate. */
@@ -74,8 +75,6 @@ export function requireTime(value: unknown, field: string): string {
 }
 
 export interface NormalizeOptions {
-  /** Fills missing createdAt values. */
-  now: Date;
   /** UTF-8 bytes one message's text (content, tool calls, name, ids) may take. */
   maxMessageBytes: number;
 }
@@ -114,7 +113,8 @@ function normalizeOne(value: unknown, field: string, options: NormalizeOptions):
     id,
     role: message.role as Role,
     content,
-    createdAt: message.createdAt === undefined ? options.now.toISOString() : requireTime(message.createdAt, `${field}.createdAt`),
+    // A missing time stays missing: append stamps it under the conversation's row lock.
+    ...(message.createdAt === undefined ? {} : { createdAt: requireTime(message.createdAt, `${field}.createdAt`) }),
   };
 }
 
