@@ -273,10 +273,11 @@ export function createCompactor(options: CompactorOptions): Compactor {
   ): Promise<{ outcome: PlanOutcome; stored?: ConversationMessage[] }> {
     const outcomes = await atStage('reconcile_failed', () => reconcileConversation(conversationId, reconcileDeps));
     for (const outcome of outcomes) emit({ type: 'reconciled', ...outcome });
+    // Another process (or a finished interrupted operation) may have archived part of the caller's history:
+    // an indexed count tells, and only then are the live rows loaded to plan again.
+    const ids = plan.compactable.map((m) => m.id);
+    if ((await atStage('unexpected', () => persistence.countLive(conversationId, ids))) === ids.length) return { outcome: plan };
     const stored = await atStage('unexpected', () => persistence.loadHistory(conversationId));
-    const live = new Set(stored.map((m) => m.id));
-    // Another process (or a finished interrupted operation) may have archived part of the caller's history.
-    if (plan.compactable.every((m) => live.has(m.id))) return { outcome: plan };
     return { outcome: planCompaction(stored, settings, count, { force }), stored };
   }
 

@@ -42,6 +42,8 @@ export interface PersistenceTransaction {
   append(conversationId: string, messages: NewMessage[]): Promise<ConversationMessage[]>;
   deleteByIds(conversationId: string, ids: string[]): Promise<number>;
   loadHistory(conversationId: string): Promise<ConversationMessage[]>;
+  /** How many of `ids` are live messages of the conversation (one indexed lookup, no rows loaded). */
+  countLive(conversationId: string, ids: string[]): Promise<number>;
   commitCompaction(commit: CommitCompaction): Promise<CommitReport>;
 }
 

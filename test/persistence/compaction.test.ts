@@ -74,6 +74,16 @@ for (const backend of persistenceBackends()) {
       expect(await store.listOperations(foreign)).toMatchObject([{ id: stolen, status: 'planned', labels: [] }]);
     });
 
+    it('countLive counts only live ids of that conversation', async () => {
+      const id = await seed(3);
+      const other = await seed(2);
+      expect(await store.countLive(id, ['m1', 'm2', 'missing'])).toBe(2);
+      await store.deleteByIds(id, ['m1']);
+      expect(await store.countLive(id, ['m1', 'm2', 'm3'])).toBe(2);
+      expect(await store.countLive(other, ['m3'])).toBe(0);
+      expect(await store.countLive(id, [])).toBe(0);
+    });
+
     it('updateOperation moves status and labels on and keeps the message ids; an unknown or foreign id is refused', async () => {
       const id = await seed(2);
       const operationId = newOperation();

@@ -99,6 +99,10 @@ function createStore(db: Kysely<Database>, backend: StoreDialect, context: Store
       assertOutsideTransaction('loadHistory');
       return operations.loadHistory(conversationId);
     },
+    async countLive(conversationId, ids) {
+      assertOutsideTransaction('countLive');
+      return operations.countLive(conversationId, ids);
+    },
     async commitCompaction(commit) {
       assertOutsideTransaction('commitCompaction');
       return operations.commitCompaction(commit);

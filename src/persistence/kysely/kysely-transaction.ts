@@ -141,6 +141,22 @@ export function createKyselyTransaction(db: Kysely<Database>, context: StoreCont
       });
     },
 
+    async countLive(conversationId: string, ids: string[]): Promise<number> {
+      requireKey(conversationId, 'conversationId');
+      const wanted = requireTextArray(ids, 'ids');
+      if (wanted.length === 0) return 0;
+      return guard(`count live messages of conversation ${JSON.stringify(conversationId)}`, async () => {
+        const row = await db
+          .selectFrom('messages')
+          .select((eb) => eb.fn.countAll<string>().as('live'))
+          .where('namespace', '=', namespace)
+          .where('conversation_id', '=', conversationId)
+          .where(sql<boolean>`id = any(${wanted}::text[])`)
+          .executeTakeFirstOrThrow();
+        return Number(row.live);
+      });
+    },
+
     async commitCompaction(commit: CommitCompaction): Promise<CommitReport> {
       const conversationId = requireKey(commit?.conversationId, 'commit.conversationId');
       const operationId = requireKey(commit.operationId, 'commit.operationId');
@@ -151,9 +167,10 @@ export function createKyselyTransaction(db: Kysely<Database>, context: StoreCont
         inTransaction(db, async (trx) => {
           await touchConversation(trx, conversationId, 0);
           const deleted = await deleteIds(trx, conversationId, wanted);
-          if (deleted !== new Set(wanted).size) {
+          const expected = new Set(wanted).size;
+          if (deleted !== expected) {
             // Some archived message is no longer live: the caller planned on a stale history. Throwing rolls back.
-            throw new MemfoldError('persistence_error', `Commit of ${operationId} expected to delete ${new Set(wanted).size} live messages but found ${deleted}`, {
+            throw new MemfoldError('persistence_error', `Commit of ${operationId} expected to delete ${expected} live messages but found ${deleted}`, {
               details: { field: 'commit.deleteIds' },
             });
           }
