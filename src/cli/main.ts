@@ -10,7 +10,7 @@ import { buildBatchTree, formatBatchTree } from './batch-tree.js';
 import { parseArgs, usage, type ParsedCommand } from './args.js';
 import { runDemo } from './commands/demo.js';
 import { runEval } from './commands/eval.js';
-import { groupByConversation, readJsonlFile } from './commands/import-jsonl.js';
+import { runImport } from './commands/import.js';
 import { formatContext, printJson, processOutput, type Output } from './output.js';
 
 /** The demo's context window: small, so that a few hundred turns fold into several depths. */
@@ -33,14 +33,8 @@ async function dispatch(memfold: Memfold, parsed: ParsedCommand, output: Output)
       else output.out(report.applied.length > 0 ? `applied: ${report.applied.join(', ')}` : `up to date (${report.current.length} migrations)`);
       return 0;
     }
-    case 'import': {
-      const groups = groupByConversation(await readJsonlFile(p.file!), flags.conversation as string | undefined);
-      const counts: Record<string, number> = {};
-      for (const [conversationId, messages] of groups) counts[conversationId] = (await memfold.append(conversationId, messages)).length;
-      if (json) printJson(output, { imported: counts });
-      else for (const [id, n] of Object.entries(counts)) output.out(`${id}: ${n} messages appended`);
-      return 0;
-    }
+    case 'import':
+      return runImport(memfold, p.file!, { json, ...(typeof flags.conversation === 'string' ? { conversation: flags.conversation } : {}) }, output);
     case 'compact': {
       const result = await memfold.compact(p.conversation!, { force: flags.force === true, wait: true });
       if (json) printJson(output, { ...result, history: undefined });

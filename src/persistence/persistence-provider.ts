@@ -45,6 +45,18 @@ export interface PersistenceTransaction {
   /** How many of `ids` are live messages of the conversation (one indexed lookup, no rows loaded). */
   countLive(conversationId: string, ids: string[]): Promise<number>;
   commitCompaction(commit: CommitCompaction): Promise<CommitReport>;
+  /**
+   * Which of `ids` the conversation has ever accepted (live, archived, or covered by a pending
+   * operation), each with the `messageDigest` of the message it was given to. Ids are never reused:
+   * `append` refuses them, whatever became of the first message.
+   */
+  findUsedIds(conversationId: string, ids: string[]): Promise<UsedId[]>;
+}
+
+/** An id a conversation already accepted, and the digest (`agent/message-digest.ts`) of its message. */
+export interface UsedId {
+  id: string;
+  digest: string;
 }
 
 /**

@@ -3,6 +3,7 @@
  */
 import { InvalidArgumentError } from '../errors.js';
 import type { ArchiveKind } from '../agent/types.js';
+import { parseIsoTime } from '../agent/iso-time.js';
 import { textProblem } from '../agent/well-formed-text.js';
 
 export interface MemoryReadArgs {
@@ -22,7 +23,6 @@ export const MEMORY_READ_MAX_QUERY_CHARS = 2_000;
 /** Labels are `compaction-batch-{conversationId}-{ISO time}[~suffix]`, and a conversation id may take 1 KiB. */
 export const MEMORY_READ_MAX_LABEL_CHARS = 2_000;
 const KNOWN = new Set(['query', 'label', 'depth', 'kind', 'from', 'to', 'limit']);
-const ISO_TIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
 
 function optionalString(raw: Record<string, unknown>, key: string, maxLength: number): string | undefined {
   const value = raw[key];
@@ -39,9 +39,7 @@ function optionalString(raw: Record<string, unknown>, key: string, maxLength: nu
 function optionalTime(raw: Record<string, unknown>, key: string): string | undefined {
   const value = optionalString(raw, key, 40);
   if (value === undefined) return undefined;
-  const ms = Date.parse(value);
-  if (!ISO_TIME.test(value) || Number.isNaN(ms)) throw new InvalidArgumentError(key, 'must be an ISO 8601 date or time, e.g. 2023-05-08 or 2023-05-08T13:56:00Z');
-  return new Date(ms).toISOString();
+  return parseIsoTime(value, key);
 }
 
 function optionalInt(raw: Record<string, unknown>, key: string, min: number, max: number): number | undefined {

@@ -5,6 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { NewMessage, Role, ToolCall } from '../../agent/types.js';
+import { parseIsoTime } from '../../agent/iso-time.js';
 import { InvalidArgumentError } from '../../errors.js';
 import { readJsonlObjects } from '../../eval/datasets/jsonl-dataset.js';
 
@@ -29,10 +30,7 @@ export function parseJsonlMessages(text: string): ImportedLine[] {
     if (typeof v.name === 'string') message.name = v.name;
     if (typeof v.id === 'string') message.id = v.id;
     const createdAt = v.created_at ?? v.createdAt;
-    if (createdAt !== undefined) {
-      if (typeof createdAt !== 'string' || Number.isNaN(Date.parse(createdAt))) throw new InvalidArgumentError(`${where}.created_at`, 'must be an ISO 8601 time');
-      message.createdAt = new Date(Date.parse(createdAt)).toISOString();
-    }
+    if (createdAt !== undefined) message.createdAt = parseIsoTime(createdAt, `${where}.created_at`);
     const conversationId = v.conversation_id ?? v.conversationId;
     lines.push({ message, ...(typeof conversationId === 'string' ? { conversationId } : {}) });
   }

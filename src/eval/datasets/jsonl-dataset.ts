@@ -14,6 +14,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { NewMessage, Role } from '../../agent/types.js';
+import { parseIsoTime } from '../../agent/iso-time.js';
 import { InvalidArgumentError } from '../../errors.js';
 import { checkEvidence, noneSkipped, type EvalConversation, type EvalQuestion, type QaDataset } from '../eval-types.js';
 
@@ -69,8 +70,8 @@ export function parseJsonlDataset(turnsText: string, questionsText: string, name
     const role = value.role;
     if (role !== undefined && !ROLES.has(role as Role)) throw new InvalidArgumentError(`${where}.role`, 'must be one of user, assistant, system');
     if (role === undefined && speaker === undefined) throw new InvalidArgumentError(`${where}.speaker`, 'is required when role is absent');
-    const time = optionalString(value, where, 'time');
-    if (time !== undefined && Number.isNaN(Date.parse(time))) throw new InvalidArgumentError(`${where}.time`, 'must be an ISO 8601 time');
+    const rawTime = optionalString(value, where, 'time');
+    const time = rawTime === undefined ? undefined : parseIsoTime(rawTime, `${where}.time`);
 
     let building = conversations.get(conversationId);
     if (!building) {
@@ -84,7 +85,7 @@ export function parseJsonlDataset(turnsText: string, questionsText: string, name
       role: (role as Role | undefined) ?? (speaker === building.firstSpeaker ? 'user' : 'assistant'),
       content: text,
       ...(speaker !== undefined ? { name: speaker } : {}),
-      ...(time !== undefined ? { createdAt: new Date(Date.parse(time)).toISOString() } : {}),
+      ...(time !== undefined ? { createdAt: time } : {}),
     };
     building.conversation.messages.push(message);
     building.conversation.turnIds.push(turnId);

@@ -4,6 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Role, ToolCall } from '../../agent/types.js';
+import { parseIsoTime } from '../../agent/iso-time.js';
 import { textProblem, utf8Bytes } from '../../agent/well-formed-text.js';
 import { InvalidArgumentError } from '../../errors.js';
 import type { StoredContent } from './schema.js';
@@ -50,39 +51,9 @@ export function requireTextArray(value: unknown, field: string): string[] {
   return value.map((item, index) => requireText(item, `${field}[${index}]`));
 }
 
-/** ISO 8601 date or date-time; without an offset a date-time is local time, as JavaScript reads it. */
-const ISO_8601 = /^(\d{4})-(\d{2})-(\d{2})(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
-
-/**
- * A Date or an ISO 8601 string, as a canonical ISO string. Other strings are refused: Date.parse
- * reads "1 2 3" as a local date and rolls 2023-02-30 over to March, silently storing another time.
- */
-export function requireTime(value: unknown, field: string): string {
-  if (typeof value === 'string') {
-    const match = ISO_8601.exec(value.trim());
-    const [year, month, day] = (match?.slice(1, 4) ?? []).map(Number);
-    const realDay = year !== undefined && month !== undefined && day !== undefined && day >= 1 && day <= daysInMonth(year, month);
-    if (!realDay) throw new InvalidArgumentError(field, `must be an ISO 8601 date or time (2023-05-08T13:56:00Z) on a real calendar day, got ${describe(value)}`);
-  }
-  const date = value instanceof Date ? value : typeof value === 'string' ? new Date(value.trim()) : undefined;
-  if (date === undefined) throw new InvalidArgumentError(field, `must be a Date or an ISO 8601 string, got ${describe(value)}`);
-  const time = date.getTime();
-  // Years 0001-9999: what both toISOString and PostgreSQL read back unchanged.
-  if (Number.isNaN(time) || date.getUTCFullYear() < 1 || date.getUTCFullYear() > 9999) {
-    throw new InvalidArgumentError(field, `must be a valid date between years 1 and 9999, got ${JSON.stringify(String(value))}`);
-  }
-  return date.toISOString();
-}
-
 export interface NormalizeOptions {
   /** UTF-8 bytes one message's text (content, tool calls, name, ids) may take. */
   maxMessageBytes: number;
-}
-
-/** 0 for a month outside 1-12, so that no day fits. */
-function daysInMonth(year: number, month: number): number {
-  if (month < 1 || month > 12) return 0;
-  return new Date(Date.UTC(year, month, 0)).getUTCDate();
 }
 
 /** Validate `append` input, each message on its own (pairing across messages is checked by the caller). */
@@ -114,7 +85,7 @@ function normalizeOne(value: unknown, field: string, options: NormalizeOptions):
     role: message.role as Role,
     content,
     // A missing time stays missing: append stamps it under the conversation's row lock.
-    ...(message.createdAt === undefined ? {} : { createdAt: requireTime(message.createdAt, `${field}.createdAt`) }),
+    ...(message.createdAt === undefined ? {} : { createdAt: parseIsoTime(message.createdAt, `${field}.createdAt`) }),
   };
 }
 

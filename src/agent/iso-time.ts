@@ -1,0 +1,40 @@
+/**
+ * The one date rule for every boundary (append, import, memory_read's from/to, CLI options), pure.
+ * Accepts a Date or an ISO 8601 date / date-time on a real calendar day and returns the canonical UTC
+ * ISO string. Anything else is refused: Date.parse reads "1 2 3" as a local date and rolls 2023-02-30
+ * over to March, silently storing another time.
+ */
+import { InvalidArgumentError } from '../errors.js';
+
+/** ISO 8601 date or date-time; without an offset a date-time is local time, as JavaScript reads it. */
+const ISO_8601 = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
+
+/** 0 for a month outside 1-12, so that no day fits. */
+function daysInMonth(year: number, month: number): number {
+  if (month < 1 || month > 12) return 0;
+  return new Date(Date.UTC(year, month, 0)).getUTCDate();
+}
+
+/** Whether `text` is not an ISO 8601 time on a real calendar day with a real clock time. */
+function notIsoTime(text: string): boolean {
+  const match = ISO_8601.exec(text);
+  if (!match) return true;
+  const [year, month, day, hour, minute, second] = match.slice(1, 7).map((part) => (part === undefined ? 0 : Number(part)));
+  if (!(day! >= 1 && day! <= daysInMonth(year!, month!))) return true;
+  return hour! > 23 || minute! > 59 || second! > 59;
+}
+
+/** A Date or an ISO 8601 string, as a canonical ISO string; `field` names the input in the error. */
+export function parseIsoTime(value: unknown, field: string): string {
+  if (typeof value === 'string' && notIsoTime(value.trim())) {
+    throw new InvalidArgumentError(field, `must be an ISO 8601 date or time (2023-05-08 or 2023-05-08T13:56:00Z) on a real calendar day, got ${JSON.stringify(value.length > 40 ? value.slice(0, 40) + '…' : value)}`);
+  }
+  const date = value instanceof Date ? value : typeof value === 'string' ? new Date(value.trim()) : undefined;
+  if (date === undefined) throw new InvalidArgumentError(field, `must be a Date or an ISO 8601 string, got ${value === null ? 'null' : typeof value}`);
+  const time = date.getTime();
+  // Years 0001-9999: what both toISOString and PostgreSQL read back unchanged.
+  if (Number.isNaN(time) || date.getUTCFullYear() < 1 || date.getUTCFullYear() > 9999) {
+    throw new InvalidArgumentError(field, `must be a valid date between years 1 and 9999, got ${JSON.stringify(String(value))}`);
+  }
+  return date.toISOString();
+}
