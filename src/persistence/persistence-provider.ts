@@ -56,7 +56,8 @@ export interface PersistenceTransaction {
 /** An id a conversation already accepted, and the digest (`agent/message-digest.ts`) of its message. */
 export interface UsedId {
   id: string;
-  digest: string;
+  /** Absent for ids recorded before digests were kept (migrations/003). */
+  digest?: string;
 }
 
 /**

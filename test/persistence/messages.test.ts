@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { messageDigest } from '../../src/agent/message-digest.js';
 import type { NewMessage, ToolCall } from '../../src/agent/types.js';
 import type { PersistenceProvider } from '../../src/persistence/persistence-provider.js';
 import { persistenceBackends } from '../support/backends.js';
@@ -93,10 +94,45 @@ for (const backend of persistenceBackends()) {
           { id: 'fresh', role: 'user', content: 'second' },
           { id: 'dup', role: 'user', content: 'again' },
         ]),
-      ).rejects.toMatchObject({ code: 'invalid_argument', field: 'messages[1].id', message: expect.stringContaining('already stored') });
+      ).rejects.toMatchObject({ code: 'invalid_argument', field: 'messages[1].id', message: expect.stringContaining('already used') });
       expect((await store.loadHistory(id)).map((m) => m.id)).toEqual(['dup']);
       const [next] = await store.append(id, [{ role: 'user', content: 'after' }]);
       expect(next!.seq).toBe(2);
+    });
+
+    it('refuses an id whose message already left the live table, in this conversation only', async () => {
+      const id = newConversation();
+      const other = newConversation();
+      await store.append(id, [
+        { id: 'gone', role: 'user', content: 'archived later' },
+        { id: 'kept', role: 'assistant', content: 'stays' },
+      ]);
+      expect(await store.deleteByIds(id, ['gone'])).toBe(1);
+      await expect(store.append(id, [{ id: 'gone', role: 'user', content: 'a new message with an old id' }])).rejects.toMatchObject({
+        code: 'invalid_argument', field: 'messages[0].id', message: expect.stringContaining('already used'),
+      });
+      expect((await store.loadHistory(id)).map((m) => m.id)).toEqual(['kept']);
+      // Ids are scoped by conversation: another one may use the same id.
+      expect((await store.append(other, [{ id: 'gone', role: 'user', content: 'elsewhere' }])).map((m) => m.id)).toEqual(['gone']);
+    });
+
+    it('findUsedIds answers every id ever accepted, live or not, with the digest of its message', async () => {
+      const id = newConversation();
+      const call = { id: 'c1', type: 'function' as const, function: { name: 'read', arguments: '{"path":"a"}' } };
+      await store.append(id, [
+        { id: 'u1', role: 'user', content: 'hello', createdAt: '2024-01-01T00:00:00Z' },
+        { id: 'a1', role: 'assistant', content: '', toolCalls: [call] },
+        { id: 't1', role: 'tool', content: 'file a', toolCallId: 'c1' },
+      ]);
+      await store.deleteByIds(id, ['u1']);
+      const used = await store.findUsedIds(id, ['u1', 'a1', 't1', 'never']);
+      const byId = new Map(used.map((u) => [u.id, u.digest]));
+      expect([...byId.keys()].sort()).toEqual(['a1', 't1', 'u1']);
+      // The digest is the message's substance, not its time: a re-sent copy matches, an edited one does not.
+      expect(byId.get('u1')).toBe(messageDigest({ role: 'user', content: 'hello' }));
+      expect(byId.get('a1')).toBe(messageDigest({ role: 'assistant', content: '', toolCalls: [call] }));
+      expect(byId.get('t1')).not.toBe(messageDigest({ role: 'tool', content: 'file b', toolCallId: 'c1' }));
+      expect(await store.findUsedIds(id, [])).toEqual([]);
     });
 
     it('gives 20 concurrent appends to one conversation unique, contiguous seqs', async () => {

@@ -35,6 +35,33 @@ for (const backend of persistenceBackends()) {
     });
   });
 
+  describe(`${backend.name}: upgrading a store to the id ledger (003)`, () => {
+    it('records the ids of live messages and of messages committed operations archived, so neither can be appended again', async () => {
+      const opened = await backend.open({ namespace: 'ns' });
+      try {
+        const { persistence: store, exec } = opened;
+        // A store as it was before 003: live rows and a committed operation, no ledger.
+        await exec(`drop table message_ids; delete from memfold_migrations where name = '003_message_ids.sql'`);
+        await exec(`insert into conversations (namespace, id, created_at, updated_at, next_seq) values ('ns', 'c', now(), now(), 4)`);
+        await exec(`insert into messages (namespace, conversation_id, id, seq, role, content, created_at)
+                    values ('ns', 'c', 'live', 3, 'user', '{"text":"still here"}', now())`);
+        await exec(`insert into compaction_operations (id, namespace, conversation_id, status, message_ids, created_at, updated_at)
+                    values ('op1', 'ns', 'c', 'committed', '["old1","old2"]', now(), now()),
+                           ('op2', 'ns', 'c', 'rolled_back', '["undone"]', now(), now())`);
+        expect((await store.migrate()).applied).toEqual(['003_message_ids.sql']);
+
+        expect((await store.findUsedIds('c', ['live', 'old1', 'old2', 'undone'])).map((u) => u.id).sort()).toEqual(['live', 'old1', 'old2']);
+        for (const id of ['live', 'old2']) {
+          await expect(store.append('c', [{ id, role: 'user', content: 'reuse' }])).rejects.toMatchObject({ field: 'messages[0].id' });
+        }
+        // A rolled-back operation archived nothing: its ids are not taken by it.
+        expect((await store.append('c', [{ id: 'undone', role: 'user', content: 'fresh' }])).map((m) => m.seq)).toEqual([4]);
+      } finally {
+        await opened.cleanup();
+      }
+    });
+  });
+
   describe(`${backend.name}: the migration runner`, () => {
     let db: Kysely<any>;
     let dialect: StoreDialect;

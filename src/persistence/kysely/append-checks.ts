@@ -1,11 +1,12 @@
 /**
- * The checks of an `append` batch that look across messages: ids unique in the batch and in the
- * conversation, and every tool result answering a call of the group it belongs to. Each failure is an
+ * The checks of an `append` batch that look across messages: ids unique in the batch and never used
+ * before in the conversation, and every tool result answering a call of the group it belongs to. Each failure is an
  * InvalidArgumentError naming `messages[i].<field>`, thrown before the first row is written.
  */
 import { sql, type Kysely } from 'kysely';
 import { InvalidArgumentError } from '../../errors.js';
 import type { NormalizedMessage } from './normalize-new-messages.js';
+import type { UsedId } from '../persistence-provider.js';
 import type { Database } from './schema.js';
 
 /** Which conversation the stored checks look in. */
@@ -65,19 +66,30 @@ export async function checkAgainstStored(trx: Kysely<Database>, scope: Conversat
   await refuseUnansweredToolResults(trx, scope, leadingToolResults(rows));
 }
 
+/** An id the conversation ever accepted (live, archived, or under a pending operation) is refused. */
 async function refuseStoredIds(trx: Kysely<Database>, scope: ConversationScope, rows: readonly NormalizedMessage[]): Promise<void> {
   const ids = rows.map((row) => row.id);
-  const stored = await trx
-    .selectFrom('messages')
-    .select('id')
+  const [used] = await findUsedIds(trx, scope, ids, 1);
+  if (used === undefined) return;
+  const index = ids.indexOf(used.id);
+  throw new InvalidArgumentError(
+    `messages[${index}].id`,
+    `${JSON.stringify(used.id)} is already used in this conversation (ids are never reused, also after their message was archived)`,
+  );
+}
+
+/** Which of `ids` the conversation already used, with their digests; at most `limit` when given. */
+export async function findUsedIds(trx: Kysely<Database>, scope: ConversationScope, ids: readonly string[], limit?: number): Promise<UsedId[]> {
+  if (ids.length === 0) return [];
+  let query = trx
+    .selectFrom('message_ids')
+    .select(['id', 'digest'])
     .where('namespace', '=', scope.namespace)
     .where('conversation_id', '=', scope.conversationId)
-    .where(sql<boolean>`id = any(${ids}::text[])`)
-    .limit(1)
-    .executeTakeFirst();
-  if (stored === undefined) return;
-  const index = ids.indexOf(stored.id);
-  throw new InvalidArgumentError(`messages[${index}].id`, `${JSON.stringify(stored.id)} is already stored in this conversation`);
+    .where(sql<boolean>`id = any(${[...ids]}::text[])`);
+  if (limit !== undefined) query = query.limit(limit);
+  const rows = await query.execute();
+  return rows.map((row) => (row.digest === null ? { id: row.id } : { id: row.id, digest: row.digest }));
 }
 
 /** Leading results of the batch must answer the stored group they continue: the last live message that is not a tool result. */

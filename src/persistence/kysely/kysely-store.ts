@@ -103,6 +103,10 @@ function createStore(db: Kysely<Database>, backend: StoreDialect, context: Store
       assertOutsideTransaction('countLive');
       return operations.countLive(conversationId, ids);
     },
+    async findUsedIds(conversationId, ids) {
+      assertOutsideTransaction('findUsedIds');
+      return operations.findUsedIds(conversationId, ids);
+    },
     async commitCompaction(commit) {
       assertOutsideTransaction('commitCompaction');
       return operations.commitCompaction(commit);

@@ -5,10 +5,11 @@
 import { sql, type Kysely } from 'kysely';
 import type { ConversationMessage, NewMessage } from '../../agent/types.js';
 import { InvalidArgumentError, MemfoldError } from '../../errors.js';
-import type { CommitCompaction, CommitReport, PersistenceTransaction } from '../persistence-provider.js';
+import type { CommitCompaction, CommitReport, PersistenceTransaction, UsedId } from '../persistence-provider.js';
 import { guard } from '../persistence-error.js';
-import { checkAgainstStored, checkBatchIds } from './append-checks.js';
-import { normalizeNewMessages, requireKey, requireText, requireTextArray } from './normalize-new-messages.js';
+import { checkAgainstStored, checkBatchIds, findUsedIds } from './append-checks.js';
+import { messageDigest } from '../../agent/message-digest.js';
+import { normalizeNewMessages, requireKey, requireText, requireTextArray, type NormalizedMessage } from './normalize-new-messages.js';
 import { upsertOperationRow } from './operation-log.js';
 import { toMessage } from './row-mapping.js';
 import type { Database } from './schema.js';
@@ -29,6 +30,12 @@ const MESSAGE_COLUMNS = ['conversation_id', 'id', 'seq', 'role', 'kind', 'conten
 /** The id of a conversation's clip-archive row (one per conversation, always seq 0). */
 export function clipArchiveId(conversationId: string): string {
   return `clip-archive-${conversationId}`;
+}
+
+/** The ledger digest of a message about to be stored. */
+function digestOf(row: NormalizedMessage): string {
+  const { text, ...rest } = row.content;
+  return messageDigest({ role: row.role, content: text, ...rest });
 }
 
 /** Run `fn` in a transaction, or directly when `db` already is one. */
@@ -100,6 +107,9 @@ export function createKyselyTransaction(db: Kysely<Database>, context: StoreCont
               content: JSON.stringify(row.content),
               created_at: row.createdAt ?? now,
             }));
+            await trx.insertInto('message_ids').values(batch.map((row, offset) => ({
+              namespace, conversation_id: conversationId, id: row.id, digest: digestOf(rows[start + offset]!),
+            }))).execute();
             const inserted = await trx.insertInto('messages').values(batch).returning(MESSAGE_COLUMNS).execute();
             stored.push(...inserted.map(toMessage));
           }
@@ -124,6 +134,14 @@ export function createKyselyTransaction(db: Kysely<Database>, context: StoreCont
           }
           return deleted;
         }),
+      );
+    },
+
+    async findUsedIds(conversationId: string, ids: string[]): Promise<UsedId[]> {
+      requireKey(conversationId, 'conversationId');
+      const wanted = requireTextArray(ids, 'ids');
+      return guard(`look up used ids of conversation ${JSON.stringify(conversationId)}`, () =>
+        findUsedIds(db, { namespace, conversationId }, wanted),
       );
     },
 

@@ -54,9 +54,18 @@ export interface CompactionOperationsTable {
   updated_at: Timestamp;
 }
 
+/** Row type of `message_ids`: every id a conversation ever accepted (migrations/003_message_ids.sql). */
+export interface MessageIdsTable {
+  namespace: string;
+  conversation_id: string;
+  id: string;
+  digest: string | null;
+}
+
 /** The schema Kysely is typed with. */
 export interface Database {
   conversations: ConversationsTable;
   messages: MessagesTable;
   compaction_operations: CompactionOperationsTable;
+  message_ids: MessageIdsTable;
 }
