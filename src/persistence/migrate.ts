@@ -76,6 +76,34 @@ export async function runMigrations(db: Kysely<any>, options: { dir?: string } =
   return { applied, current: rows.rows.map((row) => row.name) };
 }
 
+/**
+ * Check, without writing anything, that every migration of `dir` is recorded in `memfold_migrations`.
+ * Throws MemfoldError('persistence_error') saying the database is not initialized, or how many
+ * migrations it is behind by, and that `memfold migrate` applies them.
+ */
+export async function requireMigrated(db: Kysely<any>, options: { dir?: string } = {}): Promise<void> {
+  const expected = await listMigrations(options.dir ?? defaultMigrationsDir());
+  // to_regclass answers null for a missing table instead of failing (no error, no aborted transaction).
+  const table = await sql<{ found: string | null }>`select to_regclass('memfold_migrations')::text as found`.execute(db);
+  if (table.rows[0]?.found == null) {
+    throw new MemfoldError(
+      'persistence_error',
+      'The database is not initialized for memfold (no memfold_migrations table): run `memfold migrate` (or open the store with migrate: true)',
+      { details: { pending: expected } },
+    );
+  }
+  const rows = await sql<{ name: string }>`select name from memfold_migrations`.execute(db);
+  const recorded = new Set(rows.rows.map((row) => row.name));
+  const pending = expected.filter((name) => !recorded.has(name));
+  if (pending.length > 0) {
+    throw new MemfoldError(
+      'persistence_error',
+      `The database is behind by ${pending.length} migration${pending.length === 1 ? '' : 's'} (${pending.join(', ')}): run \`memfold migrate\` (or open the store with migrate: true)`,
+      { details: { pending } },
+    );
+  }
+}
+
 function lockMigrations(trx: Kysely<any>): Promise<unknown> {
   return sql`select pg_advisory_xact_lock(${MIGRATION_LOCK_KEY}::bigint)`.execute(trx);
 }

@@ -1,12 +1,13 @@
 /**
  * The PersistenceProvider adapter: one Kysely store for PostgreSQL (pg) and embedded PGlite.
- * Opening runs the migrations; every query is scoped to the store's namespace.
+ * Opening runs the migrations (or, with `migrate: false`, only checks them); every query is scoped to
+ * the store's namespace.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Kysely } from 'kysely';
 import { DEFAULT_MAX_MESSAGE_BYTES, validateMaxMessageBytes } from '../../config.js';
 import { MemfoldError } from '../../errors.js';
-import { runMigrations } from '../migrate.js';
+import { requireMigrated, runMigrations } from '../migrate.js';
 import type { PersistenceProvider, PersistenceTransaction } from '../persistence-provider.js';
 import { toPersistenceError } from '../persistence-error.js';
 import { createPgliteDialect } from '../pglite/pglite-dialect.js';
@@ -25,6 +26,12 @@ interface CommonOptions {
   clock?: () => Date;
   /** UTF-8 bytes one appended message may take; larger ones are refused. Default 10 MiB (`DEFAULT_MAX_MESSAGE_BYTES`). */
   maxMessageBytes?: number;
+  /**
+   * Apply pending migrations while opening. Default true. With false the store writes no schema: it
+   * checks that every migration is recorded and otherwise refuses to open (`persistence_error`, saying
+   * the database is not initialized or how far behind it is), for readers that must not create tables.
+   */
+  migrate?: boolean;
 }
 
 export type KyselyPersistenceOptions =
@@ -51,7 +58,8 @@ export async function openKyselyStore(
   const db = new Kysely<Database>({ dialect: backend.dialect });
   const persistence = createStore(db, backend, { namespace, clock: options.clock ?? (() => new Date()), maxMessageBytes });
   try {
-    await persistence.migrate();
+    if (options.migrate ?? true) await persistence.migrate();
+    else await requireMigrated(db);
   } catch (error) {
     await persistence.close().catch(() => {});
     throw toPersistenceError(error, `open the ${backend.backend} store`);
