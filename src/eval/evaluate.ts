@@ -13,7 +13,7 @@ import { loadTauBench, tauBenchAgenticRuns } from './datasets/tau-bench.js';
 import { openEvalStore } from './eval-store.js';
 import { formatAgenticReport, formatQaReport } from './report.js';
 import { runAgenticEval, type AgenticEvalResult } from './run-agentic-eval.js';
-import { runQaEval, type QaEvalResult } from './run-qa-eval.js';
+import { runQaEval, type QaEvalResult, type ReadVariant } from './run-qa-eval.js';
 
 export const DATASETS = ['locomo', 'jsonl', 'tau-bench'] as const;
 export type DatasetKind = (typeof DATASETS)[number];
@@ -34,6 +34,8 @@ export interface EvaluateOptions {
   namespace?: string;
   env?: Record<string, string | undefined>;
   onProgress?: (done: number, total: number, note: string) => void;
+  /** memory_read variants scored on the same replay beside memfold's own (the ablation in src/eval/README.md). */
+  variants?: readonly ReadVariant[];
 }
 
 export interface EvaluateResult {
@@ -98,7 +100,7 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
     } else {
       if (options.dataset === 'jsonl' && !options.questions) throw new InvalidArgumentError('--questions', 'is required with --dataset jsonl');
       const dataset = options.dataset === 'locomo' ? await loadLocomoDataset(options.file) : await loadJsonlDataset(options.file, options.questions!);
-      const qa = await runQaEval({ ...dataset, conversations: limit(dataset.conversations) }, run);
+      const qa = await runQaEval({ ...dataset, conversations: limit(dataset.conversations) }, { ...run, ...(options.variants ? { variants: options.variants } : {}) });
       result = qa;
       markdown = formatQaReport(qa);
       svg = windowChart(qaChartSeries(qa), { title: `${qa.dataset}: evidence available (in the prompt, or memory_read top 5)`, yLabel: 'availability' });

@@ -2,6 +2,8 @@ import type { CompactionResult } from '../compaction/compaction-result.js';
 
 /** What a method spends to build its prompts, summed over conversations. */
 export interface MethodCost {
+  /** Conversations scored (prompt share of the window = promptTokens / (conversations x window)). */
+  conversations: number;
   /** Tokens of the final prompts and of the whole conversations (memfold: its own chars/4 counter; baselines: `referenceTokens`). */
   promptTokens: number;
   rawTokens: number;
@@ -23,7 +25,7 @@ export interface MethodCost {
 }
 
 export function zeroCost(): MethodCost {
-  return { promptTokens: 0, rawTokens: 0, compactedTokens: 0, summarizerInputTokens: 0, summarizerOutputTokens: 0, modelCalls: 0, compactions: 0, failedCompactions: 0, lostMessages: 0, overWindow: 0, wallMs: 0, searchMs: 0 };
+  return { conversations: 0, promptTokens: 0, rawTokens: 0, compactedTokens: 0, summarizerInputTokens: 0, summarizerOutputTokens: 0, modelCalls: 0, compactions: 0, failedCompactions: 0, lostMessages: 0, overWindow: 0, wallMs: 0, searchMs: 0 };
 }
 
 export function sumCosts(costs: readonly MethodCost[]): MethodCost {

@@ -4,6 +4,7 @@
  */
 import { answerTokenRetention } from './answer-tokens.js';
 import type { EvalQuestion } from './eval-types.js';
+import { scoreReadable, type ReadableScore, type ReadableView } from './readable.js';
 
 /** memory_read is asked for this many hits per question; recall@10 and MRR@10 read them all. */
 export const SEARCH_DEPTH = 10;
@@ -14,6 +15,8 @@ export interface QuestionOutcome {
   conversationId: string;
   questionId: string;
   category: string;
+  /** Adversarial questions have no answer; the readable headline leaves them out. */
+  adversarial: boolean;
   /** Every evidence turn is in the prompt: verbatim, or under a batch the clip-archive shows. */
   strict: boolean;
   /** At least one evidence turn is in the prompt, the same way. */
@@ -26,6 +29,10 @@ export interface QuestionOutcome {
   retention: number | null;
   /** Answer-token retention in the prompt's text about the evidence; null for questions without an answer. */
   promptRetention: number | null;
+  /** What the model can read: the evidence turns' own text and the answer's words, in the prompt or the tool's answer. */
+  readable: ReadableScore;
+  /** Tokens (chars/4) of the memory_read answer to the question; null for a method without a tool. */
+  toolTokens: number | null;
 }
 
 export interface QuestionEvidence {
@@ -43,6 +50,12 @@ export interface QuestionEvidence {
   hits?: ReadonlyArray<ReadonlySet<string>>;
   /** Text of the depth-0 batches that summarize the evidence; absent when none does. */
   coveringText?: string;
+  /** The evidence turns' contents, in the order of `evidenceIds`. */
+  evidenceTexts: readonly string[];
+  /** The whole final prompt, as text. */
+  prompt: ReadableView;
+  /** The memory_read answer to the question (or a retrieval baseline's), and its size; absent for a method without a tool. */
+  tool?: { view: ReadableView; tokens: number };
 }
 
 export function scoreQuestion(input: QuestionEvidence): QuestionOutcome {
@@ -55,17 +68,32 @@ export function scoreQuestion(input: QuestionEvidence): QuestionOutcome {
     conversationId: input.conversationId,
     questionId: question.id,
     category: question.category,
+    adversarial: question.adversarial,
     strict: evidenceIds.every(inPrompt),
     lenient: evidenceIds.some(inPrompt),
     verbatim: evidenceIds.every((id) => verbatim.has(id)),
     rank: index < 0 ? null : index + 1,
     retention: answer !== undefined && input.coveringText !== undefined ? answerTokenRetention(answer, input.coveringText) : null,
     promptRetention: answer !== undefined ? answerTokenRetention(answer, input.promptText) : null,
+    readable: scoreReadable(input.evidenceTexts, answer, input.prompt, input.tool?.view),
+    toolTokens: input.tool ? input.tool.tokens : null,
   };
 }
 
 export interface QaMetrics {
   questions: number;
+  /** Mean share of evidence turns whose own text (first 120 characters) is in the prompt or the tool's answer. */
+  readableEvidence: number;
+  /** Share of questions with every evidence turn readable. */
+  readableEvidenceAll: number;
+  /** The mean share readable in the prompt alone, and in the tool's answer alone. */
+  evidenceInPrompt: number;
+  evidenceInTool: number;
+  /** Mean share of the answer's normalized tokens in the prompt or the tool's answer, over questions with an answer; null when none. */
+  readableAnswer: number | null;
+  /** Tokens of the tool's answers (chars/4): mean and 90th percentile; null for a method without a tool. */
+  toolTokensMean: number | null;
+  toolTokensP90: number | null;
   survivalStrict: number;
   survivalLenient: number;
   survivalVerbatim: number;
@@ -94,8 +122,17 @@ export function aggregate(outcomes: readonly QuestionOutcome[]): QaMetrics {
   const retained = outcomes.filter((o) => o.retention !== null);
   const answered = outcomes.filter((o) => o.promptRetention !== null);
   const reached = (survived: boolean, o: QuestionOutcome) => (survived || within(o.rank, AVAILABILITY_RANK) ? 1 : 0);
+  const answers = outcomes.flatMap((o) => (o.readable.answer === null ? [] : [o.readable.answer]));
+  const tool = outcomes.flatMap((o) => (o.toolTokens === null ? [] : [o.toolTokens])).sort((a, b) => a - b);
   return {
     questions: n,
+    readableEvidence: mean((o) => o.readable.evidence),
+    readableEvidenceAll: mean((o) => (o.readable.evidenceAll ? 1 : 0)),
+    evidenceInPrompt: mean((o) => o.readable.evidenceInPrompt),
+    evidenceInTool: mean((o) => o.readable.evidenceInTool),
+    readableAnswer: answers.length === 0 ? null : answers.reduce((s, a) => s + a, 0) / answers.length,
+    toolTokensMean: tool.length === 0 ? null : tool.reduce((s, t) => s + t, 0) / tool.length,
+    toolTokensP90: tool.length === 0 ? null : tool[Math.min(tool.length - 1, Math.ceil(0.9 * tool.length) - 1)]!,
     survivalStrict: mean((o) => (o.strict ? 1 : 0)),
     survivalLenient: mean((o) => (o.lenient ? 1 : 0)),
     survivalVerbatim: mean((o) => (o.verbatim ? 1 : 0)),
@@ -112,9 +149,23 @@ export function aggregate(outcomes: readonly QuestionOutcome[]): QaMetrics {
   };
 }
 
-/** `all` first, then each category by name (a category named `all` is reported as `category all`). */
+/** The group the readable headline reads: questions with an answer when some are adversarial, else all. */
+export const ANSWERABLE = 'non-adversarial';
+
+/** The key of the headline group in an `aggregateByCategory` result. */
+export function headlineGroup(metrics: Readonly<Record<string, QaMetrics>>): string {
+  return ANSWERABLE in metrics ? ANSWERABLE : 'all';
+}
+
+/**
+ * `all` first; then `non-adversarial` when some questions are adversarial (they have no answer, and the
+ * headline is about reading one); then each category by name (a category named like a group gets `category `).
+ */
 export function aggregateByCategory(outcomes: readonly QuestionOutcome[]): Record<string, QaMetrics> {
+  const adversarial = (o: QuestionOutcome) => o.adversarial;
   const categories = [...new Set(outcomes.map((o) => o.category))].sort();
-  const name = (c: string) => (c === 'all' ? 'category all' : c);
-  return Object.fromEntries([['all', aggregate(outcomes)], ...categories.map((c) => [name(c), aggregate(outcomes.filter((o) => o.category === c))])]);
+  const name = (c: string) => (c === 'all' || c === ANSWERABLE ? `category ${c}` : c);
+  const groups: Array<[string, QaMetrics]> = [['all', aggregate(outcomes)]];
+  if (outcomes.some(adversarial)) groups.push([ANSWERABLE, aggregate(outcomes.filter((o) => !adversarial(o)))]);
+  return Object.fromEntries([...groups, ...categories.map((c): [string, QaMetrics] => [name(c), aggregate(outcomes.filter((o) => o.category === c))])]);
 }

@@ -1,7 +1,7 @@
 /** Markdown tables of an evaluation, for the terminal and report.md. Pure. */
 import type { AgenticEvalResult } from './run-agentic-eval.js';
 import type { MethodCost } from './method-cost.js';
-import type { QaMetrics } from './metrics.js';
+import { headlineGroup, type QaMetrics } from './metrics.js';
 import type { QaEvalResult } from './run-qa-eval.js';
 
 const share = (value: number | null | undefined) => (value === null || value === undefined ? '—' : value.toFixed(2));
@@ -45,6 +45,24 @@ function qaRow(category: string, method: string, m: QaMetrics, memory: boolean):
   ];
 }
 
+const tokens = (value: number | null) => (value === null ? '—' : count(Math.round(value)));
+
+/** The prompt's size as a share of the window, averaged over conversations (retrieval alone has no prompt). */
+export function promptShare(cost: MethodCost, window: number): number {
+  return cost.conversations === 0 ? 0 : cost.promptTokens / (cost.conversations * window);
+}
+
+function readableRow(first: string, method: string, m: QaMetrics, cost?: MethodCost, window?: number): string[] {
+  return [
+    first, method, count(m.questions),
+    share(m.readableEvidence), share(m.readableEvidenceAll), share(m.evidenceInPrompt), share(m.evidenceInTool),
+    share(m.readableAnswer), tokens(m.toolTokensMean), tokens(m.toolTokensP90),
+    ...(cost && window ? [share(promptShare(cost, window))] : []),
+  ];
+}
+
+const READABLE_HEADER = ['window', 'method', 'questions', 'evidence readable', 'every evidence turn', 'in prompt', 'in tool answer', 'answer words readable', 'tool tokens mean', 'tool tokens p90', 'prompt / window'];
+
 const QA_HEADER = ['category', 'method', 'questions', 'survival strict', 'lenient', 'verbatim', 'R@1', 'R@5', 'R@10', 'MRR', 'availability', 'avail. verbatim', 'answer in batches', 'answer in prompt'];
 
 export function formatQaReport(result: QaEvalResult): string {
@@ -53,16 +71,38 @@ export function formatQaReport(result: QaEvalResult): string {
     '',
     `Skipped: ${result.skipped.withoutEvidence} questions without evidence, ${result.skipped.onlyMalformedEvidence} whose evidence is all malformed; ${result.skipped.malformedEvidence} malformed evidence entries dropped.`,
   ];
+  const headline = headlineGroup(result.results[0]?.metrics ?? {});
+  parts.push(
+    '',
+    `### What the model can read (${headline === 'all' ? 'all questions' : 'questions with an answer: adversarial ones left out'})`,
+    '',
+    table(READABLE_HEADER, result.results.map((r) => readableRow(count(r.window), r.method, r.metrics[headline]!, r.cost, r.window))),
+  );
   for (const window of result.windows) {
     const here = result.results.filter((r) => r.window === window);
     const categories = Object.keys(here[0]?.metrics ?? {});
-    const rows = categories.flatMap((category) => here.map((r) => qaRow(category, r.method, r.metrics[category]!, r.method === 'memfold')));
-    parts.push('', `### Window ${count(window)} tokens`, '', table(QA_HEADER, rows), '', table(COST_HEADER, here.map((r) => costRow(r.method, r.cost, r.method === 'memfold'))));
+    const readable = categories.flatMap((category) => here.map((r) => readableRow(category, r.method, r.metrics[category]!)));
+    const header = ['category', ...READABLE_HEADER.slice(1, -1)];
+    parts.push('', `### Window ${count(window)} tokens: readable, by category`, '', table(header, readable));
+  }
+  parts.push('', READABLE_NOTES);
+  for (const window of result.windows) {
+    const here = result.results.filter((r) => r.window === window && r.method !== 'bm25-windows');
+    const categories = Object.keys(here[0]?.metrics ?? {});
+    const rows = categories.flatMap((category) => here.map((r) => qaRow(category, r.method, r.metrics[category]!, r.method.startsWith('memfold'))));
+    parts.push(
+      '',
+      `### Window ${count(window)} tokens: survival and recall (secondary: these credit summaries)`,
+      '',
+      table(QA_HEADER, rows),
+      '',
+      table(COST_HEADER, result.results.filter((r) => r.window === window).map((r) => costRow(r.method, r.cost, r.method.startsWith('memfold')))),
+    );
   }
   if (result.windows.length > 1) {
     const methods = [...new Set(result.results.map((r) => r.method))];
     const availability = (method: string, window: number) => result.results.find((r) => r.method === method && r.window === window)?.metrics.all;
-    parts.push('', '### Availability by window (verbatim variant in parentheses)', '', table(['method', ...result.windows.map((w) => count(w))], methods.map((method) => [
+    parts.push('', '### Availability by window (secondary: credits summaries; verbatim variant in parentheses)', '', table(['method', ...result.windows.map((w) => count(w))], methods.map((method) => [
       method,
       ...result.windows.map((w) => {
         const m = availability(method, w);
@@ -74,8 +114,15 @@ export function formatQaReport(result: QaEvalResult): string {
   return parts.join('\n');
 }
 
+const READABLE_NOTES = [
+  'evidence readable: share of a question\'s evidence turns whose own text (first 120 characters, whitespace-normalized) appears verbatim in the final prompt or in the memory_read answer to the question (asked with the question as query), averaged over questions; a summary of the turn earns nothing. every evidence turn: questions with all of them readable. in prompt / in tool answer: the same share in each alone.',
+  'answer words readable: share of the answer\'s normalized tokens (lower case, no punctuation, no function words) present in the prompt or the tool answer.',
+  'tool tokens: chars/4 of the memory_read answer. prompt / window: the final prompt\'s tokens over the window, averaged over conversations.',
+  'bm25-windows: no prompt; BM25 over every raw message of the conversation, each scored with its neighbours\' words, shown as ±1-message windows best first within the same token budget as memory_read. truncate-oldest, head+tail, no-compaction: prompt only, no tool.',
+].join('\n');
+
 const QA_NOTES = [
-  'survival: every (strict) or any (lenient) evidence turn is verbatim in the final prompt or under a batch the clip-archive shows; verbatim: every evidence turn verbatim.',
+  'Secondary columns. survival: every (strict) or any (lenient) evidence turn is verbatim in the final prompt or under a batch the clip-archive shows; verbatim: every evidence turn verbatim.',
   'R@k, MRR: memory_read with the question as query; a hit is a batch summarizing, or a transcript segment holding, an evidence turn. availability = survival + (1 - survival) x R@5.',
   'answer in batches: answer tokens kept by the depth-0 batches summarizing the evidence; answer in prompt: by the evidence turns the prompt holds and the shown batches covering them (adversarial questions skipped).',
   'Tokens are chars/4: memfold counts its prompt with its own counter (4 tokens a message, names, photo captions); the baselines count `speaker: text` per turn, as the data README does, and fill the whole window, while memfold compacts at 80% of it.',

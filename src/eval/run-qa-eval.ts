@@ -6,6 +6,8 @@
 import type { ConversationMessage } from '../agent/types.js';
 import { clipArchiveLabels } from '../compaction/clip-archive.js';
 import type { Memfold } from '../memfold.js';
+import { MEMORY_READ_DEFAULT_TOKENS } from '../tools/memory-read-args.js';
+import type { ToolResult } from '../tools/memory-read.js';
 import { BASELINES, type BaselineName } from './baselines.js';
 import { batchCoverage, coveringBatches, hitCoverage, lostMessages, shownCoverage } from './coverage.js';
 import type { EvalStore } from './eval-store.js';
@@ -14,9 +16,19 @@ import type { EvalConversation, QaDataset, SkippedQuestions } from './eval-types
 import { aggregateByCategory, scoreQuestion, SEARCH_DEPTH, type QaMetrics, type QuestionOutcome } from './metrics.js';
 import { replayConversation } from './replay.js';
 import { storeConversationId, withStoreIds } from './store-ids.js';
-import { evidenceIndexes, promptLine, scoreBaseline } from './score-baselines.js';
+import { evidenceIndexes, promptLine, scoreBaseline, scoreBm25Windows } from './score-baselines.js';
+import { readableView, toolTokens } from './readable.js';
 
-export type MethodName = 'memfold' | BaselineName;
+/** memfold; a memory_read variant scored on the same replay (`memfold:<name>`); the retrieval baseline; the prompt baselines. */
+export type MethodName = 'memfold' | `memfold:${string}` | 'bm25-windows' | BaselineName;
+
+/** A memory_read to ask each question: memfold's own by default, or a variant to compare. */
+export type ReadToolFactory = (memfold: Memfold, conversationId: string) => { execute(args: unknown): Promise<ToolResult> };
+
+export interface ReadVariant {
+  name: string;
+  tool: ReadToolFactory;
+}
 
 export interface MethodResult {
   window: number;
@@ -41,6 +53,10 @@ export interface QaEvalOptions {
   store: EvalStore;
   /** Called as work advances: messages replayed plus questions asked, over all windows. */
   onProgress?: (done: number, total: number, note: string) => void;
+  /** Other memory_read variants, each asked every question on the same replay and reported as `memfold:<name>`. */
+  variants?: readonly ReadVariant[];
+  /** Token budget of the `bm25-windows` baseline's answers; default memory_read's default. */
+  baselineTokens?: number;
 }
 
 interface ConversationScore {
@@ -48,7 +64,20 @@ interface ConversationScore {
   cost: MethodCost;
 }
 
-async function scoreMemfold(memfold: Memfold, conversation: EvalConversation, window: number, tick: (note: string) => void): Promise<ConversationScore> {
+const ownTool: ReadToolFactory = (memfold, conversationId) => memfold.memoryRead(conversationId);
+
+/** What the model sees as one text: every context message, the clip-archive included. */
+function promptText(context: readonly ConversationMessage[]): string {
+  return context.map((m) => (m.kind === 'clip_archive' ? m.content : promptLine(m))).join('\n');
+}
+
+async function scoreMemfold(
+  memfold: Memfold,
+  conversation: EvalConversation,
+  window: number,
+  tick: (note: string) => void,
+  variants: readonly ReadVariant[],
+): Promise<{ own: ConversationScore; variants: ConversationScore[] }> {
   const storeId = storeConversationId(conversation.id, window);
   const messages = withStoreIds(storeId, conversation.messages);
   const cost = zeroCost();
@@ -76,32 +105,44 @@ async function scoreMemfold(memfold: Memfold, conversation: EvalConversation, wi
   const liveIds = new Set(context.map((m) => m.id));
   cost.compactedTokens = stats.appended.filter((m) => !liveIds.has(m.id)).reduce((s, m) => s + memfold.tokens.countMessage(m), 0);
 
-  const outcomes: QuestionOutcome[] = [];
+  cost.conversations = 1;
+  const prompt = readableView(promptText(context));
+  const readers = [{ name: 'memfold', tool: ownTool }, ...variants].map((v) => ({ tool: v.tool(memfold, storeId), outcomes: [] as QuestionOutcome[] }));
+  const outcomes = readers[0]!.outcomes;
   const searchStarted = performance.now();
   for (const question of conversation.questions) {
-    const evidenceIds = evidenceIndexes(conversation, question).map((i) => messages[i]!.id!);
+    const indexes = evidenceIndexes(conversation, question);
+    const evidenceIds = indexes.map((i) => messages[i]!.id!);
+    const evidenceTexts = indexes.map((i) => messages[i]!.content);
     // The search memory_read runs for {query}: the question's own words, nothing else.
     const hits = await memfold.memory.search({ conversationId: storeId, query: question.question, limit: SEARCH_DEPTH });
     const covering = coveringBatches(summaries, evidenceIds);
     const shownCovering = shownLabels.filter((label) => evidenceIds.some((id) => coverage.get(label)?.has(id)));
-    const promptText = [
+    const aboutEvidence = [
       ...evidenceIds.flatMap((id) => (live.has(id) ? [promptLine(live.get(id)!)] : [])),
       ...shownCovering.map((label) => byLabel.get(label)?.content ?? ''),
     ].join('\n');
-    outcomes.push(scoreQuestion({
-      conversationId: conversation.id,
-      question,
-      evidenceIds,
-      verbatim,
-      summarized,
-      promptText,
-      hits: hits.map((hit) => hitCoverage(hit.entry, coverage)),
-      ...(covering.length > 0 ? { coveringText: covering.map((b) => b.content).join('\n') } : {}),
-    }));
+    for (const reader of readers) {
+      // What the model gets back when it calls memory_read with the question as its query.
+      const answer = await reader.tool.execute({ query: question.question });
+      reader.outcomes.push(scoreQuestion({
+        conversationId: conversation.id,
+        question,
+        evidenceIds,
+        verbatim,
+        summarized,
+        promptText: aboutEvidence,
+        hits: hits.map((hit) => hitCoverage(hit.entry, coverage)),
+        ...(covering.length > 0 ? { coveringText: covering.map((b) => b.content).join('\n') } : {}),
+        evidenceTexts,
+        prompt,
+        tool: { view: readableView(answer.output), tokens: toolTokens(answer.output) },
+      }));
+    }
     tick(`${window} tokens, ${conversation.id}, questions`);
   }
   cost.searchMs = performance.now() - searchStarted;
-  return { outcomes, cost };
+  return { own: { outcomes, cost }, variants: readers.slice(1).map((r) => ({ outcomes: r.outcomes, cost: { ...cost } })) };
 }
 
 function methodResult(window: number, method: MethodName, scores: readonly ConversationScore[]): MethodResult {
@@ -113,7 +154,14 @@ function methodResult(window: number, method: MethodName, scores: readonly Conve
 function baselineScores(conversations: readonly EvalConversation[], name: BaselineName, window: number): ConversationScore[] {
   return conversations.map((conversation) => {
     const score = scoreBaseline(conversation, name, window);
-    return { outcomes: score.outcomes, cost: { ...zeroCost(), promptTokens: score.promptTokens, rawTokens: score.rawTokens, overWindow: score.fits ? 0 : 1 } };
+    return { outcomes: score.outcomes, cost: { ...zeroCost(), conversations: 1, promptTokens: score.promptTokens, rawTokens: score.rawTokens, overWindow: score.fits ? 0 : 1 } };
+  });
+}
+
+function bm25Scores(conversations: readonly EvalConversation[], budget: number): ConversationScore[] {
+  return conversations.map((conversation) => {
+    const score = scoreBm25Windows(conversation, budget);
+    return { outcomes: score.outcomes, cost: { ...zeroCost(), conversations: 1, rawTokens: score.rawTokens } };
   });
 }
 
@@ -126,9 +174,17 @@ export async function runQaEval(dataset: QaDataset, options: QaEvalOptions): Pro
   const results: MethodResult[] = [];
   for (const window of options.windows) {
     const memfold = await options.store.memfoldFor(window);
+    const variants = options.variants ?? [];
     const scores: ConversationScore[] = [];
-    for (const conversation of conversations) scores.push(await scoreMemfold(memfold, conversation, window, tick));
+    const variantScores: ConversationScore[][] = variants.map(() => []);
+    for (const conversation of conversations) {
+      const scored = await scoreMemfold(memfold, conversation, window, tick, variants);
+      scores.push(scored.own);
+      scored.variants.forEach((score, i) => variantScores[i]!.push(score));
+    }
     results.push(methodResult(window, 'memfold', scores));
+    variants.forEach((variant, i) => results.push(methodResult(window, `memfold:${variant.name}`, variantScores[i]!)));
+    results.push(methodResult(window, 'bm25-windows', bm25Scores(conversations, options.baselineTokens ?? MEMORY_READ_DEFAULT_TOKENS)));
     for (const name of BASELINES) results.push(methodResult(window, name, baselineScores(conversations, name, window)));
   }
   return {

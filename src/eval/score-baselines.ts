@@ -3,6 +3,8 @@ import { baselinePrompt, referenceTokens, type BaselineName } from './baselines.
 import type { NewMessage } from '../agent/types.js';
 import type { EvalConversation, EvalQuestion } from './eval-types.js';
 import { scoreQuestion, type QuestionOutcome } from './metrics.js';
+import { bm25WindowsAnswer, bm25WindowsIndex } from './bm25-windows.js';
+import { EMPTY_VIEW, readableView, toolTokens } from './readable.js';
 
 export interface PromptCost {
   promptTokens: number;
@@ -30,10 +32,36 @@ export function scoreBaseline(conversation: EvalConversation, name: BaselineName
   const tokens = conversation.referenceLines.map(referenceTokens);
   const prompt = baselinePrompt(name, tokens, window);
   const verbatim = new Set(prompt.kept.map(String));
+  const view = readableView(prompt.kept.map((i) => promptLine(conversation.messages[i]!)).join('\n'));
   const outcomes = conversation.questions.map((question) => {
     const evidence = evidenceIndexes(conversation, question);
     const promptText = evidence.filter((i) => verbatim.has(String(i))).map((i) => promptLine(conversation.messages[i]!)).join('\n');
-    return scoreQuestion({ conversationId: conversation.id, question, evidenceIds: evidence.map(String), verbatim, promptText });
+    const evidenceTexts = evidence.map((i) => conversation.messages[i]!.content);
+    return scoreQuestion({ conversationId: conversation.id, question, evidenceIds: evidence.map(String), verbatim, promptText, evidenceTexts, prompt: view });
   });
   return { outcomes, fits: prompt.fits, promptTokens: prompt.promptTokens, rawTokens: tokens.reduce((s, t) => s + t, 0) };
+}
+
+/**
+ * The `bm25-windows` retrieval baseline: no prompt at all, and for each question the windows a plain BM25 over
+ * every raw message picks within `budget` tokens (the budget memory_read answers within).
+ */
+export function scoreBm25Windows(conversation: EvalConversation, budget: number): BaselineScore {
+  const index = bm25WindowsIndex(conversation.messages);
+  const outcomes = conversation.questions.map((question) => {
+    const evidence = evidenceIndexes(conversation, question);
+    const answer = bm25WindowsAnswer(index, question.question, budget);
+    return scoreQuestion({
+      conversationId: conversation.id,
+      question,
+      evidenceIds: evidence.map(String),
+      verbatim: new Set(),
+      promptText: '',
+      evidenceTexts: evidence.map((i) => conversation.messages[i]!.content),
+      prompt: EMPTY_VIEW,
+      tool: { view: readableView(answer), tokens: toolTokens(answer) },
+    });
+  });
+  const rawTokens = conversation.referenceLines.reduce((s, line) => s + referenceTokens(line), 0);
+  return { outcomes, fits: true, promptTokens: 0, rawTokens };
 }

@@ -9,6 +9,7 @@ import { batchCoverage, coveringBatches, hitCoverage, lostMessages, shownCoverag
 import type { EvalConversation, EvalQuestion } from '../../src/eval/eval-types.js';
 import { aggregate, aggregateByCategory, scoreQuestion } from '../../src/eval/metrics.js';
 import { scoreBaseline } from '../../src/eval/score-baselines.js';
+import { EMPTY_VIEW } from '../../src/eval/readable.js';
 
 function summary(label: string, depth: number, sourceIds: string[], content: string, parentLabel?: string): ArchiveEntry {
   return { kind: 'summary', label, conversationId: 'c', depth, start: '2023-05-08T00:00:00.000Z', end: '2023-05-09T00:00:00.000Z', count: sourceIds.length, content, sourceIds, operationId: 'op', ...(parentLabel ? { parentLabel } : {}) };
@@ -60,18 +61,20 @@ describe('coverage', () => {
 });
 
 describe('per-question metrics', () => {
+  // Survival and recall only: nothing readable (the readable metrics have their own suite).
+  const unread = { evidenceTexts: [], prompt: EMPTY_VIEW };
   const outcomes = [
     // Live verbatim.
-    scoreQuestion({ conversationId: 'c', question: question('q1'), evidenceIds: ['m4'], verbatim, summarized, promptText: '' }),
+    scoreQuestion({ conversationId: 'c', question: question('q1'), evidenceIds: ['m4'], verbatim, summarized, promptText: '', ...unread }),
     // Under the shown batch D; memory_read's first hit is a transcript holding it.
-    scoreQuestion({ conversationId: 'c', question: question('q2'), evidenceIds: ['m3'], verbatim, summarized, promptText: '', hits: [new Set(['m3'])] }),
+    scoreQuestion({ conversationId: 'c', question: question('q2'), evidenceIds: ['m3'], verbatim, summarized, promptText: '', hits: [new Set(['m3'])], ...unread }),
     // Half live, half under P (not shown); memory_read finds P second. The archived evidence lies in batch A.
     scoreQuestion({
       conversationId: 'c', question: question('q3', { answer: 'Paris in May 2023', category: 'temporal' }), evidenceIds: ['m0', 'm4'], verbatim, summarized,
-      promptText: 'Ana: see you', hits: [coverage.get('D')!, coverage.get('P')!], coveringText: A.content,
+      promptText: 'Ana: see you', hits: [coverage.get('D')!, coverage.get('P')!], coveringText: A.content, ...unread,
     }),
     // Archived, not shown, not found.
-    scoreQuestion({ conversationId: 'c', question: question('q4', { adversarial: true, answer: 'nothing' }), evidenceIds: ['m1'], verbatim, summarized, promptText: '', hits: [], coveringText: A.content }),
+    scoreQuestion({ conversationId: 'c', question: question('q4', { adversarial: true, answer: 'nothing' }), evidenceIds: ['m1'], verbatim, summarized, promptText: '', hits: [], coveringText: A.content, ...unread }),
   ];
 
   it('scores each question', () => {
@@ -102,7 +105,8 @@ describe('per-question metrics', () => {
 
   it('reports all, then each category', () => {
     const byCategory = aggregateByCategory(outcomes);
-    expect(Object.keys(byCategory)).toEqual(['all', 'single-hop', 'temporal']);
+    expect(Object.keys(byCategory)).toEqual(['all', 'non-adversarial', 'single-hop', 'temporal']);
+    expect(byCategory['non-adversarial']!.questions).toBe(3);
     expect(byCategory.temporal!.questions).toBe(1);
   });
 });
