@@ -14,6 +14,8 @@ export interface MemoryReadArgs {
   from?: string;
   to?: string;
   limit: number;
+  /** Tokens the whole answer may take (`max_tokens`); absent: the tool's configured budget. */
+  maxTokens?: number;
 }
 
 export const MEMORY_READ_DEFAULT_LIMIT = 5;
@@ -22,7 +24,15 @@ export const MEMORY_READ_MAX_LIMIT = 20;
 export const MEMORY_READ_MAX_QUERY_CHARS = 2_000;
 /** Labels are `compaction-batch-{conversationId}-{ISO time}[~suffix]`, and a conversation id may take 1 KiB. */
 export const MEMORY_READ_MAX_LABEL_CHARS = 2_000;
-const KNOWN = new Set(['query', 'label', 'depth', 'kind', 'from', 'to', 'limit']);
+/**
+ * One token budget for a whole search answer, filled best first. 3,000 tokens holds about 25 windows of three
+ * short messages: on LoCoMo, enough for the evidence of most questions (src/eval/README.md, ablation).
+ */
+export const MEMORY_READ_DEFAULT_TOKENS = 3_000;
+/** A model may ask for less or more within these limits: below 200 not even one window fits; above 12,000 the answer crowds the window. */
+export const MEMORY_READ_MIN_TOKENS = 200;
+export const MEMORY_READ_MAX_TOKENS = 12_000;
+const KNOWN = new Set(['query', 'label', 'depth', 'kind', 'from', 'to', 'limit', 'max_tokens']);
 
 function optionalString(raw: Record<string, unknown>, key: string, maxLength: number): string | undefined {
   const value = raw[key];
@@ -73,6 +83,8 @@ export function parseMemoryReadArgs(input: unknown): MemoryReadArgs {
   if (query !== undefined && label !== undefined) throw new InvalidArgumentError('label', 'give either query or label, not both');
   if (query !== undefined) args.query = query;
   if (label !== undefined) args.label = label;
+  const maxTokens = optionalInt(record, 'max_tokens', MEMORY_READ_MIN_TOKENS, MEMORY_READ_MAX_TOKENS);
+  if (maxTokens !== undefined) args.maxTokens = maxTokens;
   const depth = optionalInt(record, 'depth', 0, 1000);
   if (depth !== undefined) args.depth = depth;
   const kind = record.kind;

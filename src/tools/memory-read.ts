@@ -6,8 +6,19 @@
 import type { ArchiveEntry } from '../agent/types.js';
 import { errorMessage } from '../errors.js';
 import { indentArchivedText } from '../compaction/headers.js';
+import { InvalidArgumentError } from '../errors.js';
 import type { MemoryManager } from '../memory/memory-manager.js';
-import { MEMORY_READ_DEFAULT_LIMIT, MEMORY_READ_MAX_LIMIT, parseMemoryReadArgs, type MemoryReadArgs } from './memory-read-args.js';
+import {
+  MEMORY_READ_DEFAULT_LIMIT,
+  MEMORY_READ_DEFAULT_TOKENS,
+  MEMORY_READ_MAX_LIMIT,
+  MEMORY_READ_MAX_TOKENS,
+  MEMORY_READ_MIN_TOKENS,
+  parseMemoryReadArgs,
+  type MemoryReadArgs,
+} from './memory-read-args.js';
+import { describeEntry, searchAnswer } from './memory-read-search.js';
+import { DEFAULT_READ_STRATEGY, type ReadStrategy } from './memory-read-strategy.js';
 
 export interface ToolResult {
   ok: boolean;
@@ -18,6 +29,15 @@ export interface ToolResult {
 export interface FunctionToolDefinition {
   type: 'function';
   function: { name: string; description: string; parameters: Record<string, unknown> };
+}
+
+export interface MemoryReadOptions {
+  /** Tokens a search answer may take, when the call gives no `max_tokens`. Default 3,000; 200 to 12,000. */
+  maxTokens?: number;
+  /** Counts the answer's tokens. Default chars/4, rounded up. */
+  countTokens?: (text: string) => number;
+  /** Ranking and display choices; the defaults are the measured best (the eval compares others). */
+  strategy?: Partial<ReadStrategy>;
 }
 
 export interface MemoryReadTool {
@@ -31,8 +51,9 @@ export const MEMORY_READ_DEFINITION: FunctionToolDefinition = {
     name: 'memory_read',
     description:
       'Search or read the archived part of this conversation (older messages that were summarized out of the context). ' +
-      'Use `query` to search summaries and the exact archived messages by words, names, numbers or paths; ' +
-      'use `label` to read one archived batch in full, with the batches or transcript segments under it.',
+      'Use `query` to search by words, names, numbers or paths: the answer shows the exact archived messages that match, ' +
+      'each with its neighbours, best first, then one line per matching summary; ' +
+      'use `label` to read one archived batch or transcript segment in full, with what lies under it.',
     parameters: {
       type: 'object',
       additionalProperties: false,
@@ -43,25 +64,21 @@ export const MEMORY_READ_DEFINITION: FunctionToolDefinition = {
         kind: { type: 'string', enum: ['summary', 'transcript'], description: 'Only summaries, or only verbatim transcript segments.' },
         from: { type: 'string', description: 'ISO date/time: only archive entries that end at or after it.' },
         to: { type: 'string', description: 'ISO date/time: only archive entries that start at or before it.' },
-        limit: { type: 'integer', minimum: 1, maximum: MEMORY_READ_MAX_LIMIT, default: MEMORY_READ_DEFAULT_LIMIT },
+        limit: { type: 'integer', minimum: 1, maximum: MEMORY_READ_MAX_LIMIT, default: MEMORY_READ_DEFAULT_LIMIT, description: 'At most this many summaries listed (messages are bounded by max_tokens).' },
+        max_tokens: {
+          type: 'integer',
+          minimum: MEMORY_READ_MIN_TOKENS,
+          maximum: MEMORY_READ_MAX_TOKENS,
+          default: MEMORY_READ_DEFAULT_TOKENS,
+          description: 'Tokens the search answer may take; what does not fit is named at the end.',
+        },
       },
     },
   },
 };
 
-/** Search hits show this much text each; reading the label gives the whole entry. */
-const HIT_TEXT_CHARS = 2_000;
-
-function describe(entry: ArchiveEntry): string {
-  const what = entry.kind === 'summary' ? `summary depth ${entry.depth}` : 'transcript';
-  return `${what} | ${entry.label} | ${entry.start} .. ${entry.end} | ${entry.count} ${entry.kind === 'summary' && entry.depth > 0 ? 'batches' : 'messages'}`;
-}
-
-/** Archived text is indented under its column-0 line, so it cannot pass for another hit or a tool's own line. */
-function excerpt(entry: ArchiveEntry): string {
-  if (entry.content.length <= HIT_TEXT_CHARS) return indentArchivedText(entry.content);
-  return `${indentArchivedText(entry.content.slice(0, HIT_TEXT_CHARS))}\n[... cut; read label ${entry.label} for the full text]`;
-}
+/** A label read shows the entry's text in full; its hit line is the same one a search shows. */
+const describe = describeEntry;
 
 async function children(memory: MemoryManager, entry: ArchiveEntry): Promise<ArchiveEntry[]> {
   if (entry.kind !== 'summary') return [];
@@ -80,22 +97,15 @@ async function readLabel(memory: MemoryManager, conversationId: string, label: s
   return { ok: true, output: lines.join('\n') };
 }
 
-async function search(memory: MemoryManager, conversationId: string, args: MemoryReadArgs): Promise<ToolResult> {
-  const hits = await memory.search({
-    conversationId,
-    query: args.query!,
-    limit: args.limit,
-    ...(args.depth !== undefined ? { depth: args.depth } : {}),
-    ...(args.kind !== undefined ? { kind: args.kind } : {}),
-    ...(args.from !== undefined ? { from: args.from } : {}),
-    ...(args.to !== undefined ? { to: args.to } : {}),
-  });
-  if (hits.length === 0) return { ok: true, output: `No archived entry matches "${args.query}".` };
-  const blocks = hits.map((hit, i) => `#${i + 1} ${describe(hit.entry)}\n${excerpt(hit.entry)}`);
-  return { ok: true, output: [`${hits.length} archived entries for "${args.query}", best first:`, ...blocks].join('\n\n') };
-}
+const charsOver4 = (text: string) => Math.ceil(text.length / 4);
 
-export function createMemoryReadTool(memory: MemoryManager, conversationId: string): MemoryReadTool {
+export function createMemoryReadTool(memory: MemoryManager, conversationId: string, options: MemoryReadOptions = {}): MemoryReadTool {
+  const maxTokens = options.maxTokens ?? MEMORY_READ_DEFAULT_TOKENS;
+  if (!Number.isInteger(maxTokens) || maxTokens < MEMORY_READ_MIN_TOKENS || maxTokens > MEMORY_READ_MAX_TOKENS) {
+    throw new InvalidArgumentError('maxTokens', `must be an integer from ${MEMORY_READ_MIN_TOKENS} to ${MEMORY_READ_MAX_TOKENS}`);
+  }
+  const strategy: ReadStrategy = { ...DEFAULT_READ_STRATEGY, ...options.strategy };
+  const countTokens = options.countTokens ?? charsOver4;
   return {
     definition: MEMORY_READ_DEFINITION,
     async execute(input) {
@@ -106,7 +116,9 @@ export function createMemoryReadTool(memory: MemoryManager, conversationId: stri
         return { ok: false, output: errorMessage(error), error: errorMessage(error) };
       }
       try {
-        return args.label !== undefined ? await readLabel(memory, conversationId, args.label) : await search(memory, conversationId, args);
+        if (args.label !== undefined) return await readLabel(memory, conversationId, args.label);
+        const output = await searchAnswer(memory, conversationId, args, { strategy, budget: args.maxTokens ?? maxTokens, countTokens });
+        return { ok: true, output };
       } catch (error) {
         return { ok: false, output: `memory_read failed: ${errorMessage(error)}`, error: errorMessage(error) };
       }

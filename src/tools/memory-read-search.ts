@@ -1,0 +1,161 @@
+/**
+ * memory_read's answer to a `query`: the archived messages that match, each shown with its neighbours, best
+ * first, within one token budget; summaries as one line each pointing to what they cover. The archive's
+ * search (BM25 leading) picks candidate transcript segments; their messages are then ranked one by one, each
+ * with its neighbours' words, so the answer shows the matching message rather than the head of its segment.
+ */
+import type { ArchiveEntry, ConversationMessage } from '../agent/types.js';
+import { indentArchivedText } from '../compaction/headers.js';
+import { renderMessage } from '../compaction/transcript-format.js';
+import type { MemoryManager, SearchHit } from '../memory/memory-manager.js';
+import { bm25Scores } from '../memory/ranking/bm25.js';
+import { pickWindows, withNeighbourTerms, type WindowItem } from '../memory/ranking/message-windows.js';
+import { searchTerms } from '../memory/ranking/search-terms.js';
+import type { MemoryReadArgs } from './memory-read-args.js';
+import type { ReadStrategy } from './memory-read-strategy.js';
+
+export interface SearchAnswerOptions {
+  strategy: ReadStrategy;
+  /** Tokens the whole answer may take. */
+  budget: number;
+  countTokens: (text: string) => number;
+}
+
+/** A summary hit shows at most this much text; its label reads the rest. */
+const SUMMARY_TEXT_CHARS = 2_000;
+/** The query as the answer repeats it: enough to recognise, never a page. */
+const QUERY_SHOWN_CHARS = 200;
+/** Labels named in the closing line at most. */
+const LABELS_NAMED = 5;
+
+interface PoolItem extends WindowItem {
+  message: ConversationMessage;
+  segment: ArchiveEntry;
+  /** 1-based rank of its segment in the archive search. */
+  segmentRank: number;
+  line: string;
+}
+
+export function describeEntry(entry: ArchiveEntry): string {
+  const what = entry.kind === 'summary' ? `summary depth ${entry.depth}` : 'transcript';
+  return `${what} | ${entry.label} | ${entry.start} .. ${entry.end} | ${entry.count} ${entry.kind === 'summary' && entry.depth > 0 ? 'batches' : 'messages'}`;
+}
+
+/** An entry's text under its hit line, cut to `maxChars` with a pointer to its label. */
+export function entryExcerpt(entry: ArchiveEntry, maxChars: number): string {
+  if (entry.content.length <= maxChars) return indentArchivedText(entry.content);
+  return `${indentArchivedText(entry.content.slice(0, maxChars))}\n[... cut; read label ${entry.label} for the full text]`;
+}
+
+function shownQuery(query: string): string {
+  return JSON.stringify(query.length > QUERY_SHOWN_CHARS ? `${query.slice(0, QUERY_SHOWN_CHARS)}…` : query);
+}
+
+/** The messages of the candidate segments, each once, in conversation order. */
+function pool(hits: readonly SearchHit[], countTokens: (text: string) => number): PoolItem[] {
+  const seen = new Set<string>();
+  const items: PoolItem[] = [];
+  hits.forEach((hit, rank) => {
+    for (const message of hit.entry.messages ?? []) {
+      if (seen.has(message.id)) continue;
+      seen.add(message.id);
+      const line = indentArchivedText(renderMessage(message));
+      items.push({ position: message.seq, tokens: countTokens(`${line}\n`), message, segment: hit.entry, segmentRank: rank + 1, line });
+    }
+  });
+  return items.sort((a, b) => a.position - b.position);
+}
+
+/** Each message's BM25 with its neighbours' words (normalized to the best), plus its segment's rank prior. */
+function messageScores(items: readonly PoolItem[], query: string, strategy: ReadStrategy): number[] {
+  const terms = items.map((item) => searchTerms(`${item.message.name ?? ''} ${item.message.content}`));
+  const raw = bm25Scores(withNeighbourTerms(items, terms, strategy.radius), searchTerms(query));
+  const best = Math.max(0, ...raw);
+  return raw.map((score, i) => (score > 0 ? score / best + strategy.segmentWeight / items[i]!.segmentRank : 0));
+}
+
+function blockHeader(items: readonly PoolItem[], index: number): string {
+  const labels = [...new Set(items.map((item) => item.segment.label))];
+  const first = items[0]!.message.createdAt;
+  const last = items[items.length - 1]!.message.createdAt;
+  return `#${index} transcript | ${labels.join(', ')} | ${first} .. ${last} | ${items.length} messages`;
+}
+
+function leftOutLine(labels: readonly string[], count: number, what: string): string {
+  const named = labels.slice(0, LABELS_NAMED).join(', ');
+  const more = labels.length > LABELS_NAMED ? ` and ${labels.length - LABELS_NAMED} more` : '';
+  return `Left out for the token budget: ${count} more ${what} (in ${named}${more}). Read one in full with {"label": "<label>"}, or ask again with a larger max_tokens, a narrower query, or from/to.`;
+}
+
+export async function searchAnswer(memory: MemoryManager, conversationId: string, args: MemoryReadArgs, options: SearchAnswerOptions): Promise<string> {
+  const { strategy, budget, countTokens } = options;
+  const query = args.query!;
+  const archiveQuery = strategy.cleanQuery ? searchTerms(query, { stem: false }).join(' ') || query : query;
+  const filter = {
+    conversationId,
+    ...(args.depth !== undefined ? { depth: args.depth } : {}),
+    ...(args.from !== undefined ? { from: args.from } : {}),
+    ...(args.to !== undefined ? { to: args.to } : {}),
+  };
+  // Transcripts are depth 0: a depth above 0 asks for summaries only.
+  const wantTranscripts = args.kind !== 'summary' && (args.depth === undefined || args.depth === 0);
+  const [transcripts, summaries] = await Promise.all([
+    wantTranscripts ? memory.search({ ...filter, kind: 'transcript', query: archiveQuery, limit: Math.max(strategy.candidateSegments, args.limit) }) : [],
+    args.kind !== 'transcript' ? memory.search({ ...filter, kind: 'summary', query: archiveQuery, limit: args.limit }) : [],
+  ]);
+  if (transcripts.length === 0 && summaries.length === 0) return `No archived entry matches ${shownQuery(query)}.`;
+
+  const intro = (shown: number) => `Archived messages and summaries for ${shownQuery(query)}, best first (${shown} passages):`;
+  const reserve = countTokens(intro(99)) + countTokens(leftOutLine(Array(LABELS_NAMED + 1).fill(transcripts[0]?.entry.label ?? summaries[0]?.entry.label ?? ''), 999, 'matching messages')) + 4;
+  let left = budget - reserve;
+  const sections: string[] = [];
+  const notes: string[] = [];
+  let passages = 0;
+
+  /** Whole entries (summaries, or segments in the earlier display) from their head, as many as the budget holds. */
+  const entryBlocks = (hits: readonly SearchHit[], what: string) => {
+    for (const hit of hits) {
+      const head = `#${passages + 1} ${describeEntry(hit.entry)}`;
+      const room = (left - countTokens(head) - 2) * 4;
+      if (room < 200) {
+        const rest = hits.slice(hits.indexOf(hit)).map((h) => h.entry.label);
+        notes.push(leftOutLine(rest, rest.length, what));
+        break;
+      }
+      const block = `${head}\n${entryExcerpt(hit.entry, Math.min(SUMMARY_TEXT_CHARS, room - 80))}`;
+      left -= countTokens(block) + 1;
+      sections.push(block);
+      passages++;
+    }
+  };
+  // Summary text leads only in the earlier order, or when no transcript matched.
+  if (transcripts.length === 0 || strategy.summaries === 'first') entryBlocks(summaries, 'summaries');
+  // Pointers go after the windows, but their room is kept first so that they always fit.
+  let pointers = '';
+  if (transcripts.length > 0 && strategy.summaries === 'pointer' && summaries.length > 0) {
+    pointers = [`Summaries that match (read one with {"label": "<label>"}):`, ...summaries.map((hit) => `- ${describeEntry(hit.entry)}`)].join('\n');
+    left -= countTokens(pointers) + 1;
+  }
+
+  if (transcripts.length > 0) {
+    if (strategy.display === 'segment-head') {
+      entryBlocks(transcripts, 'transcript segments');
+    } else {
+      const items = pool(transcripts, countTokens);
+      const scores = messageScores(items, query, strategy);
+      const plan = pickWindows(items, scores, { radius: strategy.radius, budget: left, blockOverhead: countTokens(blockHeader(items.slice(0, 1), 99)) + 8 });
+      for (const block of plan.blocks) {
+        const shown = block.map((i) => items[i]!);
+        sections.push([blockHeader(shown, ++passages), ...shown.map((item) => item.line)].join('\n'));
+      }
+      left -= plan.tokens;
+      if (plan.leftOut.length > 0) {
+        const labels = [...new Set(plan.leftOut.map((i) => items[i]!.segment.label))];
+        notes.push(leftOutLine(labels, plan.leftOut.length, 'matching messages'));
+      }
+    }
+  }
+  if (transcripts.length > 0 && strategy.summaries === 'excerpt') entryBlocks(summaries, 'summaries');
+  if (pointers) sections.push(pointers);
+  return [intro(passages), ...sections, ...notes.slice(0, 1)].join('\n\n');
+}

@@ -1,0 +1,36 @@
+/**
+ * How memory_read answers a query: the choices measured on LoCoMo (src/eval/README.md, "memory_read
+ * ablation") with the winning values as defaults. The eval passes other values to compare them; an
+ * application has no reason to.
+ */
+
+export interface ReadStrategy {
+  /** Transcript segments the archive's search returns as candidates; their messages are then ranked one by one. */
+  candidateSegments: number;
+  /** Messages shown on each side of a matching message. */
+  radius: number;
+  /**
+   * Weight of a candidate segment's own rank in the archive search (1 for the first, falling as 1/rank) added to
+   * each of its messages' BM25 score (normalized to the best message's). 0 ranks messages by their own words only.
+   */
+  segmentWeight: number;
+  /** Question words and function words are dropped before the archive search (it keeps them otherwise). */
+  cleanQuery: boolean;
+  /**
+   * Summary hits: `pointer` lists each as one line (label and time span) after the transcript windows; `excerpt`
+   * shows their text in the budget the windows left; `first` shows their text before the windows (the earlier
+   * order); `none` leaves them out unless no transcript matches.
+   */
+  summaries: 'pointer' | 'excerpt' | 'first' | 'none';
+  /** `windows`: the matching messages with their neighbours; `segment-head`: each hit segment from its start (the earlier display). */
+  display: 'windows' | 'segment-head';
+}
+
+export const DEFAULT_READ_STRATEGY: Readonly<ReadStrategy> = Object.freeze({
+  candidateSegments: 10,
+  radius: 1,
+  segmentWeight: 0.2,
+  cleanQuery: true,
+  summaries: 'pointer',
+  display: 'windows',
+});
