@@ -124,13 +124,13 @@ export function validateCompactionSettings(settings: CompactionSettings): void {
 export interface RuntimeConfig {
   /** Root folder of the embedded stores. `MEMFOLD_HOME`, default `./.memfold`. */
   home: string;
-  /** PostgreSQL connection string; unset means embedded PGlite in `{home}/pg`. `DATABASE_URL`. */
+  /** PostgreSQL connection string (`postgres://` or `postgresql://`); unset means embedded PGlite in `{home}/pg`. `DATABASE_URL`. */
   databaseUrl?: string;
   /** LanceDB location (folder or `s3://...`). `LANCEDB_URI`, default `{home}/lancedb`. */
   lancedbUri: string;
   /** Scope of conversations sharing one store. `MEMFOLD_NAMESPACE`, default `default`. */
   namespace: string;
-  /** OpenAI-compatible endpoint. `OPENAI_BASE_URL` (the client's default when unset). */
+  /** OpenAI-compatible endpoint, an `http://` or `https://` URL. `OPENAI_BASE_URL` (the client's default when unset). */
   openaiBaseUrl?: string;
   /** `OPENAI_API_KEY`. */
   openaiApiKey?: string;
@@ -233,6 +233,27 @@ function envString(env: Record<string, string | undefined>, name: string): strin
   return raw === undefined || raw.trim() === '' ? undefined : raw.trim();
 }
 
+const DATABASE_URL_SCHEMES = ['postgres:', 'postgresql:'] as const;
+const OPENAI_BASE_URL_SCHEMES = ['http:', 'https:'] as const;
+
+/**
+ * A connection URL with one of `schemes`, refused naming `field`. The value itself is never echoed:
+ * it may carry a password (`postgres://user:secret@host/db`), so only its scheme is quoted.
+ */
+function requireUrl(value: string, field: string, schemes: readonly string[]): void {
+  const example = schemes[0] === 'postgres:' ? 'postgres://user:password@host:5432/database' : 'http://127.0.0.1:11434/v1';
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new InvalidConfigError(field, `must be a URL such as ${example} (the value set does not parse as one)`);
+  }
+  if (!schemes.includes(url.protocol)) {
+    throw new InvalidConfigError(field, `must be a ${schemes.map((s) => s.slice(0, -1)).join(' or ')} URL such as ${example} (its scheme is "${url.protocol.slice(0, -1)}")`);
+  }
+  if (url.hostname === '' && schemes.includes('http:')) throw new InvalidConfigError(field, `must name a host, such as ${example}`);
+}
+
 export function resolveRuntimeConfig(
   overrides: Partial<RuntimeConfig> = {},
   env: Record<string, string | undefined> = process.env,
@@ -263,6 +284,10 @@ export function resolveRuntimeConfig(
     const value = (overrides[key] as string | undefined) ?? envString(env, name);
     if (value !== undefined) (config as unknown as Record<string, unknown>)[key] = value;
   }
+  // Named as the caller set them: `config.<key>` for an override, the variable otherwise.
+  const source = (key: keyof RuntimeConfig, name: string) => (overrides[key] !== undefined ? `config.${key}` : name);
+  if (config.databaseUrl !== undefined) requireUrl(config.databaseUrl, source('databaseUrl', 'DATABASE_URL'), DATABASE_URL_SCHEMES);
+  if (config.openaiBaseUrl !== undefined) requireUrl(config.openaiBaseUrl, source('openaiBaseUrl', 'OPENAI_BASE_URL'), OPENAI_BASE_URL_SCHEMES);
   if (!/^[A-Za-z0-9_.-]{1,64}$/.test(config.namespace)) {
     throw new InvalidConfigError('namespace', 'must be 1-64 characters of letters, digits, "_", "." or "-"');
   }

@@ -81,6 +81,43 @@ describe('resolveRuntimeConfig', () => {
     expectConfigError(() => resolveRuntimeConfig(overrides as never, {}), field);
   });
 
+  it.each([
+    ['DATABASE_URL', 'hello world', 'must be a URL'],
+    ['DATABASE_URL', 'mysql://root:hunter2@db/app', 'must be a postgres or postgresql URL'],
+    ['DATABASE_URL', 'http://root:hunter2@db/app', 'its scheme is "http"'],
+    ['DATABASE_URL', 'root:hunter2@db/app', 'must be a postgres or postgresql URL'],
+    ['OPENAI_BASE_URL', 'not a url', 'must be a URL'],
+    ['OPENAI_BASE_URL', 'ftp://x', 'its scheme is "ftp"'],
+    ['OPENAI_BASE_URL', 'file:///v1', 'must be a http or https URL'],
+    ['OPENAI_BASE_URL', 'https://user:hunter2@:443', 'must be a URL'],
+  ])('refuses %s=%j naming the variable, without echoing the value', (name, value, rule) => {
+    let thrown: unknown;
+    try {
+      resolveRuntimeConfig({}, { [name]: value });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(InvalidConfigError);
+    expect(thrown).toMatchObject({ field: name, message: expect.stringContaining(`Invalid config field ${name}: ${rule.startsWith('its') ? '' : rule}`) });
+    expect((thrown as Error).message).toContain(rule);
+    expect((thrown as Error).message).not.toContain('hunter2');
+    expect((thrown as Error).message).not.toContain(value);
+  });
+
+  it('names the override, not the variable, when the bad URL comes from code', () => {
+    expectConfigError(() => resolveRuntimeConfig({ databaseUrl: 'hello world' }, { DATABASE_URL: 'postgres://h/db' }), 'config.databaseUrl');
+    expectConfigError(() => resolveRuntimeConfig({ openaiBaseUrl: 'ftp://x' }, {}), 'config.openaiBaseUrl');
+  });
+
+  it('accepts the URLs the README shows, and a socketless local PostgreSQL', () => {
+    const config = resolveRuntimeConfig({}, {
+      DATABASE_URL: 'postgres://memfold:memfold@127.0.0.1:5432/memfold',
+      OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1',
+    });
+    expect(config).toMatchObject({ databaseUrl: 'postgres://memfold:memfold@127.0.0.1:5432/memfold', openaiBaseUrl: 'http://127.0.0.1:11434/v1' });
+    expect(resolveRuntimeConfig({}, { DATABASE_URL: 'postgresql:///memfold', OPENAI_BASE_URL: 'https://api.openai.com/v1' }).databaseUrl).toBe('postgresql:///memfold');
+  });
+
   it('validateMaxMessageBytes, shared by the store option, names the field it is given', () => {
     expect(validateMaxMessageBytes(1, 'maxMessageBytes')).toBe(1);
     expectConfigError(() => validateMaxMessageBytes(-1, 'maxMessageBytes'), 'maxMessageBytes');
