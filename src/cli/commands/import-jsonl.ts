@@ -1,59 +1,126 @@
 /**
- * `memfold import <file.jsonl>`: one message a line, `{role, content, tool_calls?, tool_call_id?,
- * name?, created_at?, conversation_id?}` (camelCase accepted too). Lines are validated before anything
- * is written; an invalid line is reported with its number and field.
+ * `memfold import` lines, pure: one message a line, `{role, content, tool_calls?, tool_call_id?, name?,
+ * id?, created_at?, conversation_id?}` (camelCase accepted too). Each line goes through the per-message
+ * rules `append` applies (`normalizeNewMessages`: roles, text, tool calls, times, maxMessageBytes), and
+ * an error names the line and the field as the line spells it (`line 3.tool_call_id`).
+ *
+ * A line without an id gets `line-{lineNumber}-{first 12 hex digits of the sha256 of the line's text}`,
+ * so that importing the same file again meets the same ids and can skip what is already stored.
  */
-import { readFile } from 'node:fs/promises';
-import type { NewMessage, Role, ToolCall } from '../../agent/types.js';
-import { parseIsoTime } from '../../agent/iso-time.js';
+import { createHash } from 'node:crypto';
+import type { NewMessage } from '../../agent/types.js';
+import { DEFAULT_MAX_MESSAGE_BYTES } from '../../config.js';
 import { InvalidArgumentError } from '../../errors.js';
-import { readJsonlObjects } from '../../eval/datasets/jsonl-dataset.js';
+import { readJsonlObjects, type JsonlObject } from '../../eval/datasets/jsonl-dataset.js';
+import { normalizeNewMessages, requireKey, type NormalizedMessage } from '../../persistence/kysely/normalize-new-messages.js';
 
-const ROLES = new Set<Role>(['system', 'user', 'assistant', 'tool']);
-
+/** One message line of an import file. */
 export interface ImportedLine {
+  lineNumber: number;
+  /** Absent when the line names none: `--conversation` applies (`conversationOf`). */
   conversationId?: string;
-  message: NewMessage;
+  /** The message as `append` will store it: id filled in, time canonical. */
+  message: NewMessage & { id: string };
+  /** The checked row, in the shape `append`'s batch checks read. */
+  row: NormalizedMessage;
+  /** How the line spells the tool call id field, for errors found across lines. */
+  toolCallIdField: string;
 }
 
-export function parseJsonlMessages(text: string): ImportedLine[] {
-  const lines: ImportedLine[] = [];
-  for (const { where, value: v } of readJsonlObjects(text)) {
-    if (!ROLES.has(v.role as Role)) throw new InvalidArgumentError(`${where}.role`, 'must be one of system, user, assistant, tool');
-    const content = v.content ?? '';
-    if (typeof content !== 'string') throw new InvalidArgumentError(`${where}.content`, 'must be a string');
-    const message: NewMessage = { role: v.role as Role, content };
-    const toolCalls = v.tool_calls ?? v.toolCalls;
-    if (toolCalls !== undefined && toolCalls !== null) message.toolCalls = toolCalls as ToolCall[];
-    const toolCallId = v.tool_call_id ?? v.toolCallId;
-    if (typeof toolCallId === 'string') message.toolCallId = toolCallId;
-    if (typeof v.name === 'string') message.name = v.name;
-    if (typeof v.id === 'string') message.id = v.id;
-    const createdAt = v.created_at ?? v.createdAt;
-    if (createdAt !== undefined) message.createdAt = parseIsoTime(createdAt, `${where}.created_at`);
-    const conversationId = v.conversation_id ?? v.conversationId;
-    lines.push({ message, ...(typeof conversationId === 'string' ? { conversationId } : {}) });
+/** The id of a line that has none: stable for the same text at the same line. */
+export function derivedLineId(lineNumber: number, text: string): string {
+  return `line-${lineNumber}-${createHash('sha256').update(text).digest('hex').slice(0, 12)}`;
+}
+
+/** The key a line uses for a field that has a snake_case and a camelCase spelling (snake_case wins, as when reading). */
+function keyOf(value: Record<string, unknown>, snake: string, camel: string): string {
+  return value[snake] === undefined && value[camel] !== undefined ? camel : snake;
+}
+
+/** JSON's null for an optional field means absent. */
+function present(value: unknown): unknown {
+  return value === null ? undefined : value;
+}
+
+/**
+ * An error of `normalizeNewMessages` for `messages[0]` (or of the batch checks for `messages[index]`)
+ * renamed to the file's line, with the field spelled as in the file.
+ */
+export function atLine(error: unknown, where: string, fields: Readonly<Record<string, string>>, index = 0): unknown {
+  if (!(error instanceof InvalidArgumentError)) return error;
+  const prefix = `messages[${index}]`;
+  if (!error.field.startsWith(prefix)) return error;
+  const rename = (text: string) =>
+    text.replaceAll(new RegExp(`messages\\[${index}\\](?:\\.(\\w+))?`, 'g'), (_, name: string | undefined) => (name === undefined ? where : `${where}.${fields[name] ?? name}`));
+  const rule = error.message.slice(`Invalid argument ${error.field}: `.length);
+  return new InvalidArgumentError(rename(error.field), rename(rule));
+}
+
+/** Parse and check one line on its own (`maxMessageBytes` as configured). */
+export function parseImportLine(line: JsonlObject, maxMessageBytes: number): ImportedLine {
+  const { value, where, lineNumber } = line;
+  const fields = {
+    toolCalls: keyOf(value, 'tool_calls', 'toolCalls'),
+    toolCallId: keyOf(value, 'tool_call_id', 'toolCallId'),
+    createdAt: keyOf(value, 'created_at', 'createdAt'),
+  };
+  const conversationField = keyOf(value, 'conversation_id', 'conversationId');
+  const rawConversation = present(value[conversationField]);
+  const conversationId = rawConversation === undefined ? undefined : requireKey(rawConversation, `${where}.${conversationField}`);
+  const candidate = {
+    role: value.role,
+    // An assistant message that only calls tools often has `content: null`.
+    content: present(value.content) ?? '',
+    toolCalls: present(value[fields.toolCalls]),
+    toolCallId: present(value[fields.toolCallId]),
+    name: present(value.name),
+    id: present(value.id) ?? derivedLineId(lineNumber, line.text),
+    createdAt: present(value[fields.createdAt]),
+  };
+  let row: NormalizedMessage;
+  try {
+    [row] = normalizeNewMessages([candidate], { maxMessageBytes }) as [NormalizedMessage];
+  } catch (error) {
+    throw atLine(error, where, fields);
   }
-  return lines;
+  return { lineNumber, ...(conversationId === undefined ? {} : { conversationId }), message: toNewMessage(row), row, toolCallIdField: fields.toolCallId };
 }
 
-/** Group lines by conversation; `fallback` names lines without one. */
+function toNewMessage(row: NormalizedMessage): NewMessage & { id: string } {
+  const { text, toolCalls, toolCallId, name } = row.content;
+  return {
+    id: row.id,
+    role: row.role,
+    content: text,
+    ...(toolCalls ? { toolCalls } : {}),
+    ...(toolCallId !== undefined ? { toolCallId } : {}),
+    ...(name !== undefined ? { name } : {}),
+    ...(row.createdAt !== undefined ? { createdAt: row.createdAt } : {}),
+  };
+}
+
+/** The line's conversation, else `fallback` (`--conversation`); a line with neither is refused naming it. */
+export function conversationOf(line: ImportedLine, fallback: string | undefined): string {
+  const id = line.conversationId ?? fallback;
+  if (id === undefined) {
+    throw new InvalidArgumentError(`line ${line.lineNumber}.conversation_id`, 'is missing: name the conversation on the line, or give --conversation for lines that name none');
+  }
+  return id;
+}
+
+/** Every line of a JSONL text, checked on its own (pure; the command streams files instead). */
+export function parseJsonlMessages(text: string, maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES): ImportedLine[] {
+  return readJsonlObjects(text).map((line) => parseImportLine(line, maxMessageBytes));
+}
+
+/** Messages by conversation, in file order; `fallback` names lines without one. Linear in the lines. */
 export function groupByConversation(lines: readonly ImportedLine[], fallback: string | undefined): Map<string, NewMessage[]> {
   const groups = new Map<string, NewMessage[]>();
-  lines.forEach((line, k) => {
-    const id = line.conversationId ?? fallback;
-    if (!id) throw new InvalidArgumentError('--conversation', `is required: message ${k + 1} names no conversation_id`);
-    groups.set(id, [...(groups.get(id) ?? []), line.message]);
-  });
-  return groups;
-}
-
-export async function readJsonlFile(file: string): Promise<ImportedLine[]> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    throw new InvalidArgumentError('<file>', `cannot be read: ${(error as Error).message}`);
+  for (const line of lines) {
+    const id = conversationOf(line, fallback);
+    let group = groups.get(id);
+    if (!group) groups.set(id, (group = []));
+    group.push(line.message);
   }
-  return parseJsonlMessages(text);
+  return groups;
 }

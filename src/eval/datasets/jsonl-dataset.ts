@@ -12,7 +12,8 @@
  *
  * Errors name the file's line and field. Turn ids travel beside the messages, never inside them.
  */
-import { readFile } from 'node:fs/promises';
+import { open, readFile, type FileHandle } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
 import type { NewMessage, Role } from '../../agent/types.js';
 import { parseIsoTime } from '../../agent/iso-time.js';
 import { InvalidArgumentError } from '../../errors.js';
@@ -20,25 +21,80 @@ import { checkEvidence, noneSkipped, type EvalConversation, type EvalQuestion, t
 
 const ROLES = new Set<Role>(['system', 'user', 'assistant']);
 
+/** One JSON object of a JSONL file: where it stands (`<file> line N`, or `line N`) for errors, and its text. */
+export interface JsonlObject {
+  where: string;
+  /** 1-based line number in the file (blank lines count). */
+  lineNumber: number;
+  /** The line as read: without its line break, and without the UTF-8 BOM on line 1. */
+  text: string;
+  value: Record<string, unknown>;
+}
+
+const BOM = '\uFEFF';
+
+/** The object on one line, or undefined for a blank line. A BOM opening line 1 is dropped (editors on Windows write one). */
+export function parseJsonlLine(raw: string, lineNumber: number, file?: string): JsonlObject | undefined {
+  const text = lineNumber === 1 && raw.startsWith(BOM) ? raw.slice(1) : raw;
+  if (text.trim() === '') return undefined;
+  const where = `${file ? `${file} ` : ''}line ${lineNumber}`;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new InvalidArgumentError(where, 'is not valid JSON');
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new InvalidArgumentError(where, 'must be a JSON object');
+  return { where, lineNumber, text, value: value as Record<string, unknown> };
+}
+
 /**
- * The JSON objects of a JSONL text, each with where it stands (`<file> line N`, or `line N` without a
- * file) for errors; blank lines are skipped. Shared by the eval datasets and `memfold import`.
+ * The JSON objects of a JSONL text, each with where it stands for errors; blank lines are skipped.
+ * Shared by the eval datasets and `memfold import` (which streams files with `streamJsonlObjects`).
  */
-export function readJsonlObjects(text: string, file?: string): Array<{ where: string; value: Record<string, unknown> }> {
-  const rows: Array<{ where: string; value: Record<string, unknown> }> = [];
+export function readJsonlObjects(text: string, file?: string): JsonlObject[] {
+  const rows: JsonlObject[] = [];
   text.split(/\r?\n/).forEach((raw, index) => {
-    if (raw.trim() === '') return;
-    const where = `${file ? `${file} ` : ''}line ${index + 1}`;
-    let value: unknown;
-    try {
-      value = JSON.parse(raw);
-    } catch {
-      throw new InvalidArgumentError(where, 'is not valid JSON');
-    }
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new InvalidArgumentError(where, 'must be a JSON object');
-    rows.push({ where, value: value as Record<string, unknown> });
+    const row = parseJsonlLine(raw, index + 1, file);
+    if (row) rows.push(row);
   });
   return rows;
+}
+
+/**
+ * The JSON objects of a JSONL file, read line by line (a file stream under readline), so a file of
+ * any size is never held whole. `onBytes` is told the bytes read so far (for progress). A file that
+ * cannot be opened or read is refused naming `field`.
+ */
+export async function* streamJsonlObjects(
+  path: string,
+  options: { field?: string; file?: string; onBytes?: (bytes: number) => void } = {},
+): AsyncGenerator<JsonlObject> {
+  const field = options.field ?? '<file>';
+  let handle: FileHandle;
+  try {
+    handle = await open(path, 'r');
+  } catch (error) {
+    throw new InvalidArgumentError(field, `cannot be read: ${(error as Error).message}`);
+  }
+  const stream = handle.createReadStream({ encoding: 'utf8', highWaterMark: 1 << 20 });
+  const lines = createInterface({ input: stream, crlfDelay: Infinity });
+  let lineNumber = 0;
+  try {
+    for await (const raw of lines) {
+      lineNumber++;
+      options.onBytes?.(stream.bytesRead);
+      const row = parseJsonlLine(raw, lineNumber, options.file);
+      if (row) yield row;
+    }
+  } catch (error) {
+    if (error instanceof InvalidArgumentError) throw error;
+    throw new InvalidArgumentError(field, `cannot be read: ${(error as Error).message}`);
+  } finally {
+    lines.close();
+    stream.destroy();
+    await handle.close().catch(() => undefined);
+  }
 }
 
 function requireString(row: Record<string, unknown>, where: string, field: string): string {
