@@ -47,6 +47,11 @@ export interface MemfoldOptions {
    * opening. Default true. A conversation another process is compacting is left to it.
    */
   reconcileOnOpen?: boolean;
+  /**
+   * Run the live store's migrations on open. Default true. With false the store only checks that the
+   * schema is current and refuses to open otherwise (read commands must not create tables).
+   */
+  migrate?: boolean;
 }
 
 export interface Memfold {
@@ -106,11 +111,12 @@ async function buildEmbedder(config: RuntimeConfig): Promise<Embedder> {
   return embedder;
 }
 
-async function openPersistence(config: RuntimeConfig): Promise<PersistenceProvider> {
-  if (config.databaseUrl) return createKyselyPersistence({ dialect: 'postgres', databaseUrl: config.databaseUrl, namespace: config.namespace, maxMessageBytes: config.maxMessageBytes });
+async function openPersistence(config: RuntimeConfig, migrate: boolean): Promise<PersistenceProvider> {
+  const common = { namespace: config.namespace, maxMessageBytes: config.maxMessageBytes, migrate };
+  if (config.databaseUrl) return createKyselyPersistence({ dialect: 'postgres', databaseUrl: config.databaseUrl, ...common });
   const dataDir = path.join(config.home, 'pg');
   await mkdir(dataDir, { recursive: true });
-  return createKyselyPersistence({ dialect: 'pglite', dataDir, namespace: config.namespace, maxMessageBytes: config.maxMessageBytes });
+  return createKyselyPersistence({ dialect: 'pglite', dataDir, ...common });
 }
 
 export async function createMemfold(options: MemfoldOptions = {}): Promise<Memfold> {
@@ -118,7 +124,7 @@ export async function createMemfold(options: MemfoldOptions = {}): Promise<Memfo
   const config = resolveRuntimeConfig(options.config, options.env ?? process.env);
   const model = options.model ?? buildModel(config);
   const tokens = options.tokens ?? createTokenCounter(config.assistantModel ? { model: config.assistantModel } : {});
-  const persistence = options.persistence ?? (await openPersistence(config));
+  const persistence = options.persistence ?? (await openPersistence(config, options.migrate ?? true));
   let memory: MemoryManager;
   try {
     if (options.memory) memory = options.memory;
