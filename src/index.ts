@@ -20,7 +20,7 @@ export type {
 } from './compaction/compaction-result.js';
 export { DEFAULT_SUMMARIZATION_PROMPT, interpolatePrompt } from './compaction/prompt.js';
 export { formatHeader, parseHeader, type BatchHeader } from './compaction/headers.js';
-export { parseBatchLabel, type ParsedBatchLabel } from './compaction/labels.js';
+export { parseLabel, type ParsedLabel } from './compaction/labels.js';
 export { buildClipArchive, clipArchiveLabels, CLIP_ARCHIVE_PREFIX } from './compaction/clip-archive.js';
 export { renderTranscript, parseTranscript } from './compaction/transcript-format.js';
 export type * from './agent/types.js';

@@ -16,6 +16,7 @@ export class ReadbackError extends MemfoldError {
 
 function sameEntry(written: ArchiveEntry, read: ArchiveEntry | undefined): string | undefined {
   if (!read) return 'missing after write';
+  if (read.operationId !== written.operationId) return `the label belongs to operation ${read.operationId}`;
   if (read.content !== written.content) return 'content differs';
   if (read.depth !== written.depth || read.kind !== written.kind) return 'depth or kind differs';
   if (read.sourceIds.join('\u0000') !== written.sourceIds.join('\u0000')) return 'source ids differ';
@@ -29,7 +30,7 @@ export interface ArchiveWriter {
   mark(labels: string[], parentLabel: string): Promise<void>;
   /** Labels written so far, in order. */
   readonly written: readonly string[];
-  /** Best-effort undo: clear marks, delete written labels. Returns the errors it met (it never throws). */
+  /** Best-effort undo: clear marks, delete the rows it wrote (never another operation's). Returns the errors it met (it never throws). */
   rollback(): Promise<unknown[]>;
 }
 
@@ -40,6 +41,7 @@ export interface ArchiveWriter {
 export function createArchiveWriter(
   memory: MemoryManager,
   conversationId: string,
+  operationId: string,
   journal: (labels: string[]) => Promise<void> = async () => undefined,
 ): ArchiveWriter {
   const written: string[] = [];
@@ -65,8 +67,22 @@ export function createArchiveWriter(
     async rollback() {
       const errors: unknown[] = [];
       if (marked.length > 0) await memory.mark(conversationId, marked, null).catch((e: unknown) => errors.push(e));
-      if (written.length > 0) await memory.delete(conversationId, written).catch((e: unknown) => errors.push(e));
+      if (written.length > 0) await removeOwnEntries(memory, conversationId, operationId, written).catch((e: unknown) => errors.push(e));
       return errors;
     },
   };
+}
+
+/**
+ * Remove the entries of `operationId` among `labels`: clear the marks that point at them, then delete
+ * them. A label held by another operation's row is left alone (a write refused on it, or a journal
+ * naming a label it never got). Idempotent: a crash halfway is undone by running it again.
+ */
+export async function removeOwnEntries(memory: MemoryManager, conversationId: string, operationId: string, labels: readonly string[]): Promise<void> {
+  if (labels.length === 0) return;
+  const own = new Set((await memory.read(conversationId, [...labels])).filter((e) => e.operationId === operationId).map((e) => e.label));
+  if (own.size === 0) return;
+  const children = (await memory.list({ conversationId, kind: 'summary' })).filter((e) => e.parentLabel !== undefined && own.has(e.parentLabel));
+  if (children.length > 0) await memory.mark(conversationId, children.map((c) => c.label), null);
+  await memory.delete(conversationId, [...own]);
 }

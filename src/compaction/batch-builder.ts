@@ -3,7 +3,7 @@
  */
 import type { ArchiveEntry, SummaryBatch } from '../agent/types.js';
 import { batchContent } from './headers.js';
-import { baseBatchLabel, batchLabel } from './labels.js';
+import { baseLabel, uniqueLabel } from './labels.js';
 import { timeSpan } from './time-span.js';
 
 export interface BatchDraft {
@@ -14,14 +14,14 @@ export interface BatchDraft {
   sourceIds: string[];
 }
 
-/** The base label each draft would get (before uniqueness suffixes). */
-export function baseLabels(conversationId: string, drafts: readonly BatchDraft[]): string[] {
-  return drafts.map((d) => baseBatchLabel(conversationId, timeSpan(d.sourceTimes).end));
+/** The label each draft gets unless it is taken (see labels.ts). */
+export function baseLabels(drafts: readonly BatchDraft[]): string[] {
+  return drafts.map((d) => baseLabel({ kind: 'summary', depth: d.depth, time: timeSpan(d.sourceTimes).end, sourceIds: d.sourceIds }));
 }
 
 /**
- * Build batches; `taken` holds labels already in the archive, so colliding ones get the
- * operation suffix. Labels stay deterministic for a given operation.
+ * Build batches; `taken` holds labels already in the archive, so a colliding one gets a longer hash.
+ * Labels stay deterministic for given sources.
  */
 export function buildBatches(
   conversationId: string,
@@ -30,9 +30,9 @@ export function buildBatches(
   taken: ReadonlySet<string>,
 ): SummaryBatch[] {
   const used = new Set(taken);
-  return drafts.map((draft, index) => {
+  return drafts.map((draft) => {
     const { start, end } = timeSpan(draft.sourceTimes);
-    const label = batchLabel(conversationId, end, used, operationId, index);
+    const label = uniqueLabel({ kind: 'summary', depth: draft.depth, time: end, sourceIds: draft.sourceIds }, used);
     used.add(label);
     const count = draft.sourceIds.length;
     return {

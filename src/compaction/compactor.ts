@@ -148,7 +148,7 @@ export function createCompactor(options: CompactorOptions): Compactor {
     let status: OperationStatus = 'planned';
     // The journal: every label is on the operation row before it is written (see reconcile.ts).
     const journal = (labels: string[]) => persistence.updateOperation({ id: operationId, conversationId, status, labels });
-    const writer = createArchiveWriter(memory, conversationId, journal);
+    const writer = createArchiveWriter(memory, conversationId, operationId, journal);
     const timed = async <T>(stage: CompactionStage, work: () => Promise<T>): Promise<T> => {
       emit({ type: 'stage', conversationId, stage });
       const t0 = clock();
@@ -199,16 +199,22 @@ export function createCompactor(options: CompactorOptions): Compactor {
       }));
       const batches = await timed('archive', () =>
         atStage('archive_failed', async () => {
-          const existing = await memory.read(conversationId, baseLabels(conversationId, drafts));
-          const built = buildBatches(conversationId, operationId, drafts, new Set(existing.map((e) => e.label)));
-          const segments = chunks.flatMap((chunk, i) =>
-            buildTranscriptSegments(chunk, {
-              conversationId, parentLabel: built[i]!.label, operationId,
-              segmentTokens: settings.transcriptSegmentTokens, countMessage: count,
-            }),
-          );
-          await writer.writeVerified([...built, ...segments]);
-          return built;
+          const build = (taken: ReadonlySet<string>) => {
+            const built = buildBatches(conversationId, operationId, drafts, taken);
+            const segments = chunks.flatMap((chunk, i) =>
+              buildTranscriptSegments(chunk, {
+                conversationId, parentLabel: built[i]!.label, operationId, taken,
+                segmentTokens: settings.transcriptSegmentTokens, countMessage: count,
+              }),
+            );
+            return { built, entries: [...built, ...segments] };
+          };
+          // Labels are chosen so that no write lands on a label another operation holds.
+          let labelled = build(new Set());
+          const taken = new Set((await memory.read(conversationId, labelled.entries.map((e) => e.label))).map((e) => e.label));
+          if (taken.size > 0) labelled = build(taken);
+          await writer.writeVerified(labelled.entries);
+          return labelled.built;
         }),
       );
       result.batches = batches;
@@ -365,7 +371,7 @@ export function createCompactor(options: CompactorOptions): Compactor {
         // Journaled like a compaction that covers no messages: a crash leaves it `planned`, and reconcile undoes it.
         await persistence.recordOperation({ id: operationId, conversationId, status: 'planned', messageIds: [], labels: [] });
         const journal = (labels: string[]) => persistence.updateOperation({ id: operationId, conversationId, status: 'planned', labels });
-        const writer = createArchiveWriter(memory, conversationId, journal);
+        const writer = createArchiveWriter(memory, conversationId, operationId, journal);
         const ctx: ResummarizeContext = {
           conversationId, operationId, settings, memory, writer, inputBudget, fold: foldOptions(conversationId, depth + 1),
         };

@@ -4,14 +4,15 @@
  * nothing else:
  * - `archived` and every covered message is in the archive, read back, verbatim: finish it. Its
  *   re-summarization writes are dropped (the next compaction redoes them) and the commit runs.
- * - anything else: undo it. Marks pointing at its batches are cleared, its labels deleted, the
- *   operation recorded `rolled_back`. The messages never left the live table.
+ * - anything else: undo it. Marks pointing at its batches are cleared, its own rows deleted (a label
+ *   another operation holds is left alone), the operation recorded `rolled_back`. The messages never left the live table.
  * The caller holds the conversation's lock.
  */
 import type { ConversationMessage } from '../agent/types.js';
 import type { CompactionSettings } from '../config.js';
 import type { MemoryManager } from '../memory/memory-manager.js';
 import type { CompactionOperation, PersistenceProvider } from '../persistence/persistence-provider.js';
+import { removeOwnEntries } from './archive-writer.js';
 import { buildClipArchive } from './clip-archive.js';
 import { splitOperationEntries, unfinishableReason, type OperationEntries } from './operation-check.js';
 
@@ -29,20 +30,11 @@ export interface ReconcileDeps {
   settings: Pick<CompactionSettings, 'clipFirst' | 'clipLast'>;
 }
 
-/** Clear the marks that point at `labels`, then delete them. Idempotent: a crash halfway is undone by running it again. */
-export async function removeEntries(memory: MemoryManager, conversationId: string, labels: readonly string[]): Promise<void> {
-  if (labels.length === 0) return;
-  const doomed = new Set(labels);
-  const children = (await memory.list({ conversationId, kind: 'summary' })).filter((e) => e.parentLabel !== undefined && doomed.has(e.parentLabel));
-  if (children.length > 0) await memory.mark(conversationId, children.map((c) => c.label), null);
-  await memory.delete(conversationId, [...doomed]);
-}
-
 async function finish(operation: CompactionOperation, deps: ReconcileDeps, entries: OperationEntries, live: ConversationMessage[]): Promise<ReconcileOutcome> {
   const { memory, persistence, settings } = deps;
   const { conversationId } = operation;
   const kept = new Set(entries.archived.map((e) => e.label));
-  await removeEntries(memory, conversationId, operation.labels.filter((label) => !kept.has(label)));
+  await removeOwnEntries(memory, conversationId, operation.id, operation.labels.filter((label) => !kept.has(label)));
   const frontier = await memory.list({ conversationId, kind: 'summary', unmarkedOnly: true });
   const wanted = new Set(operation.messageIds);
   await persistence.commitCompaction({
@@ -58,7 +50,7 @@ async function finish(operation: CompactionOperation, deps: ReconcileDeps, entri
 
 async function undo(operation: CompactionOperation, deps: ReconcileDeps, reason: string): Promise<ReconcileOutcome> {
   const { memory, persistence } = deps;
-  await removeEntries(memory, operation.conversationId, operation.labels);
+  await removeOwnEntries(memory, operation.conversationId, operation.id, operation.labels);
   await persistence.recordOperation({
     id: operation.id,
     conversationId: operation.conversationId,

@@ -34,7 +34,7 @@ export async function foldRun(run: readonly ArchiveEntry[], ctx: ResummarizeCont
   const steps = await foldTranscripts([childTranscript(run)], undefined, ctx.fold);
   ctx.onFold?.(depth, steps);
   const draft = { depth, summary: steps[0]!.text, sourceTimes: childTimes(run), sourceIds: run.map((c) => c.label) };
-  const existing = await ctx.memory.read(ctx.conversationId, baseLabels(ctx.conversationId, [draft]));
+  const existing = await ctx.memory.read(ctx.conversationId, baseLabels([draft]));
   const [parent] = buildBatches(ctx.conversationId, ctx.operationId, [draft], new Set([...existing.map((e) => e.label), ...ctx.writer.written]));
   await ctx.writer.writeVerified([parent!]);
   await ctx.writer.mark(run.map((c) => c.label), parent!.label);

@@ -5,7 +5,7 @@
  */
 import type { ConversationMessage, TranscriptSegment } from '../agent/types.js';
 import { chunkByTokens } from './chunk.js';
-import { transcriptLabel } from './labels.js';
+import { uniqueLabel } from './labels.js';
 import { renderTranscript } from './transcript-format.js';
 import { timeSpan } from './time-span.js';
 
@@ -17,19 +17,27 @@ export function buildTranscriptSegments(
     operationId: string;
     segmentTokens: number;
     countMessage: (message: ConversationMessage) => number;
+    /** Labels already in the archive (a taken label gets a longer hash, see labels.ts). */
+    taken?: ReadonlySet<string>;
   },
 ): TranscriptSegment[] {
-  return chunkByTokens(messages, options.segmentTokens, options.countMessage).map((segment) => ({
-    kind: 'transcript',
-    label: transcriptLabel(options.conversationId, segment[0]!.id),
-    conversationId: options.conversationId,
-    depth: 0,
-    ...timeSpan(segment.map((m) => m.createdAt)),
-    count: segment.length,
-    content: renderTranscript(segment),
-    sourceIds: segment.map((m) => m.id),
-    parentLabel: options.parentLabel,
-    operationId: options.operationId,
-    messages: segment.map((m) => ({ ...m })),
-  }));
+  const used = new Set(options.taken);
+  return chunkByTokens(messages, options.segmentTokens, options.countMessage).map((segment) => {
+    const span = timeSpan(segment.map((m) => m.createdAt));
+    const label = uniqueLabel({ kind: 'transcript', depth: 0, time: span.start, sourceIds: segment.map((m) => m.id) }, used);
+    used.add(label);
+    return {
+      kind: 'transcript',
+      label,
+      conversationId: options.conversationId,
+      depth: 0,
+      ...span,
+      count: segment.length,
+      content: renderTranscript(segment),
+      sourceIds: segment.map((m) => m.id),
+      parentLabel: options.parentLabel,
+      operationId: options.operationId,
+      messages: segment.map((m) => ({ ...m })),
+    };
+  });
 }

@@ -14,7 +14,7 @@ import { FixedSizeList, Float32, List, makeData, RecordBatch, Struct, Table as A
 import type { ArchiveEntry } from '../../src/agent/types.js';
 import { seeded } from '../../src/cli/demo/demo-conversation.js';
 import { batchContent } from '../../src/compaction/headers.js';
-import { baseBatchLabel } from '../../src/compaction/labels.js';
+import { baseLabel } from '../../src/compaction/labels.js';
 import { embedAll } from '../../src/embedding/embedder.js';
 import { createHashingEmbedder } from '../../src/embedding/hashing-embedder.js';
 import { loadLocomo } from '../../src/eval/datasets/locomo.js';
@@ -63,16 +63,17 @@ function row(i: number, bodies: readonly Body[], random: () => number): Record<s
   const depth = random() < 0.1 ? 1 : 0;
   const count = depth === 0 ? 20 : 6;
   const body = bodies[Math.floor(random() * bodies.length)]!;
+  const sourceIds = Array.from({ length: count }, (_, j) => `m-${i}-${j}`);
   const entry: ArchiveEntry = {
     kind: 'summary',
-    label: baseBatchLabel(conversationId, end),
+    label: baseLabel({ kind: 'summary', depth, time: end, sourceIds }),
     conversationId,
     depth,
     start,
     end,
     count,
     content: batchContent({ depth, start, end, count }, body.text),
-    sourceIds: Array.from({ length: count }, (_, j) => `m-${i}-${j}`),
+    sourceIds,
     operationId: `op-${i}`,
   };
   return toRow(DEFAULT_LANCE_ARCHIVE_OPTIONS.namespace, entry, { startMs, endMs: startMs + 1_800_000 }, body.vector);

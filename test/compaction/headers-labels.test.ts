@@ -1,7 +1,6 @@
-import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { batchBody, batchContent, formatHeader, neutralizeFraming, parseHeader } from '../../src/compaction/headers.js';
-import { batchLabel, parseBatchLabel, transcriptLabel } from '../../src/compaction/labels.js';
+import { baseLabel, parseLabel, uniqueLabel } from '../../src/compaction/labels.js';
 
 describe('batch headers', () => {
   it('parse back to the fields they were made from', () => {
@@ -28,50 +27,40 @@ describe('batch headers', () => {
 });
 
 describe('labels', () => {
-  it('follow compaction-batch-{conversationId}-{end} and parse back, even when the id has dashes', () => {
-    const label = batchLabel('conv-with-dashes', '2024-01-02T03:04:05.000Z', new Set(), 'op1', 0);
-    expect(label).toBe('compaction-batch-conv-with-dashes-2024-01-02T03:04:05.000Z');
-    expect(parseBatchLabel(label)).toEqual({ conversationId: 'conv-with-dashes', end: '2024-01-02T03:04:05.000Z' });
+  const batch = { kind: 'summary' as const, depth: 2, time: '2024-01-02T03:04:05.000Z', sourceIds: ['d1-a', 'd1-b'] };
+  const segment = { kind: 'transcript' as const, depth: 0, time: '2024-01-02T03:04:05.000Z', sourceIds: ['m1', 'm2'] };
+
+  it('are short: depth or kind, the minute, and six hex digits; they parse back to those fields', () => {
+    const label = uniqueLabel(batch, new Set());
+    expect(label).toMatch(/^d2-2024-01-02T03:04-[0-9a-f]{6}$/);
+    expect(parseLabel(label)).toEqual({ kind: 'summary', depth: 2, time: '2024-01-02T03:04', hash: label.slice(-6) });
+    const transcript = uniqueLabel(segment, new Set());
+    expect(transcript).toMatch(/^t-2024-01-02T03:04-[0-9a-f]{6}$/);
+    expect(parseLabel(transcript)).toEqual({ kind: 'transcript', time: '2024-01-02T03:04', hash: transcript.slice(-6) });
   });
 
-  it('get a deterministic operation suffix when the end time is already taken', () => {
-    const taken = new Set(['compaction-batch-c-2024-01-02T03:04:05.000Z']);
-    const a = batchLabel('c', '2024-01-02T03:04:05.000Z', taken, 'op7', 3);
-    expect(a).toBe('compaction-batch-c-2024-01-02T03:04:05.000Z~op7.3');
-    expect(batchLabel('c', '2024-01-02T03:04:05.000Z', taken, 'op7', 3)).toBe(a);
-    expect(parseBatchLabel(a)).toEqual({ conversationId: 'c', end: '2024-01-02T03:04:05.000Z', suffix: 'op7.3' });
+  it('are deterministic for the same sources and differ for different ones', () => {
+    expect(uniqueLabel(batch, new Set())).toBe(baseLabel(batch));
+    expect(uniqueLabel({ ...batch }, new Set())).toBe(uniqueLabel(batch, new Set()));
+    expect(uniqueLabel({ ...batch, sourceIds: ['d1-a', 'd1-c'] }, new Set())).not.toBe(uniqueLabel(batch, new Set()));
+    expect(uniqueLabel({ ...segment, sourceIds: ['m1'] }, new Set())).not.toBe(uniqueLabel(segment, new Set()));
   });
 
-  it('transcript labels are keyed by the first archived message', () => {
-    expect(transcriptLabel('c', 'm1')).toBe('compaction-transcript-c-m1');
-    expect(parseBatchLabel(transcriptLabel('c', 'm1'))).toBeUndefined();
+  it('take a longer hash when the label is taken, and never return a taken one', () => {
+    const first = uniqueLabel(segment, new Set());
+    const second = uniqueLabel(segment, new Set([first]));
+    expect(second).toMatch(/^t-2024-01-02T03:04-[0-9a-f]{12}$/);
+    expect(second.startsWith(first)).toBe(true);
+    const third = uniqueLabel(segment, new Set([first, second]));
+    expect(third).toMatch(/-[0-9a-f]{24}$/);
+    expect(parseLabel(third)).toMatchObject({ kind: 'transcript' });
   });
-});
 
-describe('labels within one operation', () => {
-  it('count up past suffixes the operation already used, so two batches never share a label', () => {
-    const base = 'compaction-batch-c-2024-01-02T03:04:05.000Z';
-    const taken = new Set([base, `${base}~op.0`]);
-    expect(batchLabel('c', '2024-01-02T03:04:05.000Z', taken, 'op', 0)).toBe(`${base}~op.1`);
-  });
-});
-
-describe('labels of hostile conversation ids', () => {
-  const ISO = fc.date({ min: new Date(Date.UTC(2000, 0, 1)), max: new Date(Date.UTC(2100, 0, 1)), noInvalidDate: true }).map((d) => d.toISOString());
-  const hostileId = fc.oneof(
-    fc.constantFrom("x' OR '1'='1", 'a\nb', '%', '_', '*', '\\', '~', 'c-2024-01-02T03:04:05.000Z', 'c-2024-01-02T03:04:05.000Z~op.1', 'compaction-batch-x'),
-    fc.string({ unit: 'binary', minLength: 1, maxLength: 30 }),
-  );
-
-  it('parse back to the conversation and end they were made from, with or without a suffix', () => {
-    fc.assert(
-      fc.property(hostileId, ISO, fc.boolean(), fc.nat(5), (id, end, taken, index) => {
-        const base = batchLabel(id, end, new Set(), 'op', index);
-        const label = taken ? batchLabel(id, end, new Set([base]), 'op', index) : base;
-        const parsed = parseBatchLabel(label);
-        expect(parsed).toEqual(taken ? { conversationId: id, end, suffix: `op.${index}` } : { conversationId: id, end });
-      }),
-      { numRuns: 1000 },
-    );
+  it('old labels, written before short labels, still parse', () => {
+    expect(parseLabel('compaction-batch-conv-with-dashes-2024-01-02T03:04:05.000Z')).toEqual({ kind: 'summary', conversationId: 'conv-with-dashes', time: '2024-01-02T03:04:05.000Z' });
+    expect(parseLabel('compaction-batch-c-2024-01-02T03:04:05.000Z~op7.3')).toEqual({ kind: 'summary', conversationId: 'c', time: '2024-01-02T03:04:05.000Z', suffix: 'op7.3' });
+    expect(parseLabel('compaction-transcript-c-m1')).toEqual({ kind: 'transcript' });
+    expect(parseLabel('d0-2024-01-02T03:04-xyz123')).toBeUndefined();
+    expect(parseLabel('anything else')).toBeUndefined();
   });
 });

@@ -11,6 +11,7 @@ import { createExtractiveSummarizer } from '../../src/model/extractive/extractiv
 import type { ModelProvider } from '../../src/model/model-provider.js';
 import { createTokenCounter } from '../../src/tokens/create-token-counter.js';
 import { persistenceBackends } from '../support/backends.js';
+import { parseLabel } from '../../src/compaction/labels.js';
 import { checkInvariants } from '../support/invariants.js';
 import { dialogue } from '../support/messages.js';
 import { openStack, withFaults, type Stack } from '../support/stack.js';
@@ -87,7 +88,7 @@ for (const backend of persistenceBackends()) {
       const appended = await seed(stack, 'conv-m', 30);
       const operation = await interrupted('conv-m', faults);
       await stack.memfold.persistence.recordOperation({ ...operation, status: 'archived' });
-      const transcript = operation.labels.find((label) => label.startsWith('compaction-transcript-'))!;
+      const transcript = operation.labels.find((label) => parseLabel(label)?.kind === 'transcript')!;
       await stack.archive.delete('conv-m', [transcript]);
 
       const [outcome] = await stack.memfold.reconcile('conv-m');

@@ -21,16 +21,28 @@ describe('lancedb archive: rows, filters, marks', () => {
     await folder.cleanup();
   });
 
-  it('upserts by label: writing a label twice leaves one row with the latest values', async () => {
+  it('upserts by label within one operation: writing a label twice leaves one row with the latest values', async () => {
     await archive.write([summary('up', 'b1', 'first version mentions walrus')]);
-    await archive.write([summary('up', 'b1', 'second version mentions narwhal', { count: 7, operationId: 'op-2' })]);
+    await archive.write([summary('up', 'b1', 'second version mentions narwhal', { count: 7 })]);
     const rows = await archive.list({ conversationId: 'up' });
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ label: 'b1', content: 'second version mentions narwhal', count: 7, operationId: 'op-2' });
+    expect(rows[0]).toMatchObject({ label: 'b1', content: 'second version mentions narwhal', count: 7, operationId: 'op-1' });
     // Vector neighbours always answer, but only the latest text exists to be found.
     const hits = await archive.search({ conversationId: 'up', query: 'walrus' });
     expect(hits.map((hit) => hit.entry.content)).toEqual(['second version mentions narwhal']);
     expect(labelsOf((await archive.search({ conversationId: 'up', query: 'narwhal' })).map((hit) => hit.entry))).toEqual(['b1']);
+  });
+
+  it("never replaces another operation's row: the write is refused naming the label, the row stays, the rest of the write lands", async () => {
+    await archive.write([summary('own', 'held', 'archived by the first operation')]);
+    const write = archive.write([
+      summary('own', 'held', 'a later operation reusing the label', { operationId: 'op-2' }),
+      summary('own', 'fresh', 'a new label of the later operation', { operationId: 'op-2' }),
+    ]);
+    await expect(write).rejects.toMatchObject({ code: 'archive_error', message: expect.stringContaining('held (operation op-1)') });
+    const [held, fresh] = await archive.read('own', ['held', 'fresh']);
+    expect(held).toMatchObject({ content: 'archived by the first operation', operationId: 'op-1' });
+    expect(fresh).toMatchObject({ operationId: 'op-2' });
   });
 
   it('keeps the last entry when one write repeats a label', async () => {

@@ -9,7 +9,7 @@ import { expect } from 'vitest';
 import type { ArchiveEntry, ConversationMessage } from '../../src/agent/types.js';
 import { clipArchiveLabels, selectClip } from '../../src/compaction/clip-archive.js';
 import { parseHeader } from '../../src/compaction/headers.js';
-import { parseBatchLabel } from '../../src/compaction/labels.js';
+import { parseLabel } from '../../src/compaction/labels.js';
 import type { Memfold } from '../../src/memfold.js';
 
 export interface InvariantReport {
@@ -49,7 +49,7 @@ export async function checkInvariants(
   expect(new Set(labels).size, 'labels are unique').toBe(labels.length);
   for (const b of batches) {
     expect(parseHeader(b.content), `header of ${b.label}`).toEqual({ depth: b.depth, start: b.start, end: b.end, count: b.count });
-    expect(parseBatchLabel(b.label), `label of ${b.label}`).toMatchObject({ conversationId, end: b.end });
+    expect(parseLabel(b.label), `label of ${b.label}`).toMatchObject({ kind: 'summary', depth: b.depth, time: b.end.slice(0, 16) });
     expect(b.count).toBe(b.sourceIds.length);
   }
 

@@ -183,6 +183,36 @@ export async function openLanceArchive(options: LanceArchiveOptions): Promise<Me
     return found;
   };
 
+  const readEntries = async (conversationId: string, labels: unknown): Promise<ArchiveEntry[]> => {
+    ensureOpen();
+    requireConversationId(conversationId);
+    const wanted = requireLabels(labels);
+    const found = new Map<string, ArchiveEntry>();
+    for (const slice of chunked([...new Set(wanted)])) {
+      for (const row of await rows('read', conversationId, labelsWhere(namespace, conversationId, slice))) {
+        const entry = fromRow(row);
+        found.set(entry.label, entry);
+      }
+    }
+    return wanted.flatMap((label) => {
+      const entry = found.get(label);
+      return entry ? [entry] : [];
+    });
+  };
+
+  /** The error of a write some of whose labels another operation holds, naming them. */
+  const labelsTakenError = async (entries: readonly ArchiveEntry[], chosen: readonly number[]): Promise<MemfoldError> => {
+    const taken: string[] = [];
+    for (const index of chosen) {
+      const entry = entries[index]!;
+      const [stored] = await readEntries(entry.conversationId, [entry.label]);
+      if (stored !== undefined && stored.operationId !== entry.operationId) taken.push(`${entry.label} (operation ${stored.operationId})`);
+    }
+    return new MemfoldError('archive_error', `LanceDB archive write refused: ${taken.length > 0 ? taken.join(', ') : 'some labels'} already belong to another operation, and a write never replaces another operation's row`, {
+      details: { labels: taken },
+    });
+  };
+
   return {
     async write(entries: ArchiveEntry[]): Promise<void> {
       ensureOpen();
@@ -198,28 +228,21 @@ export async function openLanceArchive(options: LanceArchiveOptions): Promise<Me
         throw new MemfoldError('embedding_error', `Embedder ${embedder.id} returned vectors of the wrong count or size (expected ${chosen.length} x ${embedder.dimensions})`);
       }
       const data = chosen.map((index, i) => toRow(namespace, entries[index]!, times[index]!, vectors[i]!));
+      let refused = 0;
       await mutate('write', async () => {
-        await table.mergeInsert(COLUMN.key).whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(data);
+        // A label is replaced only by a write of the operation that holds it (a retry): never another's row.
+        const merged = await table
+          .mergeInsert(COLUMN.key)
+          .whenMatchedUpdateAll({ where: `target.${COLUMN.operationId} = source.${COLUMN.operationId}` })
+          .whenNotMatchedInsertAll()
+          .execute(data);
+        refused = data.length - merged.numInsertedRows - merged.numUpdatedRows;
       });
       await upkeep();
+      if (refused > 0) throw await labelsTakenError(entries, chosen);
     },
 
-    async read(conversationId, labels) {
-      ensureOpen();
-      requireConversationId(conversationId);
-      const wanted = requireLabels(labels);
-      const found = new Map<string, ArchiveEntry>();
-      for (const slice of chunked([...new Set(wanted)])) {
-        for (const row of await rows('read', conversationId, labelsWhere(namespace, conversationId, slice))) {
-          const entry = fromRow(row);
-          found.set(entry.label, entry);
-        }
-      }
-      return wanted.flatMap((label) => {
-        const entry = found.get(label);
-        return entry ? [entry] : [];
-      });
-    },
+    read: readEntries,
 
     async list(listOptions: ListOptions) {
       ensureOpen();
