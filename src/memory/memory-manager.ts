@@ -32,7 +32,10 @@ export interface ListOptions extends ArchiveFilter {
  * Time order of `list` results: by `start`, then `end`, then label.
  */
 export interface MemoryManager {
-  /** Upsert by label: writing a label again replaces the row, never duplicates it. */
+  /**
+   * Upsert by label within one operation: writing a label again with the same `operationId` replaces the
+   * row, never duplicates it. A row of another operation is never replaced: the write throws naming it.
+   */
   write(entries: ArchiveEntry[]): Promise<void>;
   /** The entries with these labels in this conversation, in the order asked (missing labels are left out). */
   read(conversationId: string, labels: string[]): Promise<ArchiveEntry[]>;
