@@ -152,6 +152,13 @@ export interface RuntimeConfig {
   /** Concurrent remote model calls. `MEMFOLD_MODEL_CONCURRENCY`, default 4. */
   modelConcurrency: number;
   /**
+   * Timeouts or refused connections in a row after which a remote endpoint (summaries, embeddings) is not
+   * called for `modelBreakerCooldownMs`; 0 turns the breaker off. `MEMFOLD_MODEL_BREAKER_FAILURES`, default 3.
+   */
+  modelBreakerFailures: number;
+  /** How long an open breaker refuses calls before one trial call. `MEMFOLD_MODEL_BREAKER_COOLDOWN_MS`, default 60,000. */
+  modelBreakerCooldownMs: number;
+  /**
    * UTF-8 bytes one appended message may take (content, tool calls, name and ids together).
    * `MEMFOLD_MAX_MESSAGE_BYTES`, default 10 MiB; at most 128 MiB (a jsonb value must stay under 256 MiB).
    */
@@ -161,6 +168,10 @@ export interface RuntimeConfig {
 export const DEFAULT_MODEL_TIMEOUT_MS = 60_000;
 export const DEFAULT_MODEL_MAX_RETRIES = 2;
 export const DEFAULT_MODEL_CONCURRENCY = 4;
+/** Three outages in a row: one slow answer or a blip does not open it, a dead endpoint does within one or two summaries. */
+export const DEFAULT_MODEL_BREAKER_FAILURES = 3;
+/** A minute: long enough to skip the rest of a compaction's summaries, short enough to notice a recovered endpoint. */
+export const DEFAULT_MODEL_BREAKER_COOLDOWN_MS = 60_000;
 
 /** Twice the per-request timeout: room for one slow attempt and a retry, not for every retry at full length. */
 export function defaultModelDeadlineMs(modelTimeoutMs: number): number {
@@ -197,6 +208,8 @@ const OVERRIDE_RULES: Record<keyof RuntimeConfig, 'string' | { min: number; max?
   modelMaxRetries: { min: 0 },
   modelDeadlineMs: { min: 1 },
   modelConcurrency: { min: 1 },
+  modelBreakerFailures: { min: 0 },
+  modelBreakerCooldownMs: { min: 1 },
   maxMessageBytes: { min: 1, max: MAX_MESSAGE_BYTES_LIMIT },
 };
 
@@ -269,6 +282,9 @@ export function resolveRuntimeConfig(
     modelMaxRetries: overrides.modelMaxRetries ?? envInt(env, 'MEMFOLD_MODEL_MAX_RETRIES', DEFAULT_MODEL_MAX_RETRIES, 0),
     modelDeadlineMs: overrides.modelDeadlineMs ?? envInt(env, 'MEMFOLD_MODEL_DEADLINE_MS', defaultModelDeadlineMs(modelTimeoutMs), 1),
     modelConcurrency: overrides.modelConcurrency ?? envInt(env, 'MEMFOLD_MODEL_CONCURRENCY', DEFAULT_MODEL_CONCURRENCY, 1),
+    modelBreakerFailures: overrides.modelBreakerFailures ?? envInt(env, 'MEMFOLD_MODEL_BREAKER_FAILURES', DEFAULT_MODEL_BREAKER_FAILURES, 0),
+    modelBreakerCooldownMs:
+      overrides.modelBreakerCooldownMs ?? envInt(env, 'MEMFOLD_MODEL_BREAKER_COOLDOWN_MS', DEFAULT_MODEL_BREAKER_COOLDOWN_MS, 1),
     maxMessageBytes:
       overrides.maxMessageBytes ?? envInt(env, 'MEMFOLD_MAX_MESSAGE_BYTES', DEFAULT_MAX_MESSAGE_BYTES, 1, MAX_MESSAGE_BYTES_LIMIT),
   };

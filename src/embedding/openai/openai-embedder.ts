@@ -5,6 +5,7 @@
 import OpenAI from 'openai';
 import { DEFAULT_MODEL_CONCURRENCY } from '../../config.js';
 import { InvalidArgumentError, MemfoldError } from '../../errors.js';
+import { createCircuitBreaker, type CircuitBreaker } from '../../model/circuit-breaker.js';
 import { createModelQueue, type ModelQueue } from '../../model/model-queue.js';
 import { PLACEHOLDER_API_KEY } from '../../model/openai/openai-model.js';
 import { toMemfoldError } from '../../model/openai/openai-errors.js';
@@ -29,6 +30,11 @@ export interface OpenAIEmbedderOptions {
   queue?: ModelQueue;
   fetch?: typeof fetch;
   retry?: RetryOverrides;
+  /**
+   * Stops sending after repeated timeouts or refused connections, for a cooldown (see circuit-breaker.ts).
+   * Default: one of its own with the default settings; the composition root passes one built from the runtime config.
+   */
+  breaker?: CircuitBreaker;
 }
 
 interface EmbeddingsClient {
@@ -53,6 +59,7 @@ export function createOpenAIEmbedder(options: OpenAIEmbedderOptions): Embedder {
     ...(options.baseURL !== undefined ? { baseURL: options.baseURL } : {}),
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
+  const breaker = options.breaker ?? createCircuitBreaker();
   let dimensions = options.dimensions ?? 0;
 
   const fail = (message: string, retryable: boolean, reason: string): MemfoldError =>
@@ -101,7 +108,7 @@ export function createOpenAIEmbedder(options: OpenAIEmbedderOptions): Embedder {
       if (texts.length === 0) return [];
       const { signal } = embedOptions;
       return runQueuedWithRetry(() => attempt(texts, signal), {
-        queue, id, errorCode: 'embedding_error', maxRetries: options.maxRetries,
+        queue, id, errorCode: 'embedding_error', maxRetries: options.maxRetries, breaker,
         ...(options.retry ? { retry: options.retry } : {}),
         ...(signal ? { signal } : {}),
       });

@@ -8,6 +8,7 @@ import { DEFAULT_CONTEXT_WINDOW, DEFAULT_MODEL_CONCURRENCY } from '../../config.
 import { InvalidArgumentError, MemfoldError } from '../../errors.js';
 import { defaultModelDeadlineMs } from '../../config.js';
 import type { Completion, CompletionRequest, ModelProvider } from '../model-provider.js';
+import { createCircuitBreaker, type CircuitBreaker } from '../circuit-breaker.js';
 import { createModelQueue, type ModelQueue } from '../model-queue.js';
 import { findOutputFault } from '../output-faults.js';
 import { toMemfoldError } from './openai-errors.js';
@@ -43,6 +44,11 @@ export interface OpenAIModelOptions {
   maxTokensField?: 'max_tokens' | 'max_completion_tokens';
   /** Backoff and injected time; defaults RETRY_BACKOFF and real timers. A `deadlineMs` here wins over the option. */
   retry?: RetryOverrides;
+  /**
+   * Stops sending after repeated timeouts or refused connections, for a cooldown (see circuit-breaker.ts).
+   * Default: one of its own with the default settings; the composition root passes one built from the runtime config.
+   */
+  breaker?: CircuitBreaker;
 }
 
 /** The few members of the `openai` client this adapter uses. */
@@ -75,6 +81,7 @@ export function createOpenAIModel(options: OpenAIModelOptions): ModelProvider {
   const contextWindow = options.contextWindow ?? DEFAULT_CONTEXT_WINDOW;
   const queue = options.queue ?? createModelQueue({ concurrency: DEFAULT_MODEL_CONCURRENCY });
   const maxTokensField = options.maxTokensField ?? 'max_tokens';
+  const breaker = options.breaker ?? createCircuitBreaker();
   const client: ChatClient = new OpenAI({
     apiKey: options.apiKey ?? PLACEHOLDER_API_KEY,
     timeout: options.timeoutMs,
@@ -134,7 +141,7 @@ export function createOpenAIModel(options: OpenAIModelOptions): ModelProvider {
         return Promise.reject(new InvalidArgumentError('maxOutputTokens', `must be an integer >= 1 (got ${request.maxOutputTokens})`));
       }
       return runQueuedWithRetry((remainingMs) => attempt(request, remainingMs), {
-        queue, id, errorCode: 'model_error', maxRetries: options.maxRetries,
+        queue, id, errorCode: 'model_error', maxRetries: options.maxRetries, breaker,
         retry: { deadlineMs, ...options.retry },
         ...(request.signal ? { signal: request.signal } : {}),
       });

@@ -3,6 +3,7 @@
  * MemfoldErrors (the adapter decides retryability), one retry loop around it all.
  */
 import type { MemfoldErrorCode } from '../../errors.js';
+import { circuitOpenError, type CircuitBreaker } from '../circuit-breaker.js';
 import type { ModelQueue } from '../model-queue.js';
 import { RETRY_BACKOFF, deadlineExceeded, retryWithBackoff, type RetryOptions } from '../retry.js';
 import { toMemfoldError } from './openai-errors.js';
@@ -13,18 +14,24 @@ export type RetryOverrides = Partial<Pick<RetryOptions, 'initialDelayMs' | 'maxD
 /**
  * `attempt` runs inside a queue slot and gets the ms left before the deadline (Infinity without one), read
  * once the slot is free, so it can cap its request timeout; with no time left it is not started at all.
+ * With a `breaker`, an attempt the open circuit refuses is not sent and fails at once (not retryable).
  */
 export function runQueuedWithRetry<T>(
   attempt: (remainingMs: number) => Promise<T>,
-  context: { queue: ModelQueue; id: string; errorCode: MemfoldErrorCode; maxRetries: number; retry?: RetryOverrides; signal?: AbortSignal },
+  context: { queue: ModelQueue; id: string; errorCode: MemfoldErrorCode; maxRetries: number; retry?: RetryOverrides; signal?: AbortSignal; breaker?: CircuitBreaker },
 ): Promise<T> {
-  const { queue, id, errorCode, signal } = context;
+  const { queue, id, errorCode, signal, breaker } = context;
   const once = (_attempt: number, remainingMs: () => number): Promise<T> =>
     queue
       .run(async () => {
         const remaining = remainingMs();
         if (remaining <= 0) throw deadlineExceeded(errorCode, id);
-        return attempt(remaining);
+        // Mapped before the breaker sees it: it counts outages by their short reason.
+        const send = () => attempt(remaining).catch((error: unknown) => {
+          throw toMemfoldError(error, errorCode, id, signal);
+        });
+        // Asked in the slot, when the request would leave: calls queued behind hanging ones are refused at once.
+        return breaker ? breaker.run(send, (retryInMs) => circuitOpenError(errorCode, id, retryInMs)) : send();
       }, signal)
       .catch((error: unknown) => {
         throw toMemfoldError(error, errorCode, id, signal);
