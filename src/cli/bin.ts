@@ -1,6 +1,28 @@
-/** Entry point of the `memfold` bin: run and exit with the command's code. */
+/**
+ * Entry point of the `memfold` bin: run the command, then end the process with its code.
+ * Exiting explicitly matters: a native handle (PGlite's WebAssembly runtime, LanceDB's threads) left
+ * open after an error would otherwise keep the process, and the store's lock file, alive.
+ */
+import { errorMessage } from '../errors.js';
 import { main } from './main.js';
 
-export async function run(argv: readonly string[]): Promise<void> {
-  process.exitCode = await main(argv);
+/** Resolves once everything written to `stream` so far has been handed to the operating system. */
+function flushed(stream: NodeJS.WriteStream): Promise<void> {
+  return new Promise((resolve) => {
+    if (stream.destroyed || !stream.writable) resolve();
+    else stream.write('', () => resolve());
+  });
+}
+
+export async function run(argv: readonly string[]): Promise<never> {
+  let code: number;
+  try {
+    code = await main(argv);
+  } catch (error) {
+    // main reports its own failures; this is the last line of defence, so the process still ends.
+    process.stderr.write(`memfold: ${errorMessage(error)}\n`);
+    code = 1;
+  }
+  await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
+  process.exit(code);
 }

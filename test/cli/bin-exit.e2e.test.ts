@@ -1,0 +1,65 @@
+/**
+ * The bin always ends: a command that fails (here an out-of-range --window) exits with its code within
+ * seconds, and leaves the store free for the next command. Child processes, as a user runs them.
+ */
+import { execFile } from 'node:child_process';
+import { cp, mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createKyselyPersistence } from '../../src/persistence/kysely/kysely-store.js';
+import { copyPgliteTemplate } from '../support/backends.js';
+
+const BIN = new URL('../../bin/memfold.js', import.meta.url).pathname;
+/** Far above a normal start (2-4 s), far below "never". */
+const EXIT_WITHIN_MS = 30_000;
+let home: string;
+let cleanup: () => Promise<void>;
+
+interface Ran {
+  code: number | null;
+  /** Whether the process had to be killed because it did not end in time. */
+  hung: boolean;
+  stdout: string;
+  stderr: string;
+}
+
+function memfold(...args: string[]): Promise<Ran> {
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME };
+  return new Promise((resolve) => {
+    execFile(process.execPath, [BIN, ...args, '--home', home], { env, timeout: EXIT_WITHIN_MS, killSignal: 'SIGKILL' }, (error, stdout, stderr) => {
+      const failure = error as (Error & { code?: number; killed?: boolean }) | null;
+      resolve({ code: failure ? (failure.code ?? null) : 0, hung: failure?.killed === true, stdout, stderr });
+    });
+  });
+}
+
+beforeAll(async () => {
+  const template = await copyPgliteTemplate();
+  home = await mkdtemp(path.join(os.tmpdir(), 'memfold-exit-'));
+  await cp(template.dataDir, path.join(home, 'pg'), { recursive: true });
+  cleanup = async () => {
+    await rm(home, { recursive: true, force: true });
+    await rm(template.root, { recursive: true, force: true });
+  };
+});
+afterAll(async () => cleanup?.());
+
+it('compact with an out-of-range --window exits naming the setting, and the next command opens the store', async () => {
+  const store = await createKyselyPersistence({ dialect: 'pglite', dataDir: path.join(home, 'pg') });
+  await store.append('c1', [{ role: 'user', content: 'the heron counts to seven' }]);
+  await store.close();
+
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const compact = await memfold('compact', 'c1', '--window', '100');
+    expect(compact.hung, 'memfold compact --window 100 did not exit').toBe(false);
+    expect([1, 2]).toContain(compact.code);
+    expect(compact.stderr).toMatch(/--window|compaction\.contextWindow/);
+    expect(compact.stderr).toContain('256');
+  }
+
+  const context = await memfold('context', 'c1');
+  expect(context.hung).toBe(false);
+  expect(context.code, context.stderr).toBe(0);
+  expect(context.stdout).toContain('the heron counts to seven');
+}, 4 * EXIT_WITHIN_MS);
