@@ -57,12 +57,24 @@ function convert(name: string, type: FlagType, raw: string): string | number {
   return value;
 }
 
+/** The spec of a known command; own keys only, so `constructor` or `__proto__` is unknown too. */
+function commandSpec(name: string): CommandSpec {
+  const spec = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (!spec) throw new InvalidArgumentError('command', `unknown command "${name}" (commands: ${Object.keys(COMMANDS).join(', ')})`);
+  return spec;
+}
+
 export function parseArgs(argv: readonly string[]): ParsedArgs {
   const [command, ...rest] = argv;
-  if (command === undefined || command === 'help' || command === '--help' || command === '-h') return { command: 'help', ...(rest[0] ? { topic: rest[0] } : {}) };
+  if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
+    const topic = rest[0];
+    // `help help` and `help version` are not commands of their own: the general help answers them.
+    if (topic === undefined || topic === 'help' || topic === 'version') return { command: 'help' };
+    commandSpec(topic);
+    return { command: 'help', topic };
+  }
   if (command === '--version' || command === '-v' || command === 'version') return { command: 'version' };
-  const spec = COMMANDS[command];
-  if (!spec) throw new InvalidArgumentError('command', `unknown command "${command}" (commands: ${Object.keys(COMMANDS).join(', ')})`);
+  const spec = commandSpec(command);
   const flagTypes = { ...COMMON, ...spec.flags };
   const positionals: string[] = [];
   const flags: Record<string, string | number | boolean> = {};
@@ -104,7 +116,7 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
 }
 
 export function usage(topic?: string): string {
-  const spec = topic ? COMMANDS[topic] : undefined;
+  const spec = topic && Object.hasOwn(COMMANDS, topic) ? COMMANDS[topic] : undefined;
   if (topic && spec) {
     const flags = Object.entries(spec.flags).map(([f, t]) => `  --${f}${t === 'boolean' ? '' : ` <${t === 'int' ? 'n' : 'value'}>`}${spec.required?.includes(f) ? ' (required)' : ''}`);
     return [`memfold ${topic} ${spec.positionals.map((p) => `<${p}>`).join(' ')}`.trimEnd(), `  ${spec.summary}`, ...flags, ...COMMON_HELP, ...(spec.help ?? [])].join('\n');
