@@ -2,26 +2,32 @@
  * The `memfold` command: parse arguments, build the library with createMemfold, call it, print.
  * Returns the exit code; errors are printed as one line naming what was wrong.
  */
-import { readFileSync } from 'node:fs';
-import type { CompactionSettings } from '../config.js';
-import { MemfoldError, errorMessage } from '../errors.js';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { resolveCompactionSettings, resolveRuntimeConfig, type CompactionSettings, type RuntimeConfig } from '../config.js';
+import { InvalidArgumentError, MemfoldError, errorMessage } from '../errors.js';
 import { createMemfold, type Memfold } from '../memfold.js';
 import { buildBatchTree, formatBatchTree } from './batch-tree.js';
 import { parseArgs, usage, type ParsedCommand } from './args.js';
+import { createCompactionProgress, type CompactionProgress } from './compaction-progress.js';
+import { runCompact } from './commands/compact.js';
 import { runDemo } from './commands/demo.js';
 import { runEval } from './commands/eval.js';
 import { runImport } from './commands/import.js';
-import { formatContext, printJson, processOutput, type Output } from './output.js';
+import { formatContext, printJson, printStored, processOutput, type Output } from './output.js';
 
 /** The demo's context window: small, so that a few hundred turns fold into several depths. */
 export const DEMO_CONTEXT_WINDOW = 4_096;
+
+/** Commands that only read: they open the store without migrating it and never create one. */
+const READ_COMMANDS: ReadonlySet<string> = new Set(['context', 'search', 'inspect']);
 
 function version(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
   return pkg.version;
 }
 
-async function dispatch(memfold: Memfold, parsed: ParsedCommand, output: Output): Promise<number> {
+async function dispatch(memfold: Memfold, parsed: ParsedCommand, output: Output, progress?: CompactionProgress): Promise<number> {
   const { positionals: p, flags } = parsed;
   const json = flags.json === true;
   switch (parsed.command) {
@@ -35,18 +41,12 @@ async function dispatch(memfold: Memfold, parsed: ParsedCommand, output: Output)
     }
     case 'import':
       return runImport(memfold, p.file!, { json, ...(typeof flags.conversation === 'string' ? { conversation: flags.conversation } : {}) }, output);
-    case 'compact': {
-      const result = await memfold.compact(p.conversation!, { force: flags.force === true, wait: true });
-      if (json) printJson(output, { ...result, history: undefined });
-      else if (result.compacted) output.out(`compacted: ${result.archivedMessages} messages archived in ${result.batches.length} batches (+${result.resummarized.length} re-summarized); tokens ${result.tokensBefore} -> ${result.tokensAfter}${result.fallbacks.length ? `; fallbacks: ${result.fallbacks.map((f) => f.reason).join(', ')}` : ''}`);
-      else if (result.failed) output.err(`failed (${result.failureCode}): ${result.error}`);
-      else output.out(`skipped: ${result.skipReason} (${result.tokensBefore} tokens, trigger ${memfold.compactor.settings.trigger}; --force compacts anyway)`);
-      return result.failed ? 1 : 0;
-    }
+    case 'compact':
+      return runCompact(memfold, p.conversation!, { force: flags.force === true, json, ...(progress ? { progress } : {}) }, output);
     case 'context': {
       const context = await memfold.context(p.conversation!);
       if (json) printJson(output, context);
-      else output.out(context.length > 0 ? formatContext(context) : `conversation ${p.conversation} has no messages`);
+      else printStored(output, context.length > 0 ? formatContext(context) : `conversation ${p.conversation} has no messages`);
       return 0;
     }
     case 'search': {
@@ -54,13 +54,13 @@ async function dispatch(memfold: Memfold, parsed: ParsedCommand, output: Output)
       for (const key of ['depth', 'kind', 'from', 'to', 'limit']) if (flags[key] !== undefined) args[key] = flags[key];
       const result = await memfold.memoryRead(flags.conversation as string).execute(args);
       if (json) printJson(output, result);
-      else (result.ok ? output.out : output.err)(result.output);
+      else printStored(output, result.output, result.ok ? 'out' : 'err');
       return result.ok ? 0 : 1;
     }
     case 'inspect': {
       const batches = await memfold.memory.list({ conversationId: p.conversation!, kind: 'summary' });
       if (json) printJson(output, batches.map(({ content, ...rest }) => ({ ...rest, chars: content.length })));
-      else output.out(batches.length > 0 ? formatBatchTree(buildBatchTree(batches)) : `conversation ${p.conversation} has no archived batches`);
+      else printStored(output, batches.length > 0 ? formatBatchTree(buildBatchTree(batches)) : `conversation ${p.conversation} has no archived batches`);
       return 0;
     }
     case 'resummarize': {
@@ -90,6 +90,7 @@ export async function main(argv: readonly string[], output: Output = processOutp
     return 2;
   }
   if (parsed.command === 'help') {
+    // parseArgs has refused an unknown topic already.
     output.out(usage('topic' in parsed ? parsed.topic : undefined));
     return 0;
   }
@@ -110,23 +111,50 @@ export async function main(argv: readonly string[], output: Output = processOutp
   const compaction: Partial<CompactionSettings> = {};
   if (command.command === 'demo') compaction.contextWindow = (command.flags.window as number | undefined) ?? DEMO_CONTEXT_WINDOW;
   else if (typeof command.flags.window === 'number') compaction.contextWindow = command.flags.window;
+  try {
+    // Checked before anything opens: a bad --window is a bad argument, not a failure of the store.
+    resolveCompactionSettings(compaction);
+  } catch (error) {
+    output.err(`memfold: ${new InvalidArgumentError('--window', errorMessage(error)).message}\n\n${usage(command.command)}`);
+    return 2;
+  }
+  const config: Partial<RuntimeConfig> = {
+    ...(typeof command.flags.home === 'string' ? { home: command.flags.home } : {}),
+    // --namespace goes through the same validation as MEMFOLD_NAMESPACE.
+    ...(typeof command.flags.namespace === 'string' ? { namespace: command.flags.namespace } : {}),
+  };
+  const progress = command.command === 'compact' && output.progress ? createCompactionProgress(output.progress) : undefined;
+  const reading = READ_COMMANDS.has(command.command);
   let memfold: Memfold | undefined;
   try {
-    // `reconcile` reports what it finishes or undoes, so opening must not do it first.
+    if (reading) requireEmbeddedStore(resolveRuntimeConfig(config));
     memfold = await createMemfold({
       compaction,
+      config,
+      // `reconcile` reports what it finishes or undoes, so opening must not do it first.
       reconcileOnOpen: command.command !== 'reconcile',
-      config: {
-        ...(typeof command.flags.home === 'string' ? { home: command.flags.home } : {}),
-        // --namespace goes through the same validation as MEMFOLD_NAMESPACE.
-        ...(typeof command.flags.namespace === 'string' ? { namespace: command.flags.namespace } : {}),
-      },
+      // A read must not create tables in whatever database DATABASE_URL names.
+      migrate: !reading,
+      ...(progress ? { onEvent: (event) => progress.onEvent(event) } : {}),
     });
-    return await dispatch(memfold, command, output);
+    return await dispatch(memfold, command, output, progress);
   } catch (error) {
     output.err(`memfold ${command.command}: ${errorMessage(error)}`);
     return 1;
   } finally {
     await memfold?.close().catch((error: unknown) => output.err(`memfold: closing failed: ${errorMessage(error)}`));
+  }
+}
+
+/**
+ * A read on the embedded default must not create a store where there is none: PGlite would initialize
+ * an empty database in `{home}/pg` (the folder createMemfold opens) just to find nothing in it.
+ */
+function requireEmbeddedStore(config: RuntimeConfig): void {
+  if (config.databaseUrl !== undefined) return;
+  const dataDir = path.join(config.home, 'pg');
+  // PG_VERSION is the first file an initialized data directory holds; a bare folder is not a store.
+  if (!existsSync(path.join(dataDir, 'PG_VERSION'))) {
+    throw new MemfoldError('not_found', `no store at ${dataDir} yet: import or append messages first (or set --home / MEMFOLD_HOME to an existing one)`);
   }
 }

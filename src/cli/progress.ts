@@ -3,12 +3,20 @@
  */
 export interface ProgressBar {
   update(done: number, note?: string): void;
-  finish(note?: string): void;
+  /** The last line, at `done` (default: all of `total`). */
+  finish(note?: string, done?: number): void;
 }
 
-export function createProgressBar(label: string, total: number, stream: NodeJS.WriteStream = process.stderr): ProgressBar {
+/** What a bar draws on: the few members of a stream it uses (process.stderr is one). */
+export interface ProgressStream {
+  readonly isTTY?: boolean;
+  write(text: string): unknown;
+}
+
+export function createProgressBar(label: string, total: number, stream: ProgressStream = process.stderr): ProgressBar {
   const width = 30;
   let lastDecile = -1;
+  let lastLine = '';
   const render = (done: number, note = '') => {
     const share = total === 0 ? 1 : Math.min(1, done / total);
     const filled = Math.round(share * width);
@@ -23,12 +31,14 @@ export function createProgressBar(label: string, total: number, stream: NodeJS.W
       const decile = total === 0 ? 10 : Math.floor((done / total) * 10);
       if (decile !== lastDecile) {
         lastDecile = decile;
-        stream.write(`${render(done, note)}\n`);
+        lastLine = render(done, note);
+        stream.write(`${lastLine}\n`);
       }
     },
-    finish(note) {
-      if (stream.isTTY) stream.write(`\r${render(total, note)}\u001b[K\n`);
-      else stream.write(`${render(total, note)}\n`);
+    finish(note, done = total) {
+      if (stream.isTTY) stream.write(`\r${render(done, note)}\u001b[K\n`);
+      // Not a terminal: the last update may already have printed this very line.
+      else if (render(done, note) !== lastLine) stream.write(`${render(done, note)}\n`);
     },
   };
 }

@@ -1,0 +1,53 @@
+/** `memfold compact <conversation>`: compact now, report what happened, and why when nothing did. */
+import type { CompactionResult } from '../../compaction/compaction-result.js';
+import { LOOP_GUARD_LIMIT } from '../../compaction/compactor.js';
+import type { CompactionSettings } from '../../config.js';
+import type { Memfold } from '../../memfold.js';
+import type { CompactionProgress } from '../compaction-progress.js';
+import { printJson, type Output } from '../output.js';
+
+export interface CompactOptions {
+  force: boolean;
+  json: boolean;
+  /** Draws the stages and the summarizing bar; the caller wires it to createMemfold's onEvent. */
+  progress?: CompactionProgress;
+}
+
+export async function runCompact(memfold: Memfold, conversationId: string, options: CompactOptions, output: Output): Promise<number> {
+  let result: CompactionResult;
+  try {
+    result = await memfold.compact(conversationId, { force: options.force, wait: true });
+  } finally {
+    options.progress?.finish();
+  }
+  if (options.json) printJson(output, { ...result, history: undefined });
+  else if (result.compacted) {
+    const fallbacks = result.fallbacks.length ? `; fallbacks: ${result.fallbacks.map((f) => f.reason).join(', ')}` : '';
+    output.out(`compacted: ${result.archivedMessages} messages archived in ${result.batches.length} batches (+${result.resummarized.length} re-summarized); tokens ${result.tokensBefore} -> ${result.tokensAfter}${fallbacks}`);
+  } else if (result.failed) output.err(`failed (${result.failureCode}): ${result.error}`);
+  else output.out(`skipped: ${describeSkip(result, memfold.compactor.settings, conversationId)}`);
+  return result.failed ? 1 : 0;
+}
+
+/** Why a compaction did nothing, in the settings' own terms, and whether `--force` would change it. */
+export function describeSkip(result: CompactionResult, settings: CompactionSettings, conversationId: string): string {
+  const size = `${result.messagesBefore} messages, ${result.tokensBefore} tokens`;
+  switch (result.skipReason) {
+    case 'below_trigger':
+      return `below the trigger (${size}; compaction starts at ${settings.trigger} tokens; --force compacts anyway)`;
+    case 'nothing_to_compact':
+      if (result.messagesBefore === 0) return `nothing to compact: conversation ${conversationId} has no messages`;
+      return (
+        `nothing to compact (${size}): every message is kept verbatim, as the system prompt, the clip-archive, ` +
+        `the opening turns (keepFirstTurns ${settings.keepFirstTurns}) or the recent tail ` +
+        `(keepRecentMessages ${settings.keepRecentMessages}, keepRecentTokens ${settings.keepRecentTokens}); ` +
+        'nothing lies between them to summarize, with or without --force'
+      );
+    case 'busy':
+      return `another compaction of conversation ${conversationId} is running (${size}); try again when it ends`;
+    case 'paused':
+      return `automatic compaction is paused: the last ${LOOP_GUARD_LIMIT} compactions left the context at or over the trigger (${size}; --force compacts anyway)`;
+    default:
+      return `${String(result.skipReason)} (${size})`;
+  }
+}
