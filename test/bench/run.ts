@@ -17,6 +17,7 @@ const BENCHMARKS: Record<string, () => Promise<BenchModule>> = {
   latency: () => import('./latency.js'),
   'memory-read-latency': () => import('./memory-read-latency.js'),
   'token-estimation': () => import('./token-estimation.js'),
+  import: () => import('./import.js'),
 };
 
 function parse(argv: string[]): { quick: boolean; only: string[]; outDir: string } {

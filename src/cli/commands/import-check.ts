@@ -18,7 +18,7 @@ import { streamJsonlObjects } from '../../eval/datasets/jsonl-dataset.js';
 import type { Memfold } from '../../memfold.js';
 import { checkBatchIds, leadingToolResults } from '../../persistence/kysely/append-checks.js';
 import { clipArchiveId } from '../../persistence/kysely/kysely-transaction.js';
-import type { NormalizedMessage } from '../../persistence/kysely/normalize-new-messages.js';
+import { requireKey, type NormalizedMessage } from '../../persistence/kysely/normalize-new-messages.js';
 import { atLine, conversationOf, parseImportLine, type ImportedLine } from './import-jsonl.js';
 
 /** Lines of one conversation checked against the store at once (one findUsedIds query). */
@@ -101,6 +101,7 @@ export interface CheckOptions {
 }
 
 export async function checkImportFile(store: ImportStore, file: string, options: CheckOptions = {}): Promise<ImportPlan> {
+  if (options.fallback !== undefined) requireKey(options.fallback, '--conversation');
   const conversations = new Map<string, ConversationState>();
   const skipped = new LineSet();
   const fingerprint = lineFingerprint();
