@@ -3,23 +3,26 @@
  * With no options and no environment it runs on the embedded default: PGlite and LanceDB under
  * ./.memfold, the extractive summarizer and the hashing embedder.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { ConversationMessage, NewMessage } from './agent/types.js';
 import { createCompactor, type Compactor, type CompressOptions } from './compaction/compactor.js';
 import { failedResult, type CompactionEvent, type CompactionResult } from './compaction/compaction-result.js';
 import { reconcileAll, type ReconcileOutcome } from './compaction/reconcile.js';
-import { errorMessage } from './errors.js';
+import { errorMessage, InvalidConfigError, MemfoldError } from './errors.js';
 import { assembleContext } from './compaction/context-view.js';
-import { resolveRuntimeConfig, type CompactionSettings, type RuntimeConfig } from './config.js';
+import { resolveCompactionSettings, resolveRuntimeConfig, type CompactionSettings, type RuntimeConfig } from './config.js';
 import type { Embedder } from './embedding/embedder.js';
 import { createHashingEmbedder } from './embedding/hashing-embedder.js';
 import { createOpenAIEmbedder } from './embedding/openai/openai-embedder.js';
 import { openLanceArchive } from './memory/lancedb/lancedb-archive.js';
 import type { MemoryManager } from './memory/memory-manager.js';
+import { createCircuitBreaker } from './model/circuit-breaker.js';
 import { createExtractiveSummarizer } from './model/extractive/extractive-summarizer.js';
 import { withFallback } from './model/fallback-model.js';
 import { createModelQueue } from './model/model-queue.js';
+import { failureReason } from './model/retry.js';
 import type { ModelProvider } from './model/model-provider.js';
 import { createOpenAIModel } from './model/openai/openai-model.js';
 import { createKyselyPersistence } from './persistence/kysely/kysely-store.js';
@@ -27,6 +30,20 @@ import type { PersistenceProvider } from './persistence/persistence-provider.js'
 import { createTokenCounter } from './tokens/create-token-counter.js';
 import type { TokenCounter } from './tokens/token-counter.js';
 import { createMemoryReadTool, type MemoryReadTool } from './tools/memory-read.js';
+
+/**
+ * Something degraded while nothing failed. `vector_search_unavailable`: the embedder failed during a search,
+ * which answered from full text alone (`message` says why); `archive_warning`: anything else the archive
+ * reports, e.g. index maintenance that failed after a successful write.
+ */
+export interface MemfoldWarningEvent {
+  type: 'warning';
+  code: 'vector_search_unavailable' | 'archive_warning';
+  message: string;
+}
+
+/** What `onEvent` receives: the compaction's events, reconcile reports, and warnings. */
+export type MemfoldEvent = CompactionEvent | MemfoldWarningEvent;
 
 export interface MemfoldOptions {
   /** Overrides of the values read from the environment (see README, Configuration). */
@@ -41,7 +58,7 @@ export interface MemfoldOptions {
   persistence?: PersistenceProvider;
   memory?: MemoryManager;
   prompt?: string;
-  onEvent?: (event: CompactionEvent) => void;
+  onEvent?: (event: MemfoldEvent) => void;
   /**
    * Finish or undo the compactions a crash interrupted, for every conversation of the namespace, while
    * opening. Default true. A conversation another process is compacting is left to it.
@@ -79,6 +96,10 @@ export interface Memfold {
   close(): Promise<void>;
 }
 
+function breakerOf(config: RuntimeConfig) {
+  return createCircuitBreaker({ failures: config.modelBreakerFailures, cooldownMs: config.modelBreakerCooldownMs });
+}
+
 function buildModel(config: RuntimeConfig): ModelProvider {
   const extractive = createExtractiveSummarizer();
   if (!config.summaryModel) return extractive;
@@ -89,26 +110,29 @@ function buildModel(config: RuntimeConfig): ModelProvider {
     deadlineMs: config.modelDeadlineMs,
     maxRetries: config.modelMaxRetries,
     queue,
+    breaker: breakerOf(config),
     ...(config.openaiBaseUrl ? { baseURL: config.openaiBaseUrl } : {}),
     ...(config.openaiApiKey ? { apiKey: config.openaiApiKey } : {}),
   });
   return withFallback(remote, extractive);
 }
 
-/** The configured embedder, with its vector size known (the archive table is created with it). */
-async function buildEmbedder(config: RuntimeConfig): Promise<Embedder> {
+/**
+ * The configured embedder. A remote one is not called here: its vector size is learned from its first
+ * answer, and the archive takes it from the table meanwhile (or creates the table on the first write), so
+ * an unreachable endpoint stops archive writes, never opening, appends or reads.
+ */
+function buildEmbedder(config: RuntimeConfig): Embedder {
   if (!config.embeddingModel) return createHashingEmbedder();
-  const embedder = createOpenAIEmbedder({
+  return createOpenAIEmbedder({
     model: config.embeddingModel,
     timeoutMs: config.modelTimeoutMs,
     maxRetries: config.modelMaxRetries,
     queue: createModelQueue({ concurrency: config.modelConcurrency }),
+    breaker: breakerOf(config),
     ...(config.openaiBaseUrl ? { baseURL: config.openaiBaseUrl } : {}),
     ...(config.openaiApiKey ? { apiKey: config.openaiApiKey } : {}),
   });
-  // The size comes with the first answer: ask once at startup, which also checks the endpoint early.
-  if (embedder.dimensions === 0) await embedder.embed(['memfold']);
-  return embedder;
 }
 
 async function openPersistence(config: RuntimeConfig, migrate: boolean): Promise<PersistenceProvider> {
@@ -119,34 +143,82 @@ async function openPersistence(config: RuntimeConfig, migrate: boolean): Promise
   return createKyselyPersistence({ dialect: 'pglite', dataDir, ...common });
 }
 
+async function openArchive(config: RuntimeConfig, embedder: Embedder, onWarning: (message: string, error: unknown) => void): Promise<MemoryManager> {
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(config.lancedbUri)) await mkdir(config.lancedbUri, { recursive: true });
+  return openLanceArchive({ uri: config.lancedbUri, embedder, namespace: config.namespace, onWarning });
+}
+
+/** Options that are not settings objects, checked before anything opens. */
+function checkOptions(options: MemfoldOptions): void {
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) throw new InvalidConfigError('options', 'must be an object');
+  for (const key of ['reconcileOnOpen', 'migrate'] as const) {
+    if (options[key] !== undefined && typeof options[key] !== 'boolean') throw new InvalidConfigError(key, 'must be a boolean');
+  }
+  if (options.prompt !== undefined && (typeof options.prompt !== 'string' || options.prompt.trim() === '')) {
+    throw new InvalidConfigError('prompt', 'must be a non-empty string');
+  }
+  if (options.onEvent !== undefined && typeof options.onEvent !== 'function') throw new InvalidConfigError('onEvent', 'must be a function');
+}
+
+/** The line memory_read adds when its search could not use vectors. */
+function vectorSearchNote(reasons: ReadonlySet<string>): string {
+  return `Note: vector search was unavailable (${[...reasons].join('; ')}), so these results come from full-text search only.`;
+}
+
+/** Close what was opened, newest first, keeping the first error. */
+async function closeAll(opened: ReadonlyArray<{ close(): Promise<void> }>): Promise<void> {
+  const errors: unknown[] = [];
+  for (const store of [...opened].reverse()) await store.close().catch((e: unknown) => errors.push(e));
+  if (errors.length > 0) throw errors[0];
+}
+
 export async function createMemfold(options: MemfoldOptions = {}): Promise<Memfold> {
+  // LanceDB's native logger reads this variable; without it, its Rust warnings reach stderr.
   process.env.LANCEDB_LOG ??= 'error';
+  // Everything is checked before anything opens: a bad setting must not leave a store open (PGlite's lock).
+  checkOptions(options);
   const config = resolveRuntimeConfig(options.config, options.env ?? process.env);
+  const settings = resolveCompactionSettings(options.compaction);
   const model = options.model ?? buildModel(config);
   const tokens = options.tokens ?? createTokenCounter(config.assistantModel ? { model: config.assistantModel } : {});
-  const persistence = options.persistence ?? (await openPersistence(config, options.migrate ?? true));
-  let memory: MemoryManager;
-  try {
-    if (options.memory) memory = options.memory;
-    else {
-      if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(config.lancedbUri)) await mkdir(config.lancedbUri, { recursive: true });
-      memory = await openLanceArchive({ uri: config.lancedbUri, embedder: options.embedder ?? (await buildEmbedder(config)), namespace: config.namespace });
+  const embedder = options.memory ? undefined : (options.embedder ?? buildEmbedder(config));
+  const emit = (event: MemfoldEvent) => options.onEvent?.(event);
+
+  /** Reasons vector search was unavailable, collected per memory_read call (see `memoryRead`). */
+  const vectorNotes = new AsyncLocalStorage<Set<string>>();
+  const onArchiveWarning = (message: string, error: unknown): void => {
+    if (MemfoldError.isInstance(error) && error.code === 'embedding_error') {
+      vectorNotes.getStore()?.add(`${embedder?.id ?? 'embedder'}: ${failureReason(error)}`);
+      emit({ type: 'warning', code: 'vector_search_unavailable', message });
+    } else {
+      emit({ type: 'warning', code: 'archive_warning', message });
     }
+  };
+
+  /** What this call opened (never the adapters passed in), closed again if opening fails part-way. */
+  const opened: Array<{ close(): Promise<void> }> = [];
+  let persistence: PersistenceProvider;
+  let memory: MemoryManager;
+  let compactor: Compactor;
+  try {
+    if (options.persistence) persistence = options.persistence;
+    else opened.push((persistence = await openPersistence(config, options.migrate ?? true)));
+    if (options.memory) memory = options.memory;
+    else opened.push((memory = await openArchive(config, embedder!, onArchiveWarning)));
+    compactor = createCompactor({
+      model, memory, persistence, tokens, settings,
+      ...(options.prompt ? { prompt: options.prompt } : {}),
+      ...(options.onEvent ? { onEvent: emit } : {}),
+    });
   } catch (error) {
-    if (!options.persistence) await persistence.close();
+    await closeAll(opened).catch(() => undefined); // the opening error is the one to report
     throw error;
   }
-  const compactor = createCompactor({
-    model, memory, persistence, tokens,
-    ...(options.compaction ? { settings: options.compaction } : {}),
-    ...(options.prompt ? { prompt: options.prompt } : {}),
-    ...(options.onEvent ? { onEvent: options.onEvent } : {}),
-  });
 
   const reconcile = async (conversationId?: string): Promise<ReconcileOutcome[]> => {
     if (conversationId !== undefined) return compactor.reconcile(conversationId);
     const outcomes = await reconcileAll({ memory, persistence, settings: compactor.settings });
-    for (const outcome of outcomes) options.onEvent?.({ type: 'reconciled', ...outcome });
+    for (const outcome of outcomes) emit({ type: 'reconciled', ...outcome });
     return outcomes;
   };
   if (options.reconcileOnOpen ?? true) {
@@ -155,7 +227,7 @@ export async function createMemfold(options: MemfoldOptions = {}): Promise<Memfo
     } catch (error) {
       // Nothing is lost by waiting: the messages of an unfinished operation are still live, and the
       // next compaction of that conversation reconciles first. Opening must not fail on it.
-      options.onEvent?.({ type: 'reconcile_failed', error: errorMessage(error) });
+      emit({ type: 'reconcile_failed', error: errorMessage(error) });
     }
   }
 
@@ -177,12 +249,19 @@ export async function createMemfold(options: MemfoldOptions = {}): Promise<Memfo
       return compactor.compress(stored, conversationId, compressOptions);
     },
     reconcile,
-    memoryRead: (conversationId) => createMemoryReadTool(memory, conversationId),
-    async close() {
-      const errors: unknown[] = [];
-      if (!options.memory) await memory.close().catch((e: unknown) => errors.push(e));
-      if (!options.persistence) await persistence.close().catch((e: unknown) => errors.push(e));
-      if (errors.length > 0) throw errors[0];
+    memoryRead(conversationId) {
+      const tool = createMemoryReadTool(memory, conversationId);
+      return {
+        definition: tool.definition,
+        // The archive reports a failed embedder through onWarning, from inside the search this call runs:
+        // the async context ties the report to this call, so concurrent calls never see each other's notes.
+        async execute(args) {
+          const reasons = new Set<string>();
+          const result = await vectorNotes.run(reasons, () => tool.execute(args));
+          return reasons.size === 0 ? result : { ...result, output: `${result.output}\n\n${vectorSearchNote(reasons)}` };
+        },
+      };
     },
+    close: () => closeAll(opened),
   };
 }

@@ -9,14 +9,19 @@ import { errorMessage, InvalidArgumentError, MemfoldError } from '../../errors.j
 import type { ListOptions, MemoryManager, SearchHit, SearchQuery } from '../memory-manager.js';
 import { chunked, filterWhere, labelsWhere, requireConversationId } from './lancedb-filter.js';
 import { ARCHIVE_INDEXES, FULL_TEXT_INDEXES, maintainIndexes } from './lancedb-indexes.js';
-import { archiveSchema, checkSchema, COLUMN, compareEntriesByTime, ENTRY_COLUMNS, fromRow, rowKey, toRow, validateEntry } from './lancedb-schema.js';
+import { deferTableCreation } from './lancedb-deferred-archive.js';
+import { archiveSchema, checkSchema, COLUMN, compareEntriesByTime, embedderForTable, ENTRY_COLUMNS, fromRow, rowKey, toRow, validateEntry } from './lancedb-schema.js';
 import { enqueueWrite, isCommitConflict, withConflictRetry, writesSettled } from './lancedb-writes.js';
 import { defaultFusionWeights, fuseRankings } from './rrf.js';
 
 export interface LanceArchiveOptions {
   /** Folder or object-store URI (`./.memfold/lancedb`, `s3://bucket/path`). */
   uri: string;
-  /** Embeds entry content on write and the query on search. Its `dimensions` fixes the table's vector size. */
+  /**
+   * Embeds entry content on write and the query on search. Its `dimensions` fixes the size of a new table's vectors;
+   * 0 means it learns the size from its first answer (the OpenAI adapter): an existing table then gives the size,
+   * and a missing one is created on the first write (`lancedb-deferred-archive.ts`), so opening makes no embedding call.
+   */
   embedder: Embedder;
   /** Scope of conversations sharing the table. Default `default`. */
   namespace?: string;
@@ -90,16 +95,18 @@ function isZero(vector: Float32Array): boolean {
 /** Open (creating when missing) the archive table at `uri` and return the MemoryManager over it. */
 export async function openLanceArchive(options: LanceArchiveOptions): Promise<MemoryManager> {
   const settings = { ...DEFAULT_LANCE_ARCHIVE_OPTIONS, ...definedOnly(options) };
-  const { embedder, uri } = options;
+  const { uri } = options;
   const { namespace, tableName } = settings;
   if (typeof uri !== 'string' || uri.length === 0) throw new InvalidArgumentError('uri', 'must be a non-empty string');
   if (typeof namespace !== 'string' || namespace.length === 0) throw new InvalidArgumentError('namespace', 'must be a non-empty string');
-  if (!Number.isInteger(embedder?.dimensions) || embedder.dimensions < 1) throw new InvalidArgumentError('embedder.dimensions', 'must be an integer >= 1');
+  if (!Number.isInteger(options.embedder?.dimensions) || options.embedder.dimensions < 0) {
+    throw new InvalidArgumentError('embedder.dimensions', 'must be an integer >= 1, or 0 when the embedder learns it from its first answer');
+  }
   for (const [name, min] of [['optimizeAfterUnindexedRows', 1], ['readConsistencySeconds', 0], ['commitRetries', 0]] as const) {
     if (!(Number.isInteger(settings[name]) && settings[name] >= min)) throw new InvalidArgumentError(name, `must be an integer >= ${min}`);
   }
   if (typeof settings.scalarIndexes !== 'boolean') throw new InvalidArgumentError('scalarIndexes', 'must be a boolean');
-  const weights = options.fusionWeights ?? defaultFusionWeights(embedder.id);
+  const weights = options.fusionWeights ?? defaultFusionWeights(options.embedder.id);
   for (const [name, weight] of Object.entries(weights)) {
     if (!(Number.isFinite(weight) && weight >= 0)) throw new InvalidArgumentError(`fusionWeights.${name}`, 'must be a finite number >= 0');
   }
@@ -111,16 +118,37 @@ export async function openLanceArchive(options: LanceArchiveOptions): Promise<Me
 
   let db: Connection;
   let table: Table;
+  let dimensions: number;
+  let connection: Connection | undefined;
   try {
-    db = await connect(uri, {
+    connection = await connect(uri, {
       readConsistencyInterval: settings.readConsistencySeconds,
       ...(options.storageOptions ? { storageOptions: options.storageOptions } : {}),
     });
-    table = await openOrCreate(db, tableName, embedder);
-    checkSchema(await table.schema(), embedder, tableName);
+    db = connection;
+    const existing = await openExisting(db, tableName);
+    if (existing === undefined && options.embedder.dimensions === 0) {
+      return deferTableCreation({
+        embedder: options.embedder,
+        tableExists: async () => {
+          const found = await openExisting(db, tableName).catch((error: unknown) => {
+            throw wrap('open', error);
+          });
+          found?.close();
+          return found !== undefined;
+        },
+        open: (sized) => openLanceArchive({ ...options, embedder: sized }),
+        release: () => db.close(),
+      });
+    }
+    // `existOk`: another process may create it first.
+    table = existing ?? (await db.createEmptyTable(tableName, archiveSchema(options.embedder), { existOk: true }));
+    dimensions = checkSchema(await table.schema(), options.embedder, tableName);
   } catch (error) {
+    connection?.close();
     throw wrap('open', error);
   }
+  const embedder = options.embedder.dimensions === dimensions ? options.embedder : embedderForTable(options.embedder, dimensions, tableName);
 
   /** True once every index exists: from then on upkeep only optimizes, and may run behind the writes. */
   let indexesReady = false;
@@ -332,14 +360,14 @@ export async function openLanceArchive(options: LanceArchiveOptions): Promise<Me
   };
 }
 
-/** Open the table, or create it empty with the explicit schema (tolerating another process creating it first). */
-async function openOrCreate(db: Connection, tableName: string, embedder: Embedder): Promise<Table> {
+/** The table, or undefined when it does not exist (yet). */
+async function openExisting(db: Connection, tableName: string): Promise<Table | undefined> {
   try {
     return await db.openTable(tableName);
   } catch (error) {
     if (!/not found|does not exist/i.test(errorMessage(error))) throw error;
+    return undefined;
   }
-  return db.createEmptyTable(tableName, archiveSchema(embedder), { existOk: true });
 }
 
 function definedOnly<T extends object>(value: T): Partial<T> {

@@ -64,8 +64,10 @@ export function archiveSchema(embedder: Pick<Embedder, 'id' | 'dimensions'>): Sc
 /**
  * Fail clearly when an existing table cannot hold this embedder's vectors (another size) or lacks columns.
  * A table that records another embedder id of the same size is refused too: its vectors live in another space.
+ * An embedder whose `dimensions` is 0 (learned from its first answer) takes the table's size; its id is still
+ * checked. Returns the table's vector size.
  */
-export function checkSchema(schema: Schema, embedder: Pick<Embedder, 'id' | 'dimensions'>, tableName: string): void {
+export function checkSchema(schema: Schema, embedder: Pick<Embedder, 'id' | 'dimensions'>, tableName: string): number {
   const names = new Set(schema.fields.map((field) => field.name));
   const missing = Object.values(COLUMN).filter((name) => !names.has(name));
   if (missing.length > 0) {
@@ -76,7 +78,10 @@ export function checkSchema(schema: Schema, embedder: Pick<Embedder, 'id' | 'dim
   const vectorType = schema.fields.find((field) => field.name === COLUMN.vector)?.type;
   const size = vectorType instanceof FixedSizeList ? vectorType.listSize : (vectorType as { listSize?: number } | undefined)?.listSize;
   const storedId = schema.metadata.get(EMBEDDER_METADATA_KEY);
-  if (size !== embedder.dimensions) {
+  if (size === undefined || !Number.isInteger(size) || size < 1) {
+    throw new MemfoldError('archive_error', `LanceDB table "${tableName}" is not a memfold archive: its vector column has no fixed size`, { details: { tableName } });
+  }
+  if (embedder.dimensions !== 0 && size !== embedder.dimensions) {
     throw new MemfoldError(
       'archive_error',
       `LanceDB table "${tableName}" holds ${size}-dimensional vectors${storedId ? ` (from embedder ${storedId})` : ''}, ` +
@@ -92,6 +97,33 @@ export function checkSchema(schema: Schema, embedder: Pick<Embedder, 'id' | 'dim
       { details: { tableName, storedEmbedderId: storedId, embedderId: embedder.id } },
     );
   }
+  return size;
+}
+
+/**
+ * The embedder as the table sees it: `dimensions` is the table's vector size (known from the schema before the
+ * embedder has answered once), and a vector of another size fails as `embedding_error` (reason
+ * `dimension mismatch`) instead of reaching LanceDB: a write fails cleanly, a search falls back to full text.
+ */
+export function embedderForTable(embedder: Embedder, dimensions: number, tableName: string): Embedder {
+  return {
+    id: embedder.id,
+    dimensions,
+    maxEmbeddingsPerCall: embedder.maxEmbeddingsPerCall,
+    async embed(texts, options) {
+      const vectors = await embedder.embed(texts, options);
+      const wrong = vectors.find((vector) => vector.length !== dimensions);
+      if (wrong !== undefined) {
+        throw new MemfoldError(
+          'embedding_error',
+          `Embedder ${embedder.id} returned ${wrong.length}-dimensional vectors, but LanceDB table "${tableName}" holds ${dimensions}-dimensional ones: ` +
+            'use the embedder that filled it (same model and size), or another table name or folder',
+          { details: { reason: 'dimension mismatch', tableName, tableDimensions: dimensions, vectorDimensions: wrong.length } },
+        );
+      }
+      return vectors;
+    },
+  };
 }
 
 /** The upsert key: unambiguous for any namespace, conversation id and label. */
