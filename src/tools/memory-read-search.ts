@@ -10,6 +10,7 @@ import { renderMessage } from '../compaction/transcript-format.js';
 import type { MemoryManager, SearchHit } from '../memory/memory-manager.js';
 import { bm25Scores } from '../memory/ranking/bm25.js';
 import { pickWindows, withNeighbourTerms, type WindowItem } from '../memory/ranking/message-windows.js';
+import { timeHints, withinHints, type TimeHint } from '../memory/ranking/query-dates.js';
 import { searchTerms } from '../memory/ranking/search-terms.js';
 import type { MemoryReadArgs } from './memory-read-args.js';
 import type { ReadStrategy } from './memory-read-strategy.js';
@@ -66,19 +67,57 @@ function pool(hits: readonly SearchHit[], countTokens: (text: string) => number)
   return items.sort((a, b) => a.position - b.position);
 }
 
-/** Each message's BM25 with its neighbours' words (normalized to the best), plus its segment's rank prior. */
-function messageScores(items: readonly PoolItem[], query: string, strategy: ReadStrategy): number[] {
+/** Each message's BM25 with its neighbours' words (normalized to the best), plus its segment's rank prior and the date boost. */
+function messageScores(items: readonly PoolItem[], query: string, strategy: ReadStrategy, hints: readonly TimeHint[]): number[] {
   const terms = items.map((item) => searchTerms(`${item.message.name ?? ''} ${item.message.content}`));
   const raw = bm25Scores(withNeighbourTerms(items, terms, strategy.radius), searchTerms(query));
   const best = Math.max(0, ...raw);
-  return raw.map((score, i) => (score > 0 ? score / best + strategy.segmentWeight / items[i]!.segmentRank : 0));
+  return raw.map((score, i) => {
+    if (score <= 0) return 0;
+    const item = items[i]!;
+    const dated = hints.length > 0 && withinHints(item.message.createdAt, hints) ? strategy.dateBoost : 0;
+    return score / best + strategy.segmentWeight / item.segmentRank + dated;
+  });
 }
 
-function blockHeader(items: readonly PoolItem[], index: number): string {
+/** Candidate segments from the times the query names, after the plain candidates (each segment once). */
+async function datedCandidates(memory: MemoryManager, filter: { conversationId: string; from?: string; to?: string }, query: string, hints: readonly TimeHint[], limit: number): Promise<SearchHit[]> {
+  const ranged = hints.filter((h) => h.month === undefined);
+  const lists = await Promise.all(
+    ranged.map((h) => {
+      // The hint narrows the caller's own from/to, never widens it.
+      const from = new Date(h.fromMs).toISOString();
+      const to = new Date(h.toMs).toISOString();
+      return memory.search({ ...filter, kind: 'transcript', query, limit, from: filter.from && filter.from > from ? filter.from : from, to: filter.to && filter.to < to ? filter.to : to });
+    }),
+  );
+  return lists.flat();
+}
+
+function uniqueByLabel(hits: readonly SearchHit[]): SearchHit[] {
+  const seen = new Set<string>();
+  return hits.filter((hit) => !seen.has(hit.entry.label) && seen.add(hit.entry.label) !== undefined);
+}
+
+const DAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
+const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+
+/** "Mon 8 May 2023 13:56 .. 14:10 UTC", or with both days when the span crosses midnight; ISO when a time does not parse. */
+export function spokenSpan(startIso: string, endIso: string): string {
+  const start = new Date(startIso);
+  const end = new Date(endIso);
+  if (Number.isNaN(start.getTime()) || Number.isNaN(end.getTime())) return `${startIso} .. ${endIso}`;
+  const day = (d: Date) => `${DAYS[d.getUTCDay()]} ${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}`;
+  const clock = (d: Date) => d.toISOString().slice(11, 16);
+  const sameDay = startIso.slice(0, 10) === endIso.slice(0, 10);
+  return `${day(start)} ${clock(start)} .. ${sameDay ? '' : `${day(end)} `}${clock(end)} UTC`;
+}
+
+function blockHeader(items: readonly PoolItem[], index: number, spoken: boolean): string {
   const labels = [...new Set(items.map((item) => item.segment.label))];
   const first = items[0]!.message.createdAt;
   const last = items[items.length - 1]!.message.createdAt;
-  return `#${index} transcript | ${labels.join(', ')} | ${first} .. ${last} | ${items.length} messages`;
+  return `#${index} transcript | ${labels.join(', ')} | ${spoken ? spokenSpan(first, last) : `${first} .. ${last}`} | ${items.length} messages`;
 }
 
 function leftOutLine(labels: readonly string[], count: number, what: string): string {
@@ -99,10 +138,14 @@ export async function searchAnswer(memory: MemoryManager, conversationId: string
   };
   // Transcripts are depth 0: a depth above 0 asks for summaries only.
   const wantTranscripts = args.kind !== 'summary' && (args.depth === undefined || args.depth === 0);
-  const [transcripts, summaries] = await Promise.all([
-    wantTranscripts ? memory.search({ ...filter, kind: 'transcript', query: archiveQuery, limit: Math.max(strategy.candidateSegments, args.limit) }) : [],
+  const hints = strategy.dateBoost > 0 ? timeHints(query) : [];
+  const candidates = Math.max(strategy.candidateSegments, args.limit);
+  const [plain, dated, summaries] = await Promise.all([
+    wantTranscripts ? memory.search({ ...filter, kind: 'transcript', query: archiveQuery, limit: candidates }) : [],
+    wantTranscripts && hints.length > 0 ? datedCandidates(memory, filter, archiveQuery, hints, Math.ceil(candidates / 2)) : [],
     args.kind !== 'transcript' ? memory.search({ ...filter, kind: 'summary', query: archiveQuery, limit: args.limit }) : [],
   ]);
+  const transcripts = uniqueByLabel([...plain, ...dated]);
   if (transcripts.length === 0 && summaries.length === 0) return `No archived entry matches ${shownQuery(query)}.`;
 
   const intro = (shown: number) => `Archived messages and summaries for ${shownQuery(query)}, best first (${shown} passages):`;
@@ -142,11 +185,16 @@ export async function searchAnswer(memory: MemoryManager, conversationId: string
       entryBlocks(transcripts, 'transcript segments');
     } else {
       const items = pool(transcripts, countTokens);
-      const scores = messageScores(items, query, strategy);
-      const plan = pickWindows(items, scores, { radius: strategy.radius, budget: left, blockOverhead: countTokens(blockHeader(items.slice(0, 1), 99)) + 8 });
+      const scores = messageScores(items, query, strategy, hints);
+      if (scores.every((score) => score === 0) && passages === 0) {
+        // Vector search found entries, but no archived message shares a word with the query: say so, and point to them.
+        const nearest = [...transcripts.slice(0, args.limit), ...summaries].map((hit) => `- ${describeEntry(hit.entry)}`);
+        return [`No archived message matches the words of ${shownQuery(query)}. Nearest archived entries by meaning (read one with {"label": "<label>"}):`, ...nearest].join('\n');
+      }
+      const plan = pickWindows(items, scores, { radius: strategy.radius, budget: left, blockOverhead: countTokens(blockHeader(items.slice(0, 1), 99, strategy.spokenDates)) + 8 });
       for (const block of plan.blocks) {
         const shown = block.map((i) => items[i]!);
-        sections.push([blockHeader(shown, ++passages), ...shown.map((item) => item.line)].join('\n'));
+        sections.push([blockHeader(shown, ++passages, strategy.spokenDates), ...shown.map((item) => item.line)].join('\n'));
       }
       left -= plan.tokens;
       if (plan.leftOut.length > 0) {

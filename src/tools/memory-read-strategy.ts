@@ -22,6 +22,17 @@ export interface ReadStrategy {
    * order); `none` leaves them out unless no transcript matches.
    */
   summaries: 'pointer' | 'excerpt' | 'first' | 'none';
+  /**
+   * Added to the score of a matching message written within a date the query names ("in May 2023", "on 3 June,
+   * 2023"; see memory/ranking/query-dates.ts); such a query also draws candidates from segments of that time. 0 turns it off.
+   */
+  dateBoost: number;
+  /**
+   * Block headers give the time span as a reader says it ("Mon 8 May 2023 13:56 .. 14:10 UTC") beside the ISO
+   * times of the lines: questions about time are asked and answered in words, and relative dates ("yesterday")
+   * resolve against the day.
+   */
+  spokenDates: boolean;
   /** `windows`: the matching messages with their neighbours; `segment-head`: each hit segment from its start (the earlier display). */
   display: 'windows' | 'segment-head';
 }
@@ -32,5 +43,7 @@ export const DEFAULT_READ_STRATEGY: Readonly<ReadStrategy> = Object.freeze({
   segmentWeight: 0.2,
   cleanQuery: true,
   summaries: 'pointer',
+  spokenDates: true,
+  dateBoost: 0.3,
   display: 'windows',
 });

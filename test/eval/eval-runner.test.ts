@@ -2,7 +2,11 @@
  * The real runner on two LoCoMo conversations (8,000-token window) and one τ-bench run (4,000), on the
  * embedded default. One question, whose evidence is known to lie in an archived batch, is checked
  * against the store by a second path: the batch's parent chain instead of the coverage expansion.
+ * What the model can read is held to floors set from measurement (src/eval/README.md).
+ *
+ * The data lives in ../shared/data: without it the suite is skipped, unless CI is set (then it fails).
  */
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,15 +18,19 @@ import { loadLocomoDataset } from '../../src/eval/datasets/locomo-dataset.js';
 import { loadTauBench, tauBenchAgenticRuns } from '../../src/eval/datasets/tau-bench.js';
 import { openEvalStore, type EvalStore } from '../../src/eval/eval-store.js';
 import type { QaDataset } from '../../src/eval/eval-types.js';
-import { aggregate, SEARCH_DEPTH } from '../../src/eval/metrics.js';
+import { aggregate, ANSWERABLE, SEARCH_DEPTH } from '../../src/eval/metrics.js';
 import { runAgenticEval, type AgenticEvalResult } from '../../src/eval/run-agentic-eval.js';
 import { runQaEval, type QaEvalResult } from '../../src/eval/run-qa-eval.js';
 import { scoreBaseline } from '../../src/eval/score-baselines.js';
 
 const DATA = new URL('../../../shared/data/', import.meta.url).pathname;
 const WINDOW = 8_000;
+/** Measured on these two conversations: 0.00 evidence, 0.00 answer words (src/eval/README.md). */
+const READABLE_EVIDENCE_FLOOR = 0.8;
+const READABLE_ANSWER_FLOOR = 0.8;
+const HAS_DATA = existsSync(`${DATA}locomo/locomo10.json`);
 
-describe('memfold eval on real conversations', () => {
+describe.skipIf(!HAS_DATA && !process.env.CI)('memfold eval on real conversations', () => {
   let home: string;
   let store: EvalStore;
   let dataset: QaDataset;
@@ -47,7 +55,7 @@ describe('memfold eval on real conversations', () => {
 
   it('scores memfold and the three baselines on every question, losing no message', () => {
     const questions = dataset.conversations.reduce((n, c) => n + c.questions.length, 0);
-    expect(qa.results.map((r) => r.method)).toEqual(['memfold', 'truncate-oldest', 'head+tail', 'no-compaction']);
+    expect(qa.results.map((r) => r.method)).toEqual(['memfold', 'bm25-windows', 'truncate-oldest', 'head+tail', 'no-compaction']);
     for (const r of qa.results) expect(r.outcomes).toHaveLength(questions);
     const memfold = qa.results[0]!;
     expect(memfold.cost).toMatchObject({ lostMessages: 0, failedCompactions: 0 });
@@ -56,8 +64,9 @@ describe('memfold eval on real conversations', () => {
     expect(memfold.cost.summarizerInputTokens).toBeGreaterThan(memfold.cost.compactedTokens * 0.9);
     expect(memfold.cost.promptTokens).toBeLessThan(memfold.cost.rawTokens);
     // Both conversations exceed 8,000 tokens: without compaction the request cannot be made.
-    expect(qa.results[3]!.cost.overWindow).toBe(2);
-    expect(qa.results[3]!.metrics.all!.survivalStrict).toBe(0);
+    const none = qa.results.find((r) => r.method === 'no-compaction')!;
+    expect(none.cost.overWindow).toBe(2);
+    expect(none.metrics.all!.survivalStrict).toBe(0);
   });
 
   it('the baselines in the run are the pure baselines', () => {
@@ -99,6 +108,34 @@ describe('memfold eval on real conversations', () => {
 
     // Answer retention reads the depth-0 batch that summarizes the evidence turn.
     expect(outcome.retention).toBe(answerTokenRetention(String(question.answer), batch.content));
+  });
+
+  it('the model can read the evidence of most questions, and more of it than a plain BM25 over every message shows', () => {
+    const memfold = qa.results.find((r) => r.method === 'memfold')!.metrics[ANSWERABLE]!;
+    const bm25 = qa.results.find((r) => r.method === 'bm25-windows')!.metrics[ANSWERABLE]!;
+    // Floors a little under what these two conversations measure (src/eval/README.md): a ranking or display change that
+    // loses evidence fails here.
+    expect(memfold.readableEvidence).toBeGreaterThanOrEqual(READABLE_EVIDENCE_FLOOR);
+    expect(memfold.readableAnswer!).toBeGreaterThanOrEqual(READABLE_ANSWER_FLOOR);
+    expect(memfold.readableEvidence).toBeGreaterThan(bm25.readableEvidence);
+    expect(memfold.toolTokensMean!).toBeLessThanOrEqual(3_000);
+    expect(memfold.toolTokensP90!).toBeLessThanOrEqual(3_000);
+  });
+
+  it('a question’s readable score is what memory_read really answers, read again from the store', async () => {
+    const memfold = await store.memfoldFor(WINDOW);
+    const conversation = dataset.conversations[1]!;
+    const outcomes = qa.results[0]!.outcomes.filter((o) => o.conversationId === conversation.id).slice(0, 12);
+    for (const outcome of outcomes) {
+      const question = conversation.questions.find((q) => q.id === outcome.questionId)!;
+      const { output } = await memfold.memoryRead(`${conversation.id}@${WINDOW}`).execute({ query: question.question });
+      const flat = output.replace(/\s+/g, ' ');
+      const found = question.evidence.map((turn) => {
+        const text = conversation.messages[conversation.turnIds.indexOf(turn)]!.content.replace(/\s+/g, ' ').trim().slice(0, 120).trim();
+        return flat.includes(text);
+      });
+      expect(outcome.readable.evidenceInTool).toBeCloseTo(found.filter(Boolean).length / found.length, 10);
+    }
   });
 
   it('τ-bench: no tool call is split from its result, and the values the task needs stay available', () => {

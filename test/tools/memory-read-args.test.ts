@@ -35,6 +35,9 @@ describe('memory_read arguments', () => {
     [{ label: 'l\u0000' }, 'label'],
     [{ label: 'l'.repeat(2_001) }, 'label'],
     [{ query: 'a', from: '2024-01-01\u0000' }, 'from'],
+    [{ query: 'a', max_tokens: 199 }, 'max_tokens'],
+    [{ query: 'a', max_tokens: 12_001 }, 'max_tokens'],
+    [{ query: 'a', max_tokens: '3000' }, 'max_tokens'],
   ])('refuse %j with an error naming %s', (input, field) => {
     expect(() => parseMemoryReadArgs(input)).toThrow(new RegExp(`Invalid argument ${field}:`));
   });
@@ -44,6 +47,17 @@ describe('memory_read arguments', () => {
     expect(MEMORY_READ_DEFINITION.function.name).toBe('memory_read');
     const parameters = MEMORY_READ_DEFINITION.function.parameters as { additionalProperties: boolean; properties: Record<string, unknown> };
     expect(parameters.additionalProperties).toBe(false);
-    expect(Object.keys(parameters.properties).sort()).toEqual(['depth', 'from', 'kind', 'label', 'limit', 'query', 'to']);
+    expect(Object.keys(parameters.properties).sort()).toEqual(['depth', 'from', 'kind', 'label', 'limit', 'max_tokens', 'query', 'to']);
+  });
+
+  it('the schema states the limits the parser enforces on max_tokens and limit', () => {
+    const properties = (MEMORY_READ_DEFINITION.function.parameters as { properties: Record<string, { minimum?: number; maximum?: number; default?: number }> }).properties;
+    const { minimum, maximum } = properties.max_tokens!;
+    expect(parseMemoryReadArgs({ query: 'a', max_tokens: minimum }).maxTokens).toBe(minimum);
+    expect(parseMemoryReadArgs({ query: 'a', max_tokens: maximum }).maxTokens).toBe(maximum);
+    expect(() => parseMemoryReadArgs({ query: 'a', max_tokens: minimum! - 1 })).toThrow(/max_tokens/);
+    expect(() => parseMemoryReadArgs({ query: 'a', max_tokens: maximum! + 1 })).toThrow(/max_tokens/);
+    expect(() => parseMemoryReadArgs({ query: 'a', limit: properties.limit!.maximum! + 1 })).toThrow(/limit/);
+    expect(parseMemoryReadArgs({ query: 'a' }).limit).toBe(properties.limit!.default);
   });
 });

@@ -20,15 +20,16 @@ export const STOP_WORDS: ReadonlySet<string> = new Set(
   ).split(' '),
 );
 
-/** "painting"/"painted"/"paints" → "paint"; "stories" → "story". Deliberately light: only common English inflections. */
+/** "painting"/"painted"/"paints"/"paintings" → "paint"; "stories" → "story". Deliberately light: only common English inflections. */
 export function stem(word: string): string {
   if (word.length <= 3 || /\d/.test(word)) return word;
-  if (word.endsWith('ies') && word.length > 4) return `${word.slice(0, -3)}y`;
-  if (word.endsWith('ing') && word.length > 5) return undouble(word.slice(0, -3));
-  if (word.endsWith('ed') && word.length > 4) return undouble(word.slice(0, -2));
-  if (word.endsWith('es') && /(ss|x|ch|sh)es$/.test(word)) return word.slice(0, -2);
-  if (word.endsWith('s') && !word.endsWith('ss') && !word.endsWith('us') && !word.endsWith('is')) return word.slice(0, -1);
-  return word;
+  let w = word;
+  if (w.endsWith('ies') && w.length > 4) return `${w.slice(0, -3)}y`;
+  if (/(ss|x|ch|sh)es$/.test(w)) w = w.slice(0, -2);
+  else if (w.endsWith('s') && !/(ss|us|is)$/.test(w)) w = w.slice(0, -1);
+  if (w.endsWith('ing') && w.length > 5) return undouble(w.slice(0, -3));
+  if (w.endsWith('ed') && w.length > 4) return undouble(w.slice(0, -2));
+  return w;
 }
 
 /** "running" → "runn" → "run"; "shopped" → "shopp" → "shop". */
