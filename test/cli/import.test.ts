@@ -21,7 +21,7 @@ interface Result {
 interface Home {
   dir: string;
   /** Runs one `memfold` command on this home (and its database), with `env` set for its duration. */
-  memfold(args: string[], env?: Record<string, string>): Promise<Result>;
+  memfold(args: string[], env?: Record<string, string>, progress?: { write(text: string): unknown }): Promise<Result>;
   /** Writes `lines` (JSON objects, or raw strings) as a JSONL file in the home; returns its path. */
   file(name: string, lines: ReadonlyArray<object | string>): Promise<string>;
 }
@@ -46,7 +46,7 @@ async function openHome(backend: BackendName = 'pglite'): Promise<Home> {
   }
   return {
     dir,
-    async memfold(args, env = {}) {
+    async memfold(args, env = {}, progress) {
       const vars: Record<string, string | undefined> = { DATABASE_URL: databaseUrl, MEMFOLD_NAMESPACE: undefined, ...env };
       const saved = Object.fromEntries(Object.keys(vars).map((key) => [key, process.env[key]]));
       const set = (values: Record<string, string | undefined>) => {
@@ -59,7 +59,8 @@ async function openHome(backend: BackendName = 'pglite'): Promise<Home> {
       let stdout = '';
       let stderr = '';
       try {
-        const code = await main([...args, '--home', dir], { out: (text) => (stdout += `${text}\n`), err: (text) => (stderr += `${text}\n`) });
+        const output = { out: (text: string) => (stdout += `${text}\n`), err: (text: string) => (stderr += `${text}\n`), ...(progress ? { progress } : {}) };
+        const code = await main([...args, '--home', dir], output);
         return { code, stdout, stderr };
       } finally {
         set(saved);
@@ -250,4 +251,18 @@ describe('memfold import: input and messages', () => {
     expect(imported.stderr).not.toContain('messages[');
     expect(await contextOf(home, 'c')).toEqual([]);
   });
+});
+
+describe('memfold import: long files', () => {
+  it('draws progress for each pass on the progress stream, never on stdout', async () => {
+    const home = await openHome();
+    const lines = Array.from({ length: 12_000 }, (_, i) => ({ role: i % 2 === 0 ? 'user' : 'assistant', content: `message ${i}` }));
+    const file = await home.file('long.jsonl', lines);
+    let drawn = '';
+    const imported = await home.memfold(['import', file, '--conversation', 'long', '--json'], {}, { write: (text) => (drawn += text) });
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(JSON.parse(imported.stdout)).toEqual({ imported: { long: 12_000 }, skipped: { long: 0 } });
+    expect(drawn).toMatch(/^checking \[/m);
+    expect(drawn).toContain('importing [##############################] 12000/12000');
+  }, 120_000);
 });

@@ -1,7 +1,8 @@
 /**
  * `memfold import <file.jsonl>`: check the whole file (`import-check.ts`), then append what it kept
  * (`import-write.ts`). A failing file writes nothing; importing the same file again appends nothing;
- * a file extended with new lines appends only those. Long files show progress on stderr.
+ * a file extended with new lines appends only those. Long files show progress on `output.progress`
+ * (stderr for the bin; none without it).
  */
 import { stat } from 'node:fs/promises';
 import type { Memfold } from '../../memfold.js';
@@ -32,18 +33,21 @@ const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
 export async function runImport(memfold: Memfold, file: string, options: ImportOptions, output: Output): Promise<number> {
   const fallback = options.conversation;
   const bytes = (await stat(file).catch(() => undefined))?.size ?? 0;
+  const stream = output.progress;
+  // The check pass draws the share of the file read: its line count is not known before the end.
+  const size = `% of ${(bytes / MiB).toFixed(1)} MiB`;
   let checking: ProgressBar | undefined;
   let linesRead = 0;
   const onBytes = (read: number) => {
-    if (++linesRead <= PROGRESS_FROM_LINES || linesRead % REDRAW_EVERY !== 0) return;
-    checking ??= createProgressBar('checking', Math.ceil(bytes / MiB));
-    checking.update(Math.floor(read / MiB), 'MiB');
+    if (stream === undefined || ++linesRead <= PROGRESS_FROM_LINES || linesRead % REDRAW_EVERY !== 0) return;
+    checking ??= createProgressBar('checking', 100, stream);
+    checking.update(bytes === 0 ? 0 : Math.min(100, Math.floor((read * 100) / bytes)), size);
   };
   const plan = await checkImportFile(memfold, file, { onBytes, ...(fallback !== undefined ? { fallback } : {}) });
-  checking?.finish('MiB');
+  checking?.finish(size);
 
   const toAppend = [...plan.conversations.values()].reduce((sum, c) => sum + c.append, 0);
-  const writing = plan.lines > PROGRESS_FROM_LINES && toAppend > 0 ? createProgressBar('importing', toAppend) : undefined;
+  const writing = stream !== undefined && plan.lines > PROGRESS_FROM_LINES && toAppend > 0 ? createProgressBar('importing', toAppend, stream) : undefined;
   const appended = await writeImport(memfold, file, plan, {
     ...(fallback !== undefined ? { fallback } : {}),
     ...(writing ? { onAppended: (done: number) => writing.update(done) } : {}),
