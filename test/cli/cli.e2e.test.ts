@@ -92,7 +92,7 @@ describe('memfold CLI', () => {
     }
     await writeFile(file, lines.join('\n'));
     const imported = await memfold('import', file, '--json');
-    expect(JSON.parse(imported.stdout)).toEqual({ imported: { imported: 80 } });
+    expect(JSON.parse(imported.stdout)).toEqual({ imported: { imported: 80 }, skipped: { imported: 0 } });
     const compact = await memfold('compact', 'imported', '--force', '--window', '2000', '--json');
     expect(compact.code, compact.stderr).toBe(0);
     expect(JSON.parse(compact.stdout)).toMatchObject({ status: 'compacted', compacted: true });
@@ -117,7 +117,7 @@ describe('memfold CLI', () => {
     await writeFile(file, `{"role":"user","content":"short"}\n{"role":"user","content":"${'x'.repeat(200)}"}\n`);
     const refused = await memfoldWith({ MEMFOLD_MAX_MESSAGE_BYTES: '100' }, 'import', file, '--conversation', 'big');
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain('messages[1].content');
+    expect(refused.stderr).toContain('line 2.content');
     expect((await memfold('context', 'big', '--json')).stdout.trim()).toBe('[]');
     const bad = await memfoldWith({ MEMFOLD_MAX_MESSAGE_BYTES: '-5' }, 'context', 'big');
     expect(bad.code).not.toBe(0);

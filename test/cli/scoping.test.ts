@@ -21,9 +21,12 @@ interface Result {
   stderr: string;
 }
 
-/** One `memfold` command with `MEMFOLD_HOME` (and any other variables given) set for its duration. */
+/**
+ * One `memfold` command with `MEMFOLD_HOME` (and any other variables given) set for its duration. The
+ * runner's DATABASE_URL and LANCEDB_URI are unset: the scopes live in this suite's own embedded home.
+ */
 async function memfold(args: string[], env: Record<string, string> = {}): Promise<Result> {
-  const vars = { MEMFOLD_HOME: home, MEMFOLD_NAMESPACE: undefined, ...env };
+  const vars = { MEMFOLD_HOME: home, MEMFOLD_NAMESPACE: undefined, DATABASE_URL: undefined, LANCEDB_URI: undefined, ...env };
   const saved = Object.fromEntries(Object.keys(vars).map((key) => [key, process.env[key]]));
   const set = (values: Record<string, string | undefined>) => {
     for (const [key, value] of Object.entries(values)) {
@@ -84,7 +87,7 @@ beforeAll(async () => {
     const file = path.join(home, `scope-${i}.jsonl`);
     await writeFile(file, jsonl(scope, i));
     const imported = await memfold(['import', file, '--json', ...nsArgs(scope)]);
-    expect(JSON.parse(imported.stdout), imported.stderr).toEqual({ imported: { [scope.conversation]: 60 } });
+    expect(JSON.parse(imported.stdout), imported.stderr).toEqual({ imported: { [scope.conversation]: 60 }, skipped: { [scope.conversation]: 0 } });
     const compact = await memfold(['compact', scope.conversation, '--force', '--window', '2000', '--json', ...nsArgs(scope)]);
     expect(compact.code, compact.stderr).toBe(0);
     const result = JSON.parse(compact.stdout) as { status: string; batches: Array<{ label: string }>; resummarized: Array<{ label: string }> };
