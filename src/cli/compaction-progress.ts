@@ -2,7 +2,8 @@
  * Progress of `memfold compact` on stderr: a line as each stage starts, and a bar while the chunks are
  * summarized, the part a slow model makes long. stdout is never touched, so `--json` stays pure.
  */
-import type { CompactionEvent, CompactionStage } from '../compaction/compaction-result.js';
+import type { CompactionStage } from '../compaction/compaction-result.js';
+import type { MemfoldEvent } from '../memfold.js';
 import { createProgressBar, type ProgressBar, type ProgressStream } from './progress.js';
 
 const STAGE_WORDS: Record<CompactionStage, string> = {
@@ -14,7 +15,8 @@ const STAGE_WORDS: Record<CompactionStage, string> = {
 };
 
 export interface CompactionProgress {
-  onEvent(event: CompactionEvent): void;
+  /** Takes every event createMemfold reports; draws the stages and the depth-0 fold, ignores the rest. */
+  onEvent(event: MemfoldEvent): void;
   /** Ends a bar still open (when the compaction stopped part-way). */
   finish(): void;
 }
