@@ -126,3 +126,29 @@ describe('embedding endpoint back up', () => {
     }
   });
 });
+
+describe('an embedding model whose vectors change size under the same name', () => {
+  it('is caught against the table: search falls back to full text saying why, compaction fails cleanly', async () => {
+    const first = await open();
+    await first.append('orders', chat(20));
+    expect((await first.compact('orders')).status).toBe('compacted');
+    await first.close();
+
+    fake.setDimensions(8); // the table holds 16-dimensional vectors
+    const memfold = await open();
+    try {
+      await memfold.append('orders', chat(10, 20));
+      const before = await memfold.context('orders');
+      const answer = await memfold.memoryRead('orders').execute({ query: 'ORD-503' });
+      expect(answer.ok).toBe(true);
+      expect(answer.output).toContain('ORD-503');
+      expect(answer.output).toContain('Note: vector search was unavailable (openai:fake-embedder: dimension mismatch)');
+      const result = await memfold.compact('orders', { force: true });
+      expect(result.failureCode).toBe('archive_failed');
+      expect(result.error).toMatch(/returned 8-dimensional vectors, but LanceDB table "memfold_archive" holds 16-dimensional ones/);
+      expect(await memfold.context('orders')).toEqual(before);
+    } finally {
+      await memfold.close();
+    }
+  });
+});
