@@ -131,8 +131,9 @@ export async function main(argv: readonly string[], output: Output = processOutp
     memfold = await createMemfold({
       compaction,
       config,
-      // `reconcile` reports what it finishes or undoes, so opening must not do it first.
-      reconcileOnOpen: command.command !== 'reconcile',
+      // `reconcile` reports what it finishes or undoes, so opening must not do it first; a read writes
+      // nothing (an interrupted compaction's messages are still live, so what it shows is whole).
+      reconcileOnOpen: command.command !== 'reconcile' && !reading,
       // A read must not create tables in whatever database DATABASE_URL names.
       migrate: !reading,
       ...(progress ? { onEvent: (event) => progress.onEvent(event) } : {}),

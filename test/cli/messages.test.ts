@@ -176,6 +176,34 @@ describe('read commands on the embedded default', () => {
   });
 });
 
+describe('read commands write nothing', () => {
+  it('an interrupted compaction stays pending through context, search and inspect; reconcile then undoes it', async () => {
+    const home = await storeHome();
+    await seed(home, 'c1', turns(4, (i) => `turn ${i} about herons`));
+    const pending = async () => {
+      const store = await createKyselyPersistence({ dialect: 'pglite', dataDir: path.join(home, 'pg') });
+      try {
+        return (await store.listPendingOperations()).map((op) => op.status);
+      } finally {
+        await store.close();
+      }
+    };
+    const store = await createKyselyPersistence({ dialect: 'pglite', dataDir: path.join(home, 'pg') });
+    const [first] = await store.loadHistory('c1');
+    await store.recordOperation({ id: 'op-interrupted', conversationId: 'c1', status: 'planned', messageIds: [first!.id], labels: [] });
+    await store.close();
+
+    for (const args of [['context', 'c1'], ['inspect', 'c1'], ['search', 'herons', '--conversation', 'c1']]) {
+      const result = await memfold([...args, '--home', home]);
+      expect(result.code, result.stderr).toBe(0);
+      expect(await pending(), args.join(' ')).toEqual(['planned']);
+    }
+    const reconcile = await memfold(['reconcile', '--home', home]);
+    expect(reconcile.stdout).toContain('op-interrupted: rolled_back');
+    expect(await pending()).toEqual([]);
+  });
+});
+
 describe('stored content on a terminal', () => {
   // ESC sequences that would clear the screen, retitle the window and recolour text; a C1 CSI; DEL.
   const hostile = 'the heron \u001b[2J\u001b]0;owned\u0007 counts \u001b[31mseven\u001b[0m \u009b2J tail\u007f\r overwritten';
