@@ -136,7 +136,11 @@ export async function main(argv: readonly string[], output: Output = processOutp
       reconcileOnOpen: command.command !== 'reconcile' && !reading,
       // A read must not create tables in whatever database DATABASE_URL names.
       migrate: !reading,
-      ...(progress ? { onEvent: (event) => progress.onEvent(event) } : {}),
+      onEvent: (event) => {
+        // Warnings (an embedding endpoint that fails, index upkeep that failed) are the operator's to see.
+        if (event.type === 'warning') output.err(`memfold ${command.command}: warning: ${event.message}`);
+        progress?.onEvent(event);
+      },
     });
     return await dispatch(memfold, command, output, progress);
   } catch (error) {

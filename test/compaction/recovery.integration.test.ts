@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ConversationMessage, NewMessage } from '../../src/agent/types.js';
-import type { CompactionEvent } from '../../src/compaction/compaction-result.js';
+import type { MemfoldEvent } from '../../src/memfold.js';
 import { createMemfold } from '../../src/memfold.js';
 import { createExtractiveSummarizer } from '../../src/model/extractive/extractive-summarizer.js';
 import type { ModelProvider } from '../../src/model/model-provider.js';
@@ -53,7 +53,7 @@ for (const backend of persistenceBackends()) {
 
     it('a failed undo leaves the operation pending; the next compaction reconciles it first', async () => {
       const faults: { failUndo?: boolean } = {};
-      const events: CompactionEvent[] = [];
+      const events: MemfoldEvent[] = [];
       stack = await openStack(backend, { compaction: settings, wrapMemory: (m) => withFaults(m, faults), onEvent: (e) => events.push(e) });
       const appended = await seed(stack, 'conv-u', 30);
       const operation = await interrupted('conv-u', faults);
@@ -105,7 +105,7 @@ for (const backend of persistenceBackends()) {
       const appended = await seed(stack, 'conv-o', 30);
       const operation = await interrupted('conv-o', faults);
 
-      const events: CompactionEvent[] = [];
+      const events: MemfoldEvent[] = [];
       const reopened = await createMemfold({
         env: {}, compaction: settings, tokens: createTokenCounter({ mode: 'chars4' }),
         persistence: stack.memfold.persistence, memory: stack.archive, onEvent: (e) => events.push(e),
@@ -175,7 +175,7 @@ for (const backend of persistenceBackends()) {
     });
 
     it('the loop guard pauses automatic compaction after two compactions that stay over the trigger; forced compaction still runs', async () => {
-      const events: CompactionEvent[] = [];
+      const events: MemfoldEvent[] = [];
       stack = await openStack(backend, { compaction: settings, onEvent: (e) => events.push(e) });
       // Every message is ~600 tokens and the tail keeps 4 messages: no compaction can get under the trigger (1,600).
       const big = (turn: number): NewMessage[] => [
