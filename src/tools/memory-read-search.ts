@@ -5,7 +5,7 @@
  * with its neighbours' words, so the answer shows the matching message rather than the head of its segment.
  */
 import type { ArchiveEntry, ConversationMessage } from '../agent/types.js';
-import { indentArchivedText } from '../compaction/headers.js';
+import { indentArchivedText, normalizeLineBreaks } from '../compaction/headers.js';
 import { renderMessage } from '../compaction/transcript-format.js';
 import type { MemoryManager, SearchHit } from '../memory/memory-manager.js';
 import { bm25Scores } from '../memory/ranking/bm25.js';
@@ -52,19 +52,51 @@ function shownQuery(query: string): string {
   return JSON.stringify(query.length > QUERY_SHOWN_CHARS ? `${query.slice(0, QUERY_SHOWN_CHARS)}…` : query);
 }
 
+/** `2023-05-08 13:56`: the time as a line shows it (the passage header has the day in words). */
+function shortTime(iso: string): string {
+  return /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(iso) ? `${iso.slice(0, 10)} ${iso.slice(11, 16)}` : iso;
+}
+
+/** A speaker's name inside one line of framing: no whitespace, brackets or control characters. */
+function speaker(message: ConversationMessage): string {
+  return (message.name ?? message.role).replace(/[\s\p{C}\[\]:]+/gu, '_') || message.role;
+}
+
+/**
+ * One message as a passage shows it. Compact: `[time] speaker: text` with the time only when it differs from the
+ * previous line's; tool traffic keeps the transcript form. Continuation lines are indented by two spaces, and the
+ * whole is indented under the passage header, so no archived text starts a line of framing.
+ */
+function messageLine(message: ConversationMessage, previous: ConversationMessage | undefined, style: ReadStrategy['lineStyle']): string {
+  if (style === 'transcript' || message.role === 'tool' || (message.toolCalls?.length ?? 0) > 0) return indentArchivedText(renderMessage(message));
+  const time = previous && previous.createdAt === message.createdAt ? '' : `[${shortTime(message.createdAt)}] `;
+  return indentArchivedText(`${time}${speaker(message)}: ${normalizeLineBreaks(message.content).split('\n').join('\n  ')}`);
+}
+
 /** The messages of the candidate segments, each once, in conversation order. */
-function pool(hits: readonly SearchHit[], countTokens: (text: string) => number): PoolItem[] {
+function pool(hits: readonly SearchHit[], countTokens: (text: string) => number, style: ReadStrategy['lineStyle']): PoolItem[] {
   const seen = new Set<string>();
   const items: PoolItem[] = [];
   hits.forEach((hit, rank) => {
     for (const message of hit.entry.messages ?? []) {
       if (seen.has(message.id)) continue;
       seen.add(message.id);
-      const line = indentArchivedText(renderMessage(message));
-      items.push({ position: message.seq, tokens: countTokens(`${line}\n`), message, segment: hit.entry, segmentRank: rank + 1, line });
+      items.push({ position: message.seq, tokens: 0, message, segment: hit.entry, segmentRank: rank + 1, line: '' });
     }
   });
-  return items.sort((a, b) => a.position - b.position);
+  items.sort((a, b) => a.position - b.position);
+  // A line is costed as it shows after its neighbour; a passage's first line may add its time back (the header's margin covers it).
+  items.forEach((item, i) => {
+    const previous = i > 0 && items[i - 1]!.position === item.position - 1 ? items[i - 1]!.message : undefined;
+    item.line = messageLine(item.message, previous, style);
+    item.tokens = countTokens(`${item.line}\n`);
+  });
+  return items;
+}
+
+/** The lines of one passage: its first message always says its time. */
+function passageLines(shown: readonly PoolItem[], style: ReadStrategy['lineStyle']): string[] {
+  return shown.map((item, i) => (i === 0 ? messageLine(item.message, undefined, style) : item.line));
 }
 
 /** Each message's BM25 with its neighbours' words (normalized to the best), plus its segment's rank prior and the date boost. */
@@ -184,17 +216,17 @@ export async function searchAnswer(memory: MemoryManager, conversationId: string
     if (strategy.display === 'segment-head') {
       entryBlocks(transcripts, 'transcript segments');
     } else {
-      const items = pool(transcripts, countTokens);
+      const items = pool(transcripts, countTokens, strategy.lineStyle);
       const scores = messageScores(items, query, strategy, hints);
       if (scores.every((score) => score === 0) && passages === 0) {
         // Vector search found entries, but no archived message shares a word with the query: say so, and point to them.
         const nearest = [...transcripts.slice(0, args.limit), ...summaries].map((hit) => `- ${describeEntry(hit.entry)}`);
         return [`No archived message matches the words of ${shownQuery(query)}. Nearest archived entries by meaning (read one with {"label": "<label>"}):`, ...nearest].join('\n');
       }
-      const plan = pickWindows(items, scores, { radius: strategy.radius, budget: left, blockOverhead: countTokens(blockHeader(items.slice(0, 1), 99, strategy.spokenDates)) + 8 });
+      const plan = pickWindows(items, scores, { radius: strategy.radius, budget: left, blockOverhead: countTokens(blockHeader(items.slice(0, 1), 99, strategy.spokenDates)) + 14 });
       for (const block of plan.blocks) {
         const shown = block.map((i) => items[i]!);
-        sections.push([blockHeader(shown, ++passages, strategy.spokenDates), ...shown.map((item) => item.line)].join('\n'));
+        sections.push([blockHeader(shown, ++passages, strategy.spokenDates), ...passageLines(shown, strategy.lineStyle)].join('\n'));
       }
       left -= plan.tokens;
       if (plan.leftOut.length > 0) {
@@ -204,6 +236,9 @@ export async function searchAnswer(memory: MemoryManager, conversationId: string
     }
   }
   if (transcripts.length > 0 && strategy.summaries === 'excerpt') entryBlocks(summaries, 'summaries');
-  if (pointers) sections.push(pointers);
-  return [intro(passages), ...sections, ...notes.slice(0, 1)].join('\n\n');
+  const answer = (n: number) => [intro(n), ...sections.slice(0, n), ...(pointers ? [pointers] : []), ...notes.slice(0, 1)].join('\n\n');
+  // The costs above are estimates of each line; the budget is a promise, so the last passages go if they overshoot.
+  let shown = sections.length;
+  while (shown > 0 && countTokens(answer(shown)) > budget) shown--;
+  return answer(shown);
 }

@@ -33,17 +33,24 @@ export interface ReadStrategy {
    * resolve against the day.
    */
   spokenDates: boolean;
+  /**
+   * `compact`: a message line is `[time] speaker: text`, the time given only when it differs from the line
+   * above (the passage header has the day in words), so more messages fit the budget; tool calls and results
+   * keep the transcript form. `transcript`: every line as archived, `[ISO time] role(name): text`.
+   */
+  lineStyle: 'compact' | 'transcript';
   /** `windows`: the matching messages with their neighbours; `segment-head`: each hit segment from its start (the earlier display). */
   display: 'windows' | 'segment-head';
 }
 
 export const DEFAULT_READ_STRATEGY: Readonly<ReadStrategy> = Object.freeze({
-  candidateSegments: 10,
+  candidateSegments: 20,
   radius: 1,
   segmentWeight: 0.2,
   cleanQuery: true,
   summaries: 'pointer',
   spokenDates: true,
+  lineStyle: 'compact',
   dateBoost: 0.3,
   display: 'windows',
 });
