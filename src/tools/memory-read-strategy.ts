@@ -19,7 +19,8 @@ export interface ReadStrategy {
   /**
    * Summary hits: `pointer` lists each as one line (label and time span) after the transcript windows; `excerpt`
    * shows their text in the budget the windows left; `first` shows their text before the windows (the earlier
-   * order); `none` leaves them out unless no transcript matches.
+   * order); `none` leaves them out unless no transcript matches (or `kind: "summary"` asks for them). `none` won on
+   * LoCoMo: even one line per summary takes room that evidence would fill.
    */
   summaries: 'pointer' | 'excerpt' | 'first' | 'none';
   /**
@@ -46,9 +47,9 @@ export interface ReadStrategy {
 export const DEFAULT_READ_STRATEGY: Readonly<ReadStrategy> = Object.freeze({
   candidateSegments: 20,
   radius: 1,
-  segmentWeight: 0.2,
+  segmentWeight: 0.5,
   cleanQuery: true,
-  summaries: 'pointer',
+  summaries: 'none',
   spokenDates: true,
   lineStyle: 'compact',
   dateBoost: 0.3,

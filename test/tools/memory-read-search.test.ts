@@ -37,7 +37,7 @@ describe('memory_read search answers', () => {
     await folder.cleanup();
   });
 
-  it('shows the matching message with its neighbours, and the summary as one line pointing to its label', async () => {
+  it('shows the matching message with its neighbours, not the summary of its segment', async () => {
     const { ok, output } = await createMemoryReadTool(archive, 'conv').execute({ query: 'What is the name of the puppy they adopted?' });
     expect(ok).toBe(true);
     const first = output.split(/\n\n(?=#2 )/)[0]!;
@@ -47,9 +47,16 @@ describe('memory_read search answers', () => {
     expect(first).toContain(FILLER(72));
     // The head of the segment is not what the answer shows first.
     expect(first).not.toContain(FILLER(41));
-    expect(output).toMatch(/^- summary depth 0 \| batch-1 \| /m);
+    expect(output).not.toContain('batch-1');
     expect(output).not.toContain('They talked about a puppy');
     expect(tokens(output)).toBeLessThanOrEqual(3_000);
+  });
+
+  it('with summaries as pointers, lists a matching summary as one line to read by label', async () => {
+    const { output } = await createMemoryReadTool(archive, 'conv', { strategy: { summaries: 'pointer' } }).execute({ query: 'puppy adopted' });
+    expect(output).toContain('Our new puppy is called Biscuit');
+    expect(output).toMatch(/^- summary depth 0 \| batch-1 \| /m);
+    expect(output).not.toContain('They talked about a puppy');
   });
 
   it('keeps the whole answer within max_tokens, and names what it left out with a way to read it', async () => {
