@@ -3,11 +3,13 @@
  * tables, statistics, timing, RSS sampling, temp folders, a throwaway PostgreSQL database, JSON output,
  * and a synthetic conversation (prose with tool calls and JSON results).
  */
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import type { NewMessage } from '../../src/agent/types.js';
 import { seeded } from '../../src/cli/demo/demo-conversation.js';
@@ -210,4 +212,27 @@ export function syntheticMessage(k: number): NewMessage {
 /** Messages `from` .. `from + count - 1`; a count that is a multiple of 4 ends on a turn boundary. */
 export function syntheticMessages(from: number, count: number): NewMessage[] {
   return Array.from({ length: count }, (_, i) => syntheticMessage(from + i));
+}
+
+/**
+ * Run a benchmark module again as a child process (same loader flags), so that a case's peak RSS and
+ * timings are its own: `moduleUrl` gets `args`, and its last stdout line is the JSON result.
+ */
+export function runInChild<T>(moduleUrl: string, args: readonly string[], options: BenchOptions, what: string): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(moduleUrl), ...args], {
+      env: { ...process.env, MEMFOLD_BENCH_DATABASE_URL: options.databaseUrl ?? '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const last = stdout.trim().split('\n').pop() ?? '';
+      if (code === 0 && last.startsWith('{')) resolve(JSON.parse(last) as T);
+      else reject(new Error(`${what} exited with ${code}: ${stderr.trim().slice(-2000)}`));
+    });
+  });
 }

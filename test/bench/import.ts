@@ -6,16 +6,15 @@
  * append 1,000 messages per call in one transaction), lines per second, and the peak RSS of the
  * case's own process. PGlite, and PostgreSQL when DATABASE_URL is set.
  */
-import { spawn } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { once } from 'node:events';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { checkImportFile } from '../../src/cli/commands/import-check.js';
 import { writeImport } from '../../src/cli/commands/import-write.js';
 import { createMemfold } from '../../src/memfold.js';
-import { createBenchDatabase, fmt, maxRssMiB, now, syntheticMessage, table, tempDir, type BenchOptions, type BenchResult } from './bench-kit.js';
+import { createBenchDatabase, fmt, maxRssMiB, now, syntheticMessage, table, tempDir, runInChild, type BenchOptions, type BenchResult } from './bench-kit.js';
 
 const CONVERSATION = 'bench-import';
 
@@ -47,7 +46,7 @@ async function writeFile(file: string, lines: number): Promise<void> {
   await once(out, 'finish');
 }
 
-/** One case, in this process (see `runCaseInChild`): the file is there already. */
+/** One case, in this process (see `runInChild`): the file is there already. */
 async function runCase(backend: CaseResult['backend'], file: string, lines: number, databaseUrl: string | undefined): Promise<CaseResult> {
   const home = await tempDir(`import-${backend}`);
   const database = backend === 'postgres' ? await createBenchDatabase(databaseUrl!) : undefined;
@@ -75,26 +74,6 @@ async function runCase(backend: CaseResult['backend'], file: string, lines: numb
   }
 }
 
-/** Each case runs in a fresh process (same loader flags), so its peak RSS is its own. */
-function runCaseInChild(backend: CaseResult['backend'], file: string, lines: number, options: BenchOptions): Promise<CaseResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), backend, file, String(lines)], {
-      env: { ...process.env, MEMFOLD_BENCH_DATABASE_URL: options.databaseUrl ?? '' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      const last = stdout.trim().split('\n').pop() ?? '';
-      if (code === 0 && last.startsWith('{')) resolve(JSON.parse(last) as CaseResult);
-      else reject(new Error(`import case ${backend} ${lines} exited with ${code}: ${stderr.trim().slice(-2000)}`));
-    });
-  });
-}
-
 const perSecond = (lines: number, ms: number) => fmt(lines / (ms / 1000));
 
 export async function run(options: BenchOptions): Promise<BenchResult> {
@@ -108,7 +87,7 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
       await writeFile(file, lines);
       for (const backend of backends) {
         options.log(`${backend}: ${fmt(lines)} lines`);
-        const c = await runCaseInChild(backend, file, lines, options);
+        const c = await runInChild<CaseResult>(import.meta.url, [backend, file, String(lines)], options, `import case ${backend} ${lines}`);
         const total = c.first.checkMs + c.first.writeMs;
         options.log(`  import ${fmt(total / 1000, 1)} s (${perSecond(lines, total)} lines/s), again ${fmt((c.again.checkMs + c.again.writeMs) / 1000, 1)} s, peak RSS ${fmt(c.peakRssMiB)} MiB`);
         cases.push(c);

@@ -6,12 +6,11 @@
  *     this must stay flat as N grows (cost follows the messages compacted, not the conversation's length).
  * Each case runs in its own process, so that its peak RSS is its own.
  */
-import { spawn } from 'node:child_process';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import type { CompactionResult, CompactionStage } from '../../src/compaction/compaction-result.js';
 import { createMemfold, type Memfold } from '../../src/memfold.js';
 import type { ModelProvider } from '../../src/model/model-provider.js';
-import { createBenchDatabase, fmt, maxRssMiB, mean, median, now, syntheticMessages, table, tempDir, timed, type BenchOptions, type BenchResult } from './bench-kit.js';
+import { createBenchDatabase, fmt, maxRssMiB, mean, median, now, syntheticMessages, table, tempDir, timed, runInChild, type BenchOptions, type BenchResult } from './bench-kit.js';
 
 const APPEND_BATCH = 1_000;
 const NEW_MESSAGES = 500;
@@ -81,7 +80,7 @@ interface CaseResult {
 /** A warm-up conversation compacted first in the same store: indexes created, encoders loaded, code compiled. */
 const WARM_UP_MESSAGES = 200;
 
-/** One case, in this process (see `runCaseInChild`). */
+/** One case, in this process (see `runInChild`). */
 async function runCase(backend: CaseResult['backend'], n: number, databaseUrl: string | undefined): Promise<CaseResult> {
   const home = await tempDir(`overhead-${backend}`);
   const database = backend === 'postgres' ? await createBenchDatabase(databaseUrl!) : undefined;
@@ -109,26 +108,6 @@ async function runCase(backend: CaseResult['backend'], n: number, databaseUrl: s
   }
 }
 
-/** Each case runs in a fresh process (same loader flags), so its peak RSS and timings are its own. */
-function runCaseInChild(backend: CaseResult['backend'], n: number, options: BenchOptions): Promise<CaseResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), backend, String(n)], {
-      env: { ...process.env, MEMFOLD_BENCH_DATABASE_URL: options.databaseUrl ?? '' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      const last = stdout.trim().split('\n').pop() ?? '';
-      if (code === 0 && last.startsWith('{')) resolve(JSON.parse(last) as CaseResult);
-      else reject(new Error(`overhead case ${backend} ${n} exited with ${code}: ${stderr.trim().slice(-2000)}`));
-    });
-  });
-}
-
 /** Mean of the (b) rounds, stage by stage: the amortized cost, periodic index maintenance included. */
 function meanRound(rounds: readonly Compaction[]): Compaction {
   const avg = (pick: (c: Compaction) => number) => mean(rounds.map(pick));
@@ -149,7 +128,7 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
   for (const backend of backends) {
     for (const n of sizes) {
       options.log(`${backend}: ${fmt(n)} messages`);
-      const c = await runCaseInChild(backend, n, options);
+      const c = await runInChild<CaseResult>(import.meta.url, [backend, String(n)], options, `overhead case ${backend} ${n}`);
       options.log(`  append ${fmt(c.appendMs / 1000, 1)} s, compaction ${fmt(c.full.wallMs / 1000, 1)} s, +${NEW_MESSAGES} rounds ${c.rounds.map((r) => fmt(r.wallMs)).join(' / ')} ms, peak RSS ${fmt(c.peakRssMiB)} MiB`);
       cases.push(c);
     }

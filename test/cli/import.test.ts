@@ -9,19 +9,13 @@ import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
+import { runCli, type CliResult } from '../support/run-cli.js';
 import { copyPgliteTemplate, createPostgresTestDatabase, persistenceBackends, type BackendName } from '../support/backends.js';
-
-interface Result {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
 
 interface Home {
   dir: string;
   /** Runs one `memfold` command on this home (and its database), with `env` set for its duration. */
-  memfold(args: string[], env?: Record<string, string>, progress?: { write(text: string): unknown }): Promise<Result>;
+  memfold(args: string[], env?: Record<string, string>): Promise<CliResult>;
   /** Writes `lines` (JSON objects, or raw strings) as a JSONL file in the home; returns its path. */
   file(name: string, lines: ReadonlyArray<object | string>): Promise<string>;
 }
@@ -46,26 +40,7 @@ async function openHome(backend: BackendName = 'pglite'): Promise<Home> {
   }
   return {
     dir,
-    async memfold(args, env = {}, progress) {
-      const vars: Record<string, string | undefined> = { DATABASE_URL: databaseUrl, MEMFOLD_NAMESPACE: undefined, ...env };
-      const saved = Object.fromEntries(Object.keys(vars).map((key) => [key, process.env[key]]));
-      const set = (values: Record<string, string | undefined>) => {
-        for (const [key, value] of Object.entries(values)) {
-          if (value === undefined) delete process.env[key];
-          else process.env[key] = value;
-        }
-      };
-      set(vars);
-      let stdout = '';
-      let stderr = '';
-      try {
-        const output = { out: (text: string) => (stdout += `${text}\n`), err: (text: string) => (stderr += `${text}\n`), ...(progress ? { progress } : {}) };
-        const code = await main([...args, '--home', dir], output);
-        return { code, stdout, stderr };
-      } finally {
-        set(saved);
-      }
-    },
+    memfold: (args, env = {}) => runCli([...args, '--home', dir], { env: { ...(databaseUrl === undefined ? {} : { DATABASE_URL: databaseUrl }), ...env }, progress: true }),
     async file(name, lines) {
       const file = path.join(dir, name);
       await writeFile(file, lines.map((line) => (typeof line === 'string' ? line : JSON.stringify(line))).join('\n') + '\n');
@@ -258,8 +233,8 @@ describe('memfold import: long files', () => {
     const home = await openHome();
     const lines = Array.from({ length: 12_000 }, (_, i) => ({ role: i % 2 === 0 ? 'user' : 'assistant', content: `message ${i}` }));
     const file = await home.file('long.jsonl', lines);
-    let drawn = '';
-    const imported = await home.memfold(['import', file, '--conversation', 'long', '--json'], {}, { write: (text) => (drawn += text) });
+    const imported = await home.memfold(['import', file, '--conversation', 'long', '--json']);
+    const drawn = imported.progress;
     expect(imported.code, imported.stderr).toBe(0);
     expect(JSON.parse(imported.stdout)).toEqual({ imported: { long: 12_000 }, skipped: { long: 0 } });
     expect(drawn).toMatch(/^checking \[/m);

@@ -10,19 +10,10 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
-import type { Output } from '../../src/cli/output.js';
+import { runCli } from '../support/run-cli.js';
 import type { NewMessage } from '../../src/agent/types.js';
 import { createKyselyPersistence } from '../../src/persistence/kysely/kysely-store.js';
 import { copyPgliteTemplate, createPostgresTestDatabase, postgresServerUrl } from '../support/backends.js';
-
-interface Result {
-  code: number;
-  stdout: string;
-  stderr: string;
-  /** What progress bars drew (stderr for the bin). */
-  progress: string;
-}
 
 const cleanups: Array<() => Promise<unknown>> = [];
 afterAll(async () => {
@@ -54,38 +45,8 @@ async function seed(home: string, conversationId: string, messages: NewMessage[]
   }
 }
 
-/**
- * One `memfold` command, with the variables given set for its duration (and the configuration
- * variables memfold reads unset otherwise, so the runner's DATABASE_URL does not leak in).
- */
-async function memfold(args: string[], options: { env?: Record<string, string>; tty?: boolean } = {}): Promise<Result> {
-  const vars: Record<string, string | undefined> = {
-    MEMFOLD_HOME: undefined, MEMFOLD_NAMESPACE: undefined, DATABASE_URL: undefined, LANCEDB_URI: undefined,
-    OPENAI_BASE_URL: undefined, MEMFOLD_SUMMARY_MODEL: undefined, MEMFOLD_EMBEDDING_MODEL: undefined,
-    ...options.env,
-  };
-  const saved = Object.fromEntries(Object.keys(vars).map((key) => [key, process.env[key]]));
-  const set = (values: Record<string, string | undefined>) => {
-    for (const [key, value] of Object.entries(values)) {
-      if (value === undefined) delete process.env[key];
-      else process.env[key] = value;
-    }
-  };
-  const result: Result = { code: -1, stdout: '', stderr: '', progress: '' };
-  const output: Output = {
-    out: (text) => void (result.stdout += `${text}\n`),
-    err: (text) => void (result.stderr += `${text}\n`),
-    isTTY: options.tty ?? false,
-    progress: { isTTY: false, write: (text: string) => void (result.progress += text) },
-  };
-  set(vars);
-  try {
-    result.code = await main(args, output);
-    return result;
-  } finally {
-    set(saved);
-  }
-}
+/** One `memfold` command, with a progress stream (what it draws is in `progress`). */
+const memfold = (args: string[], options: { env?: Record<string, string>; tty?: boolean } = {}) => runCli(args, { progress: true, ...options });
 
 function turns(count: number, text: (i: number) => string): NewMessage[] {
   return Array.from({ length: count }, (_, i) => ({

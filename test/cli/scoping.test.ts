@@ -9,40 +9,18 @@ import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
+import { runCli, type CliResult } from '../support/run-cli.js';
 import { copyPgliteTemplate } from '../support/backends.js';
 
 let home: string;
 let cleanup: () => Promise<void>;
 
-interface Result {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
 /**
  * One `memfold` command with `MEMFOLD_HOME` (and any other variables given) set for its duration. The
  * runner's DATABASE_URL and LANCEDB_URI are unset: the scopes live in this suite's own embedded home.
  */
-async function memfold(args: string[], env: Record<string, string> = {}): Promise<Result> {
-  const vars = { MEMFOLD_HOME: home, MEMFOLD_NAMESPACE: undefined, DATABASE_URL: undefined, LANCEDB_URI: undefined, ...env };
-  const saved = Object.fromEntries(Object.keys(vars).map((key) => [key, process.env[key]]));
-  const set = (values: Record<string, string | undefined>) => {
-    for (const [key, value] of Object.entries(values)) {
-      if (value === undefined) delete process.env[key];
-      else process.env[key] = value;
-    }
-  };
-  set(vars);
-  let stdout = '';
-  let stderr = '';
-  try {
-    const code = await main(args, { out: (text) => (stdout += `${text}\n`), err: (text) => (stderr += `${text}\n`) });
-    return { code, stdout, stderr };
-  } finally {
-    set(saved);
-  }
+async function memfold(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  return runCli(args, { env: { MEMFOLD_HOME: home, ...env } });
 }
 
 /** Each scope's own word appears in every one of its messages; `pelican` appears in every conversation. */
