@@ -7,14 +7,13 @@ import { loadTauBench } from '../../src/eval/datasets/tau-bench.js';
 import { replayConversation } from '../../src/eval/replay.js';
 import { persistenceBackends } from '../support/backends.js';
 import { checkInvariants, type InvariantReport } from '../support/invariants.js';
+import { LOCOMO_FILE, TAU_BENCH_EXCERPT, describeWithSharedData } from '../support/shared-data.js';
 import { openStack } from '../support/stack.js';
 
-const DATA = new URL('../../../shared/data/', import.meta.url).pathname;
-
 for (const backend of persistenceBackends()) {
-  describe(`${backend.name}: replaying real conversations`, () => {
+  describeWithSharedData(`${backend.name}: replaying LoCoMo`, () => {
     it('LoCoMo conversation 1 with a 4,000-token window keeps every invariant after every compaction', async () => {
-      const [conversation] = await loadLocomo(`${DATA}locomo/locomo10.json`);
+      const [conversation] = await loadLocomo(LOCOMO_FILE);
       const stack = await openStack(backend, { compaction: { contextWindow: 4_000 } });
       try {
         const reports: InvariantReport[] = [];
@@ -38,8 +37,11 @@ for (const backend of persistenceBackends()) {
       }
     });
 
+  });
+
+  describe(`${backend.name}: replaying τ-bench runs`, () => {
     it('τ-bench runs: no tool call is ever separated from its result', async () => {
-      const runs = await loadTauBench(`${DATA}agent-traces/tau-bench/gpt-4o-airline.json`);
+      const runs = await loadTauBench(TAU_BENCH_EXCERPT);
       const longest = [...runs].sort((a, b) => b.messages.length - a.messages.length).slice(0, 4);
       const stack = await openStack(backend, { compaction: { contextWindow: 3_000, keepRecentMessages: 2 } });
       try {

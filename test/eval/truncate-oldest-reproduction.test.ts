@@ -2,16 +2,15 @@
  * A check that the harness reads LoCoMo right: its truncate-oldest and head+tail baselines give the
  * figures of the data README (chars/4 of `speaker: text` per turn, whole turns kept).
  */
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { loadLocomoDataset } from '../../src/eval/datasets/locomo-dataset.js';
 import { aggregate } from '../../src/eval/metrics.js';
 import { scoreBaseline } from '../../src/eval/score-baselines.js';
 import type { BaselineName } from '../../src/eval/baselines.js';
+import { LOCOMO_FILE, describeWithSharedData } from '../support/shared-data.js';
 
-const LOCOMO = new URL('../../../shared/data/locomo/locomo10.json', import.meta.url).pathname;
-
-describe('LoCoMo baselines reproduce the data README', async () => {
-  const dataset = await loadLocomoDataset(LOCOMO);
+describeWithSharedData('LoCoMo baselines reproduce the data README', async () => {
+  const dataset = await loadLocomoDataset(LOCOMO_FILE);
   const survival = (name: BaselineName, window: number) =>
     aggregate(dataset.conversations.flatMap((c) => scoreBaseline(c, name, window).outcomes)).survivalStrict;
 

@@ -1,6 +1,7 @@
 /** Render LoCoMo sessions and τ-bench runs as memfold transcripts (test helpers for the extractive summarizer). */
 import { readFileSync } from 'node:fs';
 import { renderTranscript } from '../../src/compaction/transcript-format.js';
+import { LOCOMO_FILE, TAU_BENCH_EXCERPT } from '../support/shared-data.js';
 
 const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
 
@@ -19,7 +20,7 @@ export interface LocomoSession {
 }
 
 export function locomoSessions(conversationIndex: number): { sessions: Map<number, LocomoSession>; qa: Array<{ answer?: unknown; evidence?: string[]; category: number }> } {
-  const data = JSON.parse(readFileSync(new URL('../../../shared/data/locomo/locomo10.json', import.meta.url), 'utf8'));
+  const data = JSON.parse(readFileSync(LOCOMO_FILE, 'utf8'));
   const conv = data[conversationIndex];
   const c = conv.conversation;
   const sessions = new Map<number, LocomoSession>();
@@ -39,8 +40,9 @@ export function locomoSessions(conversationIndex: number): { sessions: Map<numbe
   return { sessions, qa: conv.qa };
 }
 
+/** A run of the τ-bench excerpt in test/fixtures (index 0 is the file's first run). */
 export function tauRun(index: number): string {
-  const runs = JSON.parse(readFileSync(new URL('../../../shared/data/agent-traces/tau-bench/gpt-4o-airline.json', import.meta.url), 'utf8'));
+  const runs = JSON.parse(readFileSync(TAU_BENCH_EXCERPT, 'utf8'));
   const traj = runs[index].traj.filter((m: { role: string }) => m.role !== 'system');
   return renderTranscript(
     traj.map((m: { role: 'user' | 'assistant' | 'tool'; content: string | null; name?: string; tool_call_id?: string; tool_calls?: never }, i: number) => ({
