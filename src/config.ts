@@ -2,6 +2,14 @@
  * Every setting, its default and its validation, in one place. No other file supplies a default.
  */
 import { InvalidConfigError } from './errors.js';
+import {
+  DEFAULT_MODEL_BREAKER_COOLDOWN_MS,
+  DEFAULT_MODEL_BREAKER_FAILURES,
+  DEFAULT_MODEL_CONCURRENCY,
+  DEFAULT_MODEL_MAX_RETRIES,
+  DEFAULT_MODEL_TIMEOUT_MS,
+  defaultModelDeadlineMs,
+} from './openai/openai-defaults.js';
 
 export interface CompactionSettings {
   /** Tokens the assistant's model accepts. */
@@ -165,18 +173,6 @@ export interface RuntimeConfig {
   maxMessageBytes: number;
 }
 
-export const DEFAULT_MODEL_TIMEOUT_MS = 60_000;
-export const DEFAULT_MODEL_MAX_RETRIES = 2;
-export const DEFAULT_MODEL_CONCURRENCY = 4;
-/** Three outages in a row: one slow answer or a blip does not open it, a dead endpoint does within one or two summaries. */
-export const DEFAULT_MODEL_BREAKER_FAILURES = 3;
-/** A minute: long enough to skip the rest of a compaction's summaries, short enough to notice a recovered endpoint. */
-export const DEFAULT_MODEL_BREAKER_COOLDOWN_MS = 60_000;
-
-/** Twice the per-request timeout: room for one slow attempt and a retry, not for every retry at full length. */
-export function defaultModelDeadlineMs(modelTimeoutMs: number): number {
-  return 2 * modelTimeoutMs;
-}
 /** 10 MiB: far above any real turn, low enough that a runaway tool output cannot flood the table. */
 export const DEFAULT_MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
 /** PostgreSQL refuses a jsonb value of 256 MiB or more; half of that leaves room for escaping. */

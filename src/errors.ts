@@ -62,3 +62,9 @@ export class InvalidConfigError extends MemfoldError {
 export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
+
+/** A short reason for an error: the adapter's `details.reason` (e.g. `http 429`, `timeout`), else its message. */
+export function failureReason(error: unknown): string {
+  if (MemfoldError.isInstance(error) && typeof error.details['reason'] === 'string') return error.details['reason'];
+  return errorMessage(error).slice(0, 80);
+}

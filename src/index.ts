@@ -41,8 +41,8 @@ export { createMemoryReadTool, MEMORY_READ_DEFINITION, type MemoryReadTool, type
 export { openLanceArchive } from './memory/lancedb/lancedb-archive.js';
 export { createKyselyPersistence } from './persistence/kysely/kysely-store.js';
 export { createExtractiveSummarizer } from './model/extractive/extractive-summarizer.js';
-export { createOpenAIModel } from './model/openai/openai-model.js';
+export { createOpenAIModel } from './openai/openai-summarizer.js';
 export { withFallback } from './model/fallback-model.js';
 export { createHashingEmbedder } from './embedding/hashing-embedder.js';
-export { createOpenAIEmbedder } from './embedding/openai/openai-embedder.js';
+export { createOpenAIEmbedder } from './openai/openai-embedder.js';
 export { createTokenCounter } from './tokens/create-token-counter.js';

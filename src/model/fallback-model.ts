@@ -4,7 +4,7 @@
  * The usual pair is an OpenAI-compatible model over the offline extractive summarizer.
  */
 import type { Completion, ModelProvider } from './model-provider.js';
-import { failureReason } from './retry.js';
+import { failureReason } from '../errors.js';
 
 export function withFallback(primary: ModelProvider, fallback: ModelProvider): ModelProvider {
   return {

@@ -8,9 +8,8 @@
  * Only outages count (`timeout`, `connection error`): a server that answers, even with an error, is reachable,
  * and its answer resets the count. An aborted call counts neither way.
  */
-import { DEFAULT_MODEL_BREAKER_COOLDOWN_MS, DEFAULT_MODEL_BREAKER_FAILURES } from '../config.js';
-import { InvalidArgumentError, MemfoldError, type MemfoldErrorCode } from '../errors.js';
-import { failureReason } from './retry.js';
+import { failureReason, InvalidArgumentError, MemfoldError, type MemfoldErrorCode } from '../errors.js';
+import { DEFAULT_MODEL_BREAKER_COOLDOWN_MS, DEFAULT_MODEL_BREAKER_FAILURES } from './openai-defaults.js';
 
 export type CircuitState = 'closed' | 'open' | 'half-open';
 

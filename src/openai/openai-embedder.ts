@@ -3,17 +3,13 @@
  * retry loop and shared queue as the chat adapter. Float vectors, in input order.
  */
 import OpenAI from 'openai';
-import { DEFAULT_MODEL_CONCURRENCY } from '../../config.js';
-import { InvalidArgumentError, MemfoldError } from '../../errors.js';
-import { createCircuitBreaker, type CircuitBreaker } from '../../model/circuit-breaker.js';
-import { createModelQueue, type ModelQueue } from '../../model/model-queue.js';
-import { PLACEHOLDER_API_KEY } from '../../model/openai/openai-model.js';
-import { toMemfoldError } from '../../model/openai/openai-errors.js';
-import { runQueuedWithRetry, type RetryOverrides } from '../../model/openai/queued-retry.js';
-import type { Embedder } from '../embedder.js';
-
-/** Texts per request; OpenAI accepts more, but many compatible servers cap batches near 100. */
-export const OPENAI_MAX_EMBEDDINGS_PER_CALL = 96;
+import type { Embedder } from '../embedding/embedder.js';
+import { InvalidArgumentError, MemfoldError } from '../errors.js';
+import { createCircuitBreaker, type CircuitBreaker } from './openai-circuit-breaker.js';
+import { DEFAULT_MODEL_CONCURRENCY, OPENAI_MAX_EMBEDDINGS_PER_CALL, PLACEHOLDER_API_KEY } from './openai-defaults.js';
+import { toMemfoldError } from './openai-errors.js';
+import { createModelQueue, type ModelQueue } from './openai-queue.js';
+import { runQueuedWithRetry, type RetryOverrides } from './openai-queued-retry.js';
 
 export interface OpenAIEmbedderOptions {
   baseURL?: string;

@@ -6,7 +6,7 @@
  * Not retryable: every other status (400, 401, 403, 404, 422, ...), an abort by the caller, anything else.
  */
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
-import { MemfoldError, errorMessage, type MemfoldErrorCode } from '../../errors.js';
+import { MemfoldError, errorMessage, type MemfoldErrorCode } from '../errors.js';
 
 export function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 409 || status === 429 || status >= 500;

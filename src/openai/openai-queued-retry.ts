@@ -2,10 +2,10 @@
  * The one way remote calls run: each attempt through the shared queue, failures turned into
  * MemfoldErrors (the adapter decides retryability), one retry loop around it all.
  */
-import type { MemfoldErrorCode } from '../../errors.js';
-import { circuitOpenError, type CircuitBreaker } from '../circuit-breaker.js';
-import type { ModelQueue } from '../model-queue.js';
-import { RETRY_BACKOFF, deadlineExceeded, retryWithBackoff, type RetryOptions } from '../retry.js';
+import type { MemfoldErrorCode } from '../errors.js';
+import { circuitOpenError, type CircuitBreaker } from './openai-circuit-breaker.js';
+import type { ModelQueue } from './openai-queue.js';
+import { RETRY_BACKOFF, deadlineExceeded, retryWithBackoff, type RetryOptions } from './openai-retry.js';
 import { toMemfoldError } from './openai-errors.js';
 
 /** Retry settings a caller may override (tests inject time here). */

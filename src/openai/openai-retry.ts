@@ -4,7 +4,7 @@
  * and a final error that keeps every attempt. Time is injected (`sleep`, `clock`, `random`) so tests run instantly.
  * Never stack it on another retry loop: the `openai` client is built with `maxRetries: 0`.
  */
-import { MemfoldError, errorMessage, type MemfoldErrorCode } from '../errors.js';
+import { MemfoldError, errorMessage, failureReason, type MemfoldErrorCode } from '../errors.js';
 
 export interface RetryOptions {
   /** Retries after the first attempt (0 = one attempt). */
@@ -70,12 +70,6 @@ export const DEADLINE_REASON = 'deadline exceeded';
 /** Thrown by an attempt that finds no time left before it starts (e.g. after waiting in the queue). */
 export function deadlineExceeded(code: MemfoldErrorCode, label: string): MemfoldError {
   return new MemfoldError(code, `${label}: ${DEADLINE_REASON} before the request started`, { retryable: false, details: { reason: DEADLINE_REASON } });
-}
-
-/** A short reason for an error: the adapter's `details.reason`, else its message. */
-export function failureReason(error: unknown): string {
-  if (MemfoldError.isInstance(error) && typeof error.details['reason'] === 'string') return error.details['reason'];
-  return errorMessage(error).slice(0, 80);
 }
 
 function isRetryable(error: unknown): boolean {

@@ -4,18 +4,14 @@
  * `maxRetries: 0`; every attempt goes through the shared model queue.
  */
 import OpenAI from 'openai';
-import { DEFAULT_CONTEXT_WINDOW, DEFAULT_MODEL_CONCURRENCY } from '../../config.js';
-import { InvalidArgumentError, MemfoldError } from '../../errors.js';
-import { defaultModelDeadlineMs } from '../../config.js';
-import type { Completion, CompletionRequest, ModelProvider } from '../model-provider.js';
-import { createCircuitBreaker, type CircuitBreaker } from '../circuit-breaker.js';
-import { createModelQueue, type ModelQueue } from '../model-queue.js';
-import { findOutputFault } from '../output-faults.js';
+import { InvalidArgumentError, MemfoldError } from '../errors.js';
+import type { Completion, CompletionRequest, ModelProvider } from '../model/model-provider.js';
+import { createCircuitBreaker, type CircuitBreaker } from './openai-circuit-breaker.js';
+import { DEFAULT_MODEL_CONCURRENCY, DEFAULT_SUMMARIZER_CONTEXT_WINDOW, PLACEHOLDER_API_KEY, defaultModelDeadlineMs } from './openai-defaults.js';
 import { toMemfoldError } from './openai-errors.js';
-import { runQueuedWithRetry, type RetryOverrides } from './queued-retry.js';
-
-/** Sent as the API key when none is given: local servers (Ollama, vLLM, LM Studio) need none. */
-export const PLACEHOLDER_API_KEY = 'not-needed';
+import { findOutputFault } from './openai-output-faults.js';
+import { createModelQueue, type ModelQueue } from './openai-queue.js';
+import { runQueuedWithRetry, type RetryOverrides } from './openai-queued-retry.js';
 
 export interface OpenAIModelOptions {
   /** Endpoint ending in `/v1`. Unset: the `openai` client's default (OPENAI_BASE_URL or api.openai.com). */
@@ -23,7 +19,7 @@ export interface OpenAIModelOptions {
   /** Unset: `not-needed` (see PLACEHOLDER_API_KEY). */
   apiKey?: string;
   model: string;
-  /** Tokens the summarizer model accepts. Default DEFAULT_CONTEXT_WINDOW (128,000). */
+  /** Tokens the summarizer model accepts. Default DEFAULT_SUMMARIZER_CONTEXT_WINDOW (128,000). */
   contextWindow?: number;
   /** Per-attempt timeout in ms (RuntimeConfig.modelTimeoutMs). */
   timeoutMs: number;
@@ -78,7 +74,7 @@ export function createOpenAIModel(options: OpenAIModelOptions): ModelProvider {
   }
   const id = `openai:${options.model}`;
   const deadlineMs = options.deadlineMs ?? defaultModelDeadlineMs(options.timeoutMs);
-  const contextWindow = options.contextWindow ?? DEFAULT_CONTEXT_WINDOW;
+  const contextWindow = options.contextWindow ?? DEFAULT_SUMMARIZER_CONTEXT_WINDOW;
   const queue = options.queue ?? createModelQueue({ concurrency: DEFAULT_MODEL_CONCURRENCY });
   const maxTokensField = options.maxTokensField ?? 'max_tokens';
   const breaker = options.breaker ?? createCircuitBreaker();

@@ -6,7 +6,7 @@ import { MemfoldError } from '../../src/errors.js';
 import { createExtractiveSummarizer } from '../../src/model/extractive/extractive-summarizer.js';
 import { withFallback } from '../../src/model/fallback-model.js';
 import type { CompletionRequest, ModelProvider } from '../../src/model/model-provider.js';
-import { createOpenAIModel, type OpenAIModelOptions } from '../../src/model/openai/openai-model.js';
+import { createOpenAIModel, type OpenAIModelOptions } from '../../src/openai/openai-summarizer.js';
 import { behaviors, startFakeOpenAI, type FakeBehavior, type FakeOpenAI } from '../support/fake-openai-server.js';
 
 const transcript = renderTranscript([

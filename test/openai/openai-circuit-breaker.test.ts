@@ -12,11 +12,11 @@ import type { NewMessage } from '../../src/agent/types.js';
 import { buildFoldRequest } from '../../src/compaction/prompt.js';
 import { InvalidArgumentError } from '../../src/errors.js';
 import { createMemfold } from '../../src/memfold.js';
-import { createCircuitBreaker, type CircuitBreaker } from '../../src/model/circuit-breaker.js';
+import { createCircuitBreaker, type CircuitBreaker } from '../../src/openai/openai-circuit-breaker.js';
 import { createExtractiveSummarizer } from '../../src/model/extractive/extractive-summarizer.js';
 import { withFallback } from '../../src/model/fallback-model.js';
 import type { CompletionRequest, ModelProvider } from '../../src/model/model-provider.js';
-import { createOpenAIModel } from '../../src/model/openai/openai-model.js';
+import { createOpenAIModel } from '../../src/openai/openai-summarizer.js';
 import { persistenceBackends } from '../support/backends.js';
 import { behaviors, startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai-server.js';
 

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { embedAll } from '../../src/embedding/embedder.js';
-import { createOpenAIEmbedder } from '../../src/embedding/openai/openai-embedder.js';
+import { createOpenAIEmbedder } from '../../src/openai/openai-embedder.js';
 import { MemfoldError } from '../../src/errors.js';
-import { createModelQueue } from '../../src/model/model-queue.js';
+import { createModelQueue } from '../../src/openai/openai-queue.js';
 import { behaviors, fakeVector, startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai-server.js';
 
 describe('createOpenAIEmbedder against the fake server', () => {

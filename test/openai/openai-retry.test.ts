@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MemfoldError } from '../../src/errors.js';
-import { deadlineExceeded, retryAfterMs, retryWithBackoff, type RetryOptions } from '../../src/model/retry.js';
+import { deadlineExceeded, retryAfterMs, retryWithBackoff, type RetryOptions } from '../../src/openai/openai-retry.js';
 
 function fakeTime(random = 0.5) {
   let now = 1_000;

@@ -2,8 +2,8 @@ import { createServer } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildFoldRequest } from '../../src/compaction/prompt.js';
 import { MemfoldError } from '../../src/errors.js';
-import { createModelQueue } from '../../src/model/model-queue.js';
-import { createOpenAIModel, type OpenAIModelOptions } from '../../src/model/openai/openai-model.js';
+import { createModelQueue } from '../../src/openai/openai-queue.js';
+import { createOpenAIModel, type OpenAIModelOptions } from '../../src/openai/openai-summarizer.js';
 import type { CompletionRequest } from '../../src/model/model-provider.js';
 import { behaviors, startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai-server.js';
 
