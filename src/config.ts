@@ -153,12 +153,19 @@ export interface RuntimeConfig {
   /** Retries after the first attempt of a remote call. `MEMFOLD_MODEL_MAX_RETRIES`, default 2. */
   modelMaxRetries: number;
   /**
-   * Total ms for one summary request, attempts and backoff included; then the fallback answers.
+   * Total ms for one remote call (a summary or an embeddings request), queue waits, attempts and backoff
+   * included; then a summary comes from the fallback and an embedding fails `embedding_error`.
    * `MEMFOLD_MODEL_DEADLINE_MS`, default twice `modelTimeoutMs` (120,000).
    */
   modelDeadlineMs: number;
-  /** Concurrent remote model calls. `MEMFOLD_MODEL_CONCURRENCY`, default 4. */
+  /** Remote calls in flight at once, summaries and embeddings together (one queue). `MEMFOLD_MODEL_CONCURRENCY`, default 4. */
   modelConcurrency: number;
+  /**
+   * Remote calls started per minute, summaries and embeddings together, spread evenly (one every 60,000 / rpm ms),
+   * so a provider's rate limit slows the queue instead of answering 429 until retries run out. Retries count too.
+   * `MEMFOLD_MODEL_RPM`; unset means no limit.
+   */
+  modelRequestsPerMinute?: number;
   /**
    * Timeouts or refused connections in a row after which a remote endpoint (summaries, embeddings) is not
    * called for `modelBreakerCooldownMs`; 0 turns the breaker off. `MEMFOLD_MODEL_BREAKER_FAILURES`, default 3.
@@ -204,6 +211,7 @@ const OVERRIDE_RULES: Record<keyof RuntimeConfig, 'string' | { min: number; max?
   modelMaxRetries: { min: 0 },
   modelDeadlineMs: { min: 1 },
   modelConcurrency: { min: 1 },
+  modelRequestsPerMinute: { min: 1 },
   modelBreakerFailures: { min: 0 },
   modelBreakerCooldownMs: { min: 1 },
   maxMessageBytes: { min: 1, max: MAX_MESSAGE_BYTES_LIMIT },
@@ -235,6 +243,11 @@ function envInt(env: Record<string, string | undefined>, name: string, fallback:
     throw new InvalidConfigError(name, `must be an integer ${range} (got "${raw}")`);
   }
   return value;
+}
+
+function envOptionalInt(env: Record<string, string | undefined>, name: string, min: number): number | undefined {
+  const raw = env[name];
+  return raw === undefined || raw.trim() === '' ? undefined : envInt(env, name, 0, min);
 }
 
 function envString(env: Record<string, string | undefined>, name: string): string | undefined {
@@ -296,6 +309,8 @@ export function resolveRuntimeConfig(
     const value = (overrides[key] as string | undefined) ?? envString(env, name);
     if (value !== undefined) (config as unknown as Record<string, unknown>)[key] = value;
   }
+  const requestsPerMinute = overrides.modelRequestsPerMinute ?? envOptionalInt(env, 'MEMFOLD_MODEL_RPM', 1);
+  if (requestsPerMinute !== undefined) config.modelRequestsPerMinute = requestsPerMinute;
   // Named as the caller set them: `config.<key>` for an override, the variable otherwise.
   const source = (key: keyof RuntimeConfig, name: string) => (overrides[key] !== undefined ? `config.${key}` : name);
   if (config.databaseUrl !== undefined) requireUrl(config.databaseUrl, source('databaseUrl', 'DATABASE_URL'), DATABASE_URL_SCHEMES);

@@ -22,7 +22,7 @@ import { withFallback } from './model/fallback-model.js';
 import type { ModelProvider } from './model/model-provider.js';
 import { createCircuitBreaker } from './openai/openai-circuit-breaker.js';
 import { createOpenAIEmbedder } from './openai/openai-embedder.js';
-import { createModelQueue } from './openai/openai-queue.js';
+import { createModelQueue, rateLimitedQueueOptions, type ModelQueue } from './openai/openai-queue.js';
 import { createOpenAIModel } from './openai/openai-summarizer.js';
 import { createKyselyPersistence } from './persistence/kysely/kysely-store.js';
 import type { PersistenceProvider } from './persistence/persistence-provider.js';
@@ -99,10 +99,17 @@ function breakerOf(config: RuntimeConfig) {
   return createCircuitBreaker({ failures: config.modelBreakerFailures, cooldownMs: config.modelBreakerCooldownMs });
 }
 
-function buildModel(config: RuntimeConfig): ModelProvider {
+/**
+ * The one queue of a memfold's remote calls: summaries and embeddings share `MEMFOLD_MODEL_CONCURRENCY`
+ * and `MEMFOLD_MODEL_RPM`, since they usually go to the same endpoint and its limits count both.
+ */
+function remoteCallQueue(config: RuntimeConfig): ModelQueue {
+  return createModelQueue(rateLimitedQueueOptions(config.modelConcurrency, config.modelRequestsPerMinute));
+}
+
+function buildModel(config: RuntimeConfig, queue: ModelQueue): ModelProvider {
   const extractive = createExtractiveSummarizer();
   if (!config.summaryModel) return extractive;
-  const queue = createModelQueue({ concurrency: config.modelConcurrency });
   const remote = createOpenAIModel({
     model: config.summaryModel,
     timeoutMs: config.modelTimeoutMs,
@@ -121,13 +128,14 @@ function buildModel(config: RuntimeConfig): ModelProvider {
  * answer, and the archive takes it from the table meanwhile (or creates the table on the first write), so
  * an unreachable endpoint stops archive writes, never opening, appends or reads.
  */
-function buildEmbedder(config: RuntimeConfig): Embedder {
+function buildEmbedder(config: RuntimeConfig, queue: ModelQueue): Embedder {
   if (!config.embeddingModel) return createHashingEmbedder();
   return createOpenAIEmbedder({
     model: config.embeddingModel,
     timeoutMs: config.modelTimeoutMs,
+    deadlineMs: config.modelDeadlineMs,
     maxRetries: config.modelMaxRetries,
-    queue: createModelQueue({ concurrency: config.modelConcurrency }),
+    queue,
     breaker: breakerOf(config),
     ...(config.openaiBaseUrl ? { baseURL: config.openaiBaseUrl } : {}),
     ...(config.openaiApiKey ? { apiKey: config.openaiApiKey } : {}),
@@ -178,9 +186,10 @@ export async function createMemfold(options: MemfoldOptions = {}): Promise<Memfo
   checkOptions(options);
   const config = resolveRuntimeConfig(options.config, options.env ?? process.env);
   const settings = resolveCompactionSettings(options.compaction);
-  const model = options.model ?? buildModel(config);
+  const queue = remoteCallQueue(config);
+  const model = options.model ?? buildModel(config, queue);
   const tokens = options.tokens ?? createTokenCounter(config.assistantModel ? { model: config.assistantModel } : {});
-  const embedder = options.memory ? undefined : (options.embedder ?? buildEmbedder(config));
+  const embedder = options.memory ? undefined : (options.embedder ?? buildEmbedder(config, queue));
   const emit = (event: MemfoldEvent) => options.onEvent?.(event);
 
   /** Reasons vector search was unavailable, collected per memory_read call (see `memoryRead`). */

@@ -1,12 +1,12 @@
 /**
  * Embeddings from any OpenAI-compatible endpoint through the `openai` package, with the same single
- * retry loop and shared queue as the chat adapter. Float vectors, in input order.
+ * retry loop, deadline rule and shared queue as the chat adapter. Float vectors, in input order.
  */
 import OpenAI from 'openai';
 import type { Embedder } from '../embedding/embedder.js';
 import { InvalidArgumentError, MemfoldError } from '../errors.js';
 import { createCircuitBreaker, type CircuitBreaker } from './openai-circuit-breaker.js';
-import { DEFAULT_MODEL_CONCURRENCY, OPENAI_MAX_EMBEDDINGS_PER_CALL, PLACEHOLDER_API_KEY } from './openai-defaults.js';
+import { DEFAULT_MODEL_CONCURRENCY, OPENAI_MAX_EMBEDDINGS_PER_CALL, PLACEHOLDER_API_KEY, defaultModelDeadlineMs } from './openai-defaults.js';
 import { toMemfoldError } from './openai-errors.js';
 import { createModelQueue, type ModelQueue } from './openai-queue.js';
 import { runQueuedWithRetry, type RetryOverrides } from './openai-queued-retry.js';
@@ -21,8 +21,16 @@ export interface OpenAIEmbedderOptions {
    * Unset: learned from the first response (`dimensions` reads 0 until then), then fixed.
    */
   dimensions?: number;
+  /** Per-attempt timeout in ms (RuntimeConfig.modelTimeoutMs). */
   timeoutMs: number;
+  /** Retries after the first attempt (RuntimeConfig.modelMaxRetries). */
   maxRetries: number;
+  /**
+   * Total ms for one `embed` call, queue waits, attempts and backoff included (RuntimeConfig.modelDeadlineMs),
+   * the same rule as the chat adapter's. Default twice `timeoutMs` (defaultModelDeadlineMs).
+   */
+  deadlineMs?: number;
+  /** Shared queue (the chat adapter's, so concurrency bounds both); default a new one with DEFAULT_MODEL_CONCURRENCY. */
   queue?: ModelQueue;
   fetch?: typeof fetch;
   retry?: RetryOverrides;
@@ -46,7 +54,11 @@ export function createOpenAIEmbedder(options: OpenAIEmbedderOptions): Embedder {
   if (!Number.isInteger(options.maxRetries) || options.maxRetries < 0) {
     throw new InvalidArgumentError('maxRetries', `must be an integer >= 0 (got ${options.maxRetries})`);
   }
+  if (options.deadlineMs !== undefined && !(options.deadlineMs > 0)) {
+    throw new InvalidArgumentError('deadlineMs', `must be > 0 (got ${options.deadlineMs})`);
+  }
   const id = `openai:${options.model}`;
+  const deadlineMs = options.deadlineMs ?? defaultModelDeadlineMs(options.timeoutMs);
   const queue = options.queue ?? createModelQueue({ concurrency: DEFAULT_MODEL_CONCURRENCY });
   const client: EmbeddingsClient = new OpenAI({
     apiKey: options.apiKey ?? PLACEHOLDER_API_KEY,
@@ -61,7 +73,9 @@ export function createOpenAIEmbedder(options: OpenAIEmbedderOptions): Embedder {
   const fail = (message: string, retryable: boolean, reason: string): MemfoldError =>
     new MemfoldError('embedding_error', `${id}: ${message}`, { retryable, details: { reason } });
 
-  async function attempt(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
+  /** One request; its timeout is cut to the time left before the deadline. */
+  async function attempt(texts: string[], remainingMs: number, signal?: AbortSignal): Promise<Float32Array[]> {
+    const timeout = Math.max(1, Math.min(options.timeoutMs, Math.ceil(remainingMs)));
     let response: Awaited<ReturnType<EmbeddingsClient['embeddings']['create']>>;
     try {
       response = await client.embeddings.create(
@@ -71,7 +85,7 @@ export function createOpenAIEmbedder(options: OpenAIEmbedderOptions): Embedder {
           encoding_format: 'float',
           ...(options.dimensions !== undefined ? { dimensions: options.dimensions } : {}),
         },
-        { maxRetries: 0, timeout: options.timeoutMs, ...(signal ? { signal } : {}) },
+        { maxRetries: 0, timeout, ...(signal ? { signal } : {}) },
       );
     } catch (error) {
       throw toMemfoldError(error, 'embedding_error', id, signal);
@@ -103,9 +117,9 @@ export function createOpenAIEmbedder(options: OpenAIEmbedderOptions): Embedder {
       }
       if (texts.length === 0) return [];
       const { signal } = embedOptions;
-      return runQueuedWithRetry(() => attempt(texts, signal), {
+      return runQueuedWithRetry((remainingMs) => attempt(texts, remainingMs, signal), {
         queue, id, errorCode: 'embedding_error', maxRetries: options.maxRetries, breaker,
-        ...(options.retry ? { retry: options.retry } : {}),
+        retry: { deadlineMs, ...options.retry },
         ...(signal ? { signal } : {}),
       });
     },

@@ -1,7 +1,7 @@
 /**
  * The queue every remote model and embedding call goes through: bounded concurrency and, optionally,
- * a rate limit (at most `intervalCap` calls started per `interval` ms). One queue is meant to be shared
- * by every adapter that talks to the same endpoint.
+ * a rate limit (at most `intervalCap` calls started per `interval` ms). One queue is shared by the chat
+ * and embeddings adapters of a memfold, so `concurrency` bounds their requests together.
  */
 import PQueue from 'p-queue';
 import { InvalidArgumentError } from '../errors.js';
@@ -9,7 +9,7 @@ import { InvalidArgumentError } from '../errors.js';
 export interface ModelQueueOptions {
   /** Calls in flight at once (RuntimeConfig.modelConcurrency). */
   concurrency: number;
-  /** Calls started per `interval`; unset means no rate limit. */
+  /** Calls started per `interval` (a sliding window); unset means no rate limit. */
   intervalCap?: number;
   /** Length of the rate-limit window in ms; required with `intervalCap`. */
   interval?: number;
@@ -26,6 +26,19 @@ export interface ModelQueue {
   onIdle(): Promise<void>;
 }
 
+/**
+ * Queue options for a requests-per-minute limit: one request started every 60,000 / rpm ms. Spread evenly
+ * rather than `rpm` per 60-second window, because servers refill their limit continuously (tokens per
+ * second): a fixed minute window would start the whole minute's requests at once and meet 429s.
+ */
+export function rateLimitedQueueOptions(concurrency: number, requestsPerMinute?: number): ModelQueueOptions {
+  if (requestsPerMinute === undefined) return { concurrency };
+  if (!Number.isInteger(requestsPerMinute) || requestsPerMinute < 1) {
+    throw new InvalidArgumentError('queue.requestsPerMinute', `must be an integer >= 1 (got ${requestsPerMinute})`);
+  }
+  return { concurrency, intervalCap: 1, interval: 60_000 / requestsPerMinute };
+}
+
 export function createModelQueue(options: ModelQueueOptions): ModelQueue {
   if (!Number.isInteger(options.concurrency) || options.concurrency < 1) {
     throw new InvalidArgumentError('queue.concurrency', `must be an integer >= 1 (got ${options.concurrency})`);
@@ -39,7 +52,9 @@ export function createModelQueue(options: ModelQueueOptions): ModelQueue {
   }
   const queue = new PQueue({
     concurrency: options.concurrency,
-    ...(limited ? { intervalCap: options.intervalCap!, interval: options.interval! } : {}),
+    // Strict (a sliding window): a fixed window lets a start at its end and one at the next one's start
+    // land together, which a server counting per second answers with 429.
+    ...(limited ? { intervalCap: options.intervalCap!, interval: options.interval!, strict: true } : {}),
   });
   return {
     run: <T>(task: () => Promise<T>, signal?: AbortSignal) => queue.add(() => task(), signal ? { signal } : {}),
