@@ -1,15 +1,23 @@
 /**
- * Checks what callers hand to `append` before anything reaches the database, so bad input fails
- * with an InvalidArgumentError naming the field instead of a driver error (or silent garbage).
+ * Checks what callers hand to `append` before anything reaches a store, so bad input fails with an
+ * InvalidArgumentError naming the field instead of a driver error (or silent garbage). Pure; every
+ * PersistenceProvider adapter runs it.
  */
 import { randomUUID } from 'node:crypto';
-import type { Role, ToolCall } from '../../agent/types.js';
-import { parseIsoTime } from '../../agent/iso-time.js';
-import { textProblem, utf8Bytes } from '../../agent/well-formed-text.js';
-import { InvalidArgumentError } from '../../errors.js';
-import type { StoredContent } from './schema.js';
+import type { Role, ToolCall } from '../agent/types.js';
+import { parseIsoTime } from '../agent/iso-time.js';
+import { textProblem, utf8Bytes } from '../agent/well-formed-text.js';
+import { InvalidArgumentError } from '../errors.js';
 
 const ROLES: ReadonlySet<string> = new Set<Role>(['system', 'user', 'assistant', 'tool']);
+
+/** A message's content as every store keeps it (the `content` jsonb column of the Kysely store). */
+export interface StoredContent {
+  text: string;
+  toolCalls?: ToolCall[];
+  toolCallId?: string;
+  name?: string;
+}
 
 /** A message ready to insert: id filled in, content shaped for the jsonb column. */
 export interface NormalizedMessage {

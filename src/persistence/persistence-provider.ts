@@ -65,7 +65,7 @@ export interface UsedId {
  */
 export interface PersistenceProvider extends PersistenceTransaction {
   /** Which backend: shown in CLI output and test names. */
-  readonly backend: 'postgres' | 'pglite';
+  readonly backend: 'postgres' | 'pglite' | 'memory';
   /** Apply pending migrations in order, recording each; safe to call again. Called on open. */
   migrate(): Promise<MigrationReport>;
   /** Run `fn` in one transaction: everything it writes commits together or not at all. */

@@ -1,9 +1,9 @@
 /** Racing appends: seqs stay contiguous per call, and default times follow seq order. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PersistenceProvider } from '../../src/persistence/persistence-provider.js';
-import { persistenceBackends } from '../support/backends.js';
+import { storeBackends } from '../support/backends.js';
 
-for (const backend of persistenceBackends()) {
+for (const backend of storeBackends()) {
   describe(`${backend.name}: racing appends`, () => {
     let store: PersistenceProvider;
     let cleanup: () => Promise<void>;

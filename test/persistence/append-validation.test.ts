@@ -9,7 +9,7 @@ import { DEFAULT_MAX_MESSAGE_BYTES } from '../../src/config.js';
 import { InvalidArgumentError, InvalidConfigError } from '../../src/errors.js';
 import { createKyselyPersistence } from '../../src/persistence/kysely/kysely-store.js';
 import type { PersistenceProvider } from '../../src/persistence/persistence-provider.js';
-import { persistenceBackends } from '../support/backends.js';
+import { storeBackends } from '../support/backends.js';
 import { openConfiguredStore } from './fixtures/open-configured-store.js';
 
 const call = (id: string, args = '{}'): ToolCall => ({ id, type: 'function', function: { name: 'lookup', arguments: args } });
@@ -43,7 +43,7 @@ const REFUSED: Array<[string, (conversationId: string) => unknown[], string]> = 
   ['a numeric date', () => [{ role: 'user', content: 'hi', createdAt: 1_700_000_000_000 }], 'messages[0].createdAt'],
 ];
 
-for (const backend of persistenceBackends()) {
+for (const backend of storeBackends()) {
   describe(`${backend.name}: append refuses bad input, naming the field and storing nothing`, () => {
     let store: PersistenceProvider;
     let cleanup: () => Promise<void>;

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKyselyPersistence } from '../../src/persistence/kysely/kysely-store.js';
 import type { PersistenceProvider } from '../../src/persistence/persistence-provider.js';
-import { createPostgresTestDatabase, persistenceBackends } from '../support/backends.js';
+import { createPostgresTestDatabase, persistenceBackends, storeBackends } from '../support/backends.js';
 
 function deferred() {
   let resolve!: () => void;
@@ -10,7 +10,7 @@ function deferred() {
   return { promise, resolve };
 }
 
-for (const backend of persistenceBackends()) {
+for (const backend of storeBackends()) {
   describe(`${backend.name}: withConversationLock`, () => {
     let store: PersistenceProvider;
     let cleanup: () => Promise<void>;

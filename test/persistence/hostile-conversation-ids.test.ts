@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ToolCall } from '../../src/agent/types.js';
 import type { PersistenceProvider } from '../../src/persistence/persistence-provider.js';
-import { persistenceBackends } from '../support/backends.js';
+import { storeBackends } from '../support/backends.js';
 
 const PAIRS: Array<[string, string]> = [
   ['a%', 'ab'],
@@ -33,7 +33,7 @@ const PAIRS: Array<[string, string]> = [
 
 const call = (id: string): ToolCall => ({ id, type: 'function', function: { name: 'lookup', arguments: '{}' } });
 
-for (const backend of persistenceBackends()) {
+for (const backend of storeBackends()) {
   describe(`${backend.name}: hostile conversation ids stay isolated`, () => {
     let store: PersistenceProvider;
     let cleanup: () => Promise<void>;

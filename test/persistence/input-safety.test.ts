@@ -2,11 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidArgumentError, MemfoldError } from '../../src/errors.js';
 import type { PersistenceProvider } from '../../src/persistence/persistence-provider.js';
-import { persistenceBackends } from '../support/backends.js';
+import { storeBackends } from '../support/backends.js';
 
 const HOSTILE_IDS = ["a'; drop table messages; --", '"', '\\', '%_', '%', 'a_c', "x') or ('1'='1", '$1', '{"a":1}', '{a,b}'];
 
-for (const backend of persistenceBackends()) {
+for (const backend of storeBackends()) {
   describe(`${backend.name}: hostile ids and invalid input`, () => {
     let store: PersistenceProvider;
     let cleanup: () => Promise<void>;

@@ -3,11 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messageDigest } from '../../src/agent/message-digest.js';
 import type { NewMessage, ToolCall } from '../../src/agent/types.js';
 import type { PersistenceProvider } from '../../src/persistence/persistence-provider.js';
-import { persistenceBackends } from '../support/backends.js';
+import { storeBackends } from '../support/backends.js';
 
 const newConversation = () => `conv-${randomUUID()}`;
 
-for (const backend of persistenceBackends()) {
+for (const backend of storeBackends()) {
   describe(`${backend.name}: append, loadHistory, deleteByIds`, () => {
     let store: PersistenceProvider;
     let cleanup: () => Promise<void>;

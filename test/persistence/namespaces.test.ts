@@ -1,16 +1,23 @@
 import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createInMemoryPersistence } from '../../src/persistence/in-memory/in-memory-persistence.js';
+import { createInMemoryPersistenceState } from '../../src/persistence/in-memory/in-memory-tables.js';
 import { createKyselyPersistence } from '../../src/persistence/kysely/kysely-store.js';
 import type { PersistenceProvider } from '../../src/persistence/persistence-provider.js';
-import { copyPgliteTemplate, createPostgresTestDatabase, persistenceBackends } from '../support/backends.js';
+import { copyPgliteTemplate, createPostgresTestDatabase, storeBackends, type BackendName } from '../support/backends.js';
 
-/** Opens stores with different namespaces on ONE database (PGlite: one at a time, it has one owner). */
+/** Opens stores with different namespaces on ONE database (PGlite: one at a time, it has one owner; memory: one shared state). */
 interface SharedDatabase {
   open(namespace: string): Promise<PersistenceProvider>;
   dispose(): Promise<void>;
 }
 
-async function sharedDatabase(name: 'pglite' | 'postgres'): Promise<SharedDatabase> {
+async function sharedDatabase(name: BackendName): Promise<SharedDatabase> {
+  if (name === 'memory') {
+    // One state stands for one database: it outlives the stores opened on it.
+    const state = createInMemoryPersistenceState();
+    return { open: async (namespace) => createInMemoryPersistence({ state, namespace }), dispose: async () => undefined };
+  }
   if (name === 'pglite') {
     const { root, dataDir } = await copyPgliteTemplate();
     return { open: (namespace) => createKyselyPersistence({ dialect: 'pglite', dataDir, namespace }), dispose: () => rm(root, { recursive: true, force: true }) };
@@ -19,7 +26,7 @@ async function sharedDatabase(name: 'pglite' | 'postgres'): Promise<SharedDataba
   return { open: (namespace) => createKyselyPersistence({ dialect: 'postgres', databaseUrl: database.url, namespace }), dispose: database.drop };
 }
 
-for (const backend of persistenceBackends()) {
+for (const backend of storeBackends()) {
   describe(`${backend.name}: namespaces`, () => {
     let shared: SharedDatabase;
     beforeAll(async () => {

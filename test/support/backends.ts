@@ -1,9 +1,13 @@
 /**
- * The persistence backends every store suite runs against:
- *   for (const backend of persistenceBackends()) describe(`${backend.name}: ...`, ...)
+ * The persistence backends the suites run against:
+ *   for (const backend of storeBackends()) describe(`${backend.name}: ...`, ...)
  * - pglite: a copy of the global setup's migrated template directory (fast; no initdb).
  * - postgres: a fresh database `memfold_t_<random>` on the server at DATABASE_URL, dropped on cleanup.
- * MEMFOLD_TEST_BACKENDS=pglite,postgres filters. In CI (CI=true) DATABASE_URL is required.
+ * - memory: `createInMemoryPersistence` on a fresh state (no files, no global setup).
+ * `storeBackends()` gives all three: the port's contract suites (test/persistence/) run on each.
+ * `persistenceBackends()` gives the database ones (`sql: true`), for suites that need a real database
+ * (raw SQL, child processes, homes on disk). MEMFOLD_TEST_BACKENDS=pglite,postgres,memory filters both.
+ * In CI (CI=true) DATABASE_URL is required.
  */
 import { randomBytes } from 'node:crypto';
 import { cpSync } from 'node:fs';
@@ -13,10 +17,14 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { inject } from 'vitest';
+import { createInMemoryPersistence } from '../../src/persistence/in-memory/in-memory-persistence.js';
+import { createInMemoryPersistenceState, type InMemoryPersistenceState } from '../../src/persistence/in-memory/in-memory-tables.js';
 import { openKyselyStore } from '../../src/persistence/kysely/kysely-store.js';
 import type { PersistenceProvider } from '../../src/persistence/persistence-provider.js';
 
-export type BackendName = 'pglite' | 'postgres';
+export type BackendName = 'pglite' | 'postgres' | 'memory';
+/** The backends with a database behind them. */
+export type DatabaseBackendName = Exclude<BackendName, 'memory'>;
 
 export interface OpenedBackend {
   persistence: PersistenceProvider;
@@ -25,6 +33,7 @@ export interface OpenedBackend {
   /**
    * Run raw SQL on the store's own database, e.g. to provoke real failures (a trigger that raises).
    * On PGlite it shares the store's single connection: never call it inside `transaction()`.
+   * Only on backends with `sql: true`; the memory backend throws.
    */
   exec(statement: string): Promise<void>;
 }
@@ -35,15 +44,24 @@ export interface StoreOptions {
   clock?: () => Date;
 }
 
-export interface TestBackend {
-  name: BackendName;
+export interface TestBackend<Name extends BackendName = BackendName> {
+  name: Name;
+  /** A SQL database is behind the store: `exec` works, and failures can be provoked with triggers. */
+  sql: boolean;
   open(options?: StoreOptions): Promise<OpenedBackend>;
 }
 
-const ALL: readonly BackendName[] = ['pglite', 'postgres'];
+const ALL: readonly BackendName[] = ['pglite', 'postgres', 'memory'];
 
-/** The backends to test, in a fixed order (pglite, then postgres). */
-export function persistenceBackends(): TestBackend[] {
+/** Every adapter of the port, in a fixed order (pglite, postgres, memory): the contract suites run on each. */
+export function storeBackends(): TestBackend[] {
+  const backends: TestBackend[] = persistenceBackends();
+  if (selectedBackends().includes('memory')) backends.push({ name: 'memory', sql: false, open: openMemory });
+  return backends;
+}
+
+/** The database backends to test, in a fixed order (pglite, then postgres). */
+export function persistenceBackends(): Array<TestBackend<DatabaseBackendName>> {
   const databaseUrl = process.env.DATABASE_URL || undefined;
   const wanted = selectedBackends();
   if (wanted.includes('postgres') && databaseUrl === undefined) {
@@ -54,10 +72,10 @@ export function persistenceBackends(): TestBackend[] {
       throw new Error('MEMFOLD_TEST_BACKENDS asks for postgres but DATABASE_URL is not set');
     }
   }
-  const backends: TestBackend[] = [];
-  if (wanted.includes('pglite')) backends.push({ name: 'pglite', open: openPglite });
+  const backends: Array<TestBackend<DatabaseBackendName>> = [];
+  if (wanted.includes('pglite')) backends.push({ name: 'pglite', sql: true, open: openPglite });
   if (wanted.includes('postgres') && databaseUrl !== undefined) {
-    backends.push({ name: 'postgres', open: (options) => openPostgres(databaseUrl, options) });
+    backends.push({ name: 'postgres', sql: true, open: (options) => openPostgres(databaseUrl, options) });
   }
   return backends;
 }
@@ -84,6 +102,21 @@ function selectedBackends(): BackendName[] {
     }
   }
   return ALL.filter((name) => names.includes(name));
+}
+
+/**
+ * An in-memory store on a state the caller may share (namespaces on one "database", a store opened again).
+ * Fresh state unless given; cleanup closes the store.
+ */
+export async function openMemory(options: StoreOptions & { state?: InMemoryPersistenceState; maxMessageBytes?: number } = {}): Promise<OpenedBackend> {
+  const persistence = createInMemoryPersistence({ state: createInMemoryPersistenceState(), ...options });
+  return {
+    persistence,
+    exec: async () => {
+      throw new Error('exec: the memory backend has no SQL (check backend.sql)');
+    },
+    cleanup: () => persistence.close(),
+  };
 }
 
 /** A fresh copy of the migrated PGlite template in a temp folder; the caller removes `root`. */

@@ -16,9 +16,9 @@ import { messageDigest } from '../../agent/message-digest.js';
 import { InvalidArgumentError } from '../../errors.js';
 import { streamJsonlObjects } from '../../eval/datasets/jsonl-dataset.js';
 import type { Memfold } from '../../memfold.js';
-import { checkBatchIds, leadingToolResults } from '../../persistence/kysely/append-checks.js';
-import { clipArchiveId } from '../../persistence/kysely/kysely-transaction.js';
-import { requireKey, type NormalizedMessage } from '../../persistence/kysely/normalize-new-messages.js';
+import { checkBatchIds, leadingToolResults } from '../../persistence/append-batch-checks.js';
+import { clipArchiveId } from '../../persistence/clip-archive-id.js';
+import { requireKey, type NormalizedMessage } from '../../persistence/normalize-new-messages.js';
 import { atLine, conversationOf, parseImportLine, type ImportedLine } from './import-jsonl.js';
 
 /** Lines of one conversation checked against the store at once (one findUsedIds query). */

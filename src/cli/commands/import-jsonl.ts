@@ -12,7 +12,7 @@ import type { NewMessage } from '../../agent/types.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../../config.js';
 import { InvalidArgumentError } from '../../errors.js';
 import { readJsonlObjects, type JsonlObject } from '../../eval/datasets/jsonl-dataset.js';
-import { normalizeNewMessages, requireKey, type NormalizedMessage } from '../../persistence/kysely/normalize-new-messages.js';
+import { normalizeNewMessages, requireKey, type NormalizedMessage } from '../../persistence/normalize-new-messages.js';
 
 /** One message line of an import file. */
 export interface ImportedLine {

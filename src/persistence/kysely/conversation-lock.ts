@@ -1,5 +1,5 @@
 /**
- * Per-conversation locks: an in-process mutex (both backends) and, where the database can share
+ * Per-conversation locks: an in-process mutex (`../keyed-mutex.ts`, both backends) and, where the database can share
  * locks between processes (PostgreSQL), a session advisory lock on a dedicated connection.
  */
 import { createHash } from 'node:crypto';
@@ -8,31 +8,6 @@ import { guard, toPersistenceError } from '../persistence-error.js';
 
 /** What `withConversationLock` resolves to. */
 export type LockResult<T> = { acquired: true; value: T } | { acquired: false };
-
-/** A mutex per key. Release hands the lock straight to the next waiter, in arrival order. */
-export function createKeyedMutex() {
-  const held = new Map<string, Array<() => void>>();
-  return {
-    tryAcquire(key: string): boolean {
-      if (held.has(key)) return false;
-      held.set(key, []);
-      return true;
-    },
-    async acquire(key: string): Promise<void> {
-      const waiters = held.get(key);
-      if (waiters === undefined) {
-        held.set(key, []);
-        return;
-      }
-      await new Promise<void>((resolve) => waiters.push(resolve));
-    },
-    release(key: string): void {
-      const next = held.get(key)?.shift();
-      if (next === undefined) held.delete(key);
-      else next();
-    },
-  };
-}
 
 /** At most `size` holders at once; the others wait in arrival order. */
 export function createSemaphore(size: number) {

@@ -13,10 +13,11 @@ import { toPersistenceError } from '../persistence-error.js';
 import { createPgliteDialect } from '../pglite/pglite-dialect.js';
 import { createPostgresDialect } from '../postgres/postgres-dialect.js';
 import type { StoreDialect } from '../store-dialect.js';
-import { advisoryLockKey, createKeyedMutex, createSemaphore, withAdvisoryLock, type LockResult } from './conversation-lock.js';
+import { createKeyedMutex } from '../keyed-mutex.js';
+import { advisoryLockKey, createSemaphore, withAdvisoryLock, type LockResult } from './conversation-lock.js';
 import { createKyselyTransaction, type StoreContext } from './kysely-transaction.js';
 import { listConversations, listOperations, listPendingOperations, recordOperation, updateOperation } from './operation-log.js';
-import { MAX_NAMESPACE_BYTES, requireKey, requireText } from './normalize-new-messages.js';
+import { MAX_NAMESPACE_BYTES, requireKey, requireText } from '../normalize-new-messages.js';
 import type { Database } from './schema.js';
 
 interface CommonOptions {

@@ -7,9 +7,11 @@ import type { ConversationMessage, NewMessage } from '../../agent/types.js';
 import { InvalidArgumentError, MemfoldError } from '../../errors.js';
 import type { CommitCompaction, CommitReport, PersistenceTransaction, UsedId } from '../persistence-provider.js';
 import { guard } from '../persistence-error.js';
-import { checkAgainstStored, checkBatchIds, findUsedIds } from './append-checks.js';
+import { checkBatchIds } from '../append-batch-checks.js';
+import { clipArchiveId } from '../clip-archive-id.js';
+import { checkAgainstStored, findUsedIds } from './append-checks.js';
 import { messageDigest } from '../../agent/message-digest.js';
-import { normalizeNewMessages, requireKey, requireText, requireTextArray, type NormalizedMessage } from './normalize-new-messages.js';
+import { normalizeNewMessages, requireKey, requireText, requireTextArray, type NormalizedMessage } from '../normalize-new-messages.js';
 import { upsertOperationRow } from './operation-log.js';
 import { toMessage } from './row-mapping.js';
 import type { Database } from './schema.js';
@@ -27,10 +29,7 @@ const INSERT_BATCH = 1000;
 
 const MESSAGE_COLUMNS = ['conversation_id', 'id', 'seq', 'role', 'kind', 'content', 'created_at'] as const;
 
-/** The id of a conversation's clip-archive row (one per conversation, always seq 0). */
-export function clipArchiveId(conversationId: string): string {
-  return `clip-archive-${conversationId}`;
-}
+export { clipArchiveId };
 
 /** The ledger digest of a message about to be stored. */
 function digestOf(row: NormalizedMessage): string {

@@ -3,7 +3,7 @@
  * strings and timestamptz as Date; the row mappers normalize both.
  */
 import type { ColumnType } from 'kysely';
-import type { ToolCall } from '../../agent/types.js';
+import type { StoredContent } from '../normalize-new-messages.js';
 
 /** Written as an ISO string, read back as whatever the driver parses (Date with pg). */
 type Timestamp = ColumnType<Date | string, string, string>;
@@ -13,12 +13,7 @@ type BigIntColumn = ColumnType<string | number, number, number>;
 type Json<T> = ColumnType<T, string, string>;
 
 /** The `content` jsonb of a message row. */
-export interface StoredContent {
-  text: string;
-  toolCalls?: ToolCall[];
-  toolCallId?: string;
-  name?: string;
-}
+export type { StoredContent };
 
 /** Row type of `conversations`. */
 export interface ConversationsTable {

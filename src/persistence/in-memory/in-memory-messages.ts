@@ -1,0 +1,147 @@
+/**
+ * The message operations of the port over in-memory tables: the same checks and results as
+ * `kysely/kysely-transaction.ts`. Each operation checks everything before it changes anything, and
+ * runs without awaiting in between, so it is all-or-nothing on its own; the store runs the writes one
+ * at a time and `transaction()` runs them on a snapshot.
+ */
+import type { ConversationMessage, NewMessage } from '../../agent/types.js';
+import { messageDigest } from '../../agent/message-digest.js';
+import { InvalidArgumentError, MemfoldError } from '../../errors.js';
+import { checkBatchIds, checkLeadingToolResults, idAlreadyUsed, leadingToolResults } from '../append-batch-checks.js';
+import { clipArchiveId } from '../clip-archive-id.js';
+import { normalizeNewMessages, requireKey, requireText, requireTextArray, type NormalizedMessage } from '../normalize-new-messages.js';
+import type { CommitCompaction, CommitReport, UsedId } from '../persistence-provider.js';
+import { conversationKey, copyOf, type ConversationRecord, type InMemoryTables } from './in-memory-tables.js';
+import { operationOwner, upsertOperation } from './in-memory-operation-log.js';
+
+export interface InMemoryContext {
+  namespace: string;
+  clock: () => Date;
+  maxMessageBytes: number;
+}
+
+/** The port's message operations, synchronous, on whatever tables `tables()` gives at the call. */
+export interface InMemoryMessageOperations {
+  append(conversationId: string, messages: NewMessage[]): ConversationMessage[];
+  deleteByIds(conversationId: string, ids: string[]): number;
+  loadHistory(conversationId: string): ConversationMessage[];
+  countLive(conversationId: string, ids: string[]): number;
+  commitCompaction(commit: CommitCompaction): CommitReport;
+  findUsedIds(conversationId: string, ids: string[]): UsedId[];
+}
+
+function toMessage(conversationId: string, seq: number, row: NormalizedMessage, createdAt: string): ConversationMessage {
+  const message: ConversationMessage = { id: row.id, conversationId, seq, role: row.role, content: row.content.text, createdAt, kind: 'message' };
+  if (row.content.toolCalls !== undefined) message.toolCalls = row.content.toolCalls;
+  if (row.content.toolCallId !== undefined) message.toolCallId = row.content.toolCallId;
+  if (row.content.name !== undefined) message.name = row.content.name;
+  return message;
+}
+
+function digestOf(row: NormalizedMessage): string {
+  const { text, ...rest } = row.content;
+  return messageDigest({ role: row.role, content: text, ...rest });
+}
+
+export function createInMemoryMessages(tables: () => InMemoryTables, context: InMemoryContext): InMemoryMessageOperations {
+  const { namespace, clock, maxMessageBytes } = context;
+  const find = (conversationId: string) => tables().conversations.get(conversationKey(namespace, conversationId));
+
+  /** The conversation's record, created when missing; `updatedAt` moves to now. */
+  function touch(conversationId: string, now: string): ConversationRecord {
+    const key = conversationKey(namespace, conversationId);
+    let record = tables().conversations.get(key);
+    if (record === undefined) {
+      record = { namespace, id: conversationId, createdAt: now, updatedAt: now, nextSeq: 1, messages: [], usedIds: new Map() };
+      tables().conversations.set(key, record);
+    }
+    record.updatedAt = now;
+    return record;
+  }
+
+  return {
+    append(conversationId, messages) {
+      requireKey(conversationId, 'conversationId');
+      const rows = normalizeNewMessages(messages, { maxMessageBytes });
+      checkBatchIds(rows, clipArchiveId(conversationId));
+      if (rows.length === 0) return [];
+      const existing = find(conversationId);
+      const used = rows.findIndex((row) => existing?.usedIds.has(row.id));
+      if (used >= 0) throw idAlreadyUsed(used, rows[used]!.id);
+      const opener = existing?.messages.findLast((m) => m.kind === 'message' && m.role !== 'tool');
+      checkLeadingToolResults(leadingToolResults(rows), opener);
+      // Every check passed: from here nothing throws, so the batch is stored whole.
+      const now = clock().toISOString();
+      const record = touch(conversationId, now);
+      const first = record.nextSeq;
+      record.nextSeq += rows.length;
+      const stored = rows.map((row, offset) => toMessage(conversationId, first + offset, row, row.createdAt ?? now));
+      rows.forEach((row) => record.usedIds.set(row.id, digestOf(row)));
+      record.messages.push(...copyOf(stored));
+      return stored;
+    },
+
+    deleteByIds(conversationId, ids) {
+      requireKey(conversationId, 'conversationId');
+      const wanted = new Set(requireTextArray(ids, 'ids'));
+      const record = find(conversationId);
+      if (record === undefined || wanted.size === 0) return 0;
+      const before = record.messages.length;
+      record.messages = record.messages.filter((m) => !wanted.has(m.id));
+      const deleted = before - record.messages.length;
+      if (deleted > 0) record.updatedAt = clock().toISOString();
+      return deleted;
+    },
+
+    findUsedIds(conversationId, ids) {
+      requireKey(conversationId, 'conversationId');
+      const wanted = requireTextArray(ids, 'ids');
+      const record = find(conversationId);
+      if (record === undefined) return [];
+      return [...new Set(wanted)].flatMap((id) => {
+        const digest = record.usedIds.get(id);
+        return digest === undefined ? [] : [{ id, digest }];
+      });
+    },
+
+    loadHistory(conversationId) {
+      requireKey(conversationId, 'conversationId');
+      return copyOf(find(conversationId)?.messages ?? []);
+    },
+
+    countLive(conversationId, ids) {
+      requireKey(conversationId, 'conversationId');
+      const wanted = new Set(requireTextArray(ids, 'ids'));
+      return (find(conversationId)?.messages ?? []).filter((m) => wanted.has(m.id)).length;
+    },
+
+    commitCompaction(commit) {
+      const conversationId = requireKey(commit?.conversationId, 'commit.conversationId');
+      const operationId = requireKey(commit.operationId, 'commit.operationId');
+      const wanted = requireTextArray(commit.deleteIds, 'commit.deleteIds');
+      const text = requireText(commit.clipArchive, 'commit.clipArchive');
+      const labels = requireTextArray(commit.labels, 'commit.labels');
+      const deleting = new Set(wanted);
+      const live = (find(conversationId)?.messages ?? []).filter((m) => deleting.has(m.id)).length;
+      if (live !== deleting.size) {
+        // Some archived message is no longer live: the caller planned on a stale history.
+        throw new MemfoldError('persistence_error', `Commit of ${operationId} expected to delete ${deleting.size} live messages but found ${live}`, {
+          details: { field: 'commit.deleteIds' },
+        });
+      }
+      const owner = operationOwner(tables(), operationId);
+      if (owner !== undefined && (owner.namespace !== namespace || owner.conversationId !== conversationId)) {
+        throw new InvalidArgumentError('commit.operationId', `${JSON.stringify(operationId)} belongs to another conversation or namespace`);
+      }
+      const now = clock().toISOString();
+      const record = touch(conversationId, now);
+      const clipArchive: ConversationMessage = {
+        id: clipArchiveId(conversationId), conversationId, seq: 0, role: 'system', content: text, createdAt: now, kind: 'clip_archive',
+      };
+      // seq 0 is the clip-archive's slot: the new one replaces whatever held it.
+      record.messages = [copyOf(clipArchive), ...record.messages.filter((m) => !deleting.has(m.id) && m.seq !== 0)];
+      upsertOperation(tables(), namespace, { id: operationId, conversationId, status: 'committed', messageIds: wanted, labels }, now);
+      return { deleted: live, clipArchive };
+    },
+  };
+}

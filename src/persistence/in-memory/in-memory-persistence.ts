@@ -1,0 +1,141 @@
+/**
+ * The PersistenceProvider adapter on plain maps: the Kysely store's contract without a database, for
+ * `createMemfold({ store: 'memory' })` and fast tests. Nothing is written anywhere; the data lives in
+ * an `InMemoryPersistenceState` (a fresh one unless given) and is gone when nothing holds it.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { DEFAULT_MAX_MESSAGE_BYTES, validateMaxMessageBytes } from '../../config.js';
+import { MemfoldError } from '../../errors.js';
+import { MAX_NAMESPACE_BYTES, requireKey, requireText } from '../normalize-new-messages.js';
+import type { PersistenceProvider, PersistenceTransaction } from '../persistence-provider.js';
+import { createInMemoryMessages, type InMemoryContext, type InMemoryMessageOperations } from './in-memory-messages.js';
+import { listConversations, listOperations, recordOperation, updateOperation } from './in-memory-operation-log.js';
+import { conversationKey, copyOf, createInMemoryPersistenceState, type InMemoryPersistenceState, type InMemoryTables } from './in-memory-tables.js';
+
+export interface InMemoryPersistenceOptions {
+  /** Scope of the conversations this store sees. Default `'default'`. */
+  namespace?: string;
+  /** Source of "now" for createdAt defaults and bookkeeping times. Default `() => new Date()`. */
+  clock?: () => Date;
+  /** UTF-8 bytes one appended message may take; larger ones are refused. Default 10 MiB (`DEFAULT_MAX_MESSAGE_BYTES`). */
+  maxMessageBytes?: number;
+  /**
+   * The data to use. Default: a fresh, empty state of this store alone. Pass one state to several stores
+   * to share it as one database (other namespaces, or a store opened again after `close()`).
+   */
+  state?: InMemoryPersistenceState;
+}
+
+/** Open a store on plain maps. */
+export function createInMemoryPersistence(options: InMemoryPersistenceOptions = {}): PersistenceProvider {
+  const context: InMemoryContext = {
+    namespace: requireKey(options.namespace ?? 'default', 'namespace', MAX_NAMESPACE_BYTES),
+    clock: options.clock ?? (() => new Date()),
+    maxMessageBytes: validateMaxMessageBytes(options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES, 'maxMessageBytes'),
+  };
+  const state = options.state ?? createInMemoryPersistenceState();
+  const { namespace, clock } = context;
+  const messages = createInMemoryMessages(() => state.tables, context);
+  // Marks the async context of a running transaction() callback (see ready()).
+  const inTransaction = new AsyncLocalStorage<{ active: boolean }>();
+  let closed = false;
+
+  /** Writes wait for a running transaction; a store call from inside one would wait for itself forever. */
+  function ready(method: string): void {
+    if (closed) throw new MemfoldError('persistence_error', `Cannot ${method}: the store is closed`);
+    if (inTransaction.getStore()?.active) {
+      throw new MemfoldError(
+        'persistence_error',
+        `Cannot call ${method} on the store inside transaction(): use the tx argument (the in-memory store runs one transaction at a time, so this would deadlock)`,
+      );
+    }
+  }
+  const read = async <T>(method: string, fn: () => T): Promise<T> => {
+    ready(method);
+    return fn();
+  };
+  const write = async <T>(method: string, fn: () => T): Promise<T> => {
+    ready(method);
+    return state.serialize(async () => fn());
+  };
+
+  return {
+    backend: 'memory',
+
+    async migrate() {
+      ready('migrate');
+      // Plain maps have no schema to bring up to date.
+      return { applied: [], current: [] };
+    },
+
+    append: (conversationId, batch) => write('append', () => messages.append(conversationId, batch)),
+    deleteByIds: (conversationId, ids) => write('deleteByIds', () => messages.deleteByIds(conversationId, ids)),
+    commitCompaction: (commit) => write('commitCompaction', () => messages.commitCompaction(commit)),
+    loadHistory: (conversationId) => read('loadHistory', () => messages.loadHistory(conversationId)),
+    countLive: (conversationId, ids) => read('countLive', () => messages.countLive(conversationId, ids)),
+    findUsedIds: (conversationId, ids) => read('findUsedIds', () => messages.findUsedIds(conversationId, ids)),
+
+    async transaction<T>(fn: (tx: PersistenceTransaction) => Promise<T>): Promise<T> {
+      ready('transaction');
+      return state.serialize(async () => {
+        // Copy-on-write: fn works on a snapshot, which replaces the tables only when fn succeeds.
+        const draft: InMemoryTables = copyOf(state.tables);
+        const marker = { active: true };
+        try {
+          const value = await inTransaction.run(marker, () => fn(promised(createInMemoryMessages(() => draft, context))));
+          state.tables = draft;
+          return value;
+        } finally {
+          marker.active = false;
+        }
+      });
+    },
+
+    async withConversationLock<T>(conversationId: string, fn: () => Promise<T>, lockOptions: { wait?: boolean } = {}) {
+      ready('withConversationLock');
+      requireText(conversationId, 'conversationId');
+      const key = conversationKey(namespace, conversationId);
+      if (lockOptions.wait ?? false) await state.locks.acquire(key);
+      else if (!state.locks.tryAcquire(key)) return { acquired: false as const };
+      try {
+        return { acquired: true as const, value: await fn() };
+      } finally {
+        state.locks.release(key);
+      }
+    },
+
+    recordOperation: (operation) => write('recordOperation', () => recordOperation(state.tables, namespace, operation, clock().toISOString())),
+    updateOperation: (update) => write('updateOperation', () => updateOperation(state.tables, namespace, update, clock().toISOString())),
+    listOperations: (conversationId) =>
+      read('listOperations', () => {
+        requireText(conversationId, 'conversationId');
+        return listOperations(state.tables, namespace, (operation) => operation.conversationId === conversationId);
+      }),
+    listPendingOperations: (conversationId) =>
+      read('listPendingOperations', () => {
+        if (conversationId !== undefined) requireText(conversationId, 'conversationId');
+        return listOperations(
+          state.tables,
+          namespace,
+          (operation) => (operation.status === 'planned' || operation.status === 'archived') && (conversationId === undefined || operation.conversationId === conversationId),
+        );
+      }),
+    listConversations: () => read('listConversations', () => listConversations(state.tables, namespace)),
+
+    async close() {
+      closed = true;
+    },
+  };
+}
+
+/** The synchronous operations as the port's PersistenceTransaction. */
+function promised(operations: InMemoryMessageOperations): PersistenceTransaction {
+  return {
+    append: async (conversationId, batch) => operations.append(conversationId, batch),
+    deleteByIds: async (conversationId, ids) => operations.deleteByIds(conversationId, ids),
+    loadHistory: async (conversationId) => operations.loadHistory(conversationId),
+    countLive: async (conversationId, ids) => operations.countLive(conversationId, ids),
+    commitCompaction: async (commit) => operations.commitCompaction(commit),
+    findUsedIds: async (conversationId, ids) => operations.findUsedIds(conversationId, ids),
+  };
+}

@@ -1,0 +1,70 @@
+/**
+ * The in-memory store's data: plain maps that stand for the Kysely store's tables. Several stores may
+ * share one `InMemoryPersistenceState` (other namespaces, or a store reopened after close); its write
+ * queue and conversation locks are shared with the data, as a database's are.
+ */
+import type { ConversationMessage } from '../../agent/types.js';
+import { createKeyedMutex } from '../keyed-mutex.js';
+import type { CompactionOperation } from '../persistence-provider.js';
+
+/** A row of `conversations` plus its messages and id ledger. */
+export interface ConversationRecord {
+  namespace: string;
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+  /** Greater than every ordinary seq the conversation ever had: seqs are never reused. */
+  nextSeq: number;
+  /** Live rows by seq: the clip-archive (seq 0) first when there is one. */
+  messages: ConversationMessage[];
+  /** Every id the conversation ever accepted, with its message digest (`message_ids`). */
+  usedIds: Map<string, string>;
+}
+
+export interface OperationRecord {
+  namespace: string;
+  /** Insertion order, breaking ties between operations created in the same millisecond. */
+  order: number;
+  operation: CompactionOperation;
+}
+
+export interface InMemoryTables {
+  /** By `conversationKey(namespace, id)`. */
+  conversations: Map<string, ConversationRecord>;
+  /** By operation id: unique across namespaces, as the SQL table's primary key. */
+  operations: Map<string, OperationRecord>;
+  nextOperationOrder: number;
+}
+
+/** Data, write queue and locks of one in-memory database. Create with `createInMemoryPersistenceState()`. */
+export interface InMemoryPersistenceState {
+  /** Replaced as a whole when a transaction commits (its copy-on-write snapshot). */
+  tables: InMemoryTables;
+  /** Runs writes one at a time, so a committing transaction never overwrites a write made meanwhile. */
+  serialize<T>(task: () => Promise<T>): Promise<T>;
+  /** The conversation locks, keyed by `conversationKey`. */
+  locks: ReturnType<typeof createKeyedMutex>;
+}
+
+export function createInMemoryPersistenceState(): InMemoryPersistenceState {
+  let tail: Promise<unknown> = Promise.resolve();
+  return {
+    tables: { conversations: new Map(), operations: new Map(), nextOperationOrder: 0 },
+    serialize<T>(task: () => Promise<T>): Promise<T> {
+      const run = tail.then(task);
+      tail = run.catch(() => undefined);
+      return run;
+    },
+    locks: createKeyedMutex(),
+  };
+}
+
+/** Unambiguous for any namespace and conversation id. */
+export function conversationKey(namespace: string, conversationId: string): string {
+  return JSON.stringify([namespace, conversationId]);
+}
+
+/** A deep copy: a transaction's snapshot, and what callers get (so they cannot change stored rows). */
+export function copyOf<T>(value: T): T {
+  return structuredClone(value);
+}
