@@ -9,7 +9,11 @@
  */
 import { InvalidArgumentError } from '../../errors.js';
 import type { ArchiveFilter } from '../memory-manager.js';
+import { checkFilter, isoToMs, requireConversationId } from '../archive-entry-checks.js';
 import { COLUMN } from './lancedb-schema.js';
+
+/** The filter rules live with the port (every adapter checks the same); re-exported for the adapter's imports. */
+export { isoToMs, requireConversationId };
 
 /** A SQL string literal: `it's` -> `'it''s'`. */
 export function sqlString(value: string): string {
@@ -30,20 +34,6 @@ export function sqlStringList(values: readonly string[]): string {
   return `(${values.map(sqlString).join(', ')})`;
 }
 
-/** Milliseconds since the epoch of an ISO time; throws naming the field when it does not parse. */
-export function isoToMs(value: unknown, field: string): number {
-  const ms = typeof value === 'string' ? Date.parse(value) : Number.NaN;
-  if (!Number.isFinite(ms)) throw new InvalidArgumentError(field, 'must be an ISO 8601 time');
-  return ms;
-}
-
-export function requireConversationId(conversationId: unknown, field = 'conversationId'): string {
-  if (typeof conversationId !== 'string' || conversationId.length === 0) {
-    throw new InvalidArgumentError(field, 'must be a non-empty string');
-  }
-  return conversationId;
-}
-
 /** The scope every query starts with. */
 export function scopeWhere(namespace: string, conversationId: string): string {
   return `${COLUMN.namespace} = ${sqlString(namespace)} AND ${COLUMN.conversationId} = ${sqlString(requireConversationId(conversationId))}`;
@@ -54,20 +44,13 @@ export function scopeWhere(namespace: string, conversationId: string): string {
  * (an entry overlaps when it ends at or after `from` and starts at or before `to`).
  */
 export function filterWhere(namespace: string, filter: ArchiveFilter & { unmarkedOnly?: boolean }): string {
-  const clauses = [scopeWhere(namespace, filter.conversationId)];
-  if (filter.depth !== undefined) {
-    if (!Number.isInteger(filter.depth) || filter.depth < 0) throw new InvalidArgumentError('depth', 'must be an integer >= 0');
-    clauses.push(`${COLUMN.depth} = ${sqlNumber(filter.depth, 'depth', { integer: true })}`);
-  }
-  if (filter.kind !== undefined) {
-    if (filter.kind !== 'summary' && filter.kind !== 'transcript') {
-      throw new InvalidArgumentError('kind', "must be 'summary' or 'transcript'");
-    }
-    clauses.push(`${COLUMN.kind} = ${sqlString(filter.kind)}`);
-  }
-  if (filter.from !== undefined) clauses.push(`${COLUMN.endMs} >= ${sqlNumber(isoToMs(filter.from, 'from'), 'from')}`);
-  if (filter.to !== undefined) clauses.push(`${COLUMN.startMs} <= ${sqlNumber(isoToMs(filter.to, 'to'), 'to')}`);
-  if (filter.unmarkedOnly) clauses.push(`${COLUMN.parentLabel} IS NULL`);
+  const checked = checkFilter(filter);
+  const clauses = [scopeWhere(namespace, checked.conversationId)];
+  if (checked.depth !== undefined) clauses.push(`${COLUMN.depth} = ${sqlNumber(checked.depth, 'depth', { integer: true })}`);
+  if (checked.kind !== undefined) clauses.push(`${COLUMN.kind} = ${sqlString(checked.kind)}`);
+  if (checked.fromMs !== undefined) clauses.push(`${COLUMN.endMs} >= ${sqlNumber(checked.fromMs, 'from')}`);
+  if (checked.toMs !== undefined) clauses.push(`${COLUMN.startMs} <= ${sqlNumber(checked.toMs, 'to')}`);
+  if (checked.unmarkedOnly) clauses.push(`${COLUMN.parentLabel} IS NULL`);
   return clauses.join(' AND ');
 }
 

@@ -6,6 +6,10 @@ import { Field, FixedSizeList, Float32, Float64, Int32, List, Schema, Utf8 } fro
 import type { ArchiveEntry, ConversationMessage } from '../../agent/types.js';
 import { InvalidArgumentError, MemfoldError } from '../../errors.js';
 import type { Embedder } from '../../embedding/embedder.js';
+import { compareEntriesByTime, validateEntry } from '../archive-entry-checks.js';
+
+/** The entry rules live with the port (every adapter checks the same); re-exported for the adapter's imports. */
+export { compareEntriesByTime, validateEntry };
 
 /** Column names. `start`/`end` are SQL keywords, so times are stored as `start_time`/`end_time` (ISO, as given) and `*_ms` (for range filters). */
 export const COLUMN = {
@@ -131,36 +135,6 @@ export function rowKey(namespace: string, conversationId: string, label: string)
   return JSON.stringify([namespace, conversationId, label]);
 }
 
-/** Reject entries that would store nonsense, naming the field. Returns the parsed times. */
-export function validateEntry(entry: ArchiveEntry, index: number): { startMs: number; endMs: number } {
-  const field = (name: string) => `entries[${index}].${name}`;
-  if (typeof entry !== 'object' || entry === null) throw new InvalidArgumentError(`entries[${index}]`, 'must be an object');
-  if (entry.kind !== 'summary' && entry.kind !== 'transcript') throw new InvalidArgumentError(field('kind'), "must be 'summary' or 'transcript'");
-  for (const name of ['label', 'conversationId'] as const) {
-    if (typeof entry[name] !== 'string' || entry[name].length === 0) throw new InvalidArgumentError(field(name), 'must be a non-empty string');
-  }
-  if (typeof entry.operationId !== 'string') throw new InvalidArgumentError(field('operationId'), 'must be a string');
-  if (typeof entry.content !== 'string') throw new InvalidArgumentError(field('content'), 'must be a string');
-  for (const name of ['depth', 'count'] as const) {
-    if (!Number.isInteger(entry[name]) || entry[name] < 0 || entry[name] > 2 ** 31 - 1) {
-      throw new InvalidArgumentError(field(name), 'must be an integer >= 0');
-    }
-  }
-  if (!Array.isArray(entry.sourceIds) || entry.sourceIds.some((id) => typeof id !== 'string')) {
-    throw new InvalidArgumentError(field('sourceIds'), 'must be an array of strings');
-  }
-  if (entry.parentLabel !== undefined && entry.parentLabel !== null && typeof entry.parentLabel !== 'string') {
-    throw new InvalidArgumentError(field('parentLabel'), 'must be a string when set');
-  }
-  if (entry.messages !== undefined && !Array.isArray(entry.messages)) throw new InvalidArgumentError(field('messages'), 'must be an array when set');
-  const startMs = Date.parse(entry.start);
-  const endMs = Date.parse(entry.end);
-  if (typeof entry.start !== 'string' || !Number.isFinite(startMs)) throw new InvalidArgumentError(field('start'), 'must be an ISO 8601 time');
-  if (typeof entry.end !== 'string' || !Number.isFinite(endMs)) throw new InvalidArgumentError(field('end'), 'must be an ISO 8601 time');
-  if (endMs < startMs) throw new InvalidArgumentError(field('end'), 'must not be before start');
-  return { startMs, endMs };
-}
-
 /** One table row for an entry (validated by the caller). */
 export function toRow(namespace: string, entry: ArchiveEntry, times: { startMs: number; endMs: number }, vector: Float32Array): Record<string, unknown> {
   return {
@@ -211,11 +185,4 @@ export function fromRow(row: Record<string, unknown>): ArchiveEntry {
   const messages = row[COLUMN.messages];
   if (typeof messages === 'string') entry.messages = JSON.parse(messages) as ConversationMessage[];
   return entry;
-}
-
-/** Time order of the port: start, then end, then label (code-point order, locale-independent). */
-export function compareEntriesByTime(a: { entry: ArchiveEntry; startMs: number; endMs: number }, b: { entry: ArchiveEntry; startMs: number; endMs: number }): number {
-  if (a.startMs !== b.startMs) return a.startMs - b.startMs;
-  if (a.endMs !== b.endMs) return a.endMs - b.endMs;
-  return a.entry.label < b.entry.label ? -1 : a.entry.label > b.entry.label ? 1 : 0;
 }
