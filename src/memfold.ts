@@ -15,6 +15,7 @@ import { assembleContext } from './compaction/context-view.js';
 import { resolveCompactionSettings, resolveRuntimeConfig, type CompactionSettings, type RuntimeConfig } from './config.js';
 import type { Embedder } from './embedding/embedder.js';
 import { createHashingEmbedder } from './embedding/hashing-embedder.js';
+import { createInMemoryArchive } from './memory/in-memory/in-memory-archive.js';
 import { openLanceArchive } from './memory/lancedb/lancedb-archive.js';
 import type { MemoryManager } from './memory/memory-manager.js';
 import { createExtractiveSummarizer } from './model/extractive/extractive-summarizer.js';
@@ -24,6 +25,7 @@ import { createCircuitBreaker } from './openai/openai-circuit-breaker.js';
 import { createOpenAIEmbedder } from './openai/openai-embedder.js';
 import { createModelQueue, rateLimitedQueueOptions, type ModelQueue } from './openai/openai-queue.js';
 import { createOpenAIModel } from './openai/openai-summarizer.js';
+import { createInMemoryPersistence } from './persistence/in-memory/in-memory-persistence.js';
 import { createKyselyPersistence } from './persistence/kysely/kysely-store.js';
 import type { PersistenceProvider } from './persistence/persistence-provider.js';
 import { createTokenCounter } from './tokens/create-token-counter.js';
@@ -68,6 +70,13 @@ export interface MemfoldOptions {
    * schema is current and refuses to open otherwise (read commands must not create tables).
    */
   migrate?: boolean;
+  /**
+   * Where the live table and the archive live. `'configured'` (default): PostgreSQL at `DATABASE_URL` or
+   * PGlite under `MEMFOLD_HOME`, and LanceDB at `LANCEDB_URI`. `'memory'`: plain maps in this process
+   * (`createInMemoryPersistence`, `createInMemoryArchive`), for compaction with no files at all; nothing
+   * survives `close()`. Adapters passed as `persistence` or `memory` are used either way.
+   */
+  store?: 'configured' | 'memory';
 }
 
 export interface Memfold {
@@ -165,6 +174,9 @@ function checkOptions(options: MemfoldOptions): void {
     throw new InvalidConfigError('prompt', 'must be a non-empty string');
   }
   if (options.onEvent !== undefined && typeof options.onEvent !== 'function') throw new InvalidConfigError('onEvent', 'must be a function');
+  if (options.store !== undefined && options.store !== 'configured' && options.store !== 'memory') {
+    throw new InvalidConfigError('store', "must be 'configured' or 'memory'");
+  }
 }
 
 /** The line memory_read adds when its search could not use vectors. */
@@ -209,9 +221,12 @@ export async function createMemfold(options: MemfoldOptions = {}): Promise<Memfo
   let memory: MemoryManager;
   let compactor: Compactor;
   try {
+    const inMemory = options.store === 'memory';
     if (options.persistence) persistence = options.persistence;
+    else if (inMemory) opened.push((persistence = createInMemoryPersistence({ namespace: config.namespace, maxMessageBytes: config.maxMessageBytes })));
     else opened.push((persistence = await openPersistence(config, options.migrate ?? true)));
     if (options.memory) memory = options.memory;
+    else if (inMemory) opened.push((memory = createInMemoryArchive({ embedder: embedder!, namespace: config.namespace, onWarning: onArchiveWarning })));
     else opened.push((memory = await openArchive(config, embedder!, onArchiveWarning)));
     compactor = createCompactor({
       model, memory, persistence, tokens, settings,
