@@ -25,9 +25,9 @@ import { scoreBaseline } from '../../src/eval/score-baselines.js';
 
 const DATA = new URL('../../../shared/data/', import.meta.url).pathname;
 const WINDOW = 8_000;
-/** Measured on these two conversations: 0.00 evidence, 0.00 answer words (src/eval/README.md). */
-const READABLE_EVIDENCE_FLOOR = 0.8;
-const READABLE_ANSWER_FLOOR = 0.8;
+/** Measured on these two conversations at 8k: 0.900 evidence, 0.883 answer words (bm25-windows 0.873 evidence). */
+const READABLE_EVIDENCE_FLOOR = 0.87;
+const READABLE_ANSWER_FLOOR = 0.85;
 const HAS_DATA = existsSync(`${DATA}locomo/locomo10.json`);
 
 describe.skipIf(!HAS_DATA && !process.env.CI)('memfold eval on real conversations', () => {
