@@ -1,0 +1,88 @@
+/**
+ * The compactor on the in-memory adapters: its core behaviours in milliseconds, no database, no files.
+ * The same behaviours on PGlite, PostgreSQL and LanceDB are in compactor.integration.test.ts.
+ */
+import { describe, expect, it } from 'vitest';
+import type { ConversationMessage } from '../../src/agent/types.js';
+import { createCompactor } from '../../src/compaction/compactor.js';
+import { createHashingEmbedder } from '../../src/embedding/hashing-embedder.js';
+import { MemfoldError } from '../../src/errors.js';
+import { createInMemoryArchive } from '../../src/memory/in-memory/in-memory-archive.js';
+import type { MemoryManager } from '../../src/memory/memory-manager.js';
+import { createExtractiveSummarizer } from '../../src/model/extractive/extractive-summarizer.js';
+import { createInMemoryPersistence } from '../../src/persistence/in-memory/in-memory-persistence.js';
+import { createTokenCounter } from '../../src/tokens/create-token-counter.js';
+import { dialogue } from '../support/messages.js';
+
+const settings = { contextWindow: 2_000, keepRecentTokens: 400, keepRecentMessages: 4, chunkTokens: 300 };
+
+function setup(wrapMemory: (memory: MemoryManager) => MemoryManager = (memory) => memory) {
+  const persistence = createInMemoryPersistence();
+  const memory = createInMemoryArchive({ embedder: createHashingEmbedder() });
+  const compactor = createCompactor({ model: createExtractiveSummarizer(), memory: wrapMemory(memory), persistence, tokens: createTokenCounter(), settings });
+  return { persistence, memory, compactor };
+}
+
+async function seed(persistence: ReturnType<typeof setup>['persistence'], id: string, turns: number): Promise<ConversationMessage[]> {
+  return persistence.append(id, [{ role: 'system', content: 'You are terse.' }, ...dialogue(turns)]);
+}
+
+describe('compactor on the in-memory adapters', () => {
+  it('leaves a history below the trigger alone', async () => {
+    const { persistence, memory, compactor } = setup();
+    await seed(persistence, 'short', 2);
+    const before = await persistence.loadHistory('short');
+    const result = await compactor.compress(before, 'short');
+    expect(result).toMatchObject({ status: 'skipped', skipReason: 'below_trigger' });
+    expect(await persistence.loadHistory('short')).toEqual(before);
+    expect(await memory.list({ conversationId: 'short' })).toEqual([]);
+  });
+
+  it('archives the middle: every removed message is in a transcript, the clip-archive is stored, the operation committed', async () => {
+    const { persistence, memory, compactor } = setup();
+    const appended = await seed(persistence, 'long', 30);
+    const result = await compactor.compress(await persistence.loadHistory('long'), 'long');
+    expect(result.status).toBe('compacted');
+    expect(result.tokensAfter).toBeLessThan(compactor.settings.trigger);
+
+    const live = await persistence.loadHistory('long');
+    expect(live[0]).toMatchObject({ seq: 0, kind: 'clip_archive' });
+    expect(live[0]!.content.startsWith('[Context Summary')).toBe(true);
+    const liveIds = new Set(live.map((m) => m.id));
+    const removed = appended.filter((m) => !liveIds.has(m.id)).map((m) => m.id);
+    expect(removed).toHaveLength(result.archivedMessages);
+    const transcripts = await memory.list({ conversationId: 'long', kind: 'transcript' });
+    expect(transcripts.flatMap((t) => t.sourceIds).sort()).toEqual([...removed].sort());
+    expect(await memory.list({ conversationId: 'long', kind: 'summary' })).not.toEqual([]);
+    expect(await persistence.listOperations('long')).toMatchObject([{ status: 'committed', messageIds: expect.arrayContaining(removed) }]);
+    expect(await persistence.listPendingOperations()).toEqual([]);
+  });
+
+  it('fails without losing a message when the archive refuses a write, and undoes what it archived', async () => {
+    let writes = 0;
+    const { persistence, memory, compactor } = setup((inner) => ({
+      ...inner,
+      // The second write fails: the first one's rows must be undone.
+      write: async (entries) => {
+        if (++writes === 2) throw new MemfoldError('archive_error', 'injected archive failure');
+        return inner.write(entries);
+      },
+    }));
+    await seed(persistence, 'fails', 30);
+    const before = await persistence.loadHistory('fails');
+    const result = await compactor.compress(before, 'fails');
+    expect(result).toMatchObject({ status: 'failed', failureCode: 'archive_failed' });
+    expect(await persistence.loadHistory('fails')).toEqual(before);
+    expect(await memory.list({ conversationId: 'fails' })).toEqual([]);
+    expect(await persistence.listPendingOperations()).toEqual([]);
+  });
+
+  it('skips as busy while another holder has the conversation lock', async () => {
+    const { persistence, compactor } = setup();
+    await seed(persistence, 'held', 30);
+    const history = await persistence.loadHistory('held');
+    const held = await persistence.withConversationLock('held', () => compactor.compress(history, 'held'));
+    expect(held.acquired && held.value).toMatchObject({ status: 'skipped', skipReason: 'busy' });
+    expect(await persistence.loadHistory('held')).toEqual(history);
+  });
+});
