@@ -18,7 +18,7 @@ export type {
   CompactionStage,
   CompactionStatus,
 } from './compaction/compaction-result.js';
-export { DEFAULT_SUMMARIZATION_PROMPT, interpolatePrompt } from './compaction/prompt.js';
+export { DEFAULT_SUMMARIZATION_PROMPT, interpolatePrompt } from './openai/openai-prompt.js';
 export { formatHeader, parseHeader, type BatchHeader } from './compaction/headers.js';
 export { parseLabel, type ParsedLabel } from './compaction/labels.js';
 export { buildClipArchive, clipArchiveLabels, CLIP_ARCHIVE_PREFIX } from './compaction/clip-archive.js';
@@ -34,7 +34,16 @@ export {
 export { MemfoldError, InvalidArgumentError, InvalidConfigError, type MemfoldErrorCode } from './errors.js';
 export type { MemoryManager, SearchQuery, SearchHit, ListOptions, ArchiveFilter } from './memory/memory-manager.js';
 export type { PersistenceProvider, PersistenceTransaction, CompactionOperation } from './persistence/persistence-provider.js';
-export type { ModelProvider, Completion, CompletionRequest } from './model/model-provider.js';
+export type {
+  ModelProvider,
+  Summary,
+  SummaryUsage,
+  SummarizeRequest,
+  FoldRequest,
+  ResummarizeRequest,
+  SummaryLine,
+  SummaryToolCall,
+} from './model/model-provider.js';
 export type { Embedder } from './embedding/embedder.js';
 export type { TokenCounter } from './tokens/token-counter.js';
 export { createMemoryReadTool, MEMORY_READ_DEFINITION, type MemoryReadTool, type ToolResult } from './tools/memory-read.js';

@@ -58,6 +58,11 @@ export interface MemfoldOptions {
   tokens?: TokenCounter;
   persistence?: PersistenceProvider;
   memory?: MemoryManager;
+  /**
+   * System prompt template of the OpenAI-compatible summarizer (`MEMFOLD_SUMMARY_MODEL`); `{{maxTokens}}` is filled
+   * in. Default DEFAULT_SUMMARIZATION_PROMPT. Not read by the extractive summarizer; refused with a `model` adapter,
+   * which renders its own prompt.
+   */
   prompt?: string;
   onEvent?: (event: MemfoldEvent) => void;
   /**
@@ -116,7 +121,7 @@ function remoteCallQueue(config: RuntimeConfig): ModelQueue {
   return createModelQueue(rateLimitedQueueOptions(config.modelConcurrency, config.modelRequestsPerMinute));
 }
 
-function buildModel(config: RuntimeConfig, queue: ModelQueue): ModelProvider {
+function buildModel(config: RuntimeConfig, queue: ModelQueue, prompt: string | undefined): ModelProvider {
   const extractive = createExtractiveSummarizer();
   if (!config.summaryModel) return extractive;
   const remote = createOpenAIModel({
@@ -126,6 +131,7 @@ function buildModel(config: RuntimeConfig, queue: ModelQueue): ModelProvider {
     maxRetries: config.modelMaxRetries,
     queue,
     breaker: breakerOf(config),
+    ...(prompt ? { prompt } : {}),
     ...(config.openaiBaseUrl ? { baseURL: config.openaiBaseUrl } : {}),
     ...(config.openaiApiKey ? { apiKey: config.openaiApiKey } : {}),
   });
@@ -173,6 +179,9 @@ function checkOptions(options: MemfoldOptions): void {
   if (options.prompt !== undefined && (typeof options.prompt !== 'string' || options.prompt.trim() === '')) {
     throw new InvalidConfigError('prompt', 'must be a non-empty string');
   }
+  if (options.prompt !== undefined && options.model !== undefined) {
+    throw new InvalidConfigError('prompt', 'applies to the summarizer memfold builds (MEMFOLD_SUMMARY_MODEL); a `model` adapter renders its own prompt');
+  }
   if (options.onEvent !== undefined && typeof options.onEvent !== 'function') throw new InvalidConfigError('onEvent', 'must be a function');
   if (options.store !== undefined && options.store !== 'configured' && options.store !== 'memory') {
     throw new InvalidConfigError('store', "must be 'configured' or 'memory'");
@@ -199,7 +208,7 @@ export async function createMemfold(options: MemfoldOptions = {}): Promise<Memfo
   const config = resolveRuntimeConfig(options.config, options.env ?? process.env);
   const settings = resolveCompactionSettings(options.compaction);
   const queue = remoteCallQueue(config);
-  const model = options.model ?? buildModel(config, queue);
+  const model = options.model ?? buildModel(config, queue, options.prompt);
   const tokens = options.tokens ?? createTokenCounter(config.assistantModel ? { model: config.assistantModel } : {});
   const embedder = options.memory ? undefined : (options.embedder ?? buildEmbedder(config, queue));
   const emit = (event: MemfoldEvent) => options.onEvent?.(event);
@@ -230,7 +239,6 @@ export async function createMemfold(options: MemfoldOptions = {}): Promise<Memfo
     else opened.push((memory = await openArchive(config, embedder!, onArchiveWarning)));
     compactor = createCompactor({
       model, memory, persistence, tokens, settings,
-      ...(options.prompt ? { prompt: options.prompt } : {}),
       ...(options.onEvent ? { onEvent: emit } : {}),
     });
   } catch (error) {

@@ -59,7 +59,7 @@ const homes = persistenceBackends().map((backend) => ({
 const tinyModel: ModelProvider = {
   id: 'tiny',
   contextWindow: 300,
-  complete: () => Promise.reject(new Error('never called')),
+  summarize: () => Promise.reject(new Error('never called')),
 };
 
 let cleanups: Array<() => Promise<void>> = [];

@@ -18,15 +18,14 @@ import { chunkByTokens, clipText } from './chunk.js';
 import { buildClipArchive } from './clip-archive.js';
 import { initialResult, type CompactionEvent, type CompactionFailureCode, type CompactionResult, type CompactionStage } from './compaction-result.js';
 import { assembleContext } from './context-view.js';
-import { foldTranscripts, summarizerSystemPrompt, type FoldOptions, type FoldStep } from './fold.js';
+import { foldChunkOf, foldChunks, promptOverhead, type FoldOptions, type FoldStep } from './fold.js';
 import { batchBody } from './headers.js';
 import { planCompaction, type CompactionPlan, type PlanOutcome } from './plan.js';
-import { DEFAULT_SUMMARIZATION_PROMPT } from './prompt.js';
 import { reconcileConversation, type ReconcileOutcome } from './reconcile.js';
 import { resummarizeFrontier, foldRun, type ResummarizeContext } from './resummarize.js';
 import { replaceRun } from './frontier.js';
 import { buildTranscriptSegments } from './transcript-segments.js';
-import { renderMessage, renderTranscript } from './transcript-format.js';
+import { renderMessage } from './transcript-format.js';
 
 export interface CompactorOptions {
   model: ModelProvider;
@@ -34,8 +33,6 @@ export interface CompactorOptions {
   persistence: PersistenceProvider;
   tokens: TokenCounter;
   settings?: Partial<CompactionSettings>;
-  /** Summarization prompt with a `{{maxTokens}}` placeholder. Default DEFAULT_SUMMARIZATION_PROMPT. */
-  prompt?: string;
   clock?: () => number;
   newId?: () => string;
   onEvent?: (event: CompactionEvent) => void;
@@ -100,7 +97,6 @@ async function atStage<T>(code: CompactionFailureCode, work: () => Promise<T>): 
 export function createCompactor(options: CompactorOptions): Compactor {
   const settings = resolveCompactionSettings(options.settings);
   const { model, memory, persistence, tokens } = options;
-  const prompt = options.prompt ?? DEFAULT_SUMMARIZATION_PROMPT;
   const clock = options.clock ?? Date.now;
   const newId = options.newId ?? randomUUID;
   const emit = (event: CompactionEvent) => options.onEvent?.(event);
@@ -112,7 +108,7 @@ export function createCompactor(options: CompactorOptions): Compactor {
   };
 
   /** Tokens the transcript part of one summarizer request may take. */
-  const systemTokens = tokens.count(summarizerSystemPrompt(prompt, settings.maxSummaryTokens));
+  const systemTokens = tokens.count(promptOverhead(model, settings.maxSummaryTokens));
   const windowShare = Math.floor(model.contextWindow * settings.summarizerInputShare);
   const inputBudget = Math.min(settings.chunkTokens, windowShare - systemTokens - 2 * settings.maxSummaryTokens - 64);
   if (!(inputBudget >= 64)) {
@@ -123,7 +119,6 @@ export function createCompactor(options: CompactorOptions): Compactor {
     return {
       model,
       tokens,
-      prompt,
       maxSummaryTokens: settings.maxSummaryTokens,
       ...(signal ? { signal } : {}),
       onStep: (done, total) => emit({ type: 'fold_progress', conversationId, done, total, depth }),
@@ -161,11 +156,11 @@ export function createCompactor(options: CompactorOptions): Compactor {
     const countSteps = (steps: FoldStep[]) => {
       for (const step of steps) {
         result.modelCalls++;
-        result.summarizerInputTokens += step.completion.usage.inputTokens;
-        result.summarizerOutputTokens += step.completion.usage.outputTokens;
-        if (step.completion.fallback) {
-          result.fallbacks.push(step.completion.fallback);
-          emit({ type: 'fallback', conversationId, ...step.completion.fallback });
+        result.summarizerInputTokens += step.summary.usage.inputTokens;
+        result.summarizerOutputTokens += step.summary.usage.outputTokens;
+        if (step.summary.fallback) {
+          result.fallbacks.push(step.summary.fallback);
+          emit({ type: 'fallback', conversationId, ...step.summary.fallback });
         }
       }
     };
@@ -180,12 +175,10 @@ export function createCompactor(options: CompactorOptions): Compactor {
       // Then only a single unit larger than a chunk is ever cut, and in the request only.
       const lineCost = (m: ConversationMessage) => tokens.count(renderMessage(m)) + 1;
       const chunks = chunkByTokens(plan.compactable, inputBudget, lineCost);
-      const transcripts = chunks.map((chunk) =>
-        clipText(renderTranscript(chunk), inputBudget, (t) => tokens.count(t)),
-      );
+      const foldInput = chunks.map((chunk) => foldChunkOf(chunk, inputBudget, (t) => tokens.count(t)));
       const previous = before.length > 0 ? batchBody(before[before.length - 1]!.content) : undefined;
       const steps = await timed('fold', () =>
-        atStage('model_failed', () => foldTranscripts(transcripts, previous, foldOptions(conversationId, 0, signal))),
+        atStage('model_failed', () => foldChunks(foldInput, previous, foldOptions(conversationId, 0, signal))),
       );
       countSteps(steps);
       if (signal?.aborted) throw new StageError('aborted', signal.reason);

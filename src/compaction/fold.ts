@@ -1,55 +1,116 @@
 /**
  * Step 4, the only step that calls the model: chunk-and-fold. Chunk k is summarized with the
  * summary of the chunks before it as context, so each summary can build on, instead of repeat,
- * what is already archived. Outputs longer than maxSummaryTokens are cut.
+ * what is already archived. The summarizer gets structured lines and renders its own request.
+ * Outputs longer than maxSummaryTokens are cut.
  */
-import type { Completion, ModelProvider } from '../model/model-provider.js';
+import type { ConversationMessage } from '../agent/types.js';
+import type { ModelProvider, SummarizeRequest, Summary, SummaryLine } from '../model/model-provider.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
 import { clipText } from './chunk.js';
-import { buildFoldRequest, interpolatePrompt } from './prompt.js';
+import { renderMessage, renderTranscript } from './transcript-format.js';
 
 export interface FoldStep {
   text: string;
-  completion: Completion;
+  summary: Summary;
 }
 
 export interface FoldOptions {
   model: ModelProvider;
   tokens: TokenCounter;
-  prompt: string;
   maxSummaryTokens: number;
   signal?: AbortSignal;
   onStep?: (done: number, total: number) => void;
 }
 
-/** The system prompt as sent for a given output budget. */
-export function summarizerSystemPrompt(prompt: string, maxSummaryTokens: number): string {
-  return interpolatePrompt(prompt, { maxTokens: maxSummaryTokens });
+/** One chunk to fold: its lines, and the transcript text the chunk budget measured (calibrates the token counter). */
+export interface FoldChunk {
+  lines: SummaryLine[];
+  measuredText: string;
 }
 
-export async function foldTranscripts(
-  transcripts: readonly string[],
-  previousSummary: string | undefined,
-  options: FoldOptions,
-): Promise<FoldStep[]> {
-  const system = summarizerSystemPrompt(options.prompt, options.maxSummaryTokens);
+/** A message as a summarizer line. */
+export function summaryLine(message: Pick<ConversationMessage, 'role' | 'content' | 'createdAt' | 'name' | 'toolCallId' | 'toolCalls'>): SummaryLine {
+  const line: SummaryLine = { time: message.createdAt, role: message.role, text: message.content };
+  if (message.name) line.name = message.name;
+  if (message.role === 'tool' && message.toolCallId) line.toolCallId = message.toolCallId;
+  if (message.toolCalls && message.toolCalls.length > 0) {
+    line.toolCalls = message.toolCalls.map((call) => ({ id: call.id, name: call.function.name, arguments: call.function.arguments }));
+  }
+  return line;
+}
+
+type FoldMessage = Parameters<typeof summaryLine>[0];
+
+/**
+ * A chunk as the summarizer's lines within `budget` tokens, measured as transcript lines (date and speaker
+ * included, as the chunks were sized). Whole unless one unit alone is larger than a chunk: then whole lines
+ * while they fit, and the first that does not is cut with a note; the archive keeps every message verbatim.
+ */
+export function foldChunkOf(chunk: readonly FoldMessage[], budget: number, count: (text: string) => number): FoldChunk {
+  const transcript = renderTranscript(chunk);
+  if (count(transcript) <= budget) return { lines: chunk.map(summaryLine), measuredText: transcript };
+  const lines: SummaryLine[] = [];
+  let used = 0;
+  for (const message of chunk) {
+    const cost = count(renderMessage(message)) + 1;
+    if (used + cost <= budget) {
+      lines.push(summaryLine(message));
+      used += cost;
+      continue;
+    }
+    // The line's head (date, speaker) still has to fit; its tool calls are left out with the rest.
+    const { toolCalls: _calls, ...line } = summaryLine(message);
+    const room = Math.max(16, budget - used - count(renderMessage({ ...message, content: '', toolCalls: [] })) - 1);
+    lines.push({ ...line, text: clipText(message.content, room, count) });
+    break;
+  }
+  return { lines, measuredText: clipText(transcript, budget, count) };
+}
+
+/** The fixed text the summarizer sends with each request (its instructions), as the adapter reports it. */
+export function promptOverhead(model: ModelProvider, maxSummaryTokens: number): string {
+  return model.promptOverhead?.(maxSummaryTokens) ?? '';
+}
+
+/** One request, its usage observed by the token counter (real counts only), its text cut to maxSummaryTokens. */
+async function summarizeOnce(request: SummarizeRequest, measuredText: string, options: FoldOptions): Promise<FoldStep> {
+  const summary = await options.model.summarize(request);
+  if (!summary.fallback && !options.model.estimatesUsage) {
+    options.tokens.observe(promptOverhead(options.model, options.maxSummaryTokens) + measuredText, summary.usage.inputTokens);
+  }
+  const text = clipText(summary.text.trim(), options.maxSummaryTokens, (t) => options.tokens.count(t));
+  return { text, summary };
+}
+
+export async function foldChunks(chunks: readonly FoldChunk[], previousSummary: string | undefined, options: FoldOptions): Promise<FoldStep[]> {
   const steps: FoldStep[] = [];
   let summarySoFar = previousSummary;
-  for (const transcript of transcripts) {
-    const user = buildFoldRequest(transcript, summarySoFar);
-    const completion = await options.model.complete({
-      system,
-      messages: [{ role: 'user', content: user }],
+  for (const chunk of chunks) {
+    const request: SummarizeRequest = {
+      purpose: 'fold',
+      lines: chunk.lines,
       maxOutputTokens: options.maxSummaryTokens,
+      ...(summarySoFar ? { previousSummary: summarySoFar } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
-    });
-    if (!completion.fallback && !options.model.estimatesUsage) {
-      options.tokens.observe(system + user, completion.usage.inputTokens);
-    }
-    const text = clipText(completion.text.trim(), options.maxSummaryTokens, (t) => options.tokens.count(t));
-    steps.push({ text, completion });
-    summarySoFar = text;
-    options.onStep?.(steps.length, transcripts.length);
+    };
+    const step = await summarizeOnce(request, (summarySoFar ? `${summarySoFar}\n` : '') + chunk.measuredText, options);
+    steps.push(step);
+    summarySoFar = step.text;
+    options.onStep?.(steps.length, chunks.length);
   }
   return steps;
+}
+
+/** Merge summaries (oldest first, as archived) into one of the next depth. */
+export async function foldSummaries(summaries: readonly string[], options: FoldOptions): Promise<FoldStep> {
+  const request: SummarizeRequest = {
+    purpose: 'resummarize',
+    summaries: [...summaries],
+    maxOutputTokens: options.maxSummaryTokens,
+    ...(options.signal ? { signal: options.signal } : {}),
+  };
+  const step = await summarizeOnce(request, summaries.join('\n\n'), options);
+  options.onStep?.(1, 1);
+  return step;
 }

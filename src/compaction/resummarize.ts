@@ -8,7 +8,7 @@ import type { MemoryManager } from '../memory/memory-manager.js';
 import type { ArchiveWriter } from './archive-writer.js';
 import { baseLabels, buildBatches, childTimes } from './batch-builder.js';
 import { byTime } from './clip-archive.js';
-import { foldTranscripts, type FoldOptions, type FoldStep } from './fold.js';
+import { foldSummaries, type FoldOptions, type FoldStep } from './fold.js';
 import { pickResummarizeRun, replaceRun } from './frontier.js';
 
 export interface ResummarizeContext {
@@ -23,15 +23,11 @@ export interface ResummarizeContext {
   onFold?: (depth: number, steps: FoldStep[]) => void;
 }
 
-/** Text a higher-depth summarizer reads: the children's stored content (header line included), in time order. */
-function childTranscript(children: readonly ArchiveEntry[]): string {
-  return children.map((c) => c.content).join('\n\n');
-}
-
 /** Fold one run of same-depth batches into a single batch of depth + 1, write it, then mark the run. */
 export async function foldRun(run: readonly ArchiveEntry[], ctx: ResummarizeContext): Promise<SummaryBatch> {
   const depth = run[0]!.depth + 1;
-  const steps = await foldTranscripts([childTranscript(run)], undefined, ctx.fold);
+  // The summarizer reads the children as stored (header line included), in time order.
+  const steps = [await foldSummaries(run.map((c) => c.content), ctx.fold)];
   ctx.onFold?.(depth, steps);
   const draft = { depth, summary: steps[0]!.text, sourceTimes: childTimes(run), sourceIds: run.map((c) => c.label) };
   const existing = await ctx.memory.read(ctx.conversationId, baseLabels([draft]));

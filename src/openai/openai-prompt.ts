@@ -1,8 +1,10 @@
 /**
- * The summarization prompt. `{{name}}` placeholders are filled by `interpolatePrompt`.
- * The user message wraps the summary so far and the new transcript in tags that the extractive
- * summarizer also reads, so every summarizer sees the same request.
+ * The chat adapter's prompt, rendered from the port's structured request: a system prompt (a template whose
+ * `{{maxTokens}}` is filled by `interpolatePrompt`) and one user message holding the summary so far and the
+ * transcript (or the summaries to merge), each in its tag.
  */
+import type { SummarizeRequest, SummaryLine } from '../model/model-provider.js';
+
 export const DEFAULT_SUMMARIZATION_PROMPT = `You compress part of a long conversation into a summary that another model will rely on instead of the original messages.
 
 Write at most {{maxTokens}} tokens, in these sections (leave out a section that would be empty):
@@ -37,6 +39,35 @@ export function escapeTags(text: string): string {
   return text.replace(TAG_LIKE, '&lt;');
 }
 
+/** A line break of any kind a reader honours (LF, CRLF, CR, VT, FF, FS/GS/RS, NEL, LS, PS). */
+const ANY_LINE_BREAK = /\r\n|[\n\v\f\r\x1c-\x1e\x85\u2028\u2029]/g;
+
+/** Times, names and ids sit inside a line's head: whitespace, brackets and control characters would break it. */
+function headToken(value: string): string {
+  return value.replace(/[()\[\]#:\s\p{C}]+/gu, '_') || '_';
+}
+
+/**
+ * One message as the model reads it: `[time] role(name)#callId: text`, continuation lines indented by two
+ * spaces (so no text starts a line that reads as another message), then a `-> call name#id arguments` line per
+ * tool call. The layout of memfold's archived transcripts, so the core's chunk budget measures what is sent.
+ */
+export function renderSummaryLine(line: SummaryLine): string {
+  const name = line.name ? `(${headToken(line.name)})` : '';
+  const callId = line.role === 'tool' && line.toolCallId ? `#${headToken(line.toolCallId)}` : '';
+  let text = `[${line.time.replace(/[\]\s\p{C}]/gu, '_')}] ${line.role}${name}${callId}: ${line.text.replace(ANY_LINE_BREAK, (lineBreak) => `${lineBreak}  `)}`;
+  for (const call of line.toolCalls ?? []) {
+    text += `\n-> call ${headToken(call.name)}#${headToken(call.id)} ${call.arguments.replace(ANY_LINE_BREAK, ' ')}`;
+  }
+  return text;
+}
+
+/** The user message for a request: what to summarize in `<transcript>`, the summary so far in `<previous_summary>`. */
+export function renderUserMessage(request: SummarizeRequest): string {
+  if (request.purpose === 'resummarize') return buildFoldRequest(request.summaries.join('\n\n'), undefined);
+  return buildFoldRequest(request.lines.map(renderSummaryLine).join('\n'), request.previousSummary);
+}
+
 /**
  * The user message of a fold step: the summary so far (if any) and the transcript to summarize, each in its
  * tags, with tag-like text inside them escaped so no content can close its section or open another.
@@ -48,7 +79,7 @@ export function buildFoldRequest(transcript: string, previousSummary: string | u
   return parts.join('\n\n');
 }
 
-/** The part of a fold request between `<tag>` and `</tag>`, or undefined. */
+/** The part of a fold request between `<tag>` and `</tag>`, or undefined (reads a request back, for checks). */
 export function extractTagged(text: string, tag: string): string | undefined {
   const open = `<${tag}>\n`;
   const close = `\n</${tag}>`;

@@ -1,14 +1,16 @@
 /**
  * Summaries from any OpenAI-compatible chat endpoint (OpenAI, Ollama, vLLM, LM Studio, OpenRouter)
- * through the `openai` package. One retry loop (`retryWithBackoff`) around a client built with
- * `maxRetries: 0`; every attempt goes through the shared model queue.
+ * through the `openai` package. It renders its own prompt from the structured request (openai-prompt.ts).
+ * One retry loop (`retryWithBackoff`) around a client built with `maxRetries: 0`; every attempt goes
+ * through the shared model queue.
  */
 import OpenAI from 'openai';
 import { InvalidArgumentError, MemfoldError } from '../errors.js';
-import type { Completion, CompletionRequest, ModelProvider } from '../model/model-provider.js';
+import type { ModelProvider, SummarizeRequest, Summary } from '../model/model-provider.js';
 import { createCircuitBreaker, type CircuitBreaker } from './openai-circuit-breaker.js';
 import { DEFAULT_MODEL_CONCURRENCY, DEFAULT_SUMMARIZER_CONTEXT_WINDOW, PLACEHOLDER_API_KEY, defaultModelDeadlineMs } from './openai-defaults.js';
 import { toMemfoldError } from './openai-errors.js';
+import { DEFAULT_SUMMARIZATION_PROMPT, interpolatePrompt, renderUserMessage } from './openai-prompt.js';
 import { findOutputFault } from './openai-output-faults.js';
 import { createModelQueue, type ModelQueue } from './openai-queue.js';
 import { runQueuedWithRetry, type RetryOverrides } from './openai-queued-retry.js';
@@ -21,6 +23,11 @@ export interface OpenAIModelOptions {
   model: string;
   /** Tokens the summarizer model accepts. Default DEFAULT_SUMMARIZER_CONTEXT_WINDOW (128,000). */
   contextWindow?: number;
+  /**
+   * The system prompt template; `{{maxTokens}}` is filled with the request's `maxOutputTokens`. Default
+   * DEFAULT_SUMMARIZATION_PROMPT. The material follows in the user message, in `<previous_summary>` and `<transcript>`.
+   */
+  prompt?: string;
   /** Per-attempt timeout in ms (RuntimeConfig.modelTimeoutMs). */
   timeoutMs: number;
   /** Retries after the first attempt (RuntimeConfig.modelMaxRetries). */
@@ -72,7 +79,12 @@ export function createOpenAIModel(options: OpenAIModelOptions): ModelProvider {
   if (options.deadlineMs !== undefined && !(options.deadlineMs > 0)) {
     throw new InvalidArgumentError('deadlineMs', `must be > 0 (got ${options.deadlineMs})`);
   }
+  if (options.prompt !== undefined && (typeof options.prompt !== 'string' || options.prompt.trim() === '')) {
+    throw new InvalidArgumentError('prompt', 'must be a non-empty string');
+  }
   const id = `openai:${options.model}`;
+  const prompt = options.prompt ?? DEFAULT_SUMMARIZATION_PROMPT;
+  const systemPrompt = (maxOutputTokens: number) => interpolatePrompt(prompt, { maxTokens: maxOutputTokens });
   const deadlineMs = options.deadlineMs ?? defaultModelDeadlineMs(options.timeoutMs);
   const contextWindow = options.contextWindow ?? DEFAULT_SUMMARIZER_CONTEXT_WINDOW;
   const queue = options.queue ?? createModelQueue({ concurrency: DEFAULT_MODEL_CONCURRENCY });
@@ -87,7 +99,7 @@ export function createOpenAIModel(options: OpenAIModelOptions): ModelProvider {
   });
 
   /** One request; its timeout is cut to the time left before the deadline. */
-  async function attempt(request: CompletionRequest, remainingMs: number): Promise<Completion> {
+  async function attempt(request: SummarizeRequest, system: string, user: string, remainingMs: number): Promise<Summary> {
     const { signal } = request;
     const timeout = Math.max(1, Math.min(options.timeoutMs, Math.ceil(remainingMs)));
     let response: Awaited<ReturnType<ChatClient['chat']['completions']['create']>>;
@@ -95,7 +107,7 @@ export function createOpenAIModel(options: OpenAIModelOptions): ModelProvider {
       response = await client.chat.completions.create(
         {
           model: options.model,
-          messages: [{ role: 'system', content: request.system }, ...request.messages.map((m) => ({ role: m.role, content: m.content }))],
+          messages: [{ role: 'system', content: system }, { role: 'user', content: user }],
           [maxTokensField]: request.maxOutputTokens,
           stream: false,
         },
@@ -110,7 +122,7 @@ export function createOpenAIModel(options: OpenAIModelOptions): ModelProvider {
     }
     const choice = response.choices[0];
     const text = (choice?.message?.content ?? '').trim();
-    const requestText = [request.system, ...request.messages.map((m) => m.content)].join('\n');
+    const requestText = `${system}\n${user}`;
     const fault = findOutputFault(
       { text, cutOff: choice?.finish_reason === 'length', ...visibleOutputTokens(response.usage) },
       { maxOutputTokens: request.maxOutputTokens, requestText },
@@ -118,7 +130,7 @@ export function createOpenAIModel(options: OpenAIModelOptions): ModelProvider {
     if (fault) {
       throw new MemfoldError('model_error', `${id}: ${fault.reason}: ${fault.detail}`, { retryable: fault.retryable, details: { reason: fault.reason } });
     }
-    const inputChars = request.system.length + request.messages.reduce((sum, m) => sum + m.content.length, 0);
+    const inputChars = system.length + user.length;
     return {
       text,
       usage: {
@@ -132,11 +144,15 @@ export function createOpenAIModel(options: OpenAIModelOptions): ModelProvider {
   return {
     id,
     contextWindow,
-    complete(request) {
+    promptOverhead: systemPrompt,
+    summarize(request) {
       if (!Number.isInteger(request.maxOutputTokens) || request.maxOutputTokens < 1) {
         return Promise.reject(new InvalidArgumentError('maxOutputTokens', `must be an integer >= 1 (got ${request.maxOutputTokens})`));
       }
-      return runQueuedWithRetry((remainingMs) => attempt(request, remainingMs), {
+      // Rendered once: every retry sends the same request.
+      const system = systemPrompt(request.maxOutputTokens);
+      const user = renderUserMessage(request);
+      return runQueuedWithRetry((remainingMs) => attempt(request, system, user, remainingMs), {
         queue, id, errorCode: 'model_error', maxRetries: options.maxRetries, breaker,
         retry: { deadlineMs, ...options.retry },
         ...(request.signal ? { signal: request.signal } : {}),

@@ -25,9 +25,10 @@ function instantModel(): ModelProvider & { calls: number } {
     contextWindow: 128_000,
     estimatesUsage: true,
     calls: 0,
-    async complete(request: Parameters<ModelProvider['complete']>[0]) {
+    async summarize(request: Parameters<ModelProvider['summarize']>[0]) {
       model.calls++;
-      const chars = request.system.length + request.messages.reduce((sum, m) => sum + m.content.length, 0);
+      const read = request.purpose === 'fold' ? request.lines.map((line) => line.text) : request.summaries;
+      const chars = read.reduce((sum, text) => sum + text.length, 0);
       return {
         text: 'Summary: the user asked about order ORD-1042 and the refund; the assistant checked the status and promised an update.',
         usage: { inputTokens: Math.ceil(chars / 4), outputTokens: 28 },

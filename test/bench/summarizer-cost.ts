@@ -11,8 +11,7 @@
 import OpenAI from 'openai';
 import type { BaseMessage } from '@langchain/core/messages';
 import type { ConversationMessage, NewMessage } from '../../src/agent/types.js';
-import { summarizerSystemPrompt } from '../../src/compaction/fold.js';
-import { buildFoldRequest, DEFAULT_SUMMARIZATION_PROMPT } from '../../src/compaction/prompt.js';
+import { buildFoldRequest, DEFAULT_SUMMARIZATION_PROMPT, interpolatePrompt } from '../../src/openai/openai-prompt.js';
 import { renderMessage, renderTranscript } from '../../src/compaction/transcript-format.js';
 import type { CompactionSettings } from '../../src/config.js';
 import { loadLocomo, type LocomoConversation } from '../../src/eval/datasets/locomo.js';
@@ -120,7 +119,7 @@ async function memfoldPolicy(server: FakeOpenAI, home: string) {
  */
 async function summarizeEverything(server: FakeOpenAI, settings: CompactionSettings, conversation: LocomoConversation): Promise<Replay> {
   const client = new OpenAI({ baseURL: server.baseURL, apiKey: 'unused', maxRetries: 0 });
-  const system = summarizerSystemPrompt(DEFAULT_SUMMARIZATION_PROMPT, settings.maxSummaryTokens);
+  const system = interpolatePrompt(DEFAULT_SUMMARIZATION_PROMPT, { maxTokens: settings.maxSummaryTokens });
   const messages = conversation.messages.map((m) => ({ ...m, createdAt: String(m.createdAt) }));
   const from = server.requests.length;
   let summary: string | undefined;

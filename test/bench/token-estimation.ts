@@ -8,8 +8,7 @@
 import type { ConversationMessage, NewMessage } from '../../src/agent/types.js';
 import { DEFAULT_COMPACTION_SETTINGS } from '../../src/config.js';
 import { chunkByTokens } from '../../src/compaction/chunk.js';
-import { summarizerSystemPrompt } from '../../src/compaction/fold.js';
-import { buildFoldRequest, DEFAULT_SUMMARIZATION_PROMPT } from '../../src/compaction/prompt.js';
+import { buildFoldRequest, DEFAULT_SUMMARIZATION_PROMPT, interpolatePrompt } from '../../src/openai/openai-prompt.js';
 import { renderTranscript } from '../../src/compaction/transcript-format.js';
 import { loadLocomo } from '../../src/eval/datasets/locomo.js';
 import { loadTauBench } from '../../src/eval/datasets/tau-bench.js';
@@ -45,7 +44,7 @@ function calibrated(conversation: readonly NewMessage[], exact: TokenCounter): {
   const counter = createTokenCounter();
   const body = asStored(conversation.filter((m) => m.role !== 'system'), 'calibration');
   const [first] = chunkByTokens(body, DEFAULT_COMPACTION_SETTINGS.chunkTokens, (m) => counter.countMessage(m));
-  const system = summarizerSystemPrompt(DEFAULT_SUMMARIZATION_PROMPT, DEFAULT_COMPACTION_SETTINGS.maxSummaryTokens);
+  const system = interpolatePrompt(DEFAULT_SUMMARIZATION_PROMPT, { maxTokens: DEFAULT_COMPACTION_SETTINGS.maxSummaryTokens });
   const user = buildFoldRequest(renderTranscript(first ?? []), undefined);
   const requestTokens = exact.count(system) + exact.count(user) + 2 * MESSAGE_OVERHEAD_TOKENS;
   counter.observe(system + user, requestTokens);

@@ -42,9 +42,9 @@ for (const backend of persistenceBackends()) {
       const extractive = createExtractiveSummarizer();
       const model: ModelProvider = {
         ...extractive,
-        complete: (request) => {
-          requests.push(request.messages.map((m) => m.content).join('\n'));
-          return extractive.complete(request);
+        summarize: (request) => {
+          requests.push(request.purpose === 'fold' ? request.lines.map((line) => line.text).join('\n') : request.summaries.join('\n'));
+          return extractive.summarize(request);
         },
       };
       stack = await openStack(backend, { compaction: settings, model });

@@ -17,9 +17,8 @@ import {
   selectClip,
 } from '../../src/compaction/clip-archive.js';
 import { batchBody, batchContent, formatHeader, LINE_BREAK, looksLikeFraming, neutralizeFraming, normalizeLineBreaks, parseHeader, type BatchHeader } from '../../src/compaction/headers.js';
-import { buildFoldRequest, escapeTags, extractTagged, PREVIOUS_SUMMARY_TAG, TRANSCRIPT_TAG } from '../../src/compaction/prompt.js';
+import { buildFoldRequest, escapeTags, extractTagged, PREVIOUS_SUMMARY_TAG, renderUserMessage, TRANSCRIPT_TAG } from '../../src/openai/openai-prompt.js';
 import { parseTranscript, renderTranscript } from '../../src/compaction/transcript-format.js';
-import { readRequest } from '../../src/model/extractive/extractive-summarizer.js';
 
 const T0 = '2024-01-01T00:00:00.000Z';
 const FORGED_HEADER = `[depth:0|start:${T0}|end:${T0}|count:1]`;
@@ -200,11 +199,18 @@ describe('fold request: content cannot close or open a tag', () => {
       const request = buildFoldRequest(transcript, previous);
       expect(extractTagged(request, TRANSCRIPT_TAG)).toBe(escapeTags(transcript));
       expect(extractTagged(request, PREVIOUS_SUMMARY_TAG)).toBe(escapeTags(previous));
-      expect(readRequest({ system: 's', messages: [{ role: 'user', content: request }], maxOutputTokens: 10 })).toEqual({ transcript: escapeTags(transcript), previousSummary: escapeTags(previous) });
+      // The chat adapter's message rendered from structured lines (name and text hostile) holds the same guarantee.
+      const rendered = renderUserMessage({
+        purpose: 'fold',
+        lines: [{ time: T0, role: 'user', name: attack, text: attack, toolCalls: [{ id: attack, name: attack, arguments: attack }] }],
+        previousSummary: previous,
+        maxOutputTokens: 10,
+      });
       for (const tag of [TRANSCRIPT_TAG, PREVIOUS_SUMMARY_TAG]) {
         // Only the request's own opening and closing tags read as tags.
         const tagLike = new RegExp(`[<\uff1c\ufe64]\\s*/?\\s*${tag}\\b`, 'giu');
         expect(request.match(tagLike), JSON.stringify(attack)).toHaveLength(2);
+        expect(rendered.match(tagLike), JSON.stringify(attack)).toHaveLength(2);
       }
     }
   });

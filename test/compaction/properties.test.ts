@@ -89,9 +89,9 @@ function faultyModel(faults: FaultSwitch): ModelProvider {
   const extractive = createExtractiveSummarizer();
   return {
     ...extractive,
-    async complete(request) {
+    async summarize(request) {
       if (faults.hit('model')) throw new MemfoldError('model_error', 'injected: model down');
-      return extractive.complete(request);
+      return extractive.summarize(request);
     },
   };
 }

@@ -159,9 +159,9 @@ for (const backend of persistenceBackends()) {
       const extractive = createExtractiveSummarizer();
       const model: ModelProvider = {
         ...extractive,
-        async complete(request) {
+        async summarize(request) {
           if (late.length === 0) late.push(...(await s.memfold.append('conv-a', dialogue(2, 100))));
-          return extractive.complete(request);
+          return extractive.summarize(request);
         },
       };
       stack = s = await openStack(backend, { compaction: settings, model });

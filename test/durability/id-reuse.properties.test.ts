@@ -120,7 +120,7 @@ function crashingPersistence(persistence: PersistenceProvider, crash: Crash): Pe
 
 function crashingModel(crash: Crash): ModelProvider {
   const extractive = createExtractiveSummarizer();
-  return { ...extractive, complete: (request) => (crash.check('model'), extractive.complete(request)) };
+  return { ...extractive, summarize: (request) => (crash.check('model'), extractive.summarize(request)) };
 }
 
 function content(d: Draft, id: string | undefined): string {

@@ -1,11 +1,24 @@
 /** Render LoCoMo sessions and τ-bench runs as memfold transcripts (test helpers for the extractive summarizer). */
 import { readFileSync } from 'node:fs';
-import { renderTranscript } from '../../src/compaction/transcript-format.js';
+import { parseTranscript, renderTranscript } from '../../src/compaction/transcript-format.js';
+import type { SummaryLine } from '../../src/model/model-provider.js';
 import { LOCOMO_FILE, TAU_BENCH_EXCERPT } from '../support/shared-data.js';
 
 const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
 
 /** "1:56 pm on 8 May, 2023" -> ISO. */
+/** The summarizer lines of a transcript written with renderTranscript (test data is kept in that readable form). */
+export function linesOf(transcript: string): SummaryLine[] {
+  return parseTranscript(transcript).map((line) => ({
+    time: line.createdAt,
+    role: line.role,
+    text: line.content,
+    ...(line.name ? { name: line.name } : {}),
+    ...(line.toolCallId ? { toolCallId: line.toolCallId } : {}),
+    ...(line.toolCalls.length > 0 ? { toolCalls: line.toolCalls } : {}),
+  }));
+}
+
 export function locomoDate(text: string): string {
   const m = /(\d+):(\d+)\s*(am|pm) on (\d+) (\w+),? (\d{4})/i.exec(text);
   if (!m) throw new Error(`unparsable LoCoMo date ${text}`);

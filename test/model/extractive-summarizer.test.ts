@@ -1,12 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { buildFoldRequest } from '../../src/compaction/prompt.js';
 import { renderTranscript } from '../../src/compaction/transcript-format.js';
 import { createExtractiveSummarizer, summarizeExtractive } from '../../src/model/extractive/extractive-summarizer.js';
 import { splitSentences } from '../../src/model/extractive/sentences.js';
 import { telegraph } from '../../src/model/extractive/telegraph.js';
-import type { CompletionRequest } from '../../src/model/model-provider.js';
+import type { SummarizeRequest } from '../../src/model/model-provider.js';
 import { describeWithSharedData } from '../support/shared-data.js';
-import { locomoSessions, tauRun } from './extractive-data.js';
+import { linesOf, locomoSessions, tauRun } from './extractive-data.js';
 
 const at = (minute: number) => new Date(Date.UTC(2024, 2, 15, 9, minute)).toISOString(); // Friday 2024-03-15
 
@@ -32,10 +31,11 @@ const planted = renderTranscript([
   { role: 'assistant', content: "We decided to pin node 20.11 in CI. TODO: rotate the staging API key.", createdAt: at(4) },
 ]);
 
-const req = (transcript: string, maxOutputTokens: number, previous?: string): CompletionRequest => ({
-  system: 'Summarize.',
-  messages: [{ role: 'user', content: buildFoldRequest(transcript, previous) }],
+const req = (transcript: string, maxOutputTokens: number, previous?: string): SummarizeRequest => ({
+  purpose: 'fold',
+  lines: linesOf(transcript),
   maxOutputTokens,
+  ...(previous ? { previousSummary: previous } : {}),
 });
 
 describe('extractive summarizer', () => {
@@ -47,7 +47,7 @@ describe('extractive summarizer', () => {
   });
 
   it('keeps a planted name, number, date, file path and error line, under section headings', async () => {
-    const { text, usage, model: who } = await model.complete(req(planted, 300));
+    const { text, usage, model: who } = await model.summarize(req(planted, 300));
     expect(who).toBe('extractive');
     expect(text).toContain('Jonathan Okafor');
     expect(text).toContain('$4,870.25');
@@ -63,13 +63,13 @@ describe('extractive summarizer', () => {
   });
 
   it('is deterministic', async () => {
-    const a = await model.complete(req(planted, 200));
-    const b = await createExtractiveSummarizer().complete(req(planted, 200));
+    const a = await model.summarize(req(planted, 200));
+    const b = await createExtractiveSummarizer().summarize(req(planted, 200));
     expect(a.text).toBe(b.text);
   });
 
   it.each([16, 40, 100, 300])('stays within maxOutputTokens = %i', async (max) => {
-    const { text } = await model.complete(req(planted, max));
+    const { text } = await model.summarize(req(planted, max));
     expect(text.length).toBeGreaterThan(0);
     expect(Math.ceil(text.length / 4)).toBeLessThanOrEqual(max);
   });
@@ -79,7 +79,7 @@ describe('extractive summarizer', () => {
       { role: 'user', name: 'Ana', content: 'My sister Lucia moved to Porto in 2021.', createdAt: at(0) },
       { role: 'assistant', name: 'Ben', content: 'Porto has great tiles and the Douro river.', createdAt: at(1) },
     ]);
-    const { text } = await model.complete(req(chat, 200));
+    const { text } = await model.summarize(req(chat, 200));
     expect(text.startsWith('Facts:\n')).toBe(true);
     for (const heading of ['User asked:', 'Files and tools:', 'Errors:', 'Decisions:', 'Open items:']) expect(text).not.toContain(heading);
   });
@@ -89,17 +89,17 @@ describe('extractive summarizer', () => {
       { role: 'user', name: 'Ana', content: 'My sister Lucia moved to Porto in 2021.', createdAt: at(0) },
       { role: 'user', name: 'Ana', content: 'Her cat Miso turned 7 in March.', createdAt: at(1) },
     ]);
-    const fresh = await model.complete(req(chat, 200));
+    const fresh = await model.summarize(req(chat, 200));
     expect(fresh.text).toContain('Lucia');
-    const again = await model.complete(req(chat, 200, 'Facts:\n- [2024-03-15] Ana: sister Lucia moved to Porto in 2021'));
+    const again = await model.summarize(req(chat, 200, 'Facts:\n- [2024-03-15] Ana: sister Lucia moved to Porto in 2021'));
     expect(again.text).not.toContain('Lucia');
     expect(again.text).toContain('Miso');
   });
 
   it('re-summarizes earlier summaries as plain text, keeping their sections, dates and speakers', async () => {
-    const first = summarizeExtractive({ transcript: planted, maxOutputTokens: 300 });
+    const first = summarizeExtractive(req(planted, 300));
     const batch = `[depth:0|start:2024-03-15T09:00:00.000Z|end:2024-03-15T09:40:00.000Z|count:35]\n${first}`;
-    const again = summarizeExtractive({ transcript: `${batch}\n\n${batch.replace(/2024-03-15/g, '2024-03-16')}`, maxOutputTokens: 150 });
+    const again = summarizeExtractive({ purpose: 'resummarize', summaries: [batch, batch.replace(/2024-03-15/g, '2024-03-16')], maxOutputTokens: 150 });
     expect(again).not.toContain('[depth:');
     expect(again).toMatch(/^\w[\w ]*:\n- \[2024-03-1[56]\] /);
     expect(Math.ceil(again.length / 4)).toBeLessThanOrEqual(150);
@@ -107,19 +107,19 @@ describe('extractive summarizer', () => {
   });
 
   it('never answers empty text, even for an empty request', async () => {
-    const { text } = await model.complete({ system: '', messages: [{ role: 'user', content: '' }], maxOutputTokens: 50 });
+    const { text } = await model.summarize({ purpose: 'fold', lines: [], maxOutputTokens: 50 });
     expect(text).toBe('(nothing to summarize)');
   });
 
   it('rejects an aborted request', async () => {
     const controller = new AbortController();
     controller.abort();
-    await expect(model.complete({ ...req(planted, 100), signal: controller.signal })).rejects.toThrow(/aborted/);
+    await expect(model.summarize({ ...req(planted, 100), signal: controller.signal })).rejects.toThrow(/aborted/);
   });
 
   it('keeps reservation ids and amounts from τ-bench tool output', () => {
     const transcript = tauRun(0);
-    const text = summarizeExtractive({ transcript, maxOutputTokens: 1024 });
+    const text = summarizeExtractive(req(transcript, 1024));
     expect(Math.ceil(text.length / 4)).toBeLessThanOrEqual(1024);
     const toolsAndFacts = text.split(/\n\n/).filter((b) => /^(Files and tools|Facts):/.test(b)).join('\n');
     expect(toolsAndFacts).toContain('HATHAT');
@@ -152,7 +152,7 @@ describeWithSharedData('extractive summarizer on LoCoMo', () => {
     const { sessions } = locomoSessions(0);
     const session = sessions.get(1)!;
     const budget = Math.floor(Math.ceil(session.transcript.length / 4) / 3.5);
-    const text = summarizeExtractive({ transcript: session.transcript, maxOutputTokens: budget });
+    const text = summarizeExtractive(req(session.transcript, budget));
     expect(Math.ceil(text.length / 4)).toBeLessThanOrEqual(budget);
     expect(text.length).toBeGreaterThan(budget * 4 * 0.8);
     expect(text).toContain('[2023-05-08] Caroline:');

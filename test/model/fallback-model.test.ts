@@ -1,19 +1,20 @@
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { buildFoldRequest } from '../../src/compaction/prompt.js';
-import { renderTranscript } from '../../src/compaction/transcript-format.js';
 import { MemfoldError } from '../../src/errors.js';
 import { createExtractiveSummarizer } from '../../src/model/extractive/extractive-summarizer.js';
 import { withFallback } from '../../src/model/fallback-model.js';
-import type { CompletionRequest, ModelProvider } from '../../src/model/model-provider.js';
+import type { ModelProvider, SummarizeRequest } from '../../src/model/model-provider.js';
 import { createOpenAIModel, type OpenAIModelOptions } from '../../src/openai/openai-summarizer.js';
 import { behaviors, startFakeOpenAI, type FakeBehavior, type FakeOpenAI } from '../support/fake-openai-server.js';
 
-const transcript = renderTranscript([
-  { role: 'user', name: 'Dana', content: 'Please book flight HAT069 from JFK to Seattle for $121 on May 20.', createdAt: '2024-05-15T10:00:00.000Z' },
-  { role: 'assistant', content: 'Booked reservation ZX81QK for Dana Ortiz, paid $121 with card 7447.', createdAt: '2024-05-15T10:01:00.000Z' },
-]);
-const request: CompletionRequest = { system: 'Summarize.', messages: [{ role: 'user', content: buildFoldRequest(transcript, undefined) }], maxOutputTokens: 200 };
+const request: SummarizeRequest = {
+  purpose: 'fold',
+  lines: [
+    { role: 'user', name: 'Dana', text: 'Please book flight HAT069 from JFK to Seattle for $121 on May 20.', time: '2024-05-15T10:00:00.000Z' },
+    { role: 'assistant', text: 'Booked reservation ZX81QK for Dana Ortiz, paid $121 with card 7447.', time: '2024-05-15T10:01:00.000Z' },
+  ],
+  maxOutputTokens: 200,
+};
 
 /** A port nothing listens on: bind one, remember it, close it. */
 async function closedPort(): Promise<number> {
@@ -63,7 +64,7 @@ describe('withFallback', () => {
   });
 
   it('returns the primary answer when it succeeds', async () => {
-    const answer = await model.complete(request);
+    const answer = await model.summarize(request);
     expect(answer.text).toMatch(/^Summary:/);
     expect(answer.fallback).toBeUndefined();
     expect(model.id).toBe('openai:fake');
@@ -99,7 +100,7 @@ describe('withFallback', () => {
     it(`answers with the extractive summary after ${fault.name}: reason "${fault.reason}", ${fault.requests} request(s)`, async () => {
       server.setBehavior(fault.behavior);
       const started = Date.now();
-      const answer = await withFallback(remote(fault.options), extractive).complete(request);
+      const answer = await withFallback(remote(fault.options), extractive).summarize(request);
       expect(answer.fallback).toEqual({ from: 'openai:fake', reason: fault.reason });
       expect(server.requests).toHaveLength(fault.requests);
       expect(sleeps).toHaveLength(fault.requests - 1);
@@ -112,7 +113,7 @@ describe('withFallback', () => {
   }
 
   it('answers with the extractive summary after refused connections, retried maxRetries times', async () => {
-    const answer = await withFallback(remote({ baseURL: `http://127.0.0.1:${await closedPort()}/v1` }), extractive).complete(request);
+    const answer = await withFallback(remote({ baseURL: `http://127.0.0.1:${await closedPort()}/v1` }), extractive).summarize(request);
     expect(answer.fallback).toEqual({ from: 'openai:fake', reason: 'connection error' });
     expect(sleeps).toHaveLength(2);
     expect(answer.text).toContain('ZX81QK');
@@ -123,11 +124,11 @@ describe('withFallback', () => {
     const broken: ModelProvider = {
       id: 'broken',
       contextWindow: 1,
-      complete: async () => {
+      summarize: async () => {
         throw new MemfoldError('model_error', 'fallback down');
       },
     };
     const both = withFallback(createOpenAIModel({ baseURL: server.baseURL, model: 'fake', timeoutMs: 1_000, maxRetries: 0 }), broken);
-    await expect(both.complete(request)).rejects.toThrow('fallback down');
+    await expect(both.summarize(request)).rejects.toThrow('fallback down');
   });
 });

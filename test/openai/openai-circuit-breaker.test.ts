@@ -9,20 +9,19 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { NewMessage } from '../../src/agent/types.js';
-import { buildFoldRequest } from '../../src/compaction/prompt.js';
 import { InvalidArgumentError } from '../../src/errors.js';
 import { createMemfold } from '../../src/memfold.js';
 import { createCircuitBreaker, type CircuitBreaker } from '../../src/openai/openai-circuit-breaker.js';
 import { createExtractiveSummarizer } from '../../src/model/extractive/extractive-summarizer.js';
 import { withFallback } from '../../src/model/fallback-model.js';
-import type { CompletionRequest, ModelProvider } from '../../src/model/model-provider.js';
+import type { ModelProvider, SummarizeRequest } from '../../src/model/model-provider.js';
 import { createOpenAIModel } from '../../src/openai/openai-summarizer.js';
 import { persistenceBackends } from '../support/backends.js';
 import { behaviors, startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai-server.js';
 
-const request: CompletionRequest = {
-  system: 'Summarize.',
-  messages: [{ role: 'user', content: buildFoldRequest('- [2024-05-15] user: please book flight HAT069 to Seattle for $121', undefined) }],
+const request: SummarizeRequest = {
+  purpose: 'fold',
+  lines: [{ time: '2024-05-15T10:00:00.000Z', role: 'user', text: 'please book flight HAT069 to Seattle for $121' }],
   maxOutputTokens: 200,
 };
 const HANG = behaviors.delay(30_000);
@@ -43,7 +42,7 @@ describe('circuit breaker on the summarizer', () => {
   const sent = () => server.requests.filter((r) => r.path === '/v1/chat/completions').length;
   const reasons = async (calls: number) => {
     const out: Array<string | undefined> = [];
-    for (let i = 0; i < calls; i++) out.push((await model.complete(request)).fallback?.reason);
+    for (let i = 0; i < calls; i++) out.push((await model.summarize(request)).fallback?.reason);
     return out;
   };
 
@@ -61,7 +60,7 @@ describe('circuit breaker on the summarizer', () => {
     expect(sent()).toBe(3);
     expect(breaker.state).toBe('open');
     const started = performance.now();
-    const answers = await Promise.all(Array.from({ length: 6 }, () => model.complete(request)));
+    const answers = await Promise.all(Array.from({ length: 6 }, () => model.summarize(request)));
     expect(performance.now() - started).toBeLessThan(60); // less than one timeout for all six
     expect(answers.map((a) => a.fallback)).toEqual(Array(6).fill({ from: 'openai:fake', reason: 'circuit open' }));
     expect(answers[0]!.text).toContain('HAT069'); // the extractive summary
@@ -75,7 +74,7 @@ describe('circuit breaker on the summarizer', () => {
     now += 1;
     expect(breaker.state).toBe('half-open');
     server.setBehavior(behaviors.ok('Summary: flight HAT069 booked.'));
-    const trial = await model.complete(request);
+    const trial = await model.summarize(request);
     expect(trial.fallback).toBeUndefined();
     expect(trial.text).toBe('Summary: flight HAT069 booked.');
     expect(breaker.state).toBe('closed');
@@ -96,7 +95,7 @@ describe('circuit breaker on the summarizer', () => {
     await reasons(3);
     now += COOLDOWN_MS;
     server.setBehavior(behaviors.delay(30, behaviors.ok('Summary: trial answered.')));
-    const [trial, other] = await Promise.all([model.complete(request), model.complete(request)]);
+    const [trial, other] = await Promise.all([model.summarize(request), model.summarize(request)]);
     expect(trial.fallback).toBeUndefined();
     expect(other.fallback?.reason).toBe('circuit open');
     expect(sent()).toBe(4);

@@ -1,15 +1,14 @@
 import { createServer } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildFoldRequest } from '../../src/compaction/prompt.js';
 import { MemfoldError } from '../../src/errors.js';
 import { createModelQueue } from '../../src/openai/openai-queue.js';
 import { createOpenAIModel, type OpenAIModelOptions } from '../../src/openai/openai-summarizer.js';
-import type { CompletionRequest } from '../../src/model/model-provider.js';
+import type { SummarizeRequest } from '../../src/model/model-provider.js';
 import { behaviors, startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai-server.js';
 
-const request = (text = 'hello world'): CompletionRequest => ({
-  system: 'Summarize.',
-  messages: [{ role: 'user', content: buildFoldRequest(`[2024-05-15T10:00:00.000Z] user: ${text}`, undefined) }],
+const request = (text = 'hello world'): SummarizeRequest => ({
+  purpose: 'fold',
+  lines: [{ time: '2024-05-15T10:00:00.000Z', role: 'user', text }],
   maxOutputTokens: 64,
 });
 
@@ -36,7 +35,7 @@ describe('createOpenAIModel against the fake server', () => {
       retry: { sleep: async (ms) => void sleeps.push(ms), random: () => 0.5 },
       ...extra,
     });
-  const failure = async (m: ReturnType<typeof model>, req = request()) => (await m.complete(req).catch((e: unknown) => e)) as MemfoldError;
+  const failure = async (m: ReturnType<typeof model>, req = request()) => (await m.summarize(req).catch((e: unknown) => e)) as MemfoldError;
 
   beforeEach(async () => {
     server = await startFakeOpenAI();
@@ -47,7 +46,7 @@ describe('createOpenAIModel against the fake server', () => {
   });
 
   it('returns text, usage and model; sends system + messages and max_tokens, with a placeholder key', async () => {
-    const answer = await model().complete(request('the cat sat on the mat'));
+    const answer = await model().summarize(request('the cat sat on the mat'));
     expect(answer.text).toContain('Summary: [2024-05-15T10:00:00.000Z] user: the cat sat');
     expect(answer.usage).toEqual({ inputTokens: 111, outputTokens: 22 });
     expect(answer.model).toBe('fake-model');
@@ -67,21 +66,21 @@ describe('createOpenAIModel against the fake server', () => {
   });
 
   it('can send max_completion_tokens instead', async () => {
-    await model({ maxTokensField: 'max_completion_tokens' }).complete(request());
+    await model({ maxTokensField: 'max_completion_tokens' }).summarize(request());
     expect(server.requests[0]!.body.max_completion_tokens).toBe(64);
     expect(server.requests[0]!.body.max_tokens).toBeUndefined();
   });
 
   it('estimates usage when the server reports none', async () => {
     server.setBehavior(behaviors.okWithoutUsage('twelve chars'));
-    const answer = await model().complete(request());
+    const answer = await model().summarize(request());
     expect(answer.usage.outputTokens).toBe(3);
     expect(answer.usage.inputTokens).toBeGreaterThan(0);
   });
 
   it('retries HTTP 500 and fails after maxRetries + 1 attempts, keeping each', async () => {
     server.setBehavior(behaviors.status(500));
-    const error = (await model().complete(request()).catch((e: unknown) => e)) as MemfoldError;
+    const error = (await model().summarize(request()).catch((e: unknown) => e)) as MemfoldError;
     expect(MemfoldError.isInstance(error)).toBe(true);
     expect(error.code).toBe('model_error');
     expect(server.requests).toHaveLength(3);
@@ -93,14 +92,14 @@ describe('createOpenAIModel against the fake server', () => {
 
   it('recovers when a retry succeeds', async () => {
     server.enqueue(behaviors.status(503), behaviors.status(502));
-    const answer = await model().complete(request());
+    const answer = await model().summarize(request());
     expect(answer.text).toMatch(/^Summary:/);
     expect(server.requests).toHaveLength(3);
   });
 
   it('honours retry-after on 429', async () => {
     server.enqueue(behaviors.status(429, { 'retry-after': '7' }));
-    const answer = await model().complete(request());
+    const answer = await model().summarize(request());
     expect(answer.text).toMatch(/^Summary:/);
     expect(sleeps).toEqual([7_000]);
     expect(server.requests).toHaveLength(2);
@@ -110,7 +109,7 @@ describe('createOpenAIModel against the fake server', () => {
     for (const code of [400, 401, 404]) {
       server.requests.length = 0;
       server.setBehavior(behaviors.status(code));
-      const error = (await model().complete(request()).catch((e: unknown) => e)) as MemfoldError;
+      const error = (await model().summarize(request()).catch((e: unknown) => e)) as MemfoldError;
       expect(error.details['reason']).toBe(`http ${code}`);
       expect(server.requests).toHaveLength(1);
     }
@@ -120,7 +119,7 @@ describe('createOpenAIModel against the fake server', () => {
   it('times out (retryable) with a short timeoutMs', async () => {
     server.setBehavior(behaviors.delay(2_000));
     const started = Date.now();
-    const error = (await model({ timeoutMs: 100, maxRetries: 1 }).complete(request()).catch((e: unknown) => e)) as MemfoldError;
+    const error = (await model({ timeoutMs: 100, maxRetries: 1 }).summarize(request()).catch((e: unknown) => e)) as MemfoldError;
     expect(error.details['reason']).toBe('timeout');
     expect(server.requests).toHaveLength(2);
     expect(Date.now() - started).toBeLessThan(1_500);
@@ -128,20 +127,20 @@ describe('createOpenAIModel against the fake server', () => {
 
   it('rejects empty text without retrying', async () => {
     server.setBehavior(behaviors.empty());
-    const error = (await model().complete(request()).catch((e: unknown) => e)) as MemfoldError;
+    const error = (await model().summarize(request()).catch((e: unknown) => e)) as MemfoldError;
     expect(error.details['reason']).toBe('empty output');
     expect(server.requests).toHaveLength(1);
   });
 
   it('treats whitespace-only text as empty', async () => {
     server.setBehavior(behaviors.ok('  \n '));
-    const error = (await model().complete(request()).catch((e: unknown) => e)) as MemfoldError;
+    const error = (await model().summarize(request()).catch((e: unknown) => e)) as MemfoldError;
     expect(error.details['reason']).toBe('empty output');
   });
 
   it('retries a malformed (non-JSON) body', async () => {
     server.setBehavior(behaviors.malformed());
-    const error = (await model({ maxRetries: 1 }).complete(request()).catch((e: unknown) => e)) as MemfoldError;
+    const error = (await model({ maxRetries: 1 }).summarize(request()).catch((e: unknown) => e)) as MemfoldError;
     expect(error.details['reason']).toBe('malformed response');
     expect(server.requests).toHaveLength(2);
   });
@@ -155,7 +154,7 @@ describe('createOpenAIModel against the fake server', () => {
       maxRetries: 2,
       retry: { sleep: async (ms) => void sleeps.push(ms) },
     })
-      .complete(request())
+      .summarize(request())
       .catch((e: unknown) => e)) as MemfoldError;
     expect(error.details['reason']).toBe('connection error');
     expect((error.details['attempts'] as unknown[]).length).toBe(3);
@@ -179,13 +178,13 @@ describe('createOpenAIModel against the fake server', () => {
     expect((await failure(model())).details['reason']).toBe('over-long output');
     // Up to twice the limit passes: tokenizers differ, and the compactor's own budget absorbs it.
     server.setBehavior(behaviors.overLong(128));
-    expect((await model().complete(request())).usage.outputTokens).toBe(128);
+    expect((await model().summarize(request())).usage.outputTokens).toBe(128);
     expect(server.requests).toHaveLength(3);
   });
 
   it('retries invalid UTF-8 (raw bytes, a lone surrogate) and keeps the clean answer', async () => {
     server.enqueue(behaviors.invalidUtf8(), behaviors.loneSurrogate());
-    const answer = await model().complete(request());
+    const answer = await model().summarize(request());
     expect(answer.text).toMatch(/^Summary:/);
     expect(answer.text).not.toMatch(/\uFFFD|\p{Cs}/u);
     expect(server.requests).toHaveLength(3);
@@ -202,7 +201,7 @@ describe('createOpenAIModel against the fake server', () => {
 
   it('accepts a replacement character that the request itself holds', async () => {
     server.setBehavior(behaviors.ok('Summary: the file name was caf\uFFFD.txt'));
-    const answer = await model().complete(request('the file name was caf\uFFFD.txt'));
+    const answer = await model().summarize(request('the file name was caf\uFFFD.txt'));
     expect(answer.text).toContain('caf\uFFFD.txt');
   });
 
@@ -228,7 +227,7 @@ describe('createOpenAIModel against the fake server', () => {
   it('sends nothing when the deadline passes while the call waits in the queue', async () => {
     server.setBehavior(behaviors.delay(400));
     const queue = createModelQueue({ concurrency: 1 });
-    const slow = model({ queue }).complete(request('first'));
+    const slow = model({ queue }).summarize(request('first'));
     const error = await failure(model({ queue, deadlineMs: 100 }), request('second'));
     await slow;
     expect(error.details['reason']).toBe('deadline exceeded');
@@ -239,7 +238,7 @@ describe('createOpenAIModel against the fake server', () => {
   it('honours an abort signal', async () => {
     server.setBehavior(behaviors.delay(5_000));
     const controller = new AbortController();
-    const pending = model().complete({ ...request(), signal: controller.signal });
+    const pending = model().summarize({ ...request(), signal: controller.signal });
     setTimeout(() => controller.abort(), 50);
     const error = (await pending.catch((e: unknown) => e)) as MemfoldError;
     expect(error.details['reason']).toBe('aborted');
@@ -250,7 +249,7 @@ describe('createOpenAIModel against the fake server', () => {
     server.setBehavior(behaviors.delay(80));
     const queue = createModelQueue({ concurrency: 2 });
     const m = model({ queue });
-    await Promise.all(Array.from({ length: 6 }, (_, i) => m.complete(request(`call ${i}`))));
+    await Promise.all(Array.from({ length: 6 }, (_, i) => m.summarize(request(`call ${i}`))));
     expect(server.requests).toHaveLength(6);
     expect(server.maxInFlight).toBe(2);
   });

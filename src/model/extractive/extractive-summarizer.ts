@@ -1,13 +1,11 @@
 /**
- * The offline summarizer: deterministic, no network, a few milliseconds per chunk. It reads the request
- * exactly as the compaction core builds it (the `<transcript>` of the last user message, and the
- * `<previous_summary>` to avoid repeating), keeps the sentences that carry the most names, numbers, dates
- * and rare words in telegraphic style with relative dates resolved, and writes them in the prompt's sections.
+ * The offline summarizer: deterministic, no network, a few milliseconds per chunk. It works from the port's
+ * structured request (the transcript lines, or the summaries to merge, and the summary so far to avoid
+ * repeating), keeps the sentences that carry the most names, numbers, dates and rare words in telegraphic
+ * style with relative dates resolved, and writes them in the default prompt's sections.
  */
-import { PREVIOUS_SUMMARY_TAG, TRANSCRIPT_TAG, extractTagged } from '../../compaction/prompt.js';
-import { parseTranscript } from '../../compaction/transcript-format.js';
 import { InvalidArgumentError, MemfoldError } from '../../errors.js';
-import type { Completion, CompletionRequest, ModelProvider } from '../model-provider.js';
+import type { ModelProvider, SummarizeRequest, Summary, SummaryLine } from '../model-provider.js';
 import { renderSections, unitCost } from './render.js';
 import { selectUnits } from './selection.js';
 import { unitsFromPlainText, unitsFromTranscript, type Unit } from './units.js';
@@ -22,13 +20,6 @@ export function estimateTokens(text: string): number {
   return Math.ceil(text.length / 4);
 }
 
-export interface ExtractiveInput {
-  /** Transcript text (renderTranscript form) or earlier summaries as plain text. */
-  transcript: string;
-  previousSummary?: string;
-  maxOutputTokens: number;
-}
-
 /** Cut `text` to at most `maxChars`, at a line (else a word) boundary. */
 function fit(text: string, maxChars: number): string {
   if (text.length <= maxChars) return text;
@@ -39,12 +30,13 @@ function fit(text: string, maxChars: number): string {
   return (space > 0 ? cut.slice(0, space) : cut).trimEnd();
 }
 
-/** The pure summarization step: same input, same output. */
-export function summarizeExtractive(input: ExtractiveInput): string {
+/** The pure summarization step: same request, same output (its `signal` is not read). */
+export function summarizeExtractive(input: SummarizeRequest): string {
   const maxChars = input.maxOutputTokens * 4;
-  const lines = parseTranscript(input.transcript);
-  const units: Unit[] = lines.length > 0 ? unitsFromTranscript(lines) : unitsFromPlainText(input.transcript);
-  const { chosen } = selectUnits(units, maxChars, unitCost, input.previousSummary);
+  // Summaries to merge are read as plain lines: their headings and `- [date] speaker:` items keep their section.
+  const units: Unit[] = input.purpose === 'fold' ? unitsFromTranscript(input.lines) : unitsFromPlainText(input.summaries.join('\n\n'));
+  const previousSummary = input.purpose === 'fold' ? input.previousSummary : undefined;
+  const { chosen } = selectUnits(units, maxChars, unitCost, previousSummary);
   let text = renderSections(chosen);
   if (text === '') {
     // Nothing fit whole (a tiny budget): keep the start of the most informative unit.
@@ -55,13 +47,13 @@ export function summarizeExtractive(input: ExtractiveInput): string {
   return text === '' ? fit(NOTHING_TO_SUMMARIZE, maxChars) || '-' : text;
 }
 
-/** The fold request's parts: the transcript (or the whole message when untagged) and the summary so far. */
-export function readRequest(request: CompletionRequest): { transcript: string; previousSummary?: string } {
-  const last = [...request.messages].reverse().find((m) => m.role === 'user');
-  const content = last?.content ?? '';
-  const transcript = extractTagged(content, TRANSCRIPT_TAG) ?? content;
-  const previousSummary = extractTagged(content, PREVIOUS_SUMMARY_TAG);
-  return previousSummary === undefined ? { transcript } : { transcript, previousSummary };
+/** Characters of what the summarizer read, for the usage estimate. */
+function inputChars(request: SummarizeRequest): number {
+  if (request.purpose === 'resummarize') return request.summaries.reduce((sum, text) => sum + text.length + 2, 0);
+  const lineChars = (line: SummaryLine) =>
+    line.time.length + line.role.length + (line.name?.length ?? 0) + line.text.length + 5 +
+    (line.toolCalls ?? []).reduce((sum, call) => sum + call.name.length + call.id.length + call.arguments.length + 10, 0);
+  return request.lines.reduce((sum, line) => sum + lineChars(line), 0) + (request.previousSummary?.length ?? 0);
 }
 
 export function createExtractiveSummarizer(): ModelProvider {
@@ -70,23 +62,17 @@ export function createExtractiveSummarizer(): ModelProvider {
     contextWindow: Number.POSITIVE_INFINITY,
     // Usage is chars/4, not a tokenizer's count: token estimators must not calibrate on it.
     estimatesUsage: true,
-    async complete(request): Promise<Completion> {
+    async summarize(request): Promise<Summary> {
       if (request.signal?.aborted) {
         throw new MemfoldError('model_error', 'extractive: aborted', { cause: request.signal.reason, details: { reason: 'aborted' } });
       }
       if (!Number.isInteger(request.maxOutputTokens) || request.maxOutputTokens < 1) {
         throw new InvalidArgumentError('maxOutputTokens', `must be an integer >= 1 (got ${request.maxOutputTokens})`);
       }
-      const { transcript, previousSummary } = readRequest(request);
-      const text = summarizeExtractive({
-        transcript,
-        maxOutputTokens: request.maxOutputTokens,
-        ...(previousSummary !== undefined ? { previousSummary } : {}),
-      });
-      const inputChars = request.system.length + request.messages.reduce((sum, m) => sum + m.content.length, 0);
+      const text = summarizeExtractive(request);
       return {
         text,
-        usage: { inputTokens: Math.ceil(inputChars / 4), outputTokens: estimateTokens(text) },
+        usage: { inputTokens: Math.ceil(inputChars(request) / 4), outputTokens: estimateTokens(text) },
         model: EXTRACTIVE_MODEL_ID,
       };
     },

@@ -3,7 +3,7 @@
  * one per group of values of a tool result, or one per line item of earlier summaries. Each unit knows
  * its date, speaker, section, the text it would be written as, and its weighted words.
  */
-import type { TranscriptLine } from '../../compaction/transcript-format.js';
+import type { SummaryLine } from '../model-provider.js';
 import { SECTIONS, classifySentence, isError, weightedWords, type SectionKey } from './classify.js';
 import { resolveRelativeDates } from './relative-dates.js';
 import { splitSentences } from './sentences.js';
@@ -80,7 +80,7 @@ function callText(name: string, args: string): string {
 }
 
 /** Units from parsed transcript lines; relative dates resolved against each message's date. */
-export function unitsFromTranscript(lines: TranscriptLine[]): Unit[] {
+export function unitsFromTranscript(lines: SummaryLine[]): Unit[] {
   const units: Unit[] = [];
   // One output line per speaker and day within a section: the prefix is paid once, the speaker and date stay explicit.
   const groups = new Map<string, number>();
@@ -95,12 +95,12 @@ export function unitsFromTranscript(lines: TranscriptLine[]): Unit[] {
   };
   const lastSpeakerIndex = lines.length - 1;
   lines.forEach((line, index) => {
-    const date = isoDay(line.createdAt);
-    const base = new Date(line.createdAt);
+    const date = isoDay(line.time);
+    const base = new Date(line.time);
     const toolName = line.name ?? 'tool';
     const speaker = line.role === 'tool' ? `${toolName} result` : (line.name ?? line.role);
     if (line.role === 'tool') {
-      const parsed = parseJson(line.content);
+      const parsed = parseJson(line.text);
       if (parsed !== undefined) {
         for (const chunk of resultChunks(parsed)) push(index, date, speaker, isError(chunk) ? 'errors' : 'tools', chunk);
         return;
@@ -108,13 +108,13 @@ export function unitsFromTranscript(lines: TranscriptLine[]): Unit[] {
     }
     // A question is unanswered when nobody spoke after it.
     const unanswered = index === lastSpeakerIndex && line.role !== 'tool';
-    for (const sentence of splitSentences(resolveRelativeDates(line.content, base))) {
+    for (const sentence of splitSentences(resolveRelativeDates(line.text, base))) {
       let section = classifySentence(sentence, line.role === 'user', unanswered);
       if (line.role === 'tool' && section === 'facts') section = 'tools';
       const keepVerbatim = section === 'tools' || section === 'errors';
       push(index, date, speaker, section, keepVerbatim ? clipLine(sentence) : telegraph(sentence));
     }
-    for (const call of line.toolCalls) push(index, date, speaker, 'tools', callText(call.name, call.arguments));
+    for (const call of line.toolCalls ?? []) push(index, date, speaker, 'tools', callText(call.name, call.arguments));
   });
   return units;
 }

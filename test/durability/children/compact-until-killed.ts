@@ -59,8 +59,8 @@ const persistence: PersistenceProvider = {
 const extractive = createExtractiveSummarizer();
 const model: ModelProvider = {
   ...extractive,
-  async complete(request) {
-    const completion = await extractive.complete(request);
+  async summarize(request) {
+    const completion = await extractive.summarize(request);
     after('fold');
     return completion;
   },
