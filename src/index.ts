@@ -49,6 +49,14 @@ export type { TokenCounter } from './tokens/token-counter.js';
 export { createMemoryReadTool, MEMORY_READ_DEFINITION, type MemoryReadTool, type ToolResult } from './tools/memory-read.js';
 export { openLanceArchive } from './memory/lancedb/lancedb-archive.js';
 export { createKyselyPersistence } from './persistence/kysely/kysely-store.js';
+export { createInMemoryPersistence, type InMemoryPersistenceOptions } from './persistence/in-memory/in-memory-persistence.js';
+export { createInMemoryPersistenceState, type InMemoryPersistenceState } from './persistence/in-memory/in-memory-tables.js';
+export {
+  createInMemoryArchive,
+  createInMemoryArchiveState,
+  type InMemoryArchiveOptions,
+  type InMemoryArchiveState,
+} from './memory/in-memory/in-memory-archive.js';
 export { createExtractiveSummarizer } from './model/extractive/extractive-summarizer.js';
 export { createOpenAIModel } from './openai/openai-summarizer.js';
 export { withFallback } from './model/fallback-model.js';

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { persistenceBackends } from '../support/backends.js';
+import { persistenceBackends, storeBackends } from '../support/backends.js';
 
 describe('persistenceBackends()', () => {
   afterEach(() => vi.unstubAllEnvs());
@@ -33,5 +33,15 @@ describe('persistenceBackends()', () => {
     vi.stubEnv('DATABASE_URL', '');
     vi.stubEnv('MEMFOLD_TEST_BACKENDS', 'postgres');
     expect(() => persistenceBackends()).toThrow(/DATABASE_URL is not set/);
+  });
+
+  it('adds the in-memory store to the contract suites, and MEMFOLD_TEST_BACKENDS=memory keeps it alone', () => {
+    vi.stubEnv('CI', '');
+    vi.stubEnv('DATABASE_URL', '');
+    vi.stubEnv('MEMFOLD_TEST_BACKENDS', '');
+    expect(storeBackends().map((b) => [b.name, b.sql])).toEqual([['pglite', true], ['memory', false]]);
+    vi.stubEnv('MEMFOLD_TEST_BACKENDS', 'memory');
+    expect(storeBackends().map((b) => b.name)).toEqual(['memory']);
+    expect(persistenceBackends()).toEqual([]);
   });
 });
