@@ -30,6 +30,7 @@ import { createKyselyPersistence } from './persistence/kysely/kysely-store.js';
 import type { PersistenceProvider } from './persistence/persistence-provider.js';
 import { createTokenCounter } from './tokens/create-token-counter.js';
 import type { TokenCounter } from './tokens/token-counter.js';
+import { MEMORY_READ_MAX_TOKENS, MEMORY_READ_MIN_TOKENS } from './tools/memory-read-args.js';
 import { createMemoryReadTool, type MemoryReadTool } from './tools/memory-read.js';
 
 /**
@@ -82,6 +83,11 @@ export interface MemfoldOptions {
    * survives `close()`. Adapters passed as `persistence` or `memory` are used either way.
    */
   store?: 'configured' | 'memory';
+  /**
+   * Tokens one memory_read search answer may take when the call gives no `max_tokens` (counted with
+   * memfold's token counter: exact when MEMFOLD_MODEL names a known model). Default 3,000; 200 to 12,000.
+   */
+  memoryReadTokens?: number;
 }
 
 export interface Memfold {
@@ -183,6 +189,10 @@ function checkOptions(options: MemfoldOptions): void {
     throw new InvalidConfigError('prompt', 'applies to the summarizer memfold builds (MEMFOLD_SUMMARY_MODEL); a `model` adapter renders its own prompt');
   }
   if (options.onEvent !== undefined && typeof options.onEvent !== 'function') throw new InvalidConfigError('onEvent', 'must be a function');
+  const readTokens = options.memoryReadTokens;
+  if (readTokens !== undefined && !(Number.isInteger(readTokens) && readTokens >= MEMORY_READ_MIN_TOKENS && readTokens <= MEMORY_READ_MAX_TOKENS)) {
+    throw new InvalidConfigError('memoryReadTokens', `must be an integer from ${MEMORY_READ_MIN_TOKENS} to ${MEMORY_READ_MAX_TOKENS} (got ${String(readTokens)})`);
+  }
   if (options.store !== undefined && options.store !== 'configured' && options.store !== 'memory') {
     throw new InvalidConfigError('store', "must be 'configured' or 'memory'");
   }
@@ -281,7 +291,10 @@ export async function createMemfold(options: MemfoldOptions = {}): Promise<Memfo
     },
     reconcile,
     memoryRead(conversationId) {
-      const tool = createMemoryReadTool(memory, conversationId);
+      const tool = createMemoryReadTool(memory, conversationId, {
+        ...(options.memoryReadTokens !== undefined ? { maxTokens: options.memoryReadTokens } : {}),
+        countTokens: (text) => tokens.count(text),
+      });
       return {
         definition: tool.definition,
         // The archive reports a failed embedder through onWarning, from inside the search this call runs:
