@@ -56,6 +56,30 @@ async function compactWith(behavior: FakeBehavior, env: Record<string, string> =
 }
 
 describe('OpenAI-compatible summaries and embeddings', () => {
+  it('sends the custom `prompt` of createMemfold as the system prompt, {{maxTokens}} filled in, and the lines as the transcript', async () => {
+    fake.setBehavior(behaviors.ok('User asked: keep orders.'));
+    const { persistence, cleanup } = await backend!.open();
+    const memfold = await createMemfold({
+      persistence,
+      config: { lancedbUri: await mkdtemp(path.join(lanceRoot, 'l-')) },
+      compaction: { contextWindow: 2_000 },
+      prompt: 'Summarize in at most {{maxTokens}} tokens, orders first.',
+      env: { OPENAI_BASE_URL: fake.baseURL, MEMFOLD_SUMMARY_MODEL: 'fake-summarizer', MEMFOLD_MODEL_MAX_RETRIES: '0' },
+    });
+    try {
+      await memfold.append('custom', chat(20));
+      const before = fake.requests.length;
+      const result = await memfold.compact('custom');
+      expect(result.status, result.error).toBe('compacted');
+      const chats = fake.requests.slice(before).filter((r) => r.path === '/v1/chat/completions');
+      expect(chats[0]!.body.messages[0].content).toMatch(/^Summarize in at most \d+ tokens, orders first\.$/);
+      expect(chats[0]!.body.messages[1].content).toMatch(/<transcript>\n\[2024-06-01T10:\d\d:00\.000Z\] user: Please remember order ORD-5\d\d/);
+    } finally {
+      await memfold.close();
+      await cleanup();
+    }
+  });
+
   it('summarizes through the real client: the server\'s text becomes the batch, no fallback', async () => {
     const { result, requests, batches } = await compactWith(behaviors.ok('User asked: keep orders ORD-500 to ORD-510 for Ada Lovelace.'));
     expect(result.status, result.error).toBe('compacted');
