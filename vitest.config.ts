@@ -32,7 +32,6 @@ export default defineConfig({
     hookTimeout: 60_000,
     // LanceDB and PGlite are native/wasm heavy: forks isolate them per file.
     pool: 'forks',
-    env: { LANCEDB_LOG: 'error' },
     projects: [
       {
         extends: true,

@@ -211,8 +211,6 @@ async function closeAll(opened: ReadonlyArray<{ close(): Promise<void> }>): Prom
 }
 
 export async function createMemfold(options: MemfoldOptions = {}): Promise<Memfold> {
-  // LanceDB's native logger reads this variable; without it, its Rust warnings reach stderr.
-  process.env.LANCEDB_LOG ??= 'error';
   // Everything is checked before anything opens: a bad setting must not leave a store open (PGlite's lock).
   checkOptions(options);
   const config = resolveRuntimeConfig(options.config, options.env ?? process.env);

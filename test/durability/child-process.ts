@@ -53,7 +53,7 @@ export async function bundleChild(script: URL): Promise<BundledChild> {
 export function runChild(child: BundledChild, args: string[], env: NodeJS.ProcessEnv = {}): Promise<ChildExit> {
   return new Promise((resolve, reject) => {
     const proc = spawn(process.execPath, [child.file, ...args], {
-      env: { ...process.env, LANCEDB_LOG: 'error', ...env },
+      env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';

@@ -196,10 +196,18 @@ export async function openLanceArchive(options: LanceArchiveOptions): Promise<Me
    * into a full-text or vector query (it must return the query to run). Every row is checked against the scope
    * too, so a row of another scope can never come back, even if a where-clause were wrong.
    */
-  const rows = async (operation: string, conversationId: string, where: string, build?: (query: Query) => Query | VectorQuery): Promise<Record<string, unknown>[]> => {
+  const rows = async (
+    operation: string,
+    conversationId: string,
+    where: string,
+    build?: (query: Query) => Query | VectorQuery,
+    score?: '_score' | '_distance',
+  ): Promise<Record<string, unknown>[]> => {
     let found: Record<string, unknown>[];
     try {
-      const plain = table.query().where(where).select(SELECT);
+      // A search names its score column: LanceDB otherwise adds it itself and logs a deprecation warning
+      // on stderr for every query (the projection will stop adding it).
+      const plain = table.query().where(where).select(score ? [...SELECT, score] : SELECT);
       const query = build ? build(plain) : plain;
       found = (await query.toArray()) as Record<string, unknown>[];
     } catch (error) {
@@ -300,7 +308,7 @@ export async function openLanceArchive(options: LanceArchiveOptions): Promise<Me
       const fullTextSearch = async (): Promise<Record<string, unknown>[]> =>
         HAS_WORDS.test(query.query) && weights.fullText > 0
           ? // A structured MatchQuery: the text is never parsed as query syntax, so no input can break it.
-            rows('full-text search', query.conversationId, where, (q) => q.fullTextSearch(new MatchQuery(query.query, COLUMN.content)).limit(depth))
+            rows('full-text search', query.conversationId, where, (q) => q.fullTextSearch(new MatchQuery(query.query, COLUMN.content)).limit(depth), '_score')
           : [];
       const vectorSearch = async (): Promise<Record<string, unknown>[]> => {
         if (weights.vector <= 0 || query.query.trim().length === 0) return [];
@@ -314,7 +322,7 @@ export async function openLanceArchive(options: LanceArchiveOptions): Promise<Me
         }
         // A zero vector (no features) has no direction: cosine search cannot rank by it.
         if (!vector || isZero(vector)) return [];
-        return rows('vector search', query.conversationId, where, (q) => q.nearestTo(vector).distanceType('cosine').limit(depth));
+        return rows('vector search', query.conversationId, where, (q) => q.nearestTo(vector).distanceType('cosine').limit(depth), '_distance');
       };
       const [fullText, nearest] = await Promise.all([fullTextSearch(), vectorSearch()]);
       const fused = fuseRankings([
