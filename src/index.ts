@@ -23,7 +23,7 @@ export { formatHeader, parseHeader, type BatchHeader } from './compaction/header
 export { parseLabel, type ParsedLabel } from './compaction/labels.js';
 export { buildClipArchive, clipArchiveLabels, CLIP_ARCHIVE_PREFIX } from './compaction/clip-archive.js';
 export { renderTranscript, parseTranscript } from './compaction/transcript-format.js';
-export type * from './agent/types.js';
+export type * from './conversation/types.js';
 export {
   DEFAULT_COMPACTION_SETTINGS,
   resolveCompactionSettings,

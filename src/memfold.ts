@@ -6,7 +6,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import type { ConversationMessage, NewMessage } from './agent/types.js';
+import type { ConversationMessage, NewMessage } from './conversation/types.js';
 import { createCompactor, type Compactor, type CompressOptions } from './compaction/compactor.js';
 import { failedResult, type CompactionEvent, type CompactionResult } from './compaction/compaction-result.js';
 import { reconcileAll, type ReconcileOutcome } from './compaction/reconcile.js';

@@ -2,7 +2,7 @@
  * The batch tree of a conversation, pure: frontier batches at the roots, each with the batches it
  * covers below it, in time order.
  */
-import type { ArchiveEntry } from '../agent/types.js';
+import type { ArchiveEntry } from '../conversation/types.js';
 import { byTime, displayLabel } from '../compaction/clip-archive.js';
 
 export interface BatchNode {

@@ -1,5 +1,5 @@
 /** Printing helpers shared by the commands: JSON for `--json`, readable text otherwise. */
-import type { ConversationMessage } from '../agent/types.js';
+import type { ConversationMessage } from '../conversation/types.js';
 import type { ProgressStream } from './progress.js';
 import { escapeControlCharacters } from './terminal-text.js';
 

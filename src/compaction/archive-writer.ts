@@ -3,7 +3,7 @@
  * mark so that a failure before the commit can undo them. A message leaves the live table only
  * after every entry covering it has been written *and read back* unchanged.
  */
-import type { ArchiveEntry } from '../agent/types.js';
+import type { ArchiveEntry } from '../conversation/types.js';
 import { MemfoldError } from '../errors.js';
 import type { MemoryManager } from '../memory/memory-manager.js';
 

@@ -1,7 +1,7 @@
 /**
  * Turn fold outputs into SummaryBatch entries: header, span, count, label. Pure.
  */
-import type { ArchiveEntry, SummaryBatch } from '../agent/types.js';
+import type { ArchiveEntry, SummaryBatch } from '../conversation/types.js';
 import { batchContent } from './headers.js';
 import { baseLabel, uniqueLabel } from './labels.js';
 import { timeSpan } from './time-span.js';

@@ -2,7 +2,7 @@
  * Step 3, pure: cut messages into chunks by a token budget, in transcript order, never splitting a
  * unit (a tool call and its results). A unit larger than the budget becomes a chunk of its own.
  */
-import type { ConversationMessage } from '../agent/types.js';
+import type { ConversationMessage } from '../conversation/types.js';
 import { splitAt, unitStarts } from './turns.js';
 
 export function chunkByTokens<T extends ConversationMessage>(

@@ -3,7 +3,7 @@
  * batches no higher-depth batch covers), in time order, and saying what was left out and that
  * memory_read finds it. Pure.
  */
-import type { ArchiveEntry } from '../agent/types.js';
+import type { ArchiveEntry } from '../conversation/types.js';
 import { batchBody, formatHeader, framingField, indentArchivedText, LINE_BREAK, normalizeLineBreaks, parseHeader, type BatchHeader } from './headers.js';
 import { timeSpan } from './time-span.js';
 

@@ -1,4 +1,4 @@
-import type { ConversationMessage, SummaryBatch } from '../agent/types.js';
+import type { ConversationMessage, SummaryBatch } from '../conversation/types.js';
 
 export type CompactionStatus = 'compacted' | 'skipped' | 'failed';
 

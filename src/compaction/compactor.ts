@@ -4,8 +4,8 @@
  * original history, after undoing whatever it had written to the archive.
  */
 import { randomUUID } from 'node:crypto';
-import type { ArchiveEntry, ConversationMessage, SummaryBatch } from '../agent/types.js';
-import { validateHistory } from '../agent/validate-history.js';
+import type { ArchiveEntry, ConversationMessage, SummaryBatch } from '../conversation/types.js';
+import { validateHistory } from '../conversation/validate-history.js';
 import { resolveCompactionSettings, type CompactionSettings } from '../config.js';
 import { InvalidArgumentError, MemfoldError, errorMessage } from '../errors.js';
 import type { MemoryManager } from '../memory/memory-manager.js';

@@ -3,7 +3,7 @@
  * Tool outputs longer than toolOutputMaxLines are cut in this view only; the live row keeps the full
  * text (and the archive keeps it verbatim once the message is compacted).
  */
-import type { ConversationMessage } from '../agent/types.js';
+import type { ConversationMessage } from '../conversation/types.js';
 import { isClipArchive } from './plan.js';
 
 export function cutToolOutput(message: ConversationMessage, maxLines: number): ConversationMessage {

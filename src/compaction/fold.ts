@@ -4,7 +4,7 @@
  * what is already archived. The summarizer gets structured lines and renders its own request.
  * Outputs longer than maxSummaryTokens are cut.
  */
-import type { ConversationMessage } from '../agent/types.js';
+import type { ConversationMessage } from '../conversation/types.js';
 import type { ModelProvider, SummarizeRequest, Summary, SummaryLine } from '../model/model-provider.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
 import { clipText } from './chunk.js';

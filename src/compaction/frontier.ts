@@ -6,7 +6,7 @@
  * (at least two) is folded into one batch of depth + 1. Repeating this keeps the frontier small and
  * roughly logarithmic in depth, like a log-structured merge.
  */
-import type { ArchiveEntry } from '../agent/types.js';
+import type { ArchiveEntry } from '../conversation/types.js';
 import type { CompactionSettings } from '../config.js';
 import { byTime } from './clip-archive.js';
 

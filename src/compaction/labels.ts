@@ -11,7 +11,7 @@
  * `compaction-transcript-{conversationId}-{firstMessageId}`) still parse.
  */
 import { createHash } from 'node:crypto';
-import type { ArchiveKind } from '../agent/types.js';
+import type { ArchiveKind } from '../conversation/types.js';
 
 /** Hex digits of the hash in a new label; a taken label tries the longer ones in turn. */
 const HASH_LENGTHS = [6, 12, 24, 64] as const;

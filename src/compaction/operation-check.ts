@@ -2,7 +2,7 @@
  * Whether an interrupted compaction can be finished: pure checks over what its journal names, what the
  * archive holds under those labels, and the live rows. Used by reconcile; no I/O.
  */
-import type { ArchiveEntry, ConversationMessage } from '../agent/types.js';
+import type { ArchiveEntry, ConversationMessage } from '../conversation/types.js';
 import type { CompactionOperation } from '../persistence/persistence-provider.js';
 
 /** The fields that make a message what it is; the archived copy must carry them unchanged. */

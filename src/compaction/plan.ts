@@ -2,7 +2,7 @@
  * Step 1 and 2 of the pipeline, pure: decide whether to compact, and where to cut.
  * Returns a plan or `{ kind: 'skip', reason }`.
  */
-import type { ConversationMessage } from '../agent/types.js';
+import type { ConversationMessage } from '../conversation/types.js';
 import type { CompactionSettings } from '../config.js';
 import { turnStarts, unitStarts } from './turns.js';
 

@@ -8,7 +8,7 @@
  *   another operation holds is left alone), the operation recorded `rolled_back`. The messages never left the live table.
  * The caller holds the conversation's lock.
  */
-import type { ConversationMessage } from '../agent/types.js';
+import type { ConversationMessage } from '../conversation/types.js';
 import type { CompactionSettings } from '../config.js';
 import type { MemoryManager } from '../memory/memory-manager.js';
 import type { CompactionOperation, PersistenceProvider } from '../persistence/persistence-provider.js';

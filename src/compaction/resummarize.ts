@@ -2,7 +2,7 @@
  * Step 6: fold runs of frontier batches into batches of the next depth. The higher batch is written
  * and read back before its children are marked; the children stay readable and searchable.
  */
-import type { ArchiveEntry, SummaryBatch } from '../agent/types.js';
+import type { ArchiveEntry, SummaryBatch } from '../conversation/types.js';
 import type { CompactionSettings } from '../config.js';
 import type { MemoryManager } from '../memory/memory-manager.js';
 import type { ArchiveWriter } from './archive-writer.js';

@@ -12,7 +12,7 @@
  * spaces after each line break of whatever kind (CR, LS, NEL... kept as written), so no content can start
  * a line that parses as a new message, a tool call, a batch header or a clip-archive marker, for any reader.
  */
-import type { ConversationMessage, Role } from '../agent/types.js';
+import type { ConversationMessage, Role } from '../conversation/types.js';
 import { framingField, LINE_BREAK } from './headers.js';
 
 export interface TranscriptLine {

@@ -3,7 +3,7 @@
  * `transcriptSegmentTokens` (the retrieval unit of memory_read: ~20 turns finds evidence far more
  * often than single turns), never splitting a tool call from its result. Pure.
  */
-import type { ConversationMessage, TranscriptSegment } from '../agent/types.js';
+import type { ConversationMessage, TranscriptSegment } from '../conversation/types.js';
 import { chunkByTokens } from './chunk.js';
 import { uniqueLabel } from './labels.js';
 import { renderTranscript } from './transcript-format.js';

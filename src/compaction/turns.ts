@@ -4,7 +4,7 @@
  * messages that may never be split: an assistant message with tool calls plus the tool results that
  * answer it, or any other single message.
  */
-import type { ConversationMessage } from '../agent/types.js';
+import type { ConversationMessage } from '../conversation/types.js';
 
 type Msg = Pick<ConversationMessage, 'role' | 'toolCalls' | 'toolCallId'>;
 

@@ -2,7 +2,7 @@
  * Agentic transcripts: do tool calls stay with their results, and do the values the agent learned
  * from tool outputs (the ones the task's ground-truth actions need) survive? Pure.
  */
-import type { NewMessage } from '../agent/types.js';
+import type { NewMessage } from '../conversation/types.js';
 
 /** One tool call and the message answering it, as message positions. */
 export interface ToolPair {

@@ -3,7 +3,7 @@
  * message scored with its neighbours' words, answered as ±1-message windows best first until the same token
  * budget memory_read has. No prompt, no compaction: what a plain search over everything said can show.
  */
-import type { NewMessage } from '../agent/types.js';
+import type { NewMessage } from '../conversation/types.js';
 import { bm25Scores } from '../memory/ranking/bm25.js';
 import { pickWindows, withNeighbourTerms, type WindowItem } from '../memory/ranking/message-windows.js';
 import { searchTerms } from '../memory/ranking/search-terms.js';

@@ -2,7 +2,7 @@
  * Which archived messages a batch, a search hit or the clip-archive stands for. Pure: functions over
  * archive entries as `memory.list` and `memory.search` return them.
  */
-import type { ArchiveEntry, ConversationMessage } from '../agent/types.js';
+import type { ArchiveEntry, ConversationMessage } from '../conversation/types.js';
 
 /** Message ids under each summary batch: its sources at depth 0, its children's messages above. */
 export function batchCoverage(summaries: readonly ArchiveEntry[]): Map<string, ReadonlySet<string>> {

@@ -2,7 +2,7 @@
  * The shapes evaluation works on, whatever the dataset. Evidence turn ids live here, beside the
  * messages: they are never put in a message's content or any field memfold stores.
  */
-import type { NewMessage } from '../agent/types.js';
+import type { NewMessage } from '../conversation/types.js';
 
 export interface EvalQuestion {
   /** Stable id within its conversation (LoCoMo: the question's index). */

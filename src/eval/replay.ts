@@ -2,7 +2,7 @@
  * Replay a conversation into memfold message by message, compacting whenever the trigger fires,
  * the way an agent loop would. Used by the demo, the replay tests and evaluation.
  */
-import type { ConversationMessage, NewMessage } from '../agent/types.js';
+import type { ConversationMessage, NewMessage } from '../conversation/types.js';
 import type { CompactionResult } from '../compaction/compaction-result.js';
 import type { Memfold } from '../memfold.js';
 

@@ -3,7 +3,7 @@
  * no tool call is ever separated from its result, and that the values the task needs, first seen in
  * tool outputs, are still in the prompt or found by memory_read. The baselines cut the same runs.
  */
-import type { ConversationMessage, NewMessage } from '../agent/types.js';
+import type { ConversationMessage, NewMessage } from '../conversation/types.js';
 import { cutToolOutput } from '../compaction/context-view.js';
 import type { Memfold } from '../memfold.js';
 import { baselinePrompt, BASELINES, referenceTokens, type BaselineName } from './baselines.js';

@@ -3,7 +3,7 @@
  * what the prompt holds and what memory_read returns for every question; score the baselines on the
  * same conversations. The I/O lives here; every count is done by the pure modules.
  */
-import type { ConversationMessage } from '../agent/types.js';
+import type { ConversationMessage } from '../conversation/types.js';
 import { clipArchiveLabels } from '../compaction/clip-archive.js';
 import type { Memfold } from '../memfold.js';
 import { MEMORY_READ_DEFAULT_TOKENS } from '../tools/memory-read-args.js';

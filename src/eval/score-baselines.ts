@@ -1,6 +1,6 @@
 /** Scores of the baselines on one conversation at one window. Pure. */
 import { baselinePrompt, referenceTokens, type BaselineName } from './baselines.js';
-import type { NewMessage } from '../agent/types.js';
+import type { NewMessage } from '../conversation/types.js';
 import type { EvalConversation, EvalQuestion } from './eval-types.js';
 import { scoreQuestion, type QuestionOutcome } from './metrics.js';
 import { bm25WindowsAnswer, bm25WindowsIndex } from './bm25-windows.js';

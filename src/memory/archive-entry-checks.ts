@@ -3,7 +3,7 @@
  * hold, which filters are valid, and the port's time order. Each refusal is an InvalidArgumentError
  * naming the field.
  */
-import type { ArchiveEntry, ArchiveKind } from '../agent/types.js';
+import type { ArchiveEntry, ArchiveKind } from '../conversation/types.js';
 import { InvalidArgumentError } from '../errors.js';
 import type { ArchiveFilter } from './memory-manager.js';
 

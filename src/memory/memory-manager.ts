@@ -1,4 +1,4 @@
-import type { ArchiveEntry, ArchiveKind } from '../agent/types.js';
+import type { ArchiveEntry, ArchiveKind } from '../conversation/types.js';
 
 /** Filters shared by search and list. Every value is data, never query syntax: adapters escape them. */
 export interface ArchiveFilter {

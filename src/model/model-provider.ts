@@ -3,7 +3,7 @@
  * merge), the summary so far and a token budget; each adapter renders what it needs from them (the remote one
  * its prompt, the extractive one its sentence units) and never parses a prompt back.
  */
-import type { Role } from '../agent/types.js';
+import type { Role } from '../conversation/types.js';
 
 /** A tool call a message makes, as data. */
 export interface SummaryToolCall {

@@ -4,9 +4,9 @@
  * PersistenceProvider adapter runs it.
  */
 import { randomUUID } from 'node:crypto';
-import type { Role, ToolCall } from '../agent/types.js';
-import { parseIsoTime } from '../agent/iso-time.js';
-import { textProblem, utf8Bytes } from '../agent/well-formed-text.js';
+import type { Role, ToolCall } from '../conversation/types.js';
+import { parseIsoTime } from '../conversation/iso-time.js';
+import { textProblem, utf8Bytes } from '../conversation/well-formed-text.js';
 import { InvalidArgumentError } from '../errors.js';
 
 const ROLES: ReadonlySet<string> = new Set<Role>(['system', 'user', 'assistant', 'tool']);

@@ -1,4 +1,4 @@
-import type { ConversationMessage, NewMessage } from '../agent/types.js';
+import type { ConversationMessage, NewMessage } from '../conversation/types.js';
 
 export interface MigrationReport {
   /** Names of the migrations this call applied, in order (empty when up to date). */

@@ -2,7 +2,7 @@
  * The TokenCounter factory: exact counts when the model's tokenizer is known, otherwise chars/4
  * calibrated by the last observed usage. O(n) in the text; nothing is memoized per text.
  */
-import type { ConversationMessage } from '../agent/types.js';
+import type { ConversationMessage } from '../conversation/types.js';
 import { InvalidArgumentError } from '../errors.js';
 import { countWith, encodingForModel, getEncoder, type EncodingName } from './encodings.js';
 import type { TokenCounter } from './token-counter.js';

@@ -1,4 +1,4 @@
-import type { ConversationMessage } from '../agent/types.js';
+import type { ConversationMessage } from '../conversation/types.js';
 
 /**
  * Counts tokens. `exact` is true when the model's tokenizer is known; otherwise counts are

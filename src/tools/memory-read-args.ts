@@ -2,9 +2,9 @@
  * Validation of memory_read arguments, pure. Errors name the argument and the rule.
  */
 import { InvalidArgumentError } from '../errors.js';
-import type { ArchiveKind } from '../agent/types.js';
-import { parseIsoTime } from '../agent/iso-time.js';
-import { textProblem } from '../agent/well-formed-text.js';
+import type { ArchiveKind } from '../conversation/types.js';
+import { parseIsoTime } from '../conversation/iso-time.js';
+import { textProblem } from '../conversation/well-formed-text.js';
 
 export interface MemoryReadArgs {
   query?: string;

@@ -4,7 +4,7 @@
  * search (BM25 leading) picks candidate transcript segments; their messages are then ranked one by one, each
  * with its neighbours' words, so the answer shows the matching message rather than the head of its segment.
  */
-import type { ArchiveEntry, ConversationMessage } from '../agent/types.js';
+import type { ArchiveEntry, ConversationMessage } from '../conversation/types.js';
 import { indentArchivedText, normalizeLineBreaks } from '../compaction/headers.js';
 import { renderMessage } from '../compaction/transcript-format.js';
 import type { MemoryManager, SearchHit } from '../memory/memory-manager.js';

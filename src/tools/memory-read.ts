@@ -3,7 +3,7 @@
  * conversation when created. The conversation id is never an argument, so no call can reach another
  * conversation's archive. Failures come back as data: `{ ok: false, error }`.
  */
-import type { ArchiveEntry } from '../agent/types.js';
+import type { ArchiveEntry } from '../conversation/types.js';
 import { errorMessage } from '../errors.js';
 import { indentArchivedText } from '../compaction/headers.js';
 import { InvalidArgumentError } from '../errors.js';

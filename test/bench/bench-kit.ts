@@ -11,7 +11,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import type { NewMessage } from '../../src/agent/types.js';
+import type { NewMessage } from '../../src/conversation/types.js';
 import { seeded } from '../../src/cli/demo/demo-conversation.js';
 
 export interface BenchOptions {

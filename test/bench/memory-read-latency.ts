@@ -11,7 +11,7 @@ import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { connect } from '@lancedb/lancedb';
 import { FixedSizeList, Float32, List, makeData, RecordBatch, Struct, Table as ArrowTable, Utf8, vectorFromArray, type Data, type DataType, type Field, type Schema } from 'apache-arrow';
-import type { ArchiveEntry } from '../../src/agent/types.js';
+import type { ArchiveEntry } from '../../src/conversation/types.js';
 import { seeded } from '../../src/cli/demo/demo-conversation.js';
 import { batchContent } from '../../src/compaction/headers.js';
 import { baseLabel } from '../../src/compaction/labels.js';

@@ -10,7 +10,7 @@
  */
 import OpenAI from 'openai';
 import type { BaseMessage } from '@langchain/core/messages';
-import type { ConversationMessage, NewMessage } from '../../src/agent/types.js';
+import type { ConversationMessage, NewMessage } from '../../src/conversation/types.js';
 import { buildFoldRequest, DEFAULT_SUMMARIZATION_PROMPT, interpolatePrompt } from '../../src/openai/openai-prompt.js';
 import { renderMessage, renderTranscript } from '../../src/compaction/transcript-format.js';
 import type { CompactionSettings } from '../../src/config.js';

@@ -5,7 +5,7 @@
  * calibrated the way production calibrates it: by the usage of its first summarizer request (the first
  * chunk of the first conversation), then evaluated on every other conversation of the dataset.
  */
-import type { ConversationMessage, NewMessage } from '../../src/agent/types.js';
+import type { ConversationMessage, NewMessage } from '../../src/conversation/types.js';
 import { DEFAULT_COMPACTION_SETTINGS } from '../../src/config.js';
 import { chunkByTokens } from '../../src/compaction/chunk.js';
 import { buildFoldRequest, DEFAULT_SUMMARIZATION_PROMPT, interpolatePrompt } from '../../src/openai/openai-prompt.js';

@@ -11,7 +11,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/run-cli.js';
-import type { NewMessage } from '../../src/agent/types.js';
+import type { NewMessage } from '../../src/conversation/types.js';
 import { createKyselyPersistence } from '../../src/persistence/kysely/kysely-store.js';
 import { copyPgliteTemplate, createPostgresTestDatabase, postgresServerUrl } from '../support/backends.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ArchiveEntry } from '../../src/agent/types.js';
+import type { ArchiveEntry } from '../../src/conversation/types.js';
 import { buildClipArchive, clipArchiveLabels, CLIP_ARCHIVE_PREFIX, selectClip } from '../../src/compaction/clip-archive.js';
 import { pickResummarizeRun } from '../../src/compaction/frontier.js';
 import { batchContent } from '../../src/compaction/headers.js';

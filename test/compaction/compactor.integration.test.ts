@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ConversationMessage } from '../../src/agent/types.js';
+import type { ConversationMessage } from '../../src/conversation/types.js';
 import { createExtractiveSummarizer } from '../../src/model/extractive/extractive-summarizer.js';
 import type { ModelProvider } from '../../src/model/model-provider.js';
 import { persistenceBackends } from '../support/backends.js';

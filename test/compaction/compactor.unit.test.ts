@@ -3,7 +3,7 @@
  * The same behaviours on PGlite, PostgreSQL and LanceDB are in compactor.integration.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import type { ConversationMessage } from '../../src/agent/types.js';
+import type { ConversationMessage } from '../../src/conversation/types.js';
 import { createCompactor } from '../../src/compaction/compactor.js';
 import { createHashingEmbedder } from '../../src/embedding/hashing-embedder.js';
 import { MemfoldError } from '../../src/errors.js';

@@ -1,6 +1,6 @@
 /** compress at its boundary: a malformed history is refused with the field named, never thrown, and nothing is written. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ConversationMessage } from '../../src/agent/types.js';
+import type { ConversationMessage } from '../../src/conversation/types.js';
 import { persistenceBackends } from '../support/backends.js';
 import { dialogue } from '../support/messages.js';
 import { openStack, type Stack } from '../support/stack.js';

@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ArchiveEntry, ConversationMessage } from '../../src/agent/types.js';
+import type { ArchiveEntry, ConversationMessage } from '../../src/conversation/types.js';
 import {
   buildClipArchive,
   CLIP_ARCHIVE_END,

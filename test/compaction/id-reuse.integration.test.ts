@@ -4,7 +4,7 @@
  * another operation, even when a label is already taken.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { NewMessage } from '../../src/agent/types.js';
+import type { NewMessage } from '../../src/conversation/types.js';
 import { baseLabel } from '../../src/compaction/labels.js';
 import { persistenceBackends } from '../support/backends.js';
 import { checkInvariants } from '../support/invariants.js';

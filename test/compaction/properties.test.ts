@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ConversationMessage } from '../../src/agent/types.js';
+import type { ConversationMessage } from '../../src/conversation/types.js';
 import { MemfoldError } from '../../src/errors.js';
 import { createExtractiveSummarizer } from '../../src/model/extractive/extractive-summarizer.js';
 import type { ModelProvider } from '../../src/model/model-provider.js';

@@ -4,7 +4,7 @@
  * appended during a compaction survive it, and the loop guard pauses automatic compaction.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ConversationMessage, NewMessage } from '../../src/agent/types.js';
+import type { ConversationMessage, NewMessage } from '../../src/conversation/types.js';
 import type { MemfoldEvent } from '../../src/memfold.js';
 import { createMemfold } from '../../src/memfold.js';
 import { createExtractiveSummarizer } from '../../src/model/extractive/extractive-summarizer.js';

@@ -9,7 +9,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ConversationMessage } from '../../src/agent/types.js';
+import type { ConversationMessage } from '../../src/conversation/types.js';
 import { createMemfold, type Memfold } from '../../src/memfold.js';
 import { createTokenCounter } from '../../src/tokens/create-token-counter.js';
 import { createPostgresTestDatabase, postgresServerUrl } from '../support/backends.js';

@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ConversationMessage } from '../../src/agent/types.js';
+import type { ConversationMessage } from '../../src/conversation/types.js';
 import { seeded } from '../../src/cli/demo/demo-conversation.js';
 import { createMemfold, type Memfold } from '../../src/memfold.js';
 import { createTokenCounter } from '../../src/tokens/create-token-counter.js';

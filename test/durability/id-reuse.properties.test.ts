@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ArchiveEntry, ConversationMessage, NewMessage } from '../../src/agent/types.js';
+import type { ArchiveEntry, ConversationMessage, NewMessage } from '../../src/conversation/types.js';
 import { runImport } from '../../src/cli/commands/import.js';
 import { MemfoldError } from '../../src/errors.js';
 import { createHashingEmbedder } from '../../src/embedding/hashing-embedder.js';

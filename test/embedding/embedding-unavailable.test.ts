@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { NewMessage } from '../../src/agent/types.js';
+import type { NewMessage } from '../../src/conversation/types.js';
 import { createMemfold, type MemfoldEvent } from '../../src/memfold.js';
 import { persistenceBackends, type OpenedBackend } from '../support/backends.js';
 import { behaviors, startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai-server.js';

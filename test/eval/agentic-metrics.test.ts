@@ -1,6 +1,6 @@
 /** Tool pairs, split pairs and tracked values on a hand-made run (call ids repeat, as in τ-bench). */
 import { describe, expect, it } from 'vitest';
-import type { NewMessage, ToolCall } from '../../src/agent/types.js';
+import type { NewMessage, ToolCall } from '../../src/conversation/types.js';
 import { aggregateRuns, splitPairs, toolPairs, valueQuery, valuesFromToolOutputs } from '../../src/eval/agentic-metrics.js';
 
 const call = (id: string, name: string, args: string): ToolCall => ({ id, type: 'function', function: { name, arguments: args } });

@@ -11,7 +11,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ArchiveEntry } from '../../src/agent/types.js';
+import type { ArchiveEntry } from '../../src/conversation/types.js';
 import { clipArchiveLabels } from '../../src/compaction/clip-archive.js';
 import { answerTokenRetention } from '../../src/eval/answer-tokens.js';
 import { loadLocomoDataset } from '../../src/eval/datasets/locomo-dataset.js';

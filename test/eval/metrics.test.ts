@@ -2,7 +2,7 @@
  * The pure metrics on small hand-made cases, every expected number worked out by hand.
  */
 import { describe, expect, it } from 'vitest';
-import type { ArchiveEntry, ConversationMessage } from '../../src/agent/types.js';
+import type { ArchiveEntry, ConversationMessage } from '../../src/conversation/types.js';
 import { answerTokenRetention, normalizedTokens } from '../../src/eval/answer-tokens.js';
 import { headAndTail, noCompaction, referenceTokens, truncateOldest } from '../../src/eval/baselines.js';
 import { batchCoverage, coveringBatches, hitCoverage, lostMessages, shownCoverage } from '../../src/eval/coverage.js';

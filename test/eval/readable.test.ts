@@ -3,7 +3,7 @@
  * characters, whitespace aside) are there to read; a summary of it, or a display that cuts it off, earns nothing.
  */
 import { describe, expect, it } from 'vitest';
-import type { ArchiveEntry, ConversationMessage } from '../../src/agent/types.js';
+import type { ArchiveEntry, ConversationMessage } from '../../src/conversation/types.js';
 import { renderTranscript } from '../../src/compaction/transcript-format.js';
 import { bm25WindowsAnswer, bm25WindowsIndex } from '../../src/eval/bm25-windows.js';
 import type { EvalQuestion } from '../../src/eval/eval-types.js';

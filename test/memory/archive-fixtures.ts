@@ -4,7 +4,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { ArchiveEntry, ConversationMessage } from '../../src/agent/types.js';
+import type { ArchiveEntry, ConversationMessage } from '../../src/conversation/types.js';
 
 export async function tempFolder(prefix: string): Promise<{ dir: string; cleanup(): Promise<void> }> {
   const dir = await mkdtemp(path.join(os.tmpdir(), `memfold-${prefix}-`));

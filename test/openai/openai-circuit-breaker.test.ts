@@ -8,7 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { NewMessage } from '../../src/agent/types.js';
+import type { NewMessage } from '../../src/conversation/types.js';
 import { InvalidArgumentError } from '../../src/errors.js';
 import { createMemfold } from '../../src/memfold.js';
 import { createCircuitBreaker, type CircuitBreaker } from '../../src/openai/openai-circuit-breaker.js';

@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { NewMessage } from '../../src/agent/types.js';
+import type { NewMessage } from '../../src/conversation/types.js';
 import { createMemfold } from '../../src/memfold.js';
 import { persistenceBackends } from '../support/backends.js';
 import { behaviors, startFakeOpenAI, type FakeBehavior, type FakeOpenAI } from '../support/fake-openai-server.js';

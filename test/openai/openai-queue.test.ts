@@ -6,7 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { NewMessage } from '../../src/agent/types.js';
+import type { NewMessage } from '../../src/conversation/types.js';
 import type { MemfoldError } from '../../src/errors.js';
 import { createMemfold } from '../../src/memfold.js';
 import { createOpenAIEmbedder } from '../../src/openai/openai-embedder.js';

@@ -4,7 +4,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ConversationMessage, ToolCall } from '../../src/agent/types.js';
+import type { ConversationMessage, ToolCall } from '../../src/conversation/types.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../../src/config.js';
 import { InvalidArgumentError, InvalidConfigError } from '../../src/errors.js';
 import { createKyselyPersistence } from '../../src/persistence/kysely/kysely-store.js';

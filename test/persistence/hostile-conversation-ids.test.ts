@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ToolCall } from '../../src/agent/types.js';
+import type { ToolCall } from '../../src/conversation/types.js';
 import type { PersistenceProvider } from '../../src/persistence/persistence-provider.js';
 import { storeBackends } from '../support/backends.js';
 

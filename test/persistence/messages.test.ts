@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { messageDigest } from '../../src/agent/message-digest.js';
-import type { NewMessage, ToolCall } from '../../src/agent/types.js';
+import { messageDigest } from '../../src/conversation/message-digest.js';
+import type { NewMessage, ToolCall } from '../../src/conversation/types.js';
 import type { PersistenceProvider } from '../../src/persistence/persistence-provider.js';
 import { storeBackends } from '../support/backends.js';
 

@@ -4,7 +4,7 @@
  * that a store accepts (well-formed, no U+0000).
  */
 import fc from 'fast-check';
-import type { NewMessage } from '../../src/agent/types.js';
+import type { NewMessage } from '../../src/conversation/types.js';
 
 /** Text the stores accept: well-formed unicode without U+0000. */
 const anyText = fc.string({ unit: 'grapheme', maxLength: 80 }).map((s) => s.replace(/\u0000/g, ''));

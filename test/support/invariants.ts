@@ -6,7 +6,7 @@
  * no operation is pending and every archived row belongs to a committed operation.
  */
 import { expect } from 'vitest';
-import type { ArchiveEntry, ConversationMessage } from '../../src/agent/types.js';
+import type { ArchiveEntry, ConversationMessage } from '../../src/conversation/types.js';
 import { clipArchiveLabels, selectClip } from '../../src/compaction/clip-archive.js';
 import { parseHeader } from '../../src/compaction/headers.js';
 import { parseLabel } from '../../src/compaction/labels.js';

@@ -1,5 +1,5 @@
 /** Builders for ConversationMessage lists in tests. */
-import type { ConversationMessage, NewMessage, Role, ToolCall } from '../../src/agent/types.js';
+import type { ConversationMessage, NewMessage, Role, ToolCall } from '../../src/conversation/types.js';
 
 let counter = 0;
 

@@ -4,7 +4,7 @@
  * messages match, and names what it left out.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ConversationMessage } from '../../src/agent/types.js';
+import type { ConversationMessage } from '../../src/conversation/types.js';
 import { createHashingEmbedder } from '../../src/embedding/hashing-embedder.js';
 import { openLanceArchive } from '../../src/memory/lancedb/lancedb-archive.js';
 import type { MemoryManager } from '../../src/memory/memory-manager.js';

@@ -12,7 +12,7 @@
  * store's answer; message texts are not kept (the write pass reads the file again).
  */
 import { createHash, type Hash } from 'node:crypto';
-import { messageDigest } from '../../agent/message-digest.js';
+import { messageDigest } from '../../conversation/message-digest.js';
 import { InvalidArgumentError } from '../../errors.js';
 import { streamJsonlObjects } from '../../eval/datasets/jsonl-dataset.js';
 import type { Memfold } from '../../memfold.js';

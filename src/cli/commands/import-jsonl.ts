@@ -8,7 +8,7 @@
  * so that importing the same file again meets the same ids and can skip what is already stored.
  */
 import { createHash } from 'node:crypto';
-import type { NewMessage } from '../../agent/types.js';
+import type { NewMessage } from '../../conversation/types.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../../config.js';
 import { InvalidArgumentError } from '../../errors.js';
 import { readJsonlObjects, type JsonlObject } from '../../eval/datasets/jsonl-dataset.js';

@@ -4,7 +4,7 @@
  * in one transaction: a failure on the way (the store, the disk, a file that changed since the
  * check) leaves nothing of the import written.
  */
-import type { NewMessage } from '../../agent/types.js';
+import type { NewMessage } from '../../conversation/types.js';
 import { InvalidArgumentError } from '../../errors.js';
 import { streamJsonlObjects } from '../../eval/datasets/jsonl-dataset.js';
 import type { Memfold } from '../../memfold.js';

@@ -3,7 +3,7 @@
  * sessions, with a tool call per session and three facts planted early that only the archive will
  * still hold at the end. Pure: the same options give the same messages.
  */
-import type { NewMessage } from '../../agent/types.js';
+import type { NewMessage } from '../../conversation/types.js';
 
 export interface PlantedFact {
   /** What the demo searches memory_read for. */

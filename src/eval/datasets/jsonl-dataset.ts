@@ -14,8 +14,8 @@
  */
 import { open, readFile, type FileHandle } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
-import type { NewMessage, Role } from '../../agent/types.js';
-import { parseIsoTime } from '../../agent/iso-time.js';
+import type { NewMessage, Role } from '../../conversation/types.js';
+import { parseIsoTime } from '../../conversation/iso-time.js';
 import { InvalidArgumentError } from '../../errors.js';
 import { checkEvidence, noneSkipped, type EvalConversation, type EvalQuestion, type QaDataset } from '../eval-types.js';
 

@@ -5,7 +5,7 @@
  * messages (never inside them) for evaluation.
  */
 import { readFile } from 'node:fs/promises';
-import type { NewMessage } from '../../agent/types.js';
+import type { NewMessage } from '../../conversation/types.js';
 import { InvalidArgumentError } from '../../errors.js';
 
 export interface LocomoTurn {

@@ -3,7 +3,7 @@
  * null; tool call ids may repeat within a run (the pairing is positional, as in the API).
  */
 import { readFile } from 'node:fs/promises';
-import type { NewMessage, Role, ToolCall } from '../../agent/types.js';
+import type { NewMessage, Role, ToolCall } from '../../conversation/types.js';
 import type { AgenticRun } from '../eval-types.js';
 
 interface RawMessage {

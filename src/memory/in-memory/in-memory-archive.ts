@@ -4,7 +4,7 @@
  * with an embedder, cosine similarity of vectors, fused as the LanceDB adapter fuses them
  * (`in-memory-ranking.ts` says how its words differ from LanceDB's tokenizer).
  */
-import type { ArchiveEntry } from '../../agent/types.js';
+import type { ArchiveEntry } from '../../conversation/types.js';
 import { embedAll, type Embedder } from '../../embedding/embedder.js';
 import { errorMessage, InvalidArgumentError, MemfoldError } from '../../errors.js';
 import { checkFilter, compareEntriesByTime, requireConversationId, requireLabels, validateEntry, type CheckedFilter } from '../archive-entry-checks.js';

@@ -3,7 +3,7 @@
  * scoped by namespace and conversation, searched by full text (BM25) and vectors fused by weighted RRF.
  */
 import { connect, MatchQuery, type Connection, type Query, type Table, type VectorQuery } from '@lancedb/lancedb';
-import type { ArchiveEntry } from '../../agent/types.js';
+import type { ArchiveEntry } from '../../conversation/types.js';
 import { embedAll, type Embedder } from '../../embedding/embedder.js';
 import { errorMessage, InvalidArgumentError, MemfoldError } from '../../errors.js';
 import type { ListOptions, MemoryManager, SearchHit, SearchQuery } from '../memory-manager.js';

@@ -3,7 +3,7 @@
  * Pure: no I/O.
  */
 import { Field, FixedSizeList, Float32, Float64, Int32, List, Schema, Utf8 } from 'apache-arrow';
-import type { ArchiveEntry, ConversationMessage } from '../../agent/types.js';
+import type { ArchiveEntry, ConversationMessage } from '../../conversation/types.js';
 import { InvalidArgumentError, MemfoldError } from '../../errors.js';
 import type { Embedder } from '../../embedding/embedder.js';
 import { compareEntriesByTime, validateEntry } from '../archive-entry-checks.js';

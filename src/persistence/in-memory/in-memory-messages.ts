@@ -4,8 +4,8 @@
  * runs without awaiting in between, so it is all-or-nothing on its own; the store runs the writes one
  * at a time and `transaction()` runs them on a snapshot.
  */
-import type { ConversationMessage, NewMessage } from '../../agent/types.js';
-import { messageDigest } from '../../agent/message-digest.js';
+import type { ConversationMessage, NewMessage } from '../../conversation/types.js';
+import { messageDigest } from '../../conversation/message-digest.js';
 import { InvalidArgumentError, MemfoldError } from '../../errors.js';
 import { checkBatchIds, checkLeadingToolResults, idAlreadyUsed, leadingToolResults } from '../append-batch-checks.js';
 import { clipArchiveId } from '../clip-archive-id.js';

@@ -3,7 +3,7 @@
  * share one `InMemoryPersistenceState` (other namespaces, or a store reopened after close); its write
  * queue and conversation locks are shared with the data, as a database's are.
  */
-import type { ConversationMessage } from '../../agent/types.js';
+import type { ConversationMessage } from '../../conversation/types.js';
 import { createKeyedMutex } from '../keyed-mutex.js';
 import type { CompactionOperation } from '../persistence-provider.js';
 

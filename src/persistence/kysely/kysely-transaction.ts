@@ -3,14 +3,14 @@
  * them on the pool (each opening its own transaction) and `transaction()` on its Kysely transaction.
  */
 import { sql, type Kysely } from 'kysely';
-import type { ConversationMessage, NewMessage } from '../../agent/types.js';
+import type { ConversationMessage, NewMessage } from '../../conversation/types.js';
 import { InvalidArgumentError, MemfoldError } from '../../errors.js';
 import type { CommitCompaction, CommitReport, PersistenceTransaction, UsedId } from '../persistence-provider.js';
 import { guard } from '../persistence-error.js';
 import { checkBatchIds } from '../append-batch-checks.js';
 import { clipArchiveId } from '../clip-archive-id.js';
 import { checkAgainstStored, findUsedIds } from './append-checks.js';
-import { messageDigest } from '../../agent/message-digest.js';
+import { messageDigest } from '../../conversation/message-digest.js';
 import { normalizeNewMessages, requireKey, requireText, requireTextArray, type NormalizedMessage } from '../normalize-new-messages.js';
 import { upsertOperationRow } from './operation-log.js';
 import { toMessage } from './row-mapping.js';

@@ -1,5 +1,5 @@
 /** Database rows to the port's types: bigint strings to numbers, Date to ISO strings, absent fields omitted. */
-import type { ConversationMessage, MessageKind, Role } from '../../agent/types.js';
+import type { ConversationMessage, MessageKind, Role } from '../../conversation/types.js';
 import type { CompactionOperation, OperationStatus } from '../persistence-provider.js';
 import type { StoredContent } from './schema.js';
 

@@ -9,7 +9,7 @@ import { AIMessage, HumanMessage, type BaseMessage } from '@langchain/core/messa
 import type { ChatResult } from '@langchain/core/outputs';
 import { ChatOpenAI } from '@langchain/openai';
 import { createAgent, summarizationMiddleware } from 'langchain';
-import type { NewMessage } from '../../../src/agent/types.js';
+import type { NewMessage } from '../../../src/conversation/types.js';
 
 export interface LangChainReplayOptions {
   /** OpenAI-compatible base URL of the summarizer (ends with `/v1`). */

@@ -6,7 +6,7 @@
  *   node --import tsx busy-worker.ts '<WorkerJob as JSON>'
  */
 import { writeFile } from 'node:fs/promises';
-import type { ConversationMessage } from '../../../src/agent/types.js';
+import type { ConversationMessage } from '../../../src/conversation/types.js';
 import type { CompactionSettings } from '../../../src/config.js';
 import { createMemfold } from '../../../src/memfold.js';
 import { createTokenCounter } from '../../../src/tokens/create-token-counter.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { ConversationMessage, ToolCall } from '../../src/agent/types.js';
-import { validateHistory } from '../../src/agent/validate-history.js';
+import type { ConversationMessage, ToolCall } from '../../src/conversation/types.js';
+import { validateHistory } from '../../src/conversation/validate-history.js';
 import { InvalidArgumentError } from '../../src/errors.js';
 
 const C = 'conv-1';
