@@ -1,7 +1,10 @@
 /**
- * Every setting, its default and its validation, in one place. No other file supplies a default.
+ * The runtime configuration: the environment (and overrides from code) read into a `RuntimeConfig`.
+ * Compaction settings live in `compaction/compaction-settings.ts`, the message size limit in
+ * `persistence/message-size-limit.ts`, model defaults in `openai/openai-defaults.ts`.
  */
 import { InvalidConfigError } from './errors.js';
+import { DEFAULT_MAX_MESSAGE_BYTES, MAX_MESSAGE_BYTES_LIMIT } from './persistence/message-size-limit.js';
 import {
   DEFAULT_MODEL_BREAKER_COOLDOWN_MS,
   DEFAULT_MODEL_BREAKER_FAILURES,
@@ -10,123 +13,6 @@ import {
   DEFAULT_MODEL_TIMEOUT_MS,
   defaultModelDeadlineMs,
 } from './openai/openai-defaults.js';
-
-export interface CompactionSettings {
-  /** Tokens the assistant's model accepts. */
-  contextWindow: number;
-  /** Compaction runs when the history's tokens reach this. Default: window - min(20% of window, 20,000). */
-  trigger: number;
-  /** Share of the window at which a context warning is reported. */
-  warnAt: number;
-  /** Verbatim tail kept by tokens; the cut lands on a turn boundary. */
-  keepRecentTokens: number;
-  /** Verbatim tail kept by count (whichever keeps more of keepRecentTokens/keepRecentMessages wins, within budget). */
-  keepRecentMessages: number;
-  /** Opening turns kept verbatim. */
-  keepFirstTurns: number;
-  /** Tokens per chunk sent to the summarizer. */
-  chunkTokens: number;
-  /** Tokens per summary batch. */
-  maxSummaryTokens: number;
-  /** Batches shown at the head of the clip-archive. */
-  clipFirst: number;
-  /** Batches shown at the tail of the clip-archive. */
-  clipLast: number;
-  /** Extra frontier batches tolerated before re-summarization into a higher depth. */
-  clipBuffer: number;
-  /** Tool outputs in the verbatim tail are cut to this many lines (the full text is archived). */
-  toolOutputMaxLines: number;
-  /** A summarizer request never exceeds this share of the summarizer's window. */
-  summarizerInputShare: number;
-  /** Tokens per verbatim transcript segment in the archive (the retrieval unit of memory_read). */
-  transcriptSegmentTokens: number;
-}
-
-export const DEFAULT_CONTEXT_WINDOW = 128_000;
-
-/** The trigger for a window: the window less a reserve of 20% of it, at most 20,000 tokens. */
-export function defaultTrigger(contextWindow: number): number {
-  return contextWindow - Math.min(Math.floor(contextWindow * 0.2), 20_000);
-}
-
-export const DEFAULT_COMPACTION_SETTINGS: Readonly<CompactionSettings> = Object.freeze({
-  contextWindow: DEFAULT_CONTEXT_WINDOW,
-  trigger: defaultTrigger(DEFAULT_CONTEXT_WINDOW),
-  warnAt: 0.7,
-  keepRecentTokens: 16_384,
-  keepRecentMessages: 6,
-  keepFirstTurns: 1,
-  chunkTokens: 8_000,
-  maxSummaryTokens: 1_024,
-  clipFirst: 2,
-  clipLast: 2,
-  clipBuffer: 2,
-  toolOutputMaxLines: 50,
-  summarizerInputShare: 0.8,
-  transcriptSegmentTokens: 800,
-});
-
-/**
- * Merge user settings over the defaults and validate. When only `contextWindow` is given, the trigger
- * and the token budgets that exceed it follow the window (so a 4,000-token window works out of the box).
- */
-export function resolveCompactionSettings(input: Partial<CompactionSettings> = {}): CompactionSettings {
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new InvalidConfigError('compaction', 'must be an object of settings');
-  for (const [key, value] of Object.entries(input)) {
-    if (!(key in DEFAULT_COMPACTION_SETTINGS)) throw new InvalidConfigError(`compaction.${key}`, 'unknown setting');
-    if (value !== undefined && (typeof value !== 'number' || !Number.isFinite(value))) {
-      throw new InvalidConfigError(`compaction.${key}`, 'must be a finite number');
-    }
-  }
-  const defined = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) as Partial<CompactionSettings>;
-  const contextWindow = defined.contextWindow ?? DEFAULT_CONTEXT_WINDOW;
-  const scaled: Partial<CompactionSettings> = {
-    trigger: defaultTrigger(contextWindow),
-    // The verbatim tail and the chunks scale down with a small window so that compaction can make room.
-    keepRecentTokens: Math.min(DEFAULT_COMPACTION_SETTINGS.keepRecentTokens, Math.floor(contextWindow * 0.25)),
-    chunkTokens: Math.min(DEFAULT_COMPACTION_SETTINGS.chunkTokens, Math.floor(contextWindow * 0.5)),
-    maxSummaryTokens: Math.min(DEFAULT_COMPACTION_SETTINGS.maxSummaryTokens, Math.floor(contextWindow * 0.08)),
-    transcriptSegmentTokens: Math.min(DEFAULT_COMPACTION_SETTINGS.transcriptSegmentTokens, Math.floor(contextWindow * 0.2)),
-  };
-  const settings: CompactionSettings = { ...DEFAULT_COMPACTION_SETTINGS, ...scaled, ...defined, contextWindow };
-  validateCompactionSettings(settings);
-  return settings;
-}
-
-function requireInt(settings: CompactionSettings, key: keyof CompactionSettings, min: number): void {
-  const value = settings[key];
-  if (!Number.isInteger(value) || value < min) {
-    throw new InvalidConfigError(`compaction.${key}`, `must be an integer >= ${min} (got ${value})`);
-  }
-}
-
-function requireShare(settings: CompactionSettings, key: keyof CompactionSettings): void {
-  const value = settings[key];
-  if (!(value > 0 && value <= 1)) throw new InvalidConfigError(`compaction.${key}`, `must be in (0, 1] (got ${value})`);
-}
-
-export function validateCompactionSettings(settings: CompactionSettings): void {
-  requireInt(settings, 'contextWindow', 256);
-  requireInt(settings, 'trigger', 1);
-  requireInt(settings, 'keepRecentTokens', 0);
-  requireInt(settings, 'keepRecentMessages', 0);
-  requireInt(settings, 'keepFirstTurns', 0);
-  requireInt(settings, 'chunkTokens', 64);
-  requireInt(settings, 'maxSummaryTokens', 16);
-  requireInt(settings, 'clipFirst', 0);
-  requireInt(settings, 'clipLast', 1);
-  requireInt(settings, 'clipBuffer', 0);
-  requireInt(settings, 'toolOutputMaxLines', 1);
-  requireInt(settings, 'transcriptSegmentTokens', 16);
-  requireShare(settings, 'warnAt');
-  requireShare(settings, 'summarizerInputShare');
-  if (settings.trigger > settings.contextWindow) {
-    throw new InvalidConfigError('compaction.trigger', `must be <= contextWindow (${settings.contextWindow})`);
-  }
-  if (settings.keepRecentTokens >= settings.trigger) {
-    throw new InvalidConfigError('compaction.keepRecentTokens', `must be < trigger (${settings.trigger}) so compaction can make room`);
-  }
-}
 
 /** Where things live and which remote services to use; read from the environment by `resolveRuntimeConfig`. */
 export interface RuntimeConfig {
@@ -178,19 +64,6 @@ export interface RuntimeConfig {
    * `MEMFOLD_MAX_MESSAGE_BYTES`, default 10 MiB; at most 128 MiB (a jsonb value must stay under 256 MiB).
    */
   maxMessageBytes: number;
-}
-
-/** 10 MiB: far above any real turn, low enough that a runaway tool output cannot flood the table. */
-export const DEFAULT_MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
-/** PostgreSQL refuses a jsonb value of 256 MiB or more; half of that leaves room for escaping. */
-export const MAX_MESSAGE_BYTES_LIMIT = 128 * 1024 * 1024;
-
-/** A maxMessageBytes value from any source (store option, override), refused naming `field`. */
-export function validateMaxMessageBytes(value: unknown, field: string): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_MESSAGE_BYTES_LIMIT) {
-    throw new InvalidConfigError(field, `must be an integer from 1 to ${MAX_MESSAGE_BYTES_LIMIT} (got ${String(value)})`);
-  }
-  return value;
 }
 
 /**

@@ -24,13 +24,8 @@ export { parseLabel, type ParsedLabel } from './compaction/labels.js';
 export { buildClipArchive, clipArchiveLabels, CLIP_ARCHIVE_PREFIX } from './compaction/clip-archive.js';
 export { renderTranscript, parseTranscript } from './compaction/transcript-format.js';
 export type * from './conversation/types.js';
-export {
-  DEFAULT_COMPACTION_SETTINGS,
-  resolveCompactionSettings,
-  resolveRuntimeConfig,
-  type CompactionSettings,
-  type RuntimeConfig,
-} from './config.js';
+export { DEFAULT_COMPACTION_SETTINGS, resolveCompactionSettings, type CompactionSettings } from './compaction/compaction-settings.js';
+export { resolveRuntimeConfig, type RuntimeConfig } from './config.js';
 export { MemfoldError, InvalidArgumentError, InvalidConfigError, type MemfoldErrorCode } from './errors.js';
 export type { MemoryManager, SearchQuery, SearchHit, ListOptions, ArchiveFilter } from './memory/memory-manager.js';
 export type { PersistenceProvider, PersistenceTransaction, CompactionOperation } from './persistence/persistence-provider.js';

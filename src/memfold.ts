@@ -12,7 +12,8 @@ import { failedResult, type CompactionEvent, type CompactionResult } from './com
 import { reconcileAll, type ReconcileOutcome } from './compaction/reconcile.js';
 import { errorMessage, failureReason, InvalidConfigError, MemfoldError } from './errors.js';
 import { assembleContext } from './compaction/context-view.js';
-import { resolveCompactionSettings, resolveRuntimeConfig, type CompactionSettings, type RuntimeConfig } from './config.js';
+import { resolveCompactionSettings, type CompactionSettings } from './compaction/compaction-settings.js';
+import { resolveRuntimeConfig, type RuntimeConfig } from './config.js';
 import type { Embedder } from './embedding/embedder.js';
 import { createHashingEmbedder } from './embedding/hashing-embedder.js';
 import { createInMemoryArchive } from './memory/in-memory/in-memory-archive.js';

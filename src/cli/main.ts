@@ -4,7 +4,8 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { resolveCompactionSettings, resolveRuntimeConfig, type CompactionSettings, type RuntimeConfig } from '../config.js';
+import { resolveCompactionSettings, type CompactionSettings } from '../compaction/compaction-settings.js';
+import { resolveRuntimeConfig, type RuntimeConfig } from '../config.js';
 import { InvalidArgumentError, MemfoldError, errorMessage } from '../errors.js';
 import { createMemfold, type Memfold } from '../memfold.js';
 import { buildBatchTree, formatBatchTree } from './batch-tree.js';

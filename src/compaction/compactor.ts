@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ArchiveEntry, ConversationMessage, SummaryBatch } from '../conversation/types.js';
 import { validateHistory } from '../conversation/validate-history.js';
-import { resolveCompactionSettings, type CompactionSettings } from '../config.js';
+import { resolveCompactionSettings, type CompactionSettings } from './compaction-settings.js';
 import { InvalidArgumentError, MemfoldError, errorMessage } from '../errors.js';
 import type { MemoryManager } from '../memory/memory-manager.js';
 import type { ModelProvider } from '../model/model-provider.js';

@@ -7,7 +7,7 @@
  * roughly logarithmic in depth, like a log-structured merge.
  */
 import type { ArchiveEntry } from '../conversation/types.js';
-import type { CompactionSettings } from '../config.js';
+import type { CompactionSettings } from './compaction-settings.js';
 import { byTime } from './clip-archive.js';
 
 type Settings = Pick<CompactionSettings, 'clipFirst' | 'clipLast' | 'clipBuffer'>;

@@ -3,7 +3,7 @@
  * Returns a plan or `{ kind: 'skip', reason }`.
  */
 import type { ConversationMessage } from '../conversation/types.js';
-import type { CompactionSettings } from '../config.js';
+import type { CompactionSettings } from './compaction-settings.js';
 import { turnStarts, unitStarts } from './turns.js';
 
 export type SkipReason = 'below_trigger' | 'nothing_to_compact';

@@ -9,7 +9,7 @@
  * The caller holds the conversation's lock.
  */
 import type { ConversationMessage } from '../conversation/types.js';
-import type { CompactionSettings } from '../config.js';
+import type { CompactionSettings } from './compaction-settings.js';
 import type { MemoryManager } from '../memory/memory-manager.js';
 import type { CompactionOperation, PersistenceProvider } from '../persistence/persistence-provider.js';
 import { removeOwnEntries } from './archive-writer.js';

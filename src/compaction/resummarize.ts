@@ -3,7 +3,7 @@
  * and read back before its children are marked; the children stay readable and searchable.
  */
 import type { ArchiveEntry, SummaryBatch } from '../conversation/types.js';
-import type { CompactionSettings } from '../config.js';
+import type { CompactionSettings } from './compaction-settings.js';
 import type { MemoryManager } from '../memory/memory-manager.js';
 import type { ArchiveWriter } from './archive-writer.js';
 import { baseLabels, buildBatches, childTimes } from './batch-builder.js';

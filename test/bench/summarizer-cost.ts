@@ -13,7 +13,7 @@ import type { BaseMessage } from '@langchain/core/messages';
 import type { ConversationMessage, NewMessage } from '../../src/conversation/types.js';
 import { buildFoldRequest, DEFAULT_SUMMARIZATION_PROMPT, interpolatePrompt } from '../../src/openai/openai-prompt.js';
 import { renderMessage, renderTranscript } from '../../src/compaction/transcript-format.js';
-import type { CompactionSettings } from '../../src/config.js';
+import type { CompactionSettings } from '../../src/compaction/compaction-settings.js';
 import { loadLocomo, type LocomoConversation } from '../../src/eval/datasets/locomo.js';
 import { replayConversation } from '../../src/eval/replay.js';
 import { createMemfold } from '../../src/memfold.js';

@@ -6,7 +6,7 @@
  * chunk of the first conversation), then evaluated on every other conversation of the dataset.
  */
 import type { ConversationMessage, NewMessage } from '../../src/conversation/types.js';
-import { DEFAULT_COMPACTION_SETTINGS } from '../../src/config.js';
+import { DEFAULT_COMPACTION_SETTINGS } from '../../src/compaction/compaction-settings.js';
 import { chunkByTokens } from '../../src/compaction/chunk.js';
 import { buildFoldRequest, DEFAULT_SUMMARIZATION_PROMPT, interpolatePrompt } from '../../src/openai/openai-prompt.js';
 import { renderTranscript } from '../../src/compaction/transcript-format.js';

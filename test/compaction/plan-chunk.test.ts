@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { resolveCompactionSettings } from '../../src/config.js';
+import { resolveCompactionSettings } from '../../src/compaction/compaction-settings.js';
 import { chunkByTokens } from '../../src/compaction/chunk.js';
 import { planCompaction } from '../../src/compaction/plan.js';
 import { turnStarts, unitStarts } from '../../src/compaction/turns.js';

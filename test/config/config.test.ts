@@ -3,14 +3,9 @@
  * settings is refused with an InvalidConfigError naming the variable or field; good values resolve.
  */
 import { describe, expect, it } from 'vitest';
-import {
-  DEFAULT_COMPACTION_SETTINGS,
-  DEFAULT_MAX_MESSAGE_BYTES,
-  MAX_MESSAGE_BYTES_LIMIT,
-  resolveCompactionSettings,
-  resolveRuntimeConfig,
-  validateMaxMessageBytes,
-} from '../../src/config.js';
+import { DEFAULT_COMPACTION_SETTINGS, resolveCompactionSettings } from '../../src/compaction/compaction-settings.js';
+import { resolveRuntimeConfig } from '../../src/config.js';
+import { DEFAULT_MAX_MESSAGE_BYTES, MAX_MESSAGE_BYTES_LIMIT, validateMaxMessageBytes } from '../../src/persistence/message-size-limit.js';
 import { InvalidConfigError } from '../../src/errors.js';
 
 function expectConfigError(run: () => unknown, field: string): void {

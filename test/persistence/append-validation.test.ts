@@ -5,7 +5,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConversationMessage, ToolCall } from '../../src/conversation/types.js';
-import { DEFAULT_MAX_MESSAGE_BYTES } from '../../src/config.js';
+import { DEFAULT_MAX_MESSAGE_BYTES } from '../../src/persistence/message-size-limit.js';
 import { InvalidArgumentError, InvalidConfigError } from '../../src/errors.js';
 import { createKyselyPersistence } from '../../src/persistence/kysely/kysely-store.js';
 import type { PersistenceProvider } from '../../src/persistence/persistence-provider.js';

@@ -6,7 +6,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { CompactionSettings } from '../../src/config.js';
+import type { CompactionSettings } from '../../src/compaction/compaction-settings.js';
 import { createHashingEmbedder } from '../../src/embedding/hashing-embedder.js';
 import { createMemfold, type Memfold, type MemfoldOptions } from '../../src/memfold.js';
 import { openLanceArchive } from '../../src/memory/lancedb/lancedb-archive.js';

@@ -1,7 +1,7 @@
 /** `memfold compact <conversation>`: compact now, report what happened, and why when nothing did. */
 import type { CompactionResult } from '../../compaction/compaction-result.js';
 import { LOOP_GUARD_LIMIT } from '../../compaction/compactor.js';
-import type { CompactionSettings } from '../../config.js';
+import type { CompactionSettings } from '../../compaction/compaction-settings.js';
 import type { Memfold } from '../../memfold.js';
 import type { CompactionProgress } from '../compaction-progress.js';
 import { printJson, type Output } from '../output.js';

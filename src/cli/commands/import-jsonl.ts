@@ -9,7 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { NewMessage } from '../../conversation/types.js';
-import { DEFAULT_MAX_MESSAGE_BYTES } from '../../config.js';
+import { DEFAULT_MAX_MESSAGE_BYTES } from '../../persistence/message-size-limit.js';
 import { InvalidArgumentError } from '../../errors.js';
 import { readJsonlObjects, type JsonlObject } from '../../eval/datasets/jsonl-dataset.js';
 import { normalizeNewMessages, requireKey, type NormalizedMessage } from '../../persistence/normalize-new-messages.js';

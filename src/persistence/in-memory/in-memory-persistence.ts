@@ -4,7 +4,7 @@
  * an `InMemoryPersistenceState` (a fresh one unless given) and is gone when nothing holds it.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { DEFAULT_MAX_MESSAGE_BYTES, validateMaxMessageBytes } from '../../config.js';
+import { DEFAULT_MAX_MESSAGE_BYTES, validateMaxMessageBytes } from '../message-size-limit.js';
 import { MemfoldError } from '../../errors.js';
 import { MAX_NAMESPACE_BYTES, requireKey, requireText } from '../normalize-new-messages.js';
 import type { PersistenceProvider, PersistenceTransaction } from '../persistence-provider.js';

@@ -5,7 +5,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Kysely } from 'kysely';
-import { DEFAULT_MAX_MESSAGE_BYTES, validateMaxMessageBytes } from '../../config.js';
+import { DEFAULT_MAX_MESSAGE_BYTES, validateMaxMessageBytes } from '../message-size-limit.js';
 import { MemfoldError } from '../../errors.js';
 import { requireMigrated, runMigrations } from '../migrate.js';
 import type { PersistenceProvider, PersistenceTransaction } from '../persistence-provider.js';

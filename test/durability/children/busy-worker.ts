@@ -7,7 +7,7 @@
  */
 import { writeFile } from 'node:fs/promises';
 import type { ConversationMessage } from '../../../src/conversation/types.js';
-import type { CompactionSettings } from '../../../src/config.js';
+import type { CompactionSettings } from '../../../src/compaction/compaction-settings.js';
 import { createMemfold } from '../../../src/memfold.js';
 import { createTokenCounter } from '../../../src/tokens/create-token-counter.js';
 import { sampleTurns, turnMessages } from '../../support/arbitraries.js';

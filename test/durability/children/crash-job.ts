@@ -1,5 +1,5 @@
 /** What the crash test tells its child: where the stores are and where to die. */
-import type { CompactionSettings } from '../../../src/config.js';
+import type { CompactionSettings } from '../../../src/compaction/compaction-settings.js';
 
 export type KillPoint =
   /** After planning: the operation is recorded `planned`, nothing written yet. */
