@@ -42,8 +42,7 @@ export type {
 export type { Embedder } from './embedding/embedder.js';
 export type { TokenCounter } from './tokens/token-counter.js';
 export { createMemoryReadTool, MEMORY_READ_DEFINITION, type MemoryReadTool, type ToolResult } from './tools/memory-read.js';
-export { openLanceArchive } from './memory/lancedb/lancedb-archive.js';
-export { createKyselyPersistence } from './persistence/kysely/kysely-store.js';
+export { openLanceArchive, createKyselyPersistence } from './on-demand-adapters.js';
 export { createInMemoryPersistence, type InMemoryPersistenceOptions } from './persistence/in-memory/in-memory-persistence.js';
 export { createInMemoryPersistenceState, type InMemoryPersistenceState } from './persistence/in-memory/in-memory-tables.js';
 export {

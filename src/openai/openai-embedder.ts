@@ -2,11 +2,12 @@
  * Embeddings from any OpenAI-compatible endpoint through the `openai` package, with the same single
  * retry loop, deadline rule and shared queue as the chat adapter. Float vectors, in input order.
  */
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import type { Embedder } from '../embedding/embedder.js';
 import { InvalidArgumentError, MemfoldError } from '../errors.js';
 import { createCircuitBreaker, type CircuitBreaker } from './openai-circuit-breaker.js';
 import { DEFAULT_MODEL_CONCURRENCY, OPENAI_MAX_EMBEDDINGS_PER_CALL, PLACEHOLDER_API_KEY, defaultModelDeadlineMs } from './openai-defaults.js';
+import { lazyOpenAIClient } from './openai-client.js';
 import { toMemfoldError } from './openai-errors.js';
 import { createModelQueue, type ModelQueue } from './openai-queue.js';
 import { runQueuedWithRetry, type RetryOverrides } from './openai-queued-retry.js';
@@ -60,7 +61,7 @@ export function createOpenAIEmbedder(options: OpenAIEmbedderOptions): Embedder {
   const id = `openai:${options.model}`;
   const deadlineMs = options.deadlineMs ?? defaultModelDeadlineMs(options.timeoutMs);
   const queue = options.queue ?? createModelQueue({ concurrency: DEFAULT_MODEL_CONCURRENCY });
-  const client: EmbeddingsClient = new OpenAI({
+  const client: () => Promise<EmbeddingsClient> = lazyOpenAIClient({
     apiKey: options.apiKey ?? PLACEHOLDER_API_KEY,
     timeout: options.timeoutMs,
     maxRetries: 0,
@@ -78,7 +79,7 @@ export function createOpenAIEmbedder(options: OpenAIEmbedderOptions): Embedder {
     const timeout = Math.max(1, Math.min(options.timeoutMs, Math.ceil(remainingMs)));
     let response: Awaited<ReturnType<EmbeddingsClient['embeddings']['create']>>;
     try {
-      response = await client.embeddings.create(
+      response = await (await client()).embeddings.create(
         {
           model: options.model,
           input: texts,

@@ -5,8 +5,8 @@
  * Retryable: HTTP 408, 409, 429 and 5xx, timeouts, connection errors, a malformed (unparsable) body.
  * Not retryable: every other status (400, 401, 403, 404, 422, ...), an abort by the caller, anything else.
  */
-import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import { MemfoldError, errorMessage, type MemfoldErrorCode } from '../errors.js';
+import { loadedOpenAI } from './openai-client.js';
 
 export function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 409 || status === 429 || status >= 500;
@@ -26,12 +26,13 @@ export function toMemfoldError(error: unknown, code: MemfoldErrorCode, label: st
   const make = (reason: string, retryable: boolean, extra: Record<string, unknown> = {}): MemfoldError =>
     new MemfoldError(code, `${label}: ${reason}: ${errorMessage(error)}`, { cause: error, retryable, details: { reason, ...extra } });
 
-  if (error instanceof APIUserAbortError || signal?.aborted || (error as { name?: string })?.name === 'AbortError') {
+  const sdk = loadedOpenAI();
+  if ((sdk && error instanceof sdk.APIUserAbortError) || signal?.aborted || (error as { name?: string })?.name === 'AbortError') {
     return make('aborted', false);
   }
-  if (error instanceof APIConnectionTimeoutError) return make('timeout', true);
-  if (error instanceof APIConnectionError) return make('connection error', true);
-  if (error instanceof APIError && typeof error.status === 'number') {
+  if (sdk && error instanceof sdk.APIConnectionTimeoutError) return make('timeout', true);
+  if (sdk && error instanceof sdk.APIConnectionError) return make('connection error', true);
+  if (sdk && error instanceof sdk.APIError && typeof error.status === 'number') {
     const headers = headerRecord(error.headers);
     return make(`http ${error.status}`, isRetryableStatus(error.status), { status: error.status, ...(headers ? { headers } : {}) });
   }

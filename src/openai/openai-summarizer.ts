@@ -4,11 +4,12 @@
  * One retry loop (`retryWithBackoff`) around a client built with `maxRetries: 0`; every attempt goes
  * through the shared model queue.
  */
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import { InvalidArgumentError, MemfoldError } from '../errors.js';
 import type { ModelProvider, SummarizeRequest, Summary } from '../model/model-provider.js';
 import { createCircuitBreaker, type CircuitBreaker } from './openai-circuit-breaker.js';
 import { DEFAULT_MODEL_CONCURRENCY, DEFAULT_SUMMARIZER_CONTEXT_WINDOW, PLACEHOLDER_API_KEY, defaultModelDeadlineMs } from './openai-defaults.js';
+import { lazyOpenAIClient } from './openai-client.js';
 import { toMemfoldError } from './openai-errors.js';
 import { DEFAULT_SUMMARIZATION_PROMPT, interpolatePrompt, renderUserMessage } from './openai-prompt.js';
 import { findOutputFault } from './openai-output-faults.js';
@@ -90,7 +91,7 @@ export function createOpenAIModel(options: OpenAIModelOptions): ModelProvider {
   const queue = options.queue ?? createModelQueue({ concurrency: DEFAULT_MODEL_CONCURRENCY });
   const maxTokensField = options.maxTokensField ?? 'max_tokens';
   const breaker = options.breaker ?? createCircuitBreaker();
-  const client: ChatClient = new OpenAI({
+  const client: () => Promise<ChatClient> = lazyOpenAIClient({
     apiKey: options.apiKey ?? PLACEHOLDER_API_KEY,
     timeout: options.timeoutMs,
     maxRetries: 0, // the one retry loop is retryWithBackoff
@@ -104,7 +105,7 @@ export function createOpenAIModel(options: OpenAIModelOptions): ModelProvider {
     const timeout = Math.max(1, Math.min(options.timeoutMs, Math.ceil(remainingMs)));
     let response: Awaited<ReturnType<ChatClient['chat']['completions']['create']>>;
     try {
-      response = await client.chat.completions.create(
+      response = await (await client()).chat.completions.create(
         {
           model: options.model,
           messages: [{ role: 'system', content: system }, { role: 'user', content: user }],

@@ -3,7 +3,7 @@
  * needed), then cached for the life of the process.
  */
 import { createRequire } from 'node:module';
-import { Tiktoken, type TiktokenBPE } from 'js-tiktoken/lite';
+import type { Tiktoken, TiktokenBPE } from 'js-tiktoken/lite';
 
 export type EncodingName = 'o200k_base' | 'cl100k_base';
 
@@ -30,7 +30,9 @@ export function getEncoder(name: EncodingName): Tiktoken {
   if (!encoder) {
     const loaded = require(`js-tiktoken/ranks/${name}`) as TiktokenBPE | { default: TiktokenBPE };
     const ranks = 'default' in loaded ? loaded.default : loaded;
-    encoder = new Tiktoken(ranks);
+    // The encoder class too is loaded here, with its ranks: importing memfold does not load the tokenizer.
+    const { Tiktoken: Encoder } = require('js-tiktoken/lite') as typeof import('js-tiktoken/lite');
+    encoder = new Encoder(ranks);
     cache.set(name, encoder);
   }
   return encoder;

@@ -75,7 +75,7 @@ for (const backend of persistenceBackends()) {
         dispose = () => rm(copy.root, { recursive: true, force: true });
       } else {
         const database = await createPostgresTestDatabase(process.env.DATABASE_URL!);
-        dialect = createPostgresDialect(database.url);
+        dialect = await createPostgresDialect(database.url);
         dispose = database.drop;
       }
       db = new Kysely({ dialect: dialect.dialect });

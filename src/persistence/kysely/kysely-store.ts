@@ -17,7 +17,7 @@ import { createKeyedMutex } from '../keyed-mutex.js';
 import { advisoryLockKey, createSemaphore, withAdvisoryLock, type LockResult } from './conversation-lock.js';
 import { createKyselyTransaction, type StoreContext } from './kysely-transaction.js';
 import { listConversations, listOperations, listPendingOperations, recordOperation, updateOperation } from './operation-log.js';
-import { MAX_NAMESPACE_BYTES, requireKey, requireText } from '../normalize-new-messages.js';
+import { MAX_NAMESPACE_BYTES, requireKey, requireText } from '../../conversation/text.js';
 import type { Database } from './schema.js';
 
 interface CommonOptions {
@@ -55,7 +55,7 @@ export async function openKyselyStore(
   const namespace = requireKey(options.namespace ?? 'default', 'namespace', MAX_NAMESPACE_BYTES);
   const maxMessageBytes = validateMaxMessageBytes(options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES, 'maxMessageBytes');
   const backend =
-    options.dialect === 'postgres' ? createPostgresDialect(options.databaseUrl) : await createPgliteDialect(options.dataDir);
+    options.dialect === 'postgres' ? await createPostgresDialect(options.databaseUrl) : await createPgliteDialect(options.dataDir);
   const db = new Kysely<Database>({ dialect: backend.dialect });
   const persistence = createStore(db, backend, { namespace, clock: options.clock ?? (() => new Date()), maxMessageBytes });
   try {

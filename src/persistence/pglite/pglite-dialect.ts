@@ -3,16 +3,21 @@
  * (`createPgConfig`), so both backends run the very same pg code paths. The bridge's pool has one
  * connection: a transaction holds it, and nothing may ask for a second one meanwhile.
  */
-import { PGlite } from '@electric-sql/pglite';
-import { createPgConfig } from '@electric-sql/pglite/node-postgres';
-import { PostgresDialect } from 'kysely';
-import pg from 'pg';
+import type { PGlite } from '@electric-sql/pglite';
+import type pg from 'pg';
 import { MemfoldError } from '../../errors.js';
 import type { StoreDialect } from '../store-dialect.js';
 import { acquireDataDirLock } from './pglite-lock-file.js';
 
 /** Lock `dataDir`, open (or initialize) the PGlite database in it, and wrap it in a dialect. */
 export async function createPgliteDialect(dataDir: string): Promise<StoreDialect> {
+  // Loaded here, not at import time: importing memfold must not pay for a backend it may not use.
+  const [{ PGlite }, { createPgConfig }, { PostgresDialect }, { default: pgModule }] = await Promise.all([
+    import('@electric-sql/pglite'),
+    import('@electric-sql/pglite/node-postgres'),
+    import('kysely'),
+    import('pg'),
+  ]);
   const lock = await acquireDataDirLock(dataDir);
   let pglite: PGlite;
   try {
@@ -25,7 +30,7 @@ export async function createPgliteDialect(dataDir: string): Promise<StoreDialect
     });
   }
   // The config object carries the bridge connection and poolSize 1; pg.Pool's types do not know it.
-  const pool = new pg.Pool(createPgConfig(pglite) as unknown as pg.PoolConfig);
+  const pool = new pgModule.Pool(createPgConfig(pglite) as unknown as pg.PoolConfig);
   pool.on('error', () => {});
   return {
     backend: 'pglite',

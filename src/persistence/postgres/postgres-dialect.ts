@@ -1,13 +1,13 @@
 /** PostgreSQL through a `pg` pool, under Kysely's PostgresDialect. */
-import { PostgresDialect } from 'kysely';
-import pg from 'pg';
 import type { StoreDialect } from '../store-dialect.js';
 
 /** Connections per store (pg's own default). */
 export const POSTGRES_POOL_SIZE = 10;
 
 /** A dialect for the server at `databaseUrl` (`postgres://user@host:5432/db`). */
-export function createPostgresDialect(databaseUrl: string): StoreDialect {
+export async function createPostgresDialect(databaseUrl: string): Promise<StoreDialect> {
+  // Loaded here, not at import time: importing memfold must not pay for a backend it may not use.
+  const [{ PostgresDialect }, { default: pg }] = await Promise.all([import('kysely'), import('pg')]);
   const pool = new pg.Pool({ connectionString: databaseUrl, max: POSTGRES_POOL_SIZE });
   // An idle client that loses its server emits on the pool; unhandled, that would crash the process.
   // The pool drops the client, and the next query reports the failure to its caller.
