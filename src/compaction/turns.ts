@@ -4,25 +4,14 @@
  * messages that may never be split: an assistant message with tool calls plus the tool results that
  * answer it, or any other single message.
  */
+import { toolGroupStarts } from '../conversation/tool-groups.js';
 import type { ConversationMessage } from '../conversation/types.js';
 
 type Msg = Pick<ConversationMessage, 'role' | 'toolCalls' | 'toolCallId'>;
 
-/** Start indices of units, ascending. Tool results always join the unit of the call they answer. */
+/** Start indices of units, ascending: the tool groups of `conversation/tool-groups.ts`, so results stay with their call. */
 export function unitStarts(messages: readonly Msg[]): number[] {
-  const starts: number[] = [];
-  let open = new Set<string>();
-  for (let i = 0; i < messages.length; i++) {
-    const message = messages[i]!;
-    const answersOpenCall = message.role === 'tool' && (message.toolCallId === undefined || open.size > 0);
-    if (answersOpenCall && starts.length > 0) {
-      if (message.toolCallId !== undefined) open.delete(message.toolCallId);
-      continue;
-    }
-    starts.push(i);
-    open = new Set((message.toolCalls ?? []).map((call) => call.id));
-  }
-  return starts;
+  return toolGroupStarts(messages);
 }
 
 /** Start indices of turns, ascending; every turn start is also a unit start. */

@@ -11,27 +11,33 @@
  */
 import type { ConversationMessage, Role } from './types.js';
 import { InvalidArgumentError } from '../errors.js';
-import { textProblem } from './well-formed-text.js';
+import { describeValue, requireText } from './text.js';
+import { type ToolGroupMember, UNANSWERED_TOOL_RESULT_RULE, walkToolGroups } from './tool-groups.js';
 
 const ROLES: ReadonlySet<string> = new Set<Role>(['system', 'user', 'assistant', 'tool']);
-/** What `toISOString()` writes: UTC, milliseconds, so that times sort as text. */
+/**
+ * What `toISOString()` writes: UTC, milliseconds, so that times sort as text. This is not the boundary
+ * rule for times a caller gives (`parseIsoTime` in iso-time.ts reads those and canonicalizes them); it is
+ * the rule that a history holds times as the store writes them, so a history with any other spelling
+ * did not come from a store and is refused instead of being sorted wrongly.
+ */
 const CANONICAL_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 type Fields = Record<string, unknown>;
 
 /** Throws unless `history` is a well-formed history of `conversationId`. */
 export function validateHistory(history: unknown, conversationId: unknown): asserts history is readonly ConversationMessage[] {
-  text(conversationId, 'conversationId');
-  if (!Array.isArray(history)) throw new InvalidArgumentError('history', `must be an array, got ${kindOf(history)}`);
+  requireText(conversationId, 'conversationId');
+  if (!Array.isArray(history)) throw new InvalidArgumentError('history', `must be an array, got ${describeValue(history)}`);
   const ids = new Map<string, number>();
-  let group = new Set<string>();
+  const groups = walkToolGroups();
   let clipArchiveAt: number | undefined;
   let lastSeq = 0;
   history.forEach((value: unknown, i) => {
     const at = `history[${i}]`;
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new InvalidArgumentError(at, `must be an object, got ${kindOf(value)}`);
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new InvalidArgumentError(at, `must be an object, got ${describeValue(value)}`);
     const message = value as Fields;
-    const id = text(message.id, `${at}.id`);
+    const id = requireText(message.id, `${at}.id`);
     const first = ids.get(id);
     if (first !== undefined) throw new InvalidArgumentError(`${at}.id`, `duplicates history[${first}].id (${JSON.stringify(id)})`);
     ids.set(id, i);
@@ -39,84 +45,70 @@ export function validateHistory(history: unknown, conversationId: unknown): asse
       throw new InvalidArgumentError(`${at}.conversationId`, `must be ${JSON.stringify(conversationId)}, the conversation being compressed`);
     }
     if (typeof message.role !== 'string' || !ROLES.has(message.role)) {
-      throw new InvalidArgumentError(`${at}.role`, `must be one of system, user, assistant, tool; got ${kindOf(message.role)}`);
+      throw new InvalidArgumentError(`${at}.role`, `must be one of system, user, assistant, tool; got ${describeValue(message.role)}`);
     }
-    text(message.content, `${at}.content`, { allowEmpty: true });
+    requireText(message.content, `${at}.content`, { allowEmpty: true });
     requireTime(message.createdAt, `${at}.createdAt`);
-    if (message.name !== undefined) text(message.name, `${at}.name`);
+    if (message.name !== undefined) requireText(message.name, `${at}.name`);
 
     if (message.kind === 'clip_archive') {
       // The clip-archive (seq 0) sits after the system prompt in a history, outside the seq order.
       if (clipArchiveAt !== undefined) throw new InvalidArgumentError(`${at}.kind`, `a second clip-archive (the first is history[${clipArchiveAt}])`);
       if (message.role !== 'system') throw new InvalidArgumentError(`${at}.role`, "must be 'system' on the clip-archive");
-      if (message.seq !== 0) throw new InvalidArgumentError(`${at}.seq`, `must be 0 on the clip-archive, got ${kindOf(message.seq)}`);
+      if (message.seq !== 0) throw new InvalidArgumentError(`${at}.seq`, `must be 0 on the clip-archive, got ${describeValue(message.seq)}`);
       clipArchiveAt = i;
     } else {
       if (message.kind !== undefined && message.kind !== 'message') {
-        throw new InvalidArgumentError(`${at}.kind`, `must be 'message', 'clip_archive' or absent; got ${kindOf(message.kind)}`);
+        throw new InvalidArgumentError(`${at}.kind`, `must be 'message', 'clip_archive' or absent; got ${describeValue(message.kind)}`);
       }
       const seq = message.seq;
       if (typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq <= lastSeq) {
-        throw new InvalidArgumentError(`${at}.seq`, `must be an integer greater than the previous message's seq (${lastSeq}), got ${kindOf(seq)}`);
+        throw new InvalidArgumentError(`${at}.seq`, `must be an integer greater than the previous message's seq (${lastSeq}), got ${describeValue(seq)}`);
       }
       lastSeq = seq;
     }
 
-    const callIds = toolCallIds(message.toolCalls, `${at}.toolCalls`);
+    checkToolCalls(message.toolCalls, `${at}.toolCalls`);
+    // Role, kind and tool calls are checked above, so the message is a ToolGroupMember.
+    const member = message as unknown as ToolGroupMember;
     if (message.role === 'tool') {
-      const callId = text(message.toolCallId, `${at}.toolCallId`);
-      if (!group.has(callId)) {
-        throw new InvalidArgumentError(`${at}.toolCallId`, `${JSON.stringify(callId)} answers no tool call of the assistant message it follows (only tool results may stand between a call and its result)`);
+      const callId = requireText(message.toolCallId, `${at}.toolCallId`);
+      if (groups.standing(member, callId) !== 'answers') {
+        throw new InvalidArgumentError(`${at}.toolCallId`, `${JSON.stringify(callId)} ${UNANSWERED_TOOL_RESULT_RULE}`);
       }
     } else {
-      if (message.toolCallId !== undefined) text(message.toolCallId, `${at}.toolCallId`);
+      if (message.toolCallId !== undefined) requireText(message.toolCallId, `${at}.toolCallId`);
       // A message other than a tool result closes the previous group and opens its own.
-      if (message.kind !== 'clip_archive') group = new Set(message.role === 'assistant' ? callIds : []);
+      groups.standing(member, undefined);
     }
   });
 }
 
-/** The ids of a message's tool calls, after checking their shape; duplicates in one message are refused. */
-function toolCallIds(value: unknown, field: string): string[] {
-  if (value === undefined) return [];
-  if (!Array.isArray(value)) throw new InvalidArgumentError(field, `must be an array, got ${kindOf(value)}`);
+/** A message's tool calls are well-shaped, with ids unique within the message. */
+function checkToolCalls(value: unknown, field: string): void {
+  if (value === undefined) return;
+  if (!Array.isArray(value)) throw new InvalidArgumentError(field, `must be an array, got ${describeValue(value)}`);
   const ids: string[] = [];
   value.forEach((item: unknown, k) => {
     const at = `${field}[${k}]`;
-    if (typeof item !== 'object' || item === null) throw new InvalidArgumentError(at, `must be an object, got ${kindOf(item)}`);
+    if (typeof item !== 'object' || item === null) throw new InvalidArgumentError(at, `must be an object, got ${describeValue(item)}`);
     const call = item as Fields;
-    const id = text(call.id, `${at}.id`);
+    const id = requireText(call.id, `${at}.id`);
     const first = ids.indexOf(id);
     if (first !== -1) throw new InvalidArgumentError(`${at}.id`, `duplicates ${field}[${first}].id (${JSON.stringify(id)})`);
     ids.push(id);
-    if (call.type !== 'function') throw new InvalidArgumentError(`${at}.type`, `must be 'function', got ${kindOf(call.type)}`);
+    if (call.type !== 'function') throw new InvalidArgumentError(`${at}.type`, `must be 'function', got ${describeValue(call.type)}`);
     const fn = call.function as Fields | null | undefined;
-    if (typeof fn !== 'object' || fn === null) throw new InvalidArgumentError(`${at}.function`, `must be an object, got ${kindOf(fn)}`);
-    text(fn.name, `${at}.function.name`);
-    text(fn.arguments, `${at}.function.arguments`, { allowEmpty: true });
+    if (typeof fn !== 'object' || fn === null) throw new InvalidArgumentError(`${at}.function`, `must be an object, got ${describeValue(fn)}`);
+    requireText(fn.name, `${at}.function.name`);
+    requireText(fn.arguments, `${at}.function.arguments`, { allowEmpty: true });
   });
-  return ids;
-}
-
-function text(value: unknown, field: string, options: { allowEmpty?: boolean } = {}): string {
-  if (typeof value !== 'string') throw new InvalidArgumentError(field, `must be a string, got ${kindOf(value)}`);
-  if (!options.allowEmpty && value.length === 0) throw new InvalidArgumentError(field, 'must not be empty');
-  const problem = textProblem(value);
-  if (problem !== undefined) throw new InvalidArgumentError(field, problem);
-  return value;
 }
 
 function requireTime(value: unknown, field: string): void {
   // The round trip refuses dates that match the pattern but do not exist (2024-02-30).
   const ms = typeof value === 'string' && CANONICAL_TIME.test(value) ? Date.parse(value) : Number.NaN;
   const valid = Number.isFinite(ms) && new Date(ms).toISOString() === value;
-  if (!valid) throw new InvalidArgumentError(field, `must be an ISO 8601 UTC time as toISOString() writes it (2024-01-08T09:00:00.000Z), got ${kindOf(value)}`);
+  if (!valid) throw new InvalidArgumentError(field, `must be an ISO 8601 UTC time as toISOString() writes it (2024-01-08T09:00:00.000Z), got ${describeValue(value)}`);
 }
 
-function kindOf(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
-  if (typeof value === 'number') return String(value);
-  return typeof value;
-}

@@ -1,9 +1,11 @@
 /**
  * The checks of an `append` batch that need no store: ids unique in the batch and not the
- * clip-archive's, and every tool result answering a call of the group it belongs to. Pure; every
+ * clip-archive's, and every tool result answering a call of the group it belongs to (the rule of
+ * `conversation/tool-groups.ts`). Pure; every
  * PersistenceProvider adapter runs them, then checks the leading tool results and the ids against
  * what it has stored. Each failure is an InvalidArgumentError naming `messages[i].<field>`.
  */
+import { callIdsOpenedBy, type ToolGroupMember, UNANSWERED_TOOL_RESULT_RULE, walkToolGroups } from '../conversation/tool-groups.js';
 import { InvalidArgumentError } from '../errors.js';
 import type { NormalizedMessage } from './normalize-new-messages.js';
 
@@ -21,23 +23,20 @@ export function checkBatchIds(rows: readonly NormalizedMessage[], clipArchiveId:
 }
 
 /**
- * A tool result answers a call of the assistant message that opens its group: the nearest earlier
- * message that is not a tool result (the OpenAI chat contract). Anything between a call and its
- * result would let a compaction archive the call and keep the result live. Results in the batch
- * after its first other message are checked here; the leading ones (the batch continues a stored
- * group, as an agent loop appends results) are returned for the stored check.
+ * The tool-group rule (`conversation/tool-groups.ts`) over a batch. Results after the batch's first
+ * other message are checked here; the leading ones (the batch continues a stored group, as an agent
+ * loop appends results) are returned for the stored check.
  */
 export function leadingToolResults(rows: readonly NormalizedMessage[]): Array<{ index: number; toolCallId: string }> {
   const leading: Array<{ index: number; toolCallId: string }> = [];
-  let group: Set<string> | undefined;
+  const groups = walkToolGroups('unknown');
   rows.forEach((row, index) => {
     const toolCallId = row.content.toolCallId;
-    if (row.role !== 'tool') {
-      group = new Set(row.role === 'assistant' ? (row.content.toolCalls ?? []).map((c) => c.id) : []);
-    } else if (toolCallId !== undefined) {
-      if (group === undefined) leading.push({ index, toolCallId });
-      else if (!group.has(toolCallId)) throw unansweredToolResult(index, toolCallId);
-    }
+    const standing = groups.standing({ role: row.role, toolCalls: row.content.toolCalls }, toolCallId);
+    // normalizeNewMessages gives every tool result a toolCallId.
+    if (toolCallId === undefined) return;
+    if (standing === 'opener_unknown') leading.push({ index, toolCallId });
+    else if (standing === 'unanswered') throw unansweredToolResult(index, toolCallId);
   });
   return leading;
 }
@@ -46,11 +45,8 @@ export function leadingToolResults(rows: readonly NormalizedMessage[]): Array<{ 
  * The stored check of the leading results: each must answer a call of `opener`, the conversation's
  * last live message that is not a tool result (undefined when there is none).
  */
-export function checkLeadingToolResults(
-  leading: ReadonlyArray<{ index: number; toolCallId: string }>,
-  opener: { role: string; toolCalls?: ReadonlyArray<{ id: string }> | undefined } | undefined,
-): void {
-  const calls = new Set(opener?.role === 'assistant' ? (opener.toolCalls ?? []).map((c) => c.id) : []);
+export function checkLeadingToolResults(leading: ReadonlyArray<{ index: number; toolCallId: string }>, opener: ToolGroupMember | undefined): void {
+  const calls = callIdsOpenedBy(opener);
   const missing = leading.find((p) => !calls.has(p.toolCallId));
   if (missing !== undefined) throw unansweredToolResult(missing.index, missing.toolCallId);
 }
@@ -66,6 +62,6 @@ export function idAlreadyUsed(index: number, id: string): InvalidArgumentError {
 export function unansweredToolResult(index: number, toolCallId: string): InvalidArgumentError {
   return new InvalidArgumentError(
     `messages[${index}].toolCallId`,
-    `${JSON.stringify(toolCallId)} answers no tool call of the assistant message it follows (only tool results may stand between a call and its result)`,
+    `${JSON.stringify(toolCallId)} ${UNANSWERED_TOOL_RESULT_RULE}`,
   );
 }

@@ -6,7 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Role, ToolCall } from '../conversation/types.js';
 import { parseIsoTime } from '../conversation/iso-time.js';
-import { textProblem, utf8Bytes } from '../conversation/well-formed-text.js';
+import { describeValue, requireKey, requireText } from '../conversation/text.js';
+import { utf8Bytes } from '../conversation/well-formed-text.js';
 import { InvalidArgumentError } from '../errors.js';
 
 const ROLES: ReadonlySet<string> = new Set<Role>(['system', 'user', 'assistant', 'tool']);
@@ -28,37 +29,6 @@ export interface NormalizedMessage {
   createdAt?: string;
 }
 
-/** A non-empty string PostgreSQL stores unchanged: no U+0000, no lone surrogate. */
-export function requireText(value: unknown, field: string, options: { allowEmpty?: boolean } = {}): string {
-  if (typeof value !== 'string') throw new InvalidArgumentError(field, `must be a string, got ${describe(value)}`);
-  if (!options.allowEmpty && value.length === 0) throw new InvalidArgumentError(field, 'must not be empty');
-  const problem = textProblem(value);
-  if (problem !== undefined) throw new InvalidArgumentError(field, problem);
-  return value;
-}
-
-/**
- * Namespaces, conversation ids and message ids are index keys: PostgreSQL refuses a btree entry over
- * 2,704 bytes, and (namespace, conversation_id, id) must fit in one. 256 B + 1 KiB + 1 KiB (plus the
- * `clip-archive-` prefix of one id) stays below that.
- */
-export const MAX_KEY_BYTES = 1024;
-export const MAX_NAMESPACE_BYTES = 256;
-
-/** A `requireText` that is also short enough to be part of an index key. */
-export function requireKey(value: unknown, field: string, maxBytes = MAX_KEY_BYTES): string {
-  const text = requireText(value, field);
-  const bytes = utf8Bytes(text);
-  if (bytes > maxBytes) throw new InvalidArgumentError(field, `must be at most ${maxBytes} bytes of UTF-8, got ${bytes}`);
-  return text;
-}
-
-/** An array of ids (for deletes and operation rows). */
-export function requireTextArray(value: unknown, field: string): string[] {
-  if (!Array.isArray(value)) throw new InvalidArgumentError(field, `must be an array, got ${describe(value)}`);
-  return value.map((item, index) => requireText(item, `${field}[${index}]`));
-}
-
 export interface NormalizeOptions {
   /** UTF-8 bytes one message's text (content, tool calls, name, ids) may take. */
   maxMessageBytes: number;
@@ -66,18 +36,18 @@ export interface NormalizeOptions {
 
 /** Validate `append` input, each message on its own (pairing across messages is checked by the caller). */
 export function normalizeNewMessages(messages: unknown, options: NormalizeOptions): NormalizedMessage[] {
-  if (!Array.isArray(messages)) throw new InvalidArgumentError('messages', `must be an array, got ${describe(messages)}`);
+  if (!Array.isArray(messages)) throw new InvalidArgumentError('messages', `must be an array, got ${describeValue(messages)}`);
   return messages.map((message: unknown, index) => normalizeOne(message, `messages[${index}]`, options));
 }
 
 function normalizeOne(value: unknown, field: string, options: NormalizeOptions): NormalizedMessage {
-  if (typeof value !== 'object' || value === null) throw new InvalidArgumentError(field, `must be an object, got ${describe(value)}`);
+  if (typeof value !== 'object' || value === null) throw new InvalidArgumentError(field, `must be an object, got ${describeValue(value)}`);
   const message = value as Record<string, unknown>;
   if (typeof message.role !== 'string' || !ROLES.has(message.role)) {
-    throw new InvalidArgumentError(`${field}.role`, `must be one of system, user, assistant, tool; got ${describe(message.role)}`);
+    throw new InvalidArgumentError(`${field}.role`, `must be one of system, user, assistant, tool; got ${describeValue(message.role)}`);
   }
   if (message.kind !== undefined && message.kind !== 'message') {
-    throw new InvalidArgumentError(`${field}.kind`, `must be 'message' or absent (the clip-archive is written by commitCompaction); got ${describe(message.kind)}`);
+    throw new InvalidArgumentError(`${field}.kind`, `must be 'message' or absent (the clip-archive is written by commitCompaction); got ${describeValue(message.kind)}`);
   }
   const content: StoredContent = { text: requireText(message.content, `${field}.content`, { allowEmpty: true }) };
   if (message.toolCalls !== undefined) content.toolCalls = normalizeToolCalls(message.toolCalls, `${field}.toolCalls`);
@@ -111,16 +81,16 @@ function requireSize(content: StoredContent, id: string, field: string, maxBytes
 }
 
 function normalizeToolCalls(value: unknown, field: string): ToolCall[] {
-  if (!Array.isArray(value)) throw new InvalidArgumentError(field, `must be an array, got ${describe(value)}`);
+  if (!Array.isArray(value)) throw new InvalidArgumentError(field, `must be an array, got ${describeValue(value)}`);
   // A result names its call by id: two calls of one message with the same id could not be told apart.
   const seen = new Map<string, number>();
   return value.map((item: unknown, index) => {
     const at = `${field}[${index}]`;
-    if (typeof item !== 'object' || item === null) throw new InvalidArgumentError(at, `must be an object, got ${describe(item)}`);
+    if (typeof item !== 'object' || item === null) throw new InvalidArgumentError(at, `must be an object, got ${describeValue(item)}`);
     const call = item as Record<string, unknown>;
-    if (call.type !== 'function') throw new InvalidArgumentError(`${at}.type`, `must be 'function', got ${describe(call.type)}`);
+    if (call.type !== 'function') throw new InvalidArgumentError(`${at}.type`, `must be 'function', got ${describeValue(call.type)}`);
     const fn = call.function as Record<string, unknown> | null | undefined;
-    if (typeof fn !== 'object' || fn === null) throw new InvalidArgumentError(`${at}.function`, `must be an object, got ${describe(fn)}`);
+    if (typeof fn !== 'object' || fn === null) throw new InvalidArgumentError(`${at}.function`, `must be an object, got ${describeValue(fn)}`);
     const id = requireText(call.id, `${at}.id`);
     const first = seen.get(id);
     if (first !== undefined) throw new InvalidArgumentError(`${at}.id`, `duplicates ${field}[${first}].id (${JSON.stringify(id)})`);
@@ -134,11 +104,4 @@ function normalizeToolCalls(value: unknown, field: string): ToolCall[] {
       },
     };
   });
-}
-
-function describe(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? value.slice(0, 40) + '…' : value);
-  return typeof value;
 }

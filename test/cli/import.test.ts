@@ -201,7 +201,7 @@ describe('memfold import: input and messages', () => {
     const numeric = await home.file('n.jsonl', [{ role: 'user', content: 'x', conversation_id: 42 }]);
     const refused = await home.memfold(['import', numeric]);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain('Invalid argument line 1.conversation_id: must be a string, got number');
+    expect(refused.stderr).toContain('Invalid argument line 1.conversation_id: must be a string, got 42');
     const missing = await home.file('m.jsonl', [{ role: 'user', content: 'x', conversation_id: 'c' }, { role: 'user', content: 'y' }]);
     const unnamed = await home.memfold(['import', missing]);
     expect(unnamed.code).toBe(1);

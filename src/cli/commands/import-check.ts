@@ -18,7 +18,8 @@ import { streamJsonlObjects } from '../../eval/datasets/jsonl-dataset.js';
 import type { Memfold } from '../../memfold.js';
 import { checkBatchIds, leadingToolResults } from '../../persistence/append-batch-checks.js';
 import { clipArchiveId } from '../../persistence/clip-archive-id.js';
-import { requireKey, type NormalizedMessage } from '../../persistence/normalize-new-messages.js';
+import { requireKey } from '../../conversation/text.js';
+import type { NormalizedMessage } from '../../persistence/normalize-new-messages.js';
 import { atLine, conversationOf, parseImportLine, type ImportedLine } from './import-jsonl.js';
 
 /** Lines of one conversation checked against the store at once (one findUsedIds query). */

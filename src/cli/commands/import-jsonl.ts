@@ -12,7 +12,8 @@ import type { NewMessage } from '../../conversation/types.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../../persistence/message-size-limit.js';
 import { InvalidArgumentError } from '../../errors.js';
 import { readJsonlObjects, type JsonlObject } from '../../eval/datasets/jsonl-dataset.js';
-import { normalizeNewMessages, requireKey, type NormalizedMessage } from '../../persistence/normalize-new-messages.js';
+import { requireKey } from '../../conversation/text.js';
+import { normalizeNewMessages, type NormalizedMessage } from '../../persistence/normalize-new-messages.js';
 
 /** One message line of an import file. */
 export interface ImportedLine {

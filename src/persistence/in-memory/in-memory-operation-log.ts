@@ -1,6 +1,6 @@
 /** The compaction operations journal and the conversation listing over in-memory tables (`kysely/operation-log.ts`'s twin). */
 import { InvalidArgumentError } from '../../errors.js';
-import { requireText, requireTextArray } from '../normalize-new-messages.js';
+import { requireText, requireTextArray } from '../../conversation/text.js';
 import type { CompactionOperation, OperationStatus } from '../persistence-provider.js';
 import { copyOf, type InMemoryTables, type OperationRecord } from './in-memory-tables.js';
 

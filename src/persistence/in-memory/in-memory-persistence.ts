@@ -6,7 +6,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { DEFAULT_MAX_MESSAGE_BYTES, validateMaxMessageBytes } from '../message-size-limit.js';
 import { MemfoldError } from '../../errors.js';
-import { MAX_NAMESPACE_BYTES, requireKey, requireText } from '../normalize-new-messages.js';
+import { MAX_NAMESPACE_BYTES, requireKey, requireText } from '../../conversation/text.js';
 import type { PersistenceProvider, PersistenceTransaction } from '../persistence-provider.js';
 import { createInMemoryMessages, type InMemoryContext, type InMemoryMessageOperations } from './in-memory-messages.js';
 import { listConversations, listOperations, recordOperation, updateOperation } from './in-memory-operation-log.js';

@@ -17,7 +17,7 @@ import { createKeyedMutex } from '../keyed-mutex.js';
 import { advisoryLockKey, createSemaphore, withAdvisoryLock, type LockResult } from './conversation-lock.js';
 import { createKyselyTransaction, type StoreContext } from './kysely-transaction.js';
 import { listConversations, listOperations, listPendingOperations, recordOperation, updateOperation } from './operation-log.js';
-import { MAX_NAMESPACE_BYTES, requireKey, requireText } from '../normalize-new-messages.js';
+import { MAX_NAMESPACE_BYTES, requireKey, requireText } from '../../conversation/text.js';
 import type { Database } from './schema.js';
 
 interface CommonOptions {

@@ -3,7 +3,7 @@ import { sql, type Kysely } from 'kysely';
 import { InvalidArgumentError } from '../../errors.js';
 import type { CompactionOperation, OperationStatus } from '../persistence-provider.js';
 import { guard } from '../persistence-error.js';
-import { requireText, requireTextArray } from '../normalize-new-messages.js';
+import { requireText, requireTextArray } from '../../conversation/text.js';
 import { toIso, toOperation } from './row-mapping.js';
 import type { Database } from './schema.js';
 import type { StoreContext } from './kysely-transaction.js';
