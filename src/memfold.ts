@@ -8,7 +8,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { ConversationMessage, NewMessage } from './conversation/types.js';
 import { createCompactor, type Compactor, type CompressOptions } from './compaction/compactor.js';
-import { failedResult, type CompactionEvent, type CompactionResult } from './compaction/compaction-result.js';
+import type { CompactionEvent, CompactionResult } from './compaction/compaction-result.js';
 import { reconcileAll, type ReconcileOutcome } from './compaction/reconcile.js';
 import { errorMessage, failureReason, InvalidConfigError, MemfoldError } from './errors.js';
 import { assembleContext } from './compaction/context-view.js';
@@ -103,7 +103,7 @@ export interface Memfold {
   history(conversationId: string): Promise<ConversationMessage[]>;
   /** What the model should see: `history` with long tool outputs cut. */
   context(conversationId: string): Promise<ConversationMessage[]>;
-  /** Compact the stored history when it passes the trigger (or always with `force`). Never throws. */
+  /** Compact the stored history when it passes the trigger (or always with `force`): `compactor.compactStored`. Never throws. */
   compact(conversationId: string, options?: CompressOptions): Promise<CompactionResult>;
   /**
    * Finish or undo interrupted compactions: of one conversation (waiting for its lock), or of every
@@ -278,15 +278,7 @@ export async function createMemfold(options: MemfoldOptions = {}): Promise<Memfo
     async context(conversationId) {
       return assembleContext(await persistence.loadHistory(conversationId), compactor.settings.toolOutputMaxLines);
     },
-    async compact(conversationId, compressOptions) {
-      let stored: ConversationMessage[];
-      try {
-        stored = await history(conversationId);
-      } catch (error) {
-        return failedResult([], 'unexpected', errorMessage(error));
-      }
-      return compactor.compress(stored, conversationId, compressOptions);
-    },
+    compact: (conversationId, compressOptions) => compactor.compactStored(conversationId, compressOptions),
     reconcile,
     memoryRead(conversationId) {
       const tool = createMemoryReadTool(memory, conversationId, {

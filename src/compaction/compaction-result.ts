@@ -34,10 +34,8 @@ export type CompactionEvent =
   | { type: 'auto_compaction_paused'; conversationId: string; tokens: number; trigger: number; reason: string };
 
 export interface CompactionResult {
+  /** `compacted`: the live table changed; `skipped`: nothing ran (`skipReason` says why); `failed`: nothing changed (`failureCode`, `error`). */
   status: CompactionStatus;
-  /** Convenience flags: exactly one of them (or neither, when skipped) is true. */
-  compacted: boolean;
-  failed: boolean;
   skipReason?: CompactionSkipReason;
   failureCode?: CompactionFailureCode;
   error?: string;
@@ -66,14 +64,9 @@ export interface CompactionResult {
 /** A result that changed nothing yet: the history as given, no batches, status `skipped`. */
 export function initialResult(history: readonly ConversationMessage[], tokensBefore: number): CompactionResult {
   return {
-    status: 'skipped', compacted: false, failed: false, history: [...history],
+    status: 'skipped', history: [...history],
     messagesBefore: history.length, messagesAfter: history.length, archivedMessages: 0,
     tokensBefore, tokensAfter: tokensBefore, batches: [], resummarized: [], fallbacks: [],
     modelCalls: 0, summarizerInputTokens: 0, summarizerOutputTokens: 0, durationMs: 0, stageMs: {},
   };
-}
-
-/** A failure before anything was written. */
-export function failedResult(history: readonly ConversationMessage[], code: CompactionFailureCode, error: string): CompactionResult {
-  return { ...initialResult(history, 0), status: 'failed', failed: true, failureCode: code, error };
 }

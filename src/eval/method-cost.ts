@@ -39,6 +39,6 @@ export function addCompaction(cost: MethodCost, result: CompactionResult): void 
   cost.modelCalls += result.modelCalls;
   cost.summarizerInputTokens += result.summarizerInputTokens;
   cost.summarizerOutputTokens += result.summarizerOutputTokens;
-  if (result.compacted) cost.compactions++;
-  if (result.failed) cost.failedCompactions++;
+  if (result.status === 'compacted') cost.compactions++;
+  if (result.status === 'failed') cost.failedCompactions++;
 }

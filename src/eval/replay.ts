@@ -48,15 +48,15 @@ export async function replayConversation(
     stats.contextTokens += count(stored!);
     if (stats.contextTokens >= trigger && answered(context)) {
       const result = await memfold.compact(conversationId);
-      if (result.compacted) {
+      if (result.status === 'compacted') {
         stats.compactions++;
         stats.archivedMessages += result.archivedMessages;
         context = result.history;
         stats.contextTokens = result.tokensAfter;
       }
-      if (result.failed) stats.failures.push(result);
-      if (result.compacted || result.failed) await options.onCompaction?.(result, stats.appended);
-      if (result.failed && (options.stopOnFailure ?? true)) break;
+      if (result.status === 'failed') stats.failures.push(result);
+      if (result.status === 'compacted' || result.status === 'failed') await options.onCompaction?.(result, stats.appended);
+      if (result.status === 'failed' && (options.stopOnFailure ?? true)) break;
     }
     options.onProgress?.(i + 1, messages.length, stats);
   }

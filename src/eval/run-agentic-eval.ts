@@ -70,7 +70,7 @@ async function scoreMemfoldRun(memfold: Memfold, run: AgenticRun, window: number
     stopOnFailure: false,
     onCompaction: (result, appended) => {
       addCompaction(cost, result);
-      if (result.compacted) snapshots.push({ appended: appended.length, history: result.history });
+      if (result.status === 'compacted') snapshots.push({ appended: appended.length, history: result.history });
       checkpoint(new Set(result.history.map((m) => m.id)), appended.length);
     },
     onProgress: () => tick(`${window} tokens, ${run.id}`),

@@ -49,7 +49,7 @@ async function withServer<T>(options: FakeOpenAIOptions, fn: (server: FakeOpenAI
 const chatRequests = (server: FakeOpenAI) => server.requests.filter((r) => r.path === '/v1/chat/completions').length;
 
 function check(result: CompactionResult): CompactionResult {
-  if (!result.compacted) throw new Error(`compaction ${result.status}: ${result.error ?? result.skipReason}`);
+  if (result.status !== 'compacted') throw new Error(`compaction ${result.status}: ${result.error ?? result.skipReason}`);
   return result;
 }
 

@@ -57,7 +57,7 @@ async function compact(memfold: Memfold): Promise<Compaction> {
   const t0 = now();
   const result: CompactionResult = await memfold.compact(CONVERSATION, { force: true });
   const wallMs = now() - t0;
-  if (!result.compacted) throw new Error(`compaction ${result.status}: ${result.error ?? result.skipReason}`);
+  if (result.status !== 'compacted') throw new Error(`compaction ${result.status}: ${result.error ?? result.skipReason}`);
   const stageMs = Object.fromEntries(STAGES.map((s) => [s, result.stageMs[s] ?? 0])) as Record<CompactionStage, number>;
   const staged = STAGES.reduce((sum, s) => sum + stageMs[s], 0);
   return {

@@ -137,13 +137,13 @@ for (const backend of persistenceBackends()) {
             faults.arm(undefined);
             // A fault that went off fails the compaction, and the result says where. (A corrupted read may
             // hit a lookup before the write rather than the read-back, which fails nothing.)
-            if (fired !== undefined && fired !== 'none' && (fired !== 'readback' || result.failed)) {
+            if (fired !== undefined && fired !== 'none' && (fired !== 'readback' || result.status === 'failed')) {
               expect(result.failureCode, `fault ${fired}`).toBe(EXPECTED_CODE[fired]);
             }
             const key = `${result.status}${result.failureCode ? `:${result.failureCode}` : ''}`;
             seen[key] = (seen[key] ?? 0) + 1;
             // A failure returns the history it was given; nothing was deleted.
-            if (result.failed) expect(result.history.map((m) => m.id)).toEqual((await stack.memfold.history(conversationId)).map((m) => m.id));
+            if (result.status === 'failed') expect(result.history.map((m) => m.id)).toEqual((await stack.memfold.history(conversationId)).map((m) => m.id));
             if ((await stack.memfold.persistence.listPendingOperations(conversationId)).length > 0) await stack.memfold.reconcile(conversationId);
             await checkInvariants(stack.memfold, conversationId, appended, { toolPairs: true });
           }

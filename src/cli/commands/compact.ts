@@ -21,12 +21,12 @@ export async function runCompact(memfold: Memfold, conversationId: string, optio
     options.progress?.finish();
   }
   if (options.json) printJson(output, { ...result, history: undefined });
-  else if (result.compacted) {
+  else if (result.status === 'compacted') {
     const fallbacks = result.fallbacks.length ? `; fallbacks: ${result.fallbacks.map((f) => f.reason).join(', ')}` : '';
     output.out(`compacted: ${result.archivedMessages} messages archived in ${result.batches.length} batches (+${result.resummarized.length} re-summarized); tokens ${result.tokensBefore} -> ${result.tokensAfter}${fallbacks}`);
-  } else if (result.failed) output.err(`failed (${result.failureCode}): ${result.error}`);
+  } else if (result.status === 'failed') output.err(`failed (${result.failureCode}): ${result.error}`);
   else output.out(`skipped: ${describeSkip(result, memfold.compactor.settings, conversationId)}`);
-  return result.failed ? 1 : 0;
+  return result.status === 'failed' ? 1 : 0;
 }
 
 /** Why a compaction did nothing, in the settings' own terms, and whether `--force` would change it. */

@@ -63,7 +63,7 @@ async function worker(index: number): Promise<void> {
       const result = await memfold.compact(conversationId, { force: step % 2 === 0 });
       const key = result.status === 'skipped' ? `skipped:${result.skipReason}` : result.status === 'failed' ? `failed:${result.failureCode}` : result.status;
       report.compactions[key] = (report.compactions[key] ?? 0) + 1;
-      if (result.failed) report.failures.push(`${result.failureCode}: ${result.error}`);
+      if (result.status === 'failed') report.failures.push(`${result.failureCode}: ${result.error}`);
     }
   }
 }

@@ -1,0 +1,47 @@
+/**
+ * The archive step of a compaction: each chunk becomes a depth-0 batch (its summary) with the verbatim
+ * transcript segments under it; all are written and read back before anything else happens.
+ */
+import type { ConversationMessage, SummaryBatch } from '../conversation/types.js';
+import type { ArchiveWriter } from './archive-writer.js';
+import { buildBatches } from './batch-builder.js';
+import type { CompactionDeps } from './compaction-deps.js';
+import type { FoldedChunks } from './fold-compactable.js';
+import { buildTranscriptSegments } from './transcript-segments.js';
+
+export interface ArchiveTarget {
+  conversationId: string;
+  operationId: string;
+  writer: ArchiveWriter;
+}
+
+export async function archiveFolded(
+  folded: FoldedChunks,
+  target: ArchiveTarget,
+  deps: Pick<CompactionDeps, 'memory' | 'settings'>,
+  countMessage: (m: ConversationMessage) => number,
+): Promise<SummaryBatch[]> {
+  const { conversationId, operationId, writer } = target;
+  const drafts = folded.chunks.map((chunk, i) => ({
+    depth: 0,
+    summary: folded.steps[i]!.text,
+    sourceTimes: chunk.map((m) => m.createdAt),
+    sourceIds: chunk.map((m) => m.id),
+  }));
+  const build = (taken: ReadonlySet<string>) => {
+    const built = buildBatches(conversationId, operationId, drafts, taken);
+    const segments = folded.chunks.flatMap((chunk, i) =>
+      buildTranscriptSegments(chunk, {
+        conversationId, parentLabel: built[i]!.label, operationId, taken,
+        segmentTokens: deps.settings.transcriptSegmentTokens, countMessage,
+      }),
+    );
+    return { built, entries: [...built, ...segments] };
+  };
+  // Labels are chosen so that no write lands on a label another operation holds.
+  let labelled = build(new Set());
+  const taken = new Set((await deps.memory.read(conversationId, labelled.entries.map((e) => e.label))).map((e) => e.label));
+  if (taken.size > 0) labelled = build(taken);
+  await writer.writeVerified(labelled.entries);
+  return labelled.built;
+}

@@ -1,0 +1,69 @@
+/**
+ * What every compaction step needs: the ports, the resolved settings, the clock, and the summarizer
+ * budget computed once when the compactor is created.
+ */
+import type { ConversationMessage } from '../conversation/types.js';
+import { MemfoldError } from '../errors.js';
+import type { MemoryManager } from '../memory/memory-manager.js';
+import type { ModelProvider } from '../model/model-provider.js';
+import type { PersistenceProvider } from '../persistence/persistence-provider.js';
+import type { TokenCounter } from '../tokens/token-counter.js';
+import type { CompactionEvent } from './compaction-result.js';
+import type { CompactionSettings } from './compaction-settings.js';
+import { promptOverhead, type FoldOptions } from './fold.js';
+import { reconcileConversation, type ReconcileOutcome } from './reconcile.js';
+
+export interface CompactionDeps {
+  model: ModelProvider;
+  memory: MemoryManager;
+  persistence: PersistenceProvider;
+  tokens: TokenCounter;
+  settings: CompactionSettings;
+  clock: () => number;
+  newId: () => string;
+  emit: (event: CompactionEvent) => void;
+  /** Tokens the transcript part of one summarizer request may take (`summarizerInputBudget`). */
+  inputBudget: number;
+}
+
+/**
+ * Tokens the transcript part of one summarizer request may take: a chunk, within the summarizer's window
+ * share less its fixed instructions and room for the summary so far and the answer. Refused when nothing fits.
+ */
+export function summarizerInputBudget(model: ModelProvider, tokens: TokenCounter, settings: CompactionSettings): number {
+  const systemTokens = tokens.count(promptOverhead(model, settings.maxSummaryTokens));
+  const windowShare = Math.floor(model.contextWindow * settings.summarizerInputShare);
+  const inputBudget = Math.min(settings.chunkTokens, windowShare - systemTokens - 2 * settings.maxSummaryTokens - 64);
+  if (!(inputBudget >= 64)) {
+    throw new MemfoldError('invalid_config', `Invalid config field compaction.summarizerInputShare: the summarizer window (${model.contextWindow}) leaves no room for a chunk`);
+  }
+  return inputBudget;
+}
+
+export function foldOptions(deps: CompactionDeps, conversationId: string, depth: number, signal?: AbortSignal): FoldOptions {
+  return {
+    model: deps.model,
+    tokens: deps.tokens,
+    maxSummaryTokens: deps.settings.maxSummaryTokens,
+    ...(signal ? { signal } : {}),
+    onStep: (done, total) => deps.emit({ type: 'fold_progress', conversationId, done, total, depth }),
+  };
+}
+
+/** A counter for one compaction: plan, chunks and transcript segments count each message once. */
+export function countOnce(tokens: TokenCounter): (m: ConversationMessage) => number {
+  const seen = new WeakMap<ConversationMessage, number>();
+  return (m) => seen.get(m) ?? seen.set(m, tokens.countMessage(m)).get(m)!;
+}
+
+/** Finish or undo the conversation's interrupted operations and report each. The caller holds the lock. */
+export async function reconcileAndReport(conversationId: string, deps: CompactionDeps): Promise<ReconcileOutcome[]> {
+  const outcomes = await reconcileConversation(conversationId, deps);
+  for (const outcome of outcomes) deps.emit({ type: 'reconciled', ...outcome });
+  return outcomes;
+}
+
+/** The summary batches no higher-depth batch covers, in time order (`list` is time-ordered by the port's contract). */
+export function listFrontier(deps: Pick<CompactionDeps, 'memory'>, conversationId: string) {
+  return deps.memory.list({ conversationId, kind: 'summary', unmarkedOnly: true });
+}

@@ -1,0 +1,44 @@
+/**
+ * Operator re-summarization (`memfold resummarize`): fold every frontier batch of one depth into one
+ * batch of depth + 1 and refresh the clip-archive. Journaled like a compaction that covers no messages:
+ * a crash leaves it `planned`, and reconcile undoes it.
+ */
+import type { SummaryBatch } from '../conversation/types.js';
+import { InvalidArgumentError } from '../errors.js';
+import { createArchiveWriter } from './archive-writer.js';
+import { buildClipArchive } from './clip-archive.js';
+import { foldOptions, listFrontier, reconcileAndReport, type CompactionDeps } from './compaction-deps.js';
+import { replaceRun } from './frontier.js';
+import { foldRun } from './resummarize.js';
+import { undoOperation } from './undo-operation.js';
+import { errorMessage } from '../errors.js';
+
+export interface ResummarizeResult {
+  created: SummaryBatch[];
+  clipArchive: string;
+}
+
+/** The caller holds the conversation's lock. Throws on failure, after undoing its writes. */
+export async function resummarizeDepthLocked(conversationId: string, depth: number, deps: CompactionDeps): Promise<ResummarizeResult> {
+  const { persistence, settings } = deps;
+  await reconcileAndReport(conversationId, deps);
+  const current = await listFrontier(deps, conversationId);
+  const run = current.filter((b) => b.depth === depth);
+  if (run.length < 2) throw new InvalidArgumentError('depth', `needs at least 2 frontier batches of depth ${depth} (found ${run.length})`);
+  const operationId = deps.newId();
+  await persistence.recordOperation({ id: operationId, conversationId, status: 'planned', messageIds: [], labels: [] });
+  const journal = (labels: string[]) => persistence.updateOperation({ id: operationId, conversationId, status: 'planned', labels });
+  const writer = createArchiveWriter(deps.memory, conversationId, operationId, journal);
+  try {
+    const parent = await foldRun(run, {
+      conversationId, operationId, settings, memory: deps.memory, writer, inputBudget: deps.inputBudget,
+      fold: foldOptions(deps, conversationId, depth + 1),
+    });
+    const clipArchive = buildClipArchive(replaceRun(current, run, parent), settings.clipFirst, settings.clipLast);
+    await persistence.commitCompaction({ conversationId, operationId, deleteIds: [], clipArchive, labels: [...writer.written] });
+    return { created: [parent], clipArchive };
+  } catch (error) {
+    await undoOperation(writer, { operationId, conversationId, messageIds: [] }, persistence, errorMessage(error));
+    throw error;
+  }
+}

@@ -1,0 +1,110 @@
+/**
+ * One compaction of a plan, under the conversation's lock: journal -> fold -> archive (read back) ->
+ * re-summarize -> commit. Each step takes and returns values; this file only sequences them, times
+ * them, and on any failure undoes the writes and returns the failure as data.
+ */
+import type { ConversationMessage } from '../conversation/types.js';
+import type { OperationStatus } from '../persistence/persistence-provider.js';
+import { archiveFolded } from './archive-folded.js';
+import { createArchiveWriter } from './archive-writer.js';
+import { commitCompacted } from './commit-compacted.js';
+import { foldOptions, listFrontier, type CompactionDeps } from './compaction-deps.js';
+import type { CompactionResult, CompactionStage } from './compaction-result.js';
+import { assembleContext } from './context-view.js';
+import { foldCompactable } from './fold-compactable.js';
+import type { FoldStep } from './fold.js';
+import { batchBody } from './headers.js';
+import type { CompactionPlan } from './plan.js';
+import { resummarizeFrontier } from './resummarize.js';
+import { atStage, StageError, throwIfAborted } from './stage-error.js';
+import { undoOperation } from './undo-operation.js';
+
+/**
+ * Run `plan` and fill `result` (which holds the history before, and collects stage times and model
+ * usage as the steps run). Never throws: a failure comes back as `status: 'failed'` with the writes undone.
+ */
+export async function runCompaction(
+  plan: CompactionPlan,
+  conversationId: string,
+  deps: CompactionDeps,
+  result: CompactionResult,
+  countMessage: (m: ConversationMessage) => number,
+  signal?: AbortSignal,
+): Promise<CompactionResult> {
+  const { persistence, settings, emit, clock } = deps;
+  const operationId = deps.newId();
+  result.operationId = operationId;
+  const messageIds = plan.compactable.map((m) => m.id);
+  let status: OperationStatus = 'planned';
+  // The journal: every label is on the operation row before it is written (see reconcile.ts).
+  const journal = (labels: string[]) => persistence.updateOperation({ id: operationId, conversationId, status, labels });
+  const writer = createArchiveWriter(deps.memory, conversationId, operationId, journal);
+  const timed = async <T>(stage: CompactionStage, work: () => Promise<T>): Promise<T> => {
+    emit({ type: 'stage', conversationId, stage });
+    const t0 = clock();
+    try {
+      return await work();
+    } finally {
+      result.stageMs[stage] = (result.stageMs[stage] ?? 0) + clock() - t0;
+    }
+  };
+  const countSteps = (steps: FoldStep[]) => {
+    for (const step of steps) {
+      result.modelCalls++;
+      result.summarizerInputTokens += step.summary.usage.inputTokens;
+      result.summarizerOutputTokens += step.summary.usage.outputTokens;
+      if (step.summary.fallback) {
+        result.fallbacks.push(step.summary.fallback);
+        emit({ type: 'fallback', conversationId, ...step.summary.fallback });
+      }
+    }
+  };
+
+  try {
+    await atStage('unexpected', () => persistence.recordOperation({ id: operationId, conversationId, status: 'planned', messageIds, labels: [] }));
+    const before = await atStage('archive_failed', () => listFrontier(deps, conversationId));
+
+    // Fold: the first chunk builds on the newest frontier batch.
+    const previous = before.length > 0 ? batchBody(before[before.length - 1]!.content) : undefined;
+    const folded = await timed('fold', () =>
+      atStage('model_failed', () => foldCompactable(plan.compactable, previous, deps, foldOptions(deps, conversationId, 0, signal))),
+    );
+    countSteps(folded.steps);
+    throwIfAborted(signal);
+
+    // Archive the depth-0 batches and the verbatim transcript, read back.
+    result.batches = await timed('archive', () =>
+      atStage('archive_failed', () => archiveFolded(folded, { conversationId, operationId, writer }, deps, countMessage)),
+    );
+    status = 'archived';
+    await atStage('archive_failed', () => journal([...writer.written]));
+
+    // Re-summarize when the frontier has grown past the clip window plus its buffer.
+    const { frontier: after, created } = await timed('resummarize', () =>
+      atStage('model_failed', () =>
+        resummarizeFrontier([...before, ...result.batches], {
+          conversationId, operationId, settings, memory: deps.memory, writer, inputBudget: deps.inputBudget,
+          fold: foldOptions(deps, conversationId, 1, signal),
+          onFold: (_depth, steps) => countSteps(steps),
+        }),
+      ),
+    );
+    result.resummarized = created;
+    throwIfAborted(signal);
+
+    const history = await timed('commit', () =>
+      atStage('commit_failed', () => commitCompacted({ conversationId, operationId, plan, frontier: after, labels: writer.written }, deps)),
+    );
+    result.history = assembleContext(history, settings.toolOutputMaxLines);
+    return Object.assign(result, {
+      status: 'compacted' as const,
+      messagesAfter: result.history.length,
+      archivedMessages: messageIds.length,
+      tokensAfter: result.history.reduce((sum, m) => sum + countMessage(m), 0),
+    });
+  } catch (error) {
+    const stageError = error instanceof StageError ? error : new StageError('unexpected', error);
+    await undoOperation(writer, { operationId, conversationId, messageIds }, persistence, stageError.message);
+    return Object.assign(result, { status: 'failed' as const, failureCode: stageError.code, error: stageError.message });
+  }
+}
