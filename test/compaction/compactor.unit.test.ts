@@ -85,4 +85,39 @@ describe('compactor on the in-memory adapters', () => {
     expect(held.acquired && held.value).toMatchObject({ status: 'skipped', skipReason: 'busy' });
     expect(await persistence.loadHistory('held')).toEqual(history);
   });
+  it('compactStored compacts the stored conversation: the live history comes back, and a history below the trigger is reported with its size', async () => {
+    const { persistence, compactor } = setup();
+    await seed(persistence, 'stored', 30);
+    const result = await compactor.compactStored('stored');
+    expect(result.status).toBe('compacted');
+    expect(result.history.map((m) => m.id).sort()).toEqual((await persistence.loadHistory('stored')).map((m) => m.id).sort());
+
+    await seed(persistence, 'small', 2);
+    const small = await compactor.compactStored('small');
+    expect(small).toMatchObject({ status: 'skipped', skipReason: 'below_trigger', messagesBefore: 5 });
+    expect(small.tokensBefore).toBeGreaterThan(0);
+  });
+
+  it('compactStored finishes or undoes an interrupted operation before it plans', async () => {
+    const { persistence, memory, compactor } = setup();
+    const appended = await seed(persistence, 'crashed', 30);
+    await persistence.recordOperation({ id: 'op-left', conversationId: 'crashed', status: 'planned', messageIds: [appended[3]!.id], labels: [] });
+    const result = await compactor.compactStored('crashed');
+    expect(result.status).toBe('compacted');
+    expect(await persistence.listOperations('crashed')).toEqual(
+      expect.arrayContaining([expect.objectContaining({ id: 'op-left', status: 'rolled_back' }), expect.objectContaining({ status: 'committed' })]),
+    );
+    expect(await persistence.listPendingOperations()).toEqual([]);
+    expect(await memory.list({ conversationId: 'crashed', kind: 'transcript' })).not.toEqual([]);
+  });
+
+  it('compactStored skips as busy while the lock is held, reporting the live rows, and refuses an empty conversation id as invalid_input', async () => {
+    const { persistence, compactor } = setup();
+    await seed(persistence, 'locked', 30);
+    const live = await persistence.loadHistory('locked');
+    const held = await persistence.withConversationLock('locked', () => compactor.compactStored('locked'));
+    expect(held.acquired && held.value).toMatchObject({ status: 'skipped', skipReason: 'busy', messagesBefore: live.length });
+    expect(await persistence.loadHistory('locked')).toEqual(live);
+    expect(await compactor.compactStored('')).toMatchObject({ status: 'failed', failureCode: 'invalid_input', history: [] });
+  });
 });
