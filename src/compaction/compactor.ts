@@ -150,7 +150,10 @@ export function createCompactor(options: CompactorOptions): Compactor {
           },
           { wait: compressOptions.wait ?? false },
         );
-        if (locked.acquired) return (result = locked.value);
+        if (locked.acquired) {
+          result = locked.value;
+          return result;
+        }
         // Another compaction holds the conversation: report the live rows as they stand, read without the lock.
         const stored = await loadLive(conversationId);
         result = initialResult(stored, stored.reduce((sum, m) => sum + count(m), 0));
@@ -191,7 +194,8 @@ export function createCompactor(options: CompactorOptions): Compactor {
           { wait: compressOptions.wait ?? false },
         );
         if (!locked.acquired) return Object.assign(result, { skipReason: 'busy' as const });
-        return (result = locked.value);
+        result = locked.value;
+        return result;
       } catch (error) {
         return Object.assign(result, { status: 'failed' as const, history: given, failureCode: failureCodeOf(error), error: errorMessage(error) });
       } finally {
