@@ -1,22 +1,13 @@
 /**
- * Validation of memory_read arguments, pure. Errors name the argument and the rule.
+ * The memory_read arguments, pure: one zod schema validates them, gives their type and, through
+ * `memoryReadParameters`, the JSON schema of the tool definition, so the three cannot drift.
+ * Errors name the argument and the rule.
  */
+import { z } from 'zod';
 import { InvalidArgumentError } from '../errors.js';
-import type { ArchiveKind } from '../conversation/types.js';
 import { parseIsoTime } from '../conversation/iso-time.js';
+import { parseWithSchema } from '../conversation/schema-issues.js';
 import { textProblem } from '../conversation/well-formed-text.js';
-
-export interface MemoryReadArgs {
-  query?: string;
-  label?: string;
-  depth?: number;
-  kind?: ArchiveKind;
-  from?: string;
-  to?: string;
-  limit: number;
-  /** Tokens the whole answer may take (`max_tokens`); absent: the tool's configured budget. */
-  maxTokens?: number;
-}
 
 export const MEMORY_READ_DEFAULT_LIMIT = 5;
 export const MEMORY_READ_MAX_LIMIT = 20;
@@ -32,36 +23,101 @@ export const MEMORY_READ_DEFAULT_TOKENS = 3_000;
 /** A model may ask for less or more within these limits: below 200 not even one window fits; above 12,000 the answer crowds the window. */
 export const MEMORY_READ_MIN_TOKENS = 200;
 export const MEMORY_READ_MAX_TOKENS = 12_000;
-const KNOWN = new Set(['query', 'label', 'depth', 'kind', 'from', 'to', 'limit', 'max_tokens']);
+/** The depth filter's ceiling: far above any depth a conversation reaches (each depth folds several batches). */
+const MEMORY_READ_MAX_DEPTH = 1000;
 
-function optionalString(raw: Record<string, unknown>, key: string, maxLength: number): string | undefined {
-  const value = raw[key];
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'string') throw new InvalidArgumentError(key, 'must be a string');
-  if (value.trim() === '') throw new InvalidArgumentError(key, 'must not be empty');
-  if (value.length > maxLength) throw new InvalidArgumentError(key, `must be at most ${maxLength} characters`);
-  // Model output can carry U+0000 or half an emoji; refuse them here rather than deep in a search.
-  const problem = textProblem(value);
-  if (problem !== undefined) throw new InvalidArgumentError(key, problem);
-  return value;
+/** A non-blank string a model may send, without U+0000 or half an emoji (refused here rather than deep in a search). */
+function argumentText(maxLength: number) {
+  return z
+    .string({ error: 'must be a string' })
+    .max(maxLength, `must be at most ${maxLength} characters`)
+    .refine((value) => value.trim() !== '', 'must not be empty')
+    .check((ctx) => {
+      const problem = textProblem(ctx.value);
+      if (problem !== undefined) ctx.issues.push({ code: 'custom', message: problem, input: ctx.value });
+    });
 }
 
-function optionalTime(raw: Record<string, unknown>, key: string): string | undefined {
-  const value = optionalString(raw, key, 40);
-  if (value === undefined) return undefined;
-  return parseIsoTime(value, key);
+/** An ISO date or time, as a canonical UTC string (`parseIsoTime`, the one date rule). */
+function argumentTime(description: string) {
+  return argumentText(40)
+    .transform((value, ctx) => {
+      try {
+        return parseIsoTime(value, 'time');
+      } catch (error) {
+        const rule = error instanceof InvalidArgumentError ? error.message.slice('Invalid argument time: '.length) : String(error);
+        ctx.issues.push({ code: 'custom', message: rule, input: value });
+        return z.NEVER;
+      }
+    })
+    .describe(description);
 }
 
-function optionalInt(raw: Record<string, unknown>, key: string, min: number, max: number): number | undefined {
-  const value = raw[key];
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    throw new InvalidArgumentError(key, `must be an integer from ${min} to ${max}`);
-  }
-  return value;
+function argumentInt(min: number, max: number) {
+  const rule = `must be an integer from ${min} to ${max}`;
+  return z.number({ error: rule }).int(rule).min(min, rule).max(max, rule);
 }
 
-/** Accepts the parsed arguments object or the JSON string a model sends. */
+const KNOWN = ['query', 'label', 'depth', 'kind', 'from', 'to', 'limit', 'max_tokens'];
+
+/** The arguments as a model sends them (snake_case), with their descriptions for the tool definition. */
+const memoryReadArgsSchema = z
+  .strictObject(
+    {
+      query: argumentText(MEMORY_READ_MAX_QUERY_CHARS).describe('Words to search for.').optional(),
+      label: argumentText(MEMORY_READ_MAX_LABEL_CHARS).describe('Read one batch by its label (as shown in the context summary or a search hit).').optional(),
+      depth: argumentInt(0, MEMORY_READ_MAX_DEPTH)
+        .describe('Only summaries of this depth (0 summarizes messages; higher depths summarize batches).')
+        .optional(),
+      kind: z
+        .enum(['summary', 'transcript'], { error: 'must be "summary" or "transcript"' })
+        .describe('Only summaries, or only verbatim transcript segments.')
+        .optional(),
+      from: argumentTime('ISO date/time: only archive entries that end at or after it.').optional(),
+      to: argumentTime('ISO date/time: only archive entries that start at or before it.').optional(),
+      limit: argumentInt(1, MEMORY_READ_MAX_LIMIT)
+        .default(MEMORY_READ_DEFAULT_LIMIT)
+        .describe('At most this many summaries listed (messages are bounded by max_tokens).'),
+      // No parse default: an absent max_tokens means the tool's configured budget (memoryReadTokens).
+      max_tokens: argumentInt(MEMORY_READ_MIN_TOKENS, MEMORY_READ_MAX_TOKENS)
+        .meta({ default: MEMORY_READ_DEFAULT_TOKENS })
+        .describe('Tokens the search answer may take; what does not fit is named at the end.')
+        .optional(),
+    },
+    { error: (issue) => (issue.code === 'unrecognized_keys' ? `is not an argument of memory_read (known: ${KNOWN.join(', ')})` : undefined) },
+  )
+  .check((ctx) => {
+    const { query, label, from, to } = ctx.value;
+    if (query === undefined && label === undefined) ctx.issues.push({ code: 'custom', path: ['query'], message: 'give a query to search, or a label to read', input: ctx.value });
+    if (query !== undefined && label !== undefined) ctx.issues.push({ code: 'custom', path: ['label'], message: 'give either query or label, not both', input: ctx.value });
+    if (from !== undefined && to !== undefined && from > to) ctx.issues.push({ code: 'custom', path: ['from'], message: 'must not be after to', input: ctx.value });
+  })
+  .transform(({ max_tokens, ...given }): MemoryReadArgs => {
+    // Absent arguments stay absent (no `key: undefined`), and max_tokens takes its camelCase name.
+    const args = Object.fromEntries(Object.entries(given).filter(([, value]) => value !== undefined)) as Omit<MemoryReadArgs, 'maxTokens'>;
+    return max_tokens === undefined ? args : { ...args, maxTokens: max_tokens };
+  });
+
+/** Parsed memory_read arguments: the output of the schema above (its transform is typed with it). */
+export interface MemoryReadArgs {
+  query?: string;
+  label?: string;
+  depth?: number;
+  kind?: 'summary' | 'transcript';
+  from?: string;
+  to?: string;
+  limit: number;
+  /** Tokens the whole answer may take (`max_tokens`); absent: the tool's configured budget. */
+  maxTokens?: number;
+}
+
+/** The JSON schema of the arguments (the tool definition's `parameters`), from the same schema that parses them. */
+export function memoryReadParameters(): Record<string, unknown> {
+  const { $schema: _, ...parameters } = z.toJSONSchema(memoryReadArgsSchema, { io: 'input' }) as Record<string, unknown>;
+  return parameters;
+}
+
+/** Accepts the parsed arguments object or the JSON string a model sends; JSON's null for an argument means absent. */
 export function parseMemoryReadArgs(input: unknown): MemoryReadArgs {
   let raw: unknown = input;
   if (typeof input === 'string') {
@@ -72,30 +128,6 @@ export function parseMemoryReadArgs(input: unknown): MemoryReadArgs {
     }
   }
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new InvalidArgumentError('arguments', 'must be an object');
-  const record = raw as Record<string, unknown>;
-  for (const key of Object.keys(record)) {
-    if (!KNOWN.has(key)) throw new InvalidArgumentError(key, `is not an argument of memory_read (known: ${[...KNOWN].join(', ')})`);
-  }
-  const args: MemoryReadArgs = { limit: optionalInt(record, 'limit', 1, MEMORY_READ_MAX_LIMIT) ?? MEMORY_READ_DEFAULT_LIMIT };
-  const query = optionalString(record, 'query', MEMORY_READ_MAX_QUERY_CHARS);
-  const label = optionalString(record, 'label', MEMORY_READ_MAX_LABEL_CHARS);
-  if (query === undefined && label === undefined) throw new InvalidArgumentError('query', 'give a query to search, or a label to read');
-  if (query !== undefined && label !== undefined) throw new InvalidArgumentError('label', 'give either query or label, not both');
-  if (query !== undefined) args.query = query;
-  if (label !== undefined) args.label = label;
-  const maxTokens = optionalInt(record, 'max_tokens', MEMORY_READ_MIN_TOKENS, MEMORY_READ_MAX_TOKENS);
-  if (maxTokens !== undefined) args.maxTokens = maxTokens;
-  const depth = optionalInt(record, 'depth', 0, 1000);
-  if (depth !== undefined) args.depth = depth;
-  const kind = record.kind;
-  if (kind !== undefined && kind !== null) {
-    if (kind !== 'summary' && kind !== 'transcript') throw new InvalidArgumentError('kind', 'must be "summary" or "transcript"');
-    args.kind = kind;
-  }
-  const from = optionalTime(record, 'from');
-  const to = optionalTime(record, 'to');
-  if (from !== undefined) args.from = from;
-  if (to !== undefined) args.to = to;
-  if (from !== undefined && to !== undefined && from > to) throw new InvalidArgumentError('from', 'must not be after to');
-  return args;
+  const present = Object.fromEntries(Object.entries(raw).filter(([, value]) => value !== null));
+  return parseWithSchema(memoryReadArgsSchema, present);
 }

@@ -9,11 +9,10 @@ import { indentArchivedText } from '../compaction/headers.js';
 import { InvalidArgumentError } from '../errors.js';
 import type { MemoryManager } from '../memory/memory-manager.js';
 import {
-  MEMORY_READ_DEFAULT_LIMIT,
   MEMORY_READ_DEFAULT_TOKENS,
-  MEMORY_READ_MAX_LIMIT,
   MEMORY_READ_MAX_TOKENS,
   MEMORY_READ_MIN_TOKENS,
+  memoryReadParameters,
   parseMemoryReadArgs,
   type MemoryReadArgs,
 } from './memory-read-args.js';
@@ -54,26 +53,7 @@ export const MEMORY_READ_DEFINITION: FunctionToolDefinition = {
       'Use `query` to search by words, names, numbers or paths: the answer shows the exact archived messages that match, ' +
       'each with its neighbours, best first, then one line per matching summary; ' +
       'use `label` to read one archived batch or transcript segment in full, with what lies under it.',
-    parameters: {
-      type: 'object',
-      additionalProperties: false,
-      properties: {
-        query: { type: 'string', description: 'Words to search for.' },
-        label: { type: 'string', description: 'Read one batch by its label (as shown in the context summary or a search hit).' },
-        depth: { type: 'integer', minimum: 0, description: 'Only summaries of this depth (0 summarizes messages; higher depths summarize batches).' },
-        kind: { type: 'string', enum: ['summary', 'transcript'], description: 'Only summaries, or only verbatim transcript segments.' },
-        from: { type: 'string', description: 'ISO date/time: only archive entries that end at or after it.' },
-        to: { type: 'string', description: 'ISO date/time: only archive entries that start at or before it.' },
-        limit: { type: 'integer', minimum: 1, maximum: MEMORY_READ_MAX_LIMIT, default: MEMORY_READ_DEFAULT_LIMIT, description: 'At most this many summaries listed (messages are bounded by max_tokens).' },
-        max_tokens: {
-          type: 'integer',
-          minimum: MEMORY_READ_MIN_TOKENS,
-          maximum: MEMORY_READ_MAX_TOKENS,
-          default: MEMORY_READ_DEFAULT_TOKENS,
-          description: 'Tokens the search answer may take; what does not fit is named at the end.',
-        },
-      },
-    },
+    parameters: memoryReadParameters(),
   },
 };
 

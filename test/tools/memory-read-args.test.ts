@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MEMORY_READ_DEFINITION } from '../../src/tools/memory-read.js';
-import { parseMemoryReadArgs } from '../../src/tools/memory-read-args.js';
+import { memoryReadParameters, parseMemoryReadArgs } from '../../src/tools/memory-read-args.js';
 
 describe('memory_read arguments', () => {
   it('accept a query or a label with optional filters, as an object or the JSON a model sends', () => {
@@ -59,5 +59,25 @@ describe('memory_read arguments', () => {
     expect(() => parseMemoryReadArgs({ query: 'a', max_tokens: maximum! + 1 })).toThrow(/max_tokens/);
     expect(() => parseMemoryReadArgs({ query: 'a', limit: properties.limit!.maximum! + 1 })).toThrow(/limit/);
     expect(parseMemoryReadArgs({ query: 'a' }).limit).toBe(properties.limit!.default);
+  });
+
+  it('the definition is generated from the schema that parses: its limits, enum and no conversation id', () => {
+    const parameters = MEMORY_READ_DEFINITION.function.parameters as { type: string; $schema?: string; properties: Record<string, { maxLength?: number; enum?: string[]; default?: number }> };
+    expect(parameters).toEqual(memoryReadParameters());
+    expect(parameters.type).toBe('object');
+    expect(parameters.$schema).toBeUndefined();
+    expect(parameters.properties.query!.maxLength).toBe(2_000);
+    expect(parameters.properties.kind!.enum).toEqual(['summary', 'transcript']);
+    expect(parameters.properties.max_tokens!.default).toBe(3_000);
+    // The schema's default for max_tokens is a description: an absent max_tokens leaves the tool's budget.
+    expect(parseMemoryReadArgs({ query: 'a' }).maxTokens).toBeUndefined();
+  });
+
+  it('null means absent, and errors say the rule', () => {
+    expect(parseMemoryReadArgs({ query: 'a', label: null, depth: null, max_tokens: 500 })).toEqual({ query: 'a', limit: 5, maxTokens: 500 });
+    expect(() => parseMemoryReadArgs({ query: 'a', conversationId: 'x' })).toThrow('Invalid argument conversationId: is not an argument of memory_read (known: query, label, depth, kind, from, to, limit, max_tokens)');
+    expect(() => parseMemoryReadArgs({ query: 'a', limit: '3' })).toThrow('Invalid argument limit: must be an integer from 1 to 20');
+    expect(() => parseMemoryReadArgs({ query: 'a', from: '2023-02-30' })).toThrow(/Invalid argument from: must be an ISO 8601 date or time .* on a real calendar day/);
+    expect(() => parseMemoryReadArgs({ query: 42 })).toThrow('Invalid argument query: must be a string');
   });
 });
