@@ -172,12 +172,17 @@ export async function searchAnswer(memory: MemoryManager, conversationId: string
   const wantTranscripts = args.kind !== 'summary' && (args.depth === undefined || args.depth === 0);
   const hints = strategy.dateBoost > 0 ? timeHints(query) : [];
   const candidates = Math.max(strategy.candidateSegments, args.limit);
-  const [plain, dated, summaries] = await Promise.all([
+  const searchSummaries = async (): Promise<SearchHit[]> =>
+    args.kind !== 'transcript' ? memory.search({ ...filter, kind: 'summary', query: archiveQuery, limit: args.limit }) : [];
+  // With summaries left out beside matching messages, their search runs only when no transcript matched.
+  const summariesUpFront = !wantTranscripts || strategy.summaries !== 'none';
+  const [plain, dated, early] = await Promise.all([
     wantTranscripts ? memory.search({ ...filter, kind: 'transcript', query: archiveQuery, limit: candidates }) : [],
     wantTranscripts && hints.length > 0 ? datedCandidates(memory, filter, archiveQuery, hints, Math.ceil(candidates / 2)) : [],
-    args.kind !== 'transcript' ? memory.search({ ...filter, kind: 'summary', query: archiveQuery, limit: args.limit }) : [],
+    summariesUpFront ? searchSummaries() : undefined,
   ]);
   const transcripts = uniqueByLabel([...plain, ...dated]);
+  let summaries = early ?? (transcripts.length === 0 ? await searchSummaries() : []);
   if (transcripts.length === 0 && summaries.length === 0) return `No archived entry matches ${shownQuery(query)}.`;
 
   const intro = (shown: number) => `Archived messages and summaries for ${shownQuery(query)}, best first (${shown} passages):`;
@@ -220,6 +225,7 @@ export async function searchAnswer(memory: MemoryManager, conversationId: string
       const scores = messageScores(items, query, strategy, hints);
       if (scores.every((score) => score === 0) && passages === 0) {
         // Vector search found entries, but no archived message shares a word with the query: say so, and point to them.
+        summaries = early ?? (await searchSummaries());
         const nearest = [...transcripts.slice(0, args.limit), ...summaries].map((hit) => `- ${describeEntry(hit.entry)}`);
         return [`No archived message matches the words of ${shownQuery(query)}. Nearest archived entries by meaning (read one with {"label": "<label>"}):`, ...nearest].join('\n');
       }

@@ -52,6 +52,6 @@ export const DEFAULT_READ_STRATEGY: Readonly<ReadStrategy> = Object.freeze({
   summaries: 'none',
   spokenDates: true,
   lineStyle: 'compact',
-  dateBoost: 0.3,
+  dateBoost: 0.5,
   display: 'windows',
 });

@@ -1,6 +1,6 @@
 /**
- * memory_read latency: p50 and p95 of `memory.search` (one conversation, limit 5, as memory_read calls it) on the
- * real LanceDB archive with the hashing embedder (384 dims), over tables of 10k, 100k and 1M summary rows spread
+ * memory_read latency: p50 and p95 of `memory.search` (one conversation, limit 5), and of the memory_read tool's default answer, on the
+ * real LanceDB archive with the hashing embedder (384 dims), over tables of 10k, 100k and 1M rows (transcripts and summaries) spread
  * over 10k conversations; hybrid, vector only and full text only; with and without the scalar indexes.
  *
  * One table grows from size to size. Rows are appended to the table the archive created, then each size starts with
@@ -11,10 +11,12 @@ import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { connect } from '@lancedb/lancedb';
 import { FixedSizeList, Float32, List, makeData, RecordBatch, Struct, Table as ArrowTable, Utf8, vectorFromArray, type Data, type DataType, type Field, type Schema } from 'apache-arrow';
-import type { ArchiveEntry } from '../../src/conversation/types.js';
+import type { ArchiveEntry, ConversationMessage } from '../../src/conversation/types.js';
 import { seeded } from '../../src/cli/demo/demo-conversation.js';
 import { batchContent } from '../../src/compaction/headers.js';
 import { baseLabel } from '../../src/compaction/labels.js';
+import { renderTranscript } from '../../src/compaction/transcript-format.js';
+import { createMemoryReadTool } from '../../src/tools/memory-read.js';
 import { embedAll } from '../../src/embedding/embedder.js';
 import { createHashingEmbedder } from '../../src/embedding/hashing-embedder.js';
 import { loadLocomo } from '../../src/eval/datasets/locomo.js';
@@ -34,7 +36,7 @@ const MODES = {
   'vector only': { fullText: 0, vector: 1 },
   'full text only': { fullText: 1, vector: 0 },
 } as const;
-type Mode = keyof typeof MODES;
+type Mode = keyof typeof MODES | 'memory_read tool';
 
 interface Cell {
   rows: number;
@@ -60,9 +62,24 @@ function row(i: number, bodies: readonly Body[], random: () => number): Record<s
   const startMs = Date.UTC(2023, 0, 1) + Math.floor(i / CONVERSATIONS) * 3_600_000;
   const start = new Date(startMs).toISOString();
   const end = new Date(startMs + 1_800_000).toISOString();
+  const body = bodies[Math.floor(random() * bodies.length)]!;
+  const times = { startMs, endMs: startMs + 1_800_000 };
+  // Two rows in three are verbatim transcript segments (what memory_read's answers are made of), one a summary.
+  if (i % 3 !== 0) {
+    const lines = body.text.split(/(?<=[.!?])\s+/);
+    const messages: ConversationMessage[] = lines.map((text, j) => ({
+      id: `m-${i}-${j}`, conversationId, seq: j + 1, role: j % 2 === 0 ? 'user' : 'assistant', content: text,
+      createdAt: new Date(startMs + j * 60_000).toISOString(), kind: 'message',
+    }));
+    const sourceIds = messages.map((m) => m.id);
+    const segment: ArchiveEntry = {
+      kind: 'transcript', label: baseLabel({ kind: 'transcript', depth: 0, time: start, sourceIds }), conversationId, depth: 0,
+      start, end, count: messages.length, content: renderTranscript(messages), sourceIds, operationId: `op-${i}`, messages,
+    };
+    return toRow(DEFAULT_LANCE_ARCHIVE_OPTIONS.namespace, segment, times, body.vector);
+  }
   const depth = random() < 0.1 ? 1 : 0;
   const count = depth === 0 ? 20 : 6;
-  const body = bodies[Math.floor(random() * bodies.length)]!;
   const sourceIds = Array.from({ length: count }, (_, j) => `m-${i}-${j}`);
   const entry: ArchiveEntry = {
     kind: 'summary',
@@ -76,7 +93,7 @@ function row(i: number, bodies: readonly Body[], random: () => number): Record<s
     sourceIds,
     operationId: `op-${i}`,
   };
-  return toRow(DEFAULT_LANCE_ARCHIVE_OPTIONS.namespace, entry, { startMs, endMs: startMs + 1_800_000 }, body.vector);
+  return toRow(DEFAULT_LANCE_ARCHIVE_OPTIONS.namespace, entry, times, body.vector);
 }
 
 interface Body {
@@ -164,6 +181,27 @@ async function measure(memory: MemoryManager, queries: number, sentences: readon
   return { ms };
 }
 
+/** The same, through the memory_read tool's default query path (candidate segments, message ranking, one budget). */
+async function measureTool(memory: MemoryManager, queries: number, sentences: readonly string[], random: () => number): Promise<{ ms: number[]; tokens: number[] }> {
+  const ask = () => {
+    const words = sentences[Math.floor(random() * sentences.length)]!.split(/\s+/);
+    const at = Math.floor(random() * Math.max(1, words.length - 4));
+    return { conversationId: `conv-${String(Math.floor(random() * CONVERSATIONS)).padStart(5, '0')}`, query: words.slice(at, at + 4).join(' ') };
+  };
+  const run = async ({ conversationId, query }: { conversationId: string; query: string }) => createMemoryReadTool(memory, conversationId).execute({ query });
+  for (let i = 0; i < 5; i++) await run(ask()); // warm-up
+  const ms: number[] = [];
+  const tokens: number[] = [];
+  const started = now();
+  while (ms.length < queries && now() - started < CELL_SECONDS * 1000) {
+    const t0 = now();
+    const answer = await run(ask());
+    ms.push(now() - t0);
+    tokens.push(Math.ceil(answer.output.length / 4));
+  }
+  return { ms, tokens };
+}
+
 interface Build {
   rows: number;
   /** Append and compact. */
@@ -206,10 +244,12 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
         const open = (fusionWeights?: { fullText: number; vector: number }) =>
           openLanceArchive({ uri, embedder, scalarIndexes, ...(fusionWeights ? { fusionWeights } : {}) });
         const archives: Array<[Mode, MemoryManager]> = [];
-        for (const [mode, weights] of Object.entries(MODES) as Array<[Mode, (typeof MODES)[Mode]]>) archives.push([mode, await open(weights)]);
+        for (const [mode, weights] of Object.entries(MODES) as Array<[keyof typeof MODES, (typeof MODES)[keyof typeof MODES]]>) archives.push([mode, await open(weights)]);
+        // memory_read's default query path, on the default (hybrid) archive.
+        archives.push(['memory_read tool', await open()]);
         build[scalarIndexes ? 'scalarIndexSeconds' : 'fullTextIndexSeconds'] = (now() - t0) / 1000;
         for (const [mode, archive] of archives) {
-          const { ms } = await measure(archive, queries, sentences, random);
+          const { ms } = mode === 'memory_read tool' ? await measureTool(archive, queries, sentences, random) : await measure(archive, queries, sentences, random);
           const cell = { rows, scalarIndexes, mode, queries: ms.length, p50: percentile(ms, 50), p95: percentile(ms, 95) };
           cells.push(cell);
           options.log(`${fmt(rows)} rows, scalar indexes ${scalarIndexes ? 'on' : 'off'}, ${mode}: p50 ${fmt(cell.p50, 1)} ms, p95 ${fmt(cell.p95, 1)} ms (${ms.length} queries)`);
@@ -226,7 +266,7 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
 }
 
 function report(sizes: number[], cells: Cell[], builds: Build[], queries: number): string {
-  const modes = Object.keys(MODES) as Mode[];
+  const modes: Mode[] = [...(Object.keys(MODES) as Mode[]), 'memory_read tool'];
   const cell = (rows: number, scalarIndexes: boolean, mode: Mode) => {
     const c = cells.find((x) => x.rows === rows && x.scalarIndexes === scalarIndexes && x.mode === mode)!;
     return `${fmt(c.p50, 1)} / ${fmt(c.p95, 1)}${c.queries < queries ? ` (${c.queries})` : ''}`;
@@ -235,7 +275,8 @@ function report(sizes: number[], cells: Cell[], builds: Build[], queries: number
   return [
     `p50 / p95 in ms of \`memory.search({ conversationId, query, limit: 5 })\` (what memory_read runs) over ${fmt(CONVERSATIONS)} conversations, ` +
       `${queries} queries per cell (fewer, in parentheses, when a cell reached ${CELL_SECONDS} s): a random conversation and four consecutive words of a LoCoMo sentence. ` +
-      'Rows are summaries of 300-400 characters (LoCoMo sentences under a batch header, depth 0 or 1); hashing embedder (384 dims); no vector index: vectors are searched flat under the conversation filter.',
+      'Two rows in three are transcript segments (the sentences of a 300-400 character run of LoCoMo sentences as messages a minute apart), one in three a summary of such a run under a batch header (depth 0 or 1); hashing embedder (384 dims); no vector index: vectors are searched flat under the conversation filter. ' +
+      'The `memory_read tool` column times `createMemoryReadTool(archive, conversationId).execute({ query })` (the default answer: candidate segments, each message ranked with its neighbours, within 3,000 tokens) on the hybrid archive.',
     '',
     table(['>archived rows', 'scalar indexes', ...modes.map((m) => `>${m}`)], rows),
     '',
