@@ -13,7 +13,6 @@ import { parseArgs, usage, type ParsedCommand } from './args.js';
 import { createCompactionProgress, type CompactionProgress } from './compaction-progress.js';
 import { runCompact } from './commands/compact.js';
 import { runDemo } from './commands/demo.js';
-import { runEval } from './commands/eval.js';
 import { runImport } from './commands/import.js';
 import { formatContext, printJson, printStored, processOutput, type Output } from './output.js';
 
@@ -24,7 +23,9 @@ export const DEMO_CONTEXT_WINDOW = 4_096;
 const READ_COMMANDS: ReadonlySet<string> = new Set(['context', 'search', 'inspect']);
 
 function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  // This file runs as src/cli/main.ts (tests) or dist/src/cli/main.js (the bin): the package root is two or three up.
+  const file = ['../../package.json', '../../../package.json'].map((rel) => new URL(rel, import.meta.url)).find((url) => existsSync(url))!;
+  const pkg = JSON.parse(readFileSync(file, 'utf8')) as { version: string };
   return pkg.version;
 }
 
@@ -103,6 +104,8 @@ export async function main(argv: readonly string[], output: Output = processOutp
   // eval replays into a fresh store of its own: it opens no configured store.
   if (command.command === 'eval') {
     try {
+      // Loaded only for this command: the evaluation code (datasets, metrics, reports) is no cost to the others.
+      const { runEval } = await import('./commands/eval.js');
       return await runEval(command, output);
     } catch (error) {
       output.err(`memfold eval: ${errorMessage(error)}`);

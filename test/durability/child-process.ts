@@ -21,7 +21,7 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** Under the project root, so the bundle resolves packages from node_modules and finds migrations/. */
 const BUILD_DIR = path.join(ROOT, '.test-build');
 
-/** esbuild as tsx (a dependency) ships it. */
+/** esbuild as tsx (a dev dependency) ships it. */
 function esbuild(): typeof import('esbuild') {
   const fromTsx = createRequire(createRequire(import.meta.url).resolve('tsx/package.json'));
   return fromTsx('esbuild') as typeof import('esbuild');
@@ -42,7 +42,7 @@ export async function bundleChild(script: URL): Promise<BundledChild> {
     bundle: true,
     platform: 'node',
     format: 'esm',
-    target: 'node20',
+    target: 'node22',
     packages: 'external',
     logLevel: 'error',
   });
