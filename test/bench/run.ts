@@ -18,6 +18,7 @@ const BENCHMARKS: Record<string, () => Promise<BenchModule>> = {
   'memory-read-latency': () => import('./memory-read-latency.js'),
   'token-estimation': () => import('./token-estimation.js'),
   import: () => import('./import.js'),
+  startup: () => import('./startup.js'),
 };
 
 function parse(argv: string[]): { quick: boolean; only: string[]; outDir: string } {
