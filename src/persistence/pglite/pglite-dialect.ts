@@ -8,7 +8,6 @@ import type pg from 'pg';
 import { MemfoldError } from '../../errors.js';
 import type { StoreDialect } from '../store-dialect.js';
 import { acquireDataDirLock } from './pglite-lock-file.js';
-import { isNewDataDir, readPgliteTemplate, savePgliteTemplate } from './pglite-template.js';
 
 /** Lock `dataDir`, open (or initialize) the PGlite database in it, and wrap it in a dialect. */
 export async function createPgliteDialect(dataDir: string): Promise<StoreDialect> {
@@ -22,11 +21,7 @@ export async function createPgliteDialect(dataDir: string): Promise<StoreDialect
   const lock = await acquireDataDirLock(dataDir);
   let pglite: PGlite;
   try {
-    // A new data directory is unpacked from the machine's template when there is one (see pglite-template.ts).
-    const fresh = isNewDataDir(dataDir);
-    const template = fresh ? await readPgliteTemplate() : undefined;
-    pglite = await PGlite.create(dataDir, template ? { loadDataDir: template } : {});
-    if (fresh && !template) await savePgliteTemplate(pglite);
+    pglite = await PGlite.create(dataDir);
   } catch (error) {
     await lock.release();
     throw new MemfoldError('persistence_error', `Cannot open PGlite data directory ${dataDir}: ${(error as Error).message}`, {
