@@ -4,6 +4,7 @@
  * ISO string. Anything else is refused: Date.parse reads "1 2 3" as a local date and rolls 2023-02-30
  * over to March, silently storing another time.
  */
+import { z } from 'zod';
 import { InvalidArgumentError } from '../errors.js';
 
 /** ISO 8601 date or date-time; without an offset a date-time is local time, as JavaScript reads it. */
@@ -24,17 +25,35 @@ function notIsoTime(text: string): boolean {
   return hour! > 23 || minute! > 59 || second! > 59;
 }
 
-/** A Date or an ISO 8601 string, as a canonical ISO string; `field` names the input in the error. */
-export function parseIsoTime(value: unknown, field: string): string {
+/** A Date or an ISO 8601 string as a canonical ISO string, or the rule it breaks. */
+export function isoTimeOrProblem(value: unknown): { time: string } | { problem: string } {
   if (typeof value === 'string' && notIsoTime(value.trim())) {
-    throw new InvalidArgumentError(field, `must be an ISO 8601 date or time (2023-05-08 or 2023-05-08T13:56:00Z) on a real calendar day, got ${JSON.stringify(value.length > 40 ? value.slice(0, 40) + '…' : value)}`);
+    return { problem: `must be an ISO 8601 date or time (2023-05-08 or 2023-05-08T13:56:00Z) on a real calendar day, got ${JSON.stringify(value.length > 40 ? value.slice(0, 40) + '…' : value)}` };
   }
   const date = value instanceof Date ? value : typeof value === 'string' ? new Date(value.trim()) : undefined;
-  if (date === undefined) throw new InvalidArgumentError(field, `must be a Date or an ISO 8601 string, got ${value === null ? 'null' : typeof value}`);
+  if (date === undefined) return { problem: `must be a Date or an ISO 8601 string, got ${value === null ? 'null' : typeof value}` };
   const time = date.getTime();
   // Years 0001-9999: what both toISOString and PostgreSQL read back unchanged.
   if (Number.isNaN(time) || date.getUTCFullYear() < 1 || date.getUTCFullYear() > 9999) {
-    throw new InvalidArgumentError(field, `must be a valid date between years 1 and 9999, got ${JSON.stringify(String(value))}`);
+    return { problem: `must be a valid date between years 1 and 9999, got ${JSON.stringify(String(value))}` };
   }
-  return date.toISOString();
+  return { time: date.toISOString() };
 }
+
+/** A Date or an ISO 8601 string, as a canonical ISO string; `field` names the input in the error. */
+export function parseIsoTime(value: unknown, field: string): string {
+  const read = isoTimeOrProblem(value);
+  if ('problem' in read) throw new InvalidArgumentError(field, read.problem);
+  return read.time;
+}
+
+/** `parseIsoTime` as a zod transform: the canonical ISO string, or an issue stating the rule. */
+export function toIsoTime(value: unknown, ctx: z.RefinementCtx): string {
+  const read = isoTimeOrProblem(value);
+  if ('time' in read) return read.time;
+  ctx.issues.push({ code: 'custom', message: read.problem, input: value });
+  return z.NEVER;
+}
+
+/** A Date or an ISO 8601 string, for the boundaries parsed with a zod schema. */
+export const isoTimeSchema = z.unknown().transform(toIsoTime);

@@ -3,6 +3,7 @@
  * an id short enough to be part of an index key (`requireKey`), and how a refused value is shown in an
  * error (`describeValue`). Each refusal is an InvalidArgumentError naming the field.
  */
+import { z } from 'zod';
 import { InvalidArgumentError } from '../errors.js';
 import { textProblem, utf8Bytes } from './well-formed-text.js';
 
@@ -23,27 +24,47 @@ export function describeValue(value: unknown): string {
   return typeof value;
 }
 
-/** A string (non-empty unless `allowEmpty`) that PostgreSQL stores unchanged: no U+0000, no lone surrogate. */
-export function requireText(value: unknown, field: string, options: { allowEmpty?: boolean } = {}): string {
-  if (typeof value !== 'string') throw new InvalidArgumentError(field, `must be a string, got ${describeValue(value)}`);
-  if (!options.allowEmpty && value.length === 0) throw new InvalidArgumentError(field, 'must not be empty');
-  const problem = textProblem(value);
-  if (problem !== undefined) throw new InvalidArgumentError(field, problem);
-  return value;
-}
-
 /** Why `text` cannot be an index key (over `maxBytes` of UTF-8), or undefined when it can. */
 export function keyProblem(text: string, maxBytes = MAX_KEY_BYTES): string | undefined {
   const bytes = utf8Bytes(text);
   return bytes > maxBytes ? `must be at most ${maxBytes} bytes of UTF-8, got ${bytes}` : undefined;
 }
 
+export interface TextRule {
+  /** The empty string is allowed (message content); ids and names must not be empty. */
+  allowEmpty?: boolean;
+  /** The text is part of an index key: at most this many bytes of UTF-8. */
+  maxKeyBytes?: number;
+}
+
+/** Why `text` breaks the rule: empty when it may not be, U+0000, a lone surrogate, too long for a key. */
+export function storedTextProblem(text: string, rule: TextRule = {}): string | undefined {
+  if (!rule.allowEmpty && text.length === 0) return 'must not be empty';
+  return textProblem(text) ?? (rule.maxKeyBytes === undefined ? undefined : keyProblem(text, rule.maxKeyBytes));
+}
+
+/** The same rule as a zod schema, for the boundaries parsed with one. */
+export function storedTextSchema(rule: TextRule = {}) {
+  return z.string().check((ctx) => {
+    const problem = storedTextProblem(ctx.value, rule);
+    if (problem !== undefined) ctx.issues.push({ code: 'custom', message: problem, input: ctx.value });
+  });
+}
+
+/** A string (non-empty unless `allowEmpty`) that PostgreSQL stores unchanged: no U+0000, no lone surrogate. */
+export function requireText(value: unknown, field: string, options: { allowEmpty?: boolean } = {}): string {
+  if (typeof value !== 'string') throw new InvalidArgumentError(field, `must be a string, got ${describeValue(value)}`);
+  const problem = storedTextProblem(value, options);
+  if (problem !== undefined) throw new InvalidArgumentError(field, problem);
+  return value;
+}
+
 /** A `requireText` that is also short enough to be part of an index key. */
 export function requireKey(value: unknown, field: string, maxBytes = MAX_KEY_BYTES): string {
-  const text = requireText(value, field);
-  const problem = keyProblem(text, maxBytes);
+  if (typeof value !== 'string') throw new InvalidArgumentError(field, `must be a string, got ${describeValue(value)}`);
+  const problem = storedTextProblem(value, { maxKeyBytes: maxBytes });
   if (problem !== undefined) throw new InvalidArgumentError(field, problem);
-  return text;
+  return value;
 }
 
 /** An array of non-empty texts (ids for deletes and operation rows). */

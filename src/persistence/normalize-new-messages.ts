@@ -1,16 +1,17 @@
 /**
  * Checks what callers hand to `append` before anything reaches a store, so bad input fails with an
  * InvalidArgumentError naming the field instead of a driver error (or silent garbage). Pure; every
- * PersistenceProvider adapter runs it.
+ * PersistenceProvider adapter runs it. One zod schema (`newMessageSchema`) holds the per-field rules;
+ * the rules across fields (a tool result's call id, the size cap) follow it.
  */
 import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
 import type { Role, ToolCall } from '../conversation/types.js';
-import { parseIsoTime } from '../conversation/iso-time.js';
-import { describeValue, requireKey, requireText } from '../conversation/text.js';
+import { isoTimeSchema } from '../conversation/iso-time.js';
+import { parseWithSchema } from '../conversation/schema-issues.js';
+import { describeValue, MAX_KEY_BYTES, storedTextSchema } from '../conversation/text.js';
 import { utf8Bytes } from '../conversation/well-formed-text.js';
 import { InvalidArgumentError } from '../errors.js';
-
-const ROLES: ReadonlySet<string> = new Set<Role>(['system', 'user', 'assistant', 'tool']);
 
 /** A message's content as every store keeps it (the `content` jsonb column of the Kysely store). */
 export interface StoredContent {
@@ -34,37 +35,63 @@ export interface NormalizeOptions {
   maxMessageBytes: number;
 }
 
-/** Validate `append` input, each message on its own (pairing across messages is checked by the caller). */
-export function normalizeNewMessages(messages: unknown, options: NormalizeOptions): NormalizedMessage[] {
-  if (!Array.isArray(messages)) throw new InvalidArgumentError('messages', `must be an array, got ${describeValue(messages)}`);
-  return messages.map((message: unknown, index) => normalizeOne(message, `messages[${index}]`, options));
+const toolCallSchema = z.object({
+  id: storedTextSchema(),
+  type: z.literal('function', { error: (issue) => `must be 'function', got ${describeValue(issue.input)}` }),
+  function: z.object({ name: storedTextSchema(), arguments: storedTextSchema({ allowEmpty: true }) }),
+});
+
+/** A result names its call by id: two calls of one message with the same id could not be told apart. */
+function requireUniqueCallIds(calls: readonly ToolCall[], field: string): void {
+  const seen = new Map<string, number>();
+  calls.forEach((call, index) => {
+    const first = seen.get(call.id);
+    if (first !== undefined) throw new InvalidArgumentError(`${field}[${index}].id`, `duplicates ${field}[${first}].id (${JSON.stringify(call.id)})`);
+    seen.set(call.id, index);
+  });
 }
 
-function normalizeOne(value: unknown, field: string, options: NormalizeOptions): NormalizedMessage {
-  if (typeof value !== 'object' || value === null) throw new InvalidArgumentError(field, `must be an object, got ${describeValue(value)}`);
-  const message = value as Record<string, unknown>;
-  if (typeof message.role !== 'string' || !ROLES.has(message.role)) {
-    throw new InvalidArgumentError(`${field}.role`, `must be one of system, user, assistant, tool; got ${describeValue(message.role)}`);
+/** One message as `append` takes it; keys it does not name (a caller's `seq`) are ignored. */
+export const newMessageSchema = z.object({
+  role: z.enum(['system', 'user', 'assistant', 'tool'], {
+    error: (issue) => `must be one of system, user, assistant, tool; got ${describeValue(issue.input)}`,
+  }),
+  kind: z
+    .literal('message', { error: (issue) => `must be 'message' or absent (the clip-archive is written by commitCompaction); got ${describeValue(issue.input)}` })
+    .optional(),
+  content: storedTextSchema({ allowEmpty: true }),
+  toolCalls: z.array(toolCallSchema).optional(),
+  toolCallId: storedTextSchema().optional(),
+  name: storedTextSchema().optional(),
+  id: storedTextSchema({ maxKeyBytes: MAX_KEY_BYTES }).optional(),
+  // A missing time stays missing: append stamps it under the conversation's row lock.
+  createdAt: isoTimeSchema.optional(),
+});
+
+/** `append`'s input: an array of messages. */
+export const newMessagesSchema = z.array(newMessageSchema);
+
+/** Validate `append` input, each message on its own (pairing across messages is checked by the caller). */
+export function normalizeNewMessages(messages: unknown, options: NormalizeOptions): NormalizedMessage[] {
+  const parsed = parseWithSchema(newMessagesSchema, messages, { prefix: 'messages' });
+  return parsed.map((message, index) => normalizeOne(message, `messages[${index}]`, options));
+}
+
+/** The rules across one message's fields, then its stored shape. */
+function normalizeOne(message: z.output<typeof newMessageSchema>, field: string, options: NormalizeOptions): NormalizedMessage {
+  const content: StoredContent = { text: message.content };
+  if (message.toolCalls !== undefined) {
+    requireUniqueCallIds(message.toolCalls, `${field}.toolCalls`);
+    content.toolCalls = message.toolCalls;
   }
-  if (message.kind !== undefined && message.kind !== 'message') {
-    throw new InvalidArgumentError(`${field}.kind`, `must be 'message' or absent (the clip-archive is written by commitCompaction); got ${describeValue(message.kind)}`);
-  }
-  const content: StoredContent = { text: requireText(message.content, `${field}.content`, { allowEmpty: true }) };
-  if (message.toolCalls !== undefined) content.toolCalls = normalizeToolCalls(message.toolCalls, `${field}.toolCalls`);
-  if (message.toolCallId !== undefined) content.toolCallId = requireText(message.toolCallId, `${field}.toolCallId`);
-  if (message.name !== undefined) content.name = requireText(message.name, `${field}.name`);
+  if (message.toolCallId !== undefined) content.toolCallId = message.toolCallId;
+  if (message.name !== undefined) content.name = message.name;
   if (message.role === 'tool' && content.toolCallId === undefined) {
     throw new InvalidArgumentError(`${field}.toolCallId`, 'is required on a tool message: the id of the assistant tool call it answers');
   }
-  const id = message.id === undefined ? randomUUID() : requireKey(message.id, `${field}.id`);
+  const id = message.id ?? randomUUID();
   requireSize(content, id, field, options.maxMessageBytes);
-  return {
-    id,
-    role: message.role as Role,
-    content,
-    // A missing time stays missing: append stamps it under the conversation's row lock.
-    ...(message.createdAt === undefined ? {} : { createdAt: parseIsoTime(message.createdAt, `${field}.createdAt`) }),
-  };
+  return { id, role: message.role, content, ...(message.createdAt === undefined ? {} : { createdAt: message.createdAt }) };
 }
 
 /** Caps one message's UTF-8 bytes, so a runaway tool output cannot fill the table or the context. */
@@ -78,30 +105,4 @@ function requireSize(content: StoredContent, id: string, field: string, maxBytes
   if (total > maxBytes) {
     throw new InvalidArgumentError(field, `is ${total} bytes of UTF-8 (content, tool calls, name and ids), over the maximum of ${maxBytes} (maxMessageBytes)`);
   }
-}
-
-function normalizeToolCalls(value: unknown, field: string): ToolCall[] {
-  if (!Array.isArray(value)) throw new InvalidArgumentError(field, `must be an array, got ${describeValue(value)}`);
-  // A result names its call by id: two calls of one message with the same id could not be told apart.
-  const seen = new Map<string, number>();
-  return value.map((item: unknown, index) => {
-    const at = `${field}[${index}]`;
-    if (typeof item !== 'object' || item === null) throw new InvalidArgumentError(at, `must be an object, got ${describeValue(item)}`);
-    const call = item as Record<string, unknown>;
-    if (call.type !== 'function') throw new InvalidArgumentError(`${at}.type`, `must be 'function', got ${describeValue(call.type)}`);
-    const fn = call.function as Record<string, unknown> | null | undefined;
-    if (typeof fn !== 'object' || fn === null) throw new InvalidArgumentError(`${at}.function`, `must be an object, got ${describeValue(fn)}`);
-    const id = requireText(call.id, `${at}.id`);
-    const first = seen.get(id);
-    if (first !== undefined) throw new InvalidArgumentError(`${at}.id`, `duplicates ${field}[${first}].id (${JSON.stringify(id)})`);
-    seen.set(id, index);
-    return {
-      id,
-      type: 'function',
-      function: {
-        name: requireText(fn.name, `${at}.function.name`),
-        arguments: requireText(fn.arguments, `${at}.function.arguments`, { allowEmpty: true }),
-      },
-    };
-  });
 }

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { InvalidArgumentError } from '../errors.js';
-import { parseIsoTime } from '../conversation/iso-time.js';
+import { toIsoTime } from '../conversation/iso-time.js';
 import { parseWithSchema } from '../conversation/schema-issues.js';
 import { textProblem } from '../conversation/well-formed-text.js';
 
@@ -40,17 +40,7 @@ function argumentText(maxLength: number) {
 
 /** An ISO date or time, as a canonical UTC string (`parseIsoTime`, the one date rule). */
 function argumentTime(description: string) {
-  return argumentText(40)
-    .transform((value, ctx) => {
-      try {
-        return parseIsoTime(value, 'time');
-      } catch (error) {
-        const rule = error instanceof InvalidArgumentError ? error.message.slice('Invalid argument time: '.length) : String(error);
-        ctx.issues.push({ code: 'custom', message: rule, input: value });
-        return z.NEVER;
-      }
-    })
-    .describe(description);
+  return argumentText(40).transform(toIsoTime).describe(description);
 }
 
 function argumentInt(min: number, max: number) {
