@@ -3,6 +3,8 @@
  * Compaction settings live in `compaction/compaction-settings.ts`, the message size limit in
  * `persistence/message-size-limit.ts`, model defaults in `openai/openai-defaults.ts`.
  */
+import { z } from 'zod';
+import { parseWithSchema } from './conversation/schema-issues.js';
 import { InvalidConfigError } from './errors.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, MAX_MESSAGE_BYTES_LIMIT } from './persistence/message-size-limit.js';
 import {
@@ -66,66 +68,91 @@ export interface RuntimeConfig {
   maxMessageBytes: number;
 }
 
+function rangeText(min: number, max?: number): string {
+  return max === undefined ? `>= ${min}` : `from ${min} to ${max}`;
+}
+
+/** An override from code: an integer within the bounds of its variable. */
+function overrideInt(min: number, max?: number) {
+  const error = (issue: { input?: unknown }) => `must be an integer ${rangeText(min, max)} (got ${String(issue.input)})`;
+  const schema = z.number({ error }).int({ error }).min(min, { error });
+  return max === undefined ? schema : schema.max(max, { error });
+}
+
+const overrideString = z.string({ error: 'must be a non-empty string' }).refine((value) => value.trim() !== '', 'must be a non-empty string');
+
 /**
- * How each `resolveRuntimeConfig` override is checked, keyed by every RuntimeConfig field (so a new
- * field cannot be forgotten): a string, or an integer with the same bounds as its variable.
+ * The overrides `createMemfold({ config })` takes, keyed by every RuntimeConfig field (so a new field
+ * cannot be forgotten): a string, or an integer with the same bounds as its variable. Unknown keys are
+ * refused; errors name `config.<key>`.
  */
-const OVERRIDE_RULES: Record<keyof RuntimeConfig, 'string' | { min: number; max?: number }> = {
-  home: 'string',
-  databaseUrl: 'string',
-  lancedbUri: 'string',
-  namespace: 'string',
-  openaiBaseUrl: 'string',
-  openaiApiKey: 'string',
-  summaryModel: 'string',
-  embeddingModel: 'string',
-  assistantModel: 'string',
-  modelTimeoutMs: { min: 1 },
-  modelMaxRetries: { min: 0 },
-  modelDeadlineMs: { min: 1 },
-  modelConcurrency: { min: 1 },
-  modelRequestsPerMinute: { min: 1 },
-  modelBreakerFailures: { min: 0 },
-  modelBreakerCooldownMs: { min: 1 },
-  maxMessageBytes: { min: 1, max: MAX_MESSAGE_BYTES_LIMIT },
-};
+const overridesSchema = z.strictObject(
+  {
+    home: overrideString,
+    databaseUrl: overrideString,
+    lancedbUri: overrideString,
+    namespace: overrideString,
+    openaiBaseUrl: overrideString,
+    openaiApiKey: overrideString,
+    summaryModel: overrideString,
+    embeddingModel: overrideString,
+    assistantModel: overrideString,
+    modelTimeoutMs: overrideInt(1),
+    modelMaxRetries: overrideInt(0),
+    modelDeadlineMs: overrideInt(1),
+    modelConcurrency: overrideInt(1),
+    modelRequestsPerMinute: overrideInt(1),
+    modelBreakerFailures: overrideInt(0),
+    modelBreakerCooldownMs: overrideInt(1),
+    maxMessageBytes: overrideInt(1, MAX_MESSAGE_BYTES_LIMIT),
+  } satisfies Record<keyof RuntimeConfig, z.ZodType>,
+  { error: (issue) => (issue.code === 'unrecognized_keys' ? 'unknown setting' : undefined) },
+).partial();
 
-/** Overrides come from code, not the environment: refuse unknown keys and wrong types, naming `config.<key>`. */
-function checkOverrides(overrides: Partial<RuntimeConfig>): void {
-  if (typeof overrides !== 'object' || overrides === null || Array.isArray(overrides)) throw new InvalidConfigError('config', 'must be an object of settings');
-  for (const [key, value] of Object.entries(overrides)) {
-    const rule = (OVERRIDE_RULES as Record<string, (typeof OVERRIDE_RULES)[keyof RuntimeConfig] | undefined>)[key];
-    if (rule === undefined) throw new InvalidConfigError(`config.${key}`, 'unknown setting');
-    if (value === undefined) continue;
-    if (rule === 'string') {
-      if (typeof value !== 'string' || value.trim() === '') throw new InvalidConfigError(`config.${key}`, 'must be a non-empty string');
-    } else if (typeof value !== 'number' || !Number.isInteger(value) || value < rule.min || (rule.max !== undefined && value > rule.max)) {
-      const range = rule.max === undefined ? `>= ${rule.min}` : `from ${rule.min} to ${rule.max}`;
-      throw new InvalidConfigError(`config.${key}`, `must be an integer ${range} (got ${String(value)})`);
-    }
-  }
+/** A count from the environment: plain digits only (Number() would also read "1e3", "0x10" and "1.0"), within bounds. */
+function envInt(min: number, max?: number) {
+  return z.string().transform((raw, ctx) => {
+    const value = /^\s*-?\d+\s*$/.test(raw) ? Number(raw) : Number.NaN;
+    if (Number.isSafeInteger(value) && value >= min && (max === undefined || value <= max)) return value;
+    ctx.issues.push({ code: 'custom', message: `must be an integer ${rangeText(min, max)} (got "${raw}")`, input: raw });
+    return z.NEVER;
+  });
 }
 
-function envInt(env: Record<string, string | undefined>, name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
-  const raw = env[name];
-  if (raw === undefined || raw.trim() === '') return fallback;
-  // Number() also reads "1e3", "0x10" and "1.0" as integers: only plain digits are a count.
-  const value = /^\s*-?\d+\s*$/.test(raw) ? Number(raw) : Number.NaN;
-  if (!Number.isSafeInteger(value) || value < min || value > max) {
-    const range = max === Number.MAX_SAFE_INTEGER ? `>= ${min}` : `from ${min} to ${max}`;
-    throw new InvalidConfigError(name, `must be an integer ${range} (got "${raw}")`);
-  }
-  return value;
-}
+const envText = z.string().transform((raw) => raw.trim());
 
-function envOptionalInt(env: Record<string, string | undefined>, name: string, min: number): number | undefined {
-  const raw = env[name];
-  return raw === undefined || raw.trim() === '' ? undefined : envInt(env, name, 0, min);
-}
+/** The variables memfold reads; a blank one counts as unset. Errors name the variable. */
+const envSchema = z
+  .object({
+    MEMFOLD_HOME: envText,
+    DATABASE_URL: envText,
+    LANCEDB_URI: envText,
+    MEMFOLD_NAMESPACE: envText,
+    OPENAI_BASE_URL: envText,
+    OPENAI_API_KEY: envText,
+    MEMFOLD_SUMMARY_MODEL: envText,
+    MEMFOLD_EMBEDDING_MODEL: envText,
+    MEMFOLD_MODEL: envText,
+    MEMFOLD_MODEL_TIMEOUT_MS: envInt(1),
+    MEMFOLD_MODEL_MAX_RETRIES: envInt(0),
+    MEMFOLD_MODEL_DEADLINE_MS: envInt(1),
+    MEMFOLD_MODEL_CONCURRENCY: envInt(1),
+    MEMFOLD_MODEL_RPM: envInt(1),
+    MEMFOLD_MODEL_BREAKER_FAILURES: envInt(0),
+    MEMFOLD_MODEL_BREAKER_COOLDOWN_MS: envInt(1),
+    MEMFOLD_MAX_MESSAGE_BYTES: envInt(1, MAX_MESSAGE_BYTES_LIMIT),
+  })
+  .partial();
 
-function envString(env: Record<string, string | undefined>, name: string): string | undefined {
-  const raw = env[name];
-  return raw === undefined || raw.trim() === '' ? undefined : raw.trim();
+type EnvValues = z.output<typeof envSchema>;
+
+/** The variables memfold reads from `env`, blank ones left out, parsed. */
+function readEnv(env: Record<string, string | undefined>): EnvValues {
+  const set = Object.keys(envSchema.shape).flatMap((name) => {
+    const raw = env[name];
+    return raw === undefined || raw.trim() === '' ? [] : [[name, raw] as const];
+  });
+  return parseWithSchema(envSchema, Object.fromEntries(set), { toError: (field, rule) => new InvalidConfigError(field, rule) });
 }
 
 const DATABASE_URL_SCHEMES = ['postgres:', 'postgresql:'] as const;
@@ -153,39 +180,36 @@ export function resolveRuntimeConfig(
   overrides: Partial<RuntimeConfig> = {},
   env: Record<string, string | undefined> = process.env,
 ): RuntimeConfig {
-  checkOverrides(overrides);
-  const home = overrides.home ?? envString(env, 'MEMFOLD_HOME') ?? './.memfold';
-  const modelTimeoutMs = overrides.modelTimeoutMs ?? envInt(env, 'MEMFOLD_MODEL_TIMEOUT_MS', DEFAULT_MODEL_TIMEOUT_MS, 1);
+  if (typeof overrides !== 'object' || overrides === null || Array.isArray(overrides)) throw new InvalidConfigError('config', 'must be an object of settings');
+  const given = parseWithSchema(overridesSchema, overrides, { prefix: 'config', toError: (field, rule) => new InvalidConfigError(field, rule) });
+  const vars = readEnv(env);
+  const home = given.home ?? vars.MEMFOLD_HOME ?? './.memfold';
+  const modelTimeoutMs = given.modelTimeoutMs ?? vars.MEMFOLD_MODEL_TIMEOUT_MS ?? DEFAULT_MODEL_TIMEOUT_MS;
+  const optional = {
+    databaseUrl: given.databaseUrl ?? vars.DATABASE_URL,
+    openaiBaseUrl: given.openaiBaseUrl ?? vars.OPENAI_BASE_URL,
+    openaiApiKey: given.openaiApiKey ?? vars.OPENAI_API_KEY,
+    summaryModel: given.summaryModel ?? vars.MEMFOLD_SUMMARY_MODEL,
+    embeddingModel: given.embeddingModel ?? vars.MEMFOLD_EMBEDDING_MODEL,
+    assistantModel: given.assistantModel ?? vars.MEMFOLD_MODEL,
+    modelRequestsPerMinute: given.modelRequestsPerMinute ?? vars.MEMFOLD_MODEL_RPM,
+  };
   const config: RuntimeConfig = {
     home,
-    lancedbUri: overrides.lancedbUri ?? envString(env, 'LANCEDB_URI') ?? `${home.replace(/\/+$/, '')}/lancedb`,
-    namespace: overrides.namespace ?? envString(env, 'MEMFOLD_NAMESPACE') ?? 'default',
+    lancedbUri: given.lancedbUri ?? vars.LANCEDB_URI ?? `${home.replace(/\/+$/, '')}/lancedb`,
+    namespace: given.namespace ?? vars.MEMFOLD_NAMESPACE ?? 'default',
     modelTimeoutMs,
-    modelMaxRetries: overrides.modelMaxRetries ?? envInt(env, 'MEMFOLD_MODEL_MAX_RETRIES', DEFAULT_MODEL_MAX_RETRIES, 0),
-    modelDeadlineMs: overrides.modelDeadlineMs ?? envInt(env, 'MEMFOLD_MODEL_DEADLINE_MS', defaultModelDeadlineMs(modelTimeoutMs), 1),
-    modelConcurrency: overrides.modelConcurrency ?? envInt(env, 'MEMFOLD_MODEL_CONCURRENCY', DEFAULT_MODEL_CONCURRENCY, 1),
-    modelBreakerFailures: overrides.modelBreakerFailures ?? envInt(env, 'MEMFOLD_MODEL_BREAKER_FAILURES', DEFAULT_MODEL_BREAKER_FAILURES, 0),
-    modelBreakerCooldownMs:
-      overrides.modelBreakerCooldownMs ?? envInt(env, 'MEMFOLD_MODEL_BREAKER_COOLDOWN_MS', DEFAULT_MODEL_BREAKER_COOLDOWN_MS, 1),
-    maxMessageBytes:
-      overrides.maxMessageBytes ?? envInt(env, 'MEMFOLD_MAX_MESSAGE_BYTES', DEFAULT_MAX_MESSAGE_BYTES, 1, MAX_MESSAGE_BYTES_LIMIT),
+    modelMaxRetries: given.modelMaxRetries ?? vars.MEMFOLD_MODEL_MAX_RETRIES ?? DEFAULT_MODEL_MAX_RETRIES,
+    modelDeadlineMs: given.modelDeadlineMs ?? vars.MEMFOLD_MODEL_DEADLINE_MS ?? defaultModelDeadlineMs(modelTimeoutMs),
+    modelConcurrency: given.modelConcurrency ?? vars.MEMFOLD_MODEL_CONCURRENCY ?? DEFAULT_MODEL_CONCURRENCY,
+    modelBreakerFailures: given.modelBreakerFailures ?? vars.MEMFOLD_MODEL_BREAKER_FAILURES ?? DEFAULT_MODEL_BREAKER_FAILURES,
+    modelBreakerCooldownMs: given.modelBreakerCooldownMs ?? vars.MEMFOLD_MODEL_BREAKER_COOLDOWN_MS ?? DEFAULT_MODEL_BREAKER_COOLDOWN_MS,
+    maxMessageBytes: given.maxMessageBytes ?? vars.MEMFOLD_MAX_MESSAGE_BYTES ?? DEFAULT_MAX_MESSAGE_BYTES,
+    // Unset optional settings stay absent rather than `undefined`.
+    ...(Object.fromEntries(Object.entries(optional).filter(([, value]) => value !== undefined)) as Partial<RuntimeConfig>),
   };
-  const optional: Array<[keyof RuntimeConfig, string]> = [
-    ['databaseUrl', 'DATABASE_URL'],
-    ['openaiBaseUrl', 'OPENAI_BASE_URL'],
-    ['openaiApiKey', 'OPENAI_API_KEY'],
-    ['summaryModel', 'MEMFOLD_SUMMARY_MODEL'],
-    ['embeddingModel', 'MEMFOLD_EMBEDDING_MODEL'],
-    ['assistantModel', 'MEMFOLD_MODEL'],
-  ];
-  for (const [key, name] of optional) {
-    const value = (overrides[key] as string | undefined) ?? envString(env, name);
-    if (value !== undefined) (config as unknown as Record<string, unknown>)[key] = value;
-  }
-  const requestsPerMinute = overrides.modelRequestsPerMinute ?? envOptionalInt(env, 'MEMFOLD_MODEL_RPM', 1);
-  if (requestsPerMinute !== undefined) config.modelRequestsPerMinute = requestsPerMinute;
   // Named as the caller set them: `config.<key>` for an override, the variable otherwise.
-  const source = (key: keyof RuntimeConfig, name: string) => (overrides[key] !== undefined ? `config.${key}` : name);
+  const source = (key: keyof RuntimeConfig, name: string) => (given[key] !== undefined ? `config.${key}` : name);
   if (config.databaseUrl !== undefined) requireUrl(config.databaseUrl, source('databaseUrl', 'DATABASE_URL'), DATABASE_URL_SCHEMES);
   if (config.openaiBaseUrl !== undefined) requireUrl(config.openaiBaseUrl, source('openaiBaseUrl', 'OPENAI_BASE_URL'), OPENAI_BASE_URL_SCHEMES);
   if (!/^[A-Za-z0-9_.-]{1,64}$/.test(config.namespace)) {
