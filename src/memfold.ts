@@ -239,12 +239,17 @@ export async function createMemfold(options: MemfoldOptions = {}): Promise<Memfo
   let compactor: Compactor;
   try {
     const inMemory = options.store === 'memory';
+    /** A store createMemfold opened itself: closed on failure and by close(). */
+    const own = <T extends { close(): Promise<void> }>(store: T): T => {
+      opened.push(store);
+      return store;
+    };
     if (options.persistence) persistence = options.persistence;
-    else if (inMemory) opened.push((persistence = createInMemoryPersistence({ namespace: config.namespace, maxMessageBytes: config.maxMessageBytes })));
-    else opened.push((persistence = await openPersistence(config, options.migrate ?? true)));
+    else if (inMemory) persistence = own(createInMemoryPersistence({ namespace: config.namespace, maxMessageBytes: config.maxMessageBytes }));
+    else persistence = own(await openPersistence(config, options.migrate ?? true));
     if (options.memory) memory = options.memory;
-    else if (inMemory) opened.push((memory = createInMemoryArchive({ embedder: embedder!, namespace: config.namespace, onWarning: onArchiveWarning })));
-    else opened.push((memory = await openArchive(config, embedder!, onArchiveWarning)));
+    else if (inMemory) memory = own(createInMemoryArchive({ embedder: embedder!, namespace: config.namespace, onWarning: onArchiveWarning }));
+    else memory = own(await openArchive(config, embedder!, onArchiveWarning));
     compactor = createCompactor({
       model, memory, persistence, tokens, settings,
       ...(options.onEvent ? { onEvent: emit } : {}),

@@ -84,7 +84,7 @@ async function dispatch(memfold: Memfold, parsed: ParsedCommand, output: Output,
 }
 
 export async function main(argv: readonly string[], output: Output = processOutput): Promise<number> {
-  let parsed;
+  let parsed: ReturnType<typeof parseArgs>;
   try {
     parsed = parseArgs(argv);
   } catch (error) {

@@ -10,7 +10,7 @@ import type { AddressInfo, Socket } from 'node:net';
 export type FakeBehavior =
   | { kind: 'ok'; text?: string; usage?: { prompt_tokens: number; completion_tokens: number } | null; finishReason?: string }
   | { kind: 'status'; code: number; headers?: Record<string, string>; body?: unknown }
-  | { kind: 'delay'; ms: number; then?: FakeBehavior }
+  | { kind: 'delay'; ms: number; after?: FakeBehavior }
   | { kind: 'empty' }
   | { kind: 'malformed' }
   /** A chat answer whose content string is these bytes, written as they are (not re-encoded) into the JSON. */
@@ -20,7 +20,7 @@ export const behaviors = {
   ok: (text?: string): FakeBehavior => (text === undefined ? { kind: 'ok' } : { kind: 'ok', text }),
   okWithoutUsage: (text?: string): FakeBehavior => ({ kind: 'ok', usage: null, ...(text === undefined ? {} : { text }) }),
   status: (code: number, headers?: Record<string, string>): FakeBehavior => (headers ? { kind: 'status', code, headers } : { kind: 'status', code }),
-  delay: (ms: number, then?: FakeBehavior): FakeBehavior => (then ? { kind: 'delay', ms, then } : { kind: 'delay', ms }),
+  delay: (ms: number, after?: FakeBehavior): FakeBehavior => (after ? { kind: 'delay', ms, after } : { kind: 'delay', ms }),
   empty: (): FakeBehavior => ({ kind: 'empty' }),
   malformed: (): FakeBehavior => ({ kind: 'malformed' }),
   /** Cut off at the output limit: `finish_reason: 'length'`. */
@@ -177,7 +177,7 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
             resolve();
           });
         });
-        return respond(res, path, body, b.then ?? { kind: 'ok' });
+        return respond(res, path, body, b.after ?? { kind: 'ok' });
       case 'status':
         return send(res, b.code, b.body ?? { error: { message: `fake status ${b.code}`, type: 'fake_error', code: null } }, b.headers);
       case 'malformed':
@@ -230,7 +230,7 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
         });
       }
       const next = queue.shift() ?? behavior;
-      await respond(res, path, body, latencyMs > 0 ? { kind: 'delay', ms: latencyMs, then: next } : next);
+      await respond(res, path, body, latencyMs > 0 ? { kind: 'delay', ms: latencyMs, after: next } : next);
     } finally {
       inFlight--;
     }

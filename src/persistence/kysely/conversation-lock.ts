@@ -67,6 +67,7 @@ export async function withAdvisoryLock<T>(
         await sql`select pg_advisory_unlock(${key}::bigint)`.execute(connection);
       } catch (unlockError) {
         // fn's own error matters more; a broken connection drops its session locks anyway.
+        // biome-ignore lint/correctness/noUnsafeFinally: an unlock failure is the call's error only when fn succeeded
         if (!failed) throw toPersistenceError(unlockError, 'release a conversation lock');
       }
     }
