@@ -119,8 +119,8 @@ export function groupByConversation(lines: readonly ImportedLine[], fallback: st
   const groups = new Map<string, NewMessage[]>();
   for (const line of lines) {
     const id = conversationOf(line, fallback);
-    let group = groups.get(id);
-    if (!group) groups.set(id, (group = []));
+    const group = groups.get(id) ?? [];
+    if (group.length === 0) groups.set(id, group);
     group.push(line.message);
   }
   return groups;

@@ -52,7 +52,10 @@ export async function writeImport(memfold: Pick<Memfold, 'persistence' | 'config
       const line = parseImportLine(object, memfold.config.maxMessageBytes);
       const conversationId = conversationOf(line, options.fallback);
       let batch = batches.get(conversationId);
-      if (!batch) batches.set(conversationId, (batch = []));
+      if (!batch) {
+        batch = [];
+        batches.set(conversationId, batch);
+      }
       batch.push(line.message);
       buffered++;
       if (batch.length >= BATCH) {
