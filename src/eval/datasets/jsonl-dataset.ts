@@ -10,16 +10,17 @@
  *   {"conversation_id": "c1", "question": "…", "answer": "…", "evidence": ["t1"], "category": "temporal"}
  *   `answer`, `category` (default "uncategorized"), `adversarial` (default false) and `question_id` are optional.
  *
- * Errors name the file's line and field. Turn ids travel beside the messages, never inside them.
+ * One zod schema per line kind checks the fields; errors name the file's line and field. Turn ids travel
+ * beside the messages, never inside them.
  */
 import { open, readFile, type FileHandle } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
-import type { NewMessage, Role } from '../../conversation/types.js';
-import { parseIsoTime } from '../../conversation/iso-time.js';
+import { z } from 'zod';
+import type { NewMessage } from '../../conversation/types.js';
+import { toIsoTime } from '../../conversation/iso-time.js';
+import { parseWithSchema } from '../../conversation/schema-issues.js';
 import { InvalidArgumentError } from '../../errors.js';
 import { checkEvidence, noneSkipped, type EvalConversation, type EvalQuestion, type QaDataset } from '../eval-types.js';
-
-const ROLES = new Set<Role>(['system', 'user', 'assistant']);
 
 /** One JSON object of a JSONL file: where it stands (`<file> line N`, or `line N`) for errors, and its text. */
 export interface JsonlObject {
@@ -97,15 +98,56 @@ export async function* streamJsonlObjects(
   }
 }
 
-function requireString(row: Record<string, unknown>, where: string, field: string): string {
-  const value = row[field];
+/** An id or text field: a non-blank string, or a number (ids like 7 are written without quotes). */
+function readDatasetText(value: unknown, ctx: z.RefinementCtx): string {
   if (typeof value === 'number' && Number.isFinite(value)) return String(value);
-  if (typeof value !== 'string' || value.trim() === '') throw new InvalidArgumentError(`${where}.${field}`, 'must be a non-empty string');
-  return value;
+  if (typeof value === 'string' && value.trim() !== '') return value;
+  ctx.issues.push({ code: 'custom', message: 'must be a non-empty string', input: value });
+  return z.NEVER;
 }
 
-function optionalString(row: Record<string, unknown>, where: string, field: string): string | undefined {
-  return row[field] === undefined || row[field] === null ? undefined : requireString(row, where, field);
+const datasetText = () => z.unknown().transform(readDatasetText);
+/** An optional `datasetText`; JSON's null means absent. */
+const optionalDatasetText = () =>
+  z
+    .unknown()
+    .transform((value, ctx) => (value === null ? undefined : readDatasetText(value, ctx)))
+    .optional();
+
+/** One line of the turns file. */
+const turnLineSchema = z
+  .object({
+    conversation_id: datasetText(),
+    turn_id: datasetText(),
+    text: z.string({ error: 'must be a string' }),
+    speaker: optionalDatasetText(),
+    role: z.enum(['user', 'assistant', 'system'], { error: 'must be one of user, assistant, system' }).optional(),
+    // An ISO 8601 date or time, canonical (the one date rule of every boundary).
+    time: optionalDatasetText().transform((value, ctx) => (value === undefined ? undefined : toIsoTime(value, ctx))),
+  })
+  .check((ctx) => {
+    if (ctx.value.role === undefined && ctx.value.speaker === undefined) {
+      ctx.issues.push({ code: 'custom', path: ['speaker'], message: 'is required when role is absent', input: ctx.value });
+    }
+  });
+
+/** One line of the questions file. */
+const questionLineSchema = z.object({
+  conversation_id: datasetText(),
+  question_id: optionalDatasetText(),
+  question: datasetText(),
+  answer: optionalDatasetText(),
+  evidence: z
+    .array(z.union([z.string(), z.number()]), { error: 'must be a list of turn ids' })
+    .nullish()
+    .transform((ids) => (ids ?? []).map(String)),
+  category: optionalDatasetText(),
+  adversarial: z.boolean({ error: 'must be true or false' }).nullish(),
+});
+
+/** A line's value checked against `schema`, errors naming the line and the field. */
+function parseLine<S extends z.ZodType>(schema: S, line: JsonlObject): z.output<S> {
+  return parseWithSchema(schema, line.value, { prefix: line.where });
 }
 
 interface Building {
@@ -117,18 +159,9 @@ interface Building {
 /** Parses both files' texts into a dataset (pure; `names` only label errors). */
 export function parseJsonlDataset(turnsText: string, questionsText: string, names = { turns: 'turns', questions: 'questions' }): QaDataset {
   const conversations = new Map<string, Building>();
-  for (const { where, value } of readJsonlObjects(turnsText, names.turns)) {
-    const conversationId = requireString(value, where, 'conversation_id');
-    const turnId = requireString(value, where, 'turn_id');
-    const text = value.text;
-    if (typeof text !== 'string') throw new InvalidArgumentError(`${where}.text`, 'must be a string');
-    const speaker = optionalString(value, where, 'speaker');
-    const role = value.role;
-    if (role !== undefined && !ROLES.has(role as Role)) throw new InvalidArgumentError(`${where}.role`, 'must be one of user, assistant, system');
-    if (role === undefined && speaker === undefined) throw new InvalidArgumentError(`${where}.speaker`, 'is required when role is absent');
-    const rawTime = optionalString(value, where, 'time');
-    const time = rawTime === undefined ? undefined : parseIsoTime(rawTime, `${where}.time`);
-
+  for (const line of readJsonlObjects(turnsText, names.turns)) {
+    const where = line.where;
+    const { conversation_id: conversationId, turn_id: turnId, text, speaker, role, time } = parseLine(turnLineSchema, line);
     let building = conversations.get(conversationId);
     if (!building) {
       building = { conversation: { id: conversationId, messages: [], turnIds: [], referenceLines: [], questions: [] }, turnIds: new Set() };
@@ -138,7 +171,7 @@ export function parseJsonlDataset(turnsText: string, questionsText: string, name
     building.turnIds.add(turnId);
     building.firstSpeaker ??= speaker;
     const message: NewMessage = {
-      role: (role as Role | undefined) ?? (speaker === building.firstSpeaker ? 'user' : 'assistant'),
+      role: role ?? (speaker === building.firstSpeaker ? 'user' : 'assistant'),
       content: text,
       ...(speaker !== undefined ? { name: speaker } : {}),
       ...(time !== undefined ? { createdAt: time } : {}),
@@ -150,24 +183,18 @@ export function parseJsonlDataset(turnsText: string, questionsText: string, name
 
   const skipped = noneSkipped();
   const asked = new Map<string, Array<Omit<EvalQuestion, 'evidence'> & { evidence: string[] }>>();
-  readJsonlObjects(questionsText, names.questions).forEach(({ where, value }, index) => {
-    const conversationId = requireString(value, where, 'conversation_id');
-    if (!conversations.has(conversationId)) throw new InvalidArgumentError(`${where}.conversation_id`, `names no conversation of the turns file ("${conversationId}")`);
-    const evidence = value.evidence ?? [];
-    if (!Array.isArray(evidence) || evidence.some((e) => typeof e !== 'string' && typeof e !== 'number')) {
-      throw new InvalidArgumentError(`${where}.evidence`, 'must be a list of turn ids');
-    }
-    const adversarial = value.adversarial ?? false;
-    if (typeof adversarial !== 'boolean') throw new InvalidArgumentError(`${where}.adversarial`, 'must be true or false');
-    const answer = optionalString(value, where, 'answer');
+  readJsonlObjects(questionsText, names.questions).forEach((line, index) => {
+    const row = parseLine(questionLineSchema, line);
+    const conversationId = row.conversation_id;
+    if (!conversations.has(conversationId)) throw new InvalidArgumentError(`${line.where}.conversation_id`, `names no conversation of the turns file ("${conversationId}")`);
     const list = asked.get(conversationId) ?? [];
     list.push({
-      id: optionalString(value, where, 'question_id') ?? String(index),
-      question: requireString(value, where, 'question'),
-      ...(answer !== undefined ? { answer } : {}),
-      evidence: evidence.map(String),
-      category: optionalString(value, where, 'category') ?? 'uncategorized',
-      adversarial,
+      id: row.question_id ?? String(index),
+      question: row.question,
+      ...(row.answer !== undefined ? { answer: row.answer } : {}),
+      evidence: row.evidence,
+      category: row.category ?? 'uncategorized',
+      adversarial: row.adversarial ?? false,
     });
     asked.set(conversationId, list);
   });
