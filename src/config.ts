@@ -86,28 +86,30 @@ const overrideString = z.string({ error: 'must be a non-empty string' }).refine(
  * cannot be forgotten): a string, or an integer with the same bounds as its variable. Unknown keys are
  * refused; errors name `config.<key>`.
  */
-const overridesSchema = z.strictObject(
-  {
-    home: overrideString,
-    databaseUrl: overrideString,
-    lancedbUri: overrideString,
-    namespace: overrideString,
-    openaiBaseUrl: overrideString,
-    openaiApiKey: overrideString,
-    summaryModel: overrideString,
-    embeddingModel: overrideString,
-    assistantModel: overrideString,
-    modelTimeoutMs: overrideInt(1),
-    modelMaxRetries: overrideInt(0),
-    modelDeadlineMs: overrideInt(1),
-    modelConcurrency: overrideInt(1),
-    modelRequestsPerMinute: overrideInt(1),
-    modelBreakerFailures: overrideInt(0),
-    modelBreakerCooldownMs: overrideInt(1),
-    maxMessageBytes: overrideInt(1, MAX_MESSAGE_BYTES_LIMIT),
-  } satisfies Record<keyof RuntimeConfig, z.ZodType>,
-  { error: (issue) => (issue.code === 'unrecognized_keys' ? 'unknown setting' : undefined) },
-).partial();
+const overridesSchema = z
+  .strictObject(
+    {
+      home: overrideString,
+      databaseUrl: overrideString,
+      lancedbUri: overrideString,
+      namespace: overrideString,
+      openaiBaseUrl: overrideString,
+      openaiApiKey: overrideString,
+      summaryModel: overrideString,
+      embeddingModel: overrideString,
+      assistantModel: overrideString,
+      modelTimeoutMs: overrideInt(1),
+      modelMaxRetries: overrideInt(0),
+      modelDeadlineMs: overrideInt(1),
+      modelConcurrency: overrideInt(1),
+      modelRequestsPerMinute: overrideInt(1),
+      modelBreakerFailures: overrideInt(0),
+      modelBreakerCooldownMs: overrideInt(1),
+      maxMessageBytes: overrideInt(1, MAX_MESSAGE_BYTES_LIMIT),
+    } satisfies Record<keyof RuntimeConfig, z.ZodType>,
+    { error: (issue) => (issue.code === 'unrecognized_keys' ? 'unknown setting' : undefined) },
+  )
+  .partial();
 
 /** A count from the environment: plain digits only (Number() would also read "1e3", "0x10" and "1.0"), within bounds. */
 function envInt(min: number, max?: number) {
@@ -171,15 +173,15 @@ function requireUrl(value: string, field: string, schemes: readonly string[]): v
     throw new InvalidConfigError(field, `must be a URL such as ${example} (the value set does not parse as one)`);
   }
   if (!schemes.includes(url.protocol)) {
-    throw new InvalidConfigError(field, `must be a ${schemes.map((s) => s.slice(0, -1)).join(' or ')} URL such as ${example} (its scheme is "${url.protocol.slice(0, -1)}")`);
+    throw new InvalidConfigError(
+      field,
+      `must be a ${schemes.map((s) => s.slice(0, -1)).join(' or ')} URL such as ${example} (its scheme is "${url.protocol.slice(0, -1)}")`,
+    );
   }
   if (url.hostname === '' && schemes.includes('http:')) throw new InvalidConfigError(field, `must name a host, such as ${example}`);
 }
 
-export function resolveRuntimeConfig(
-  overrides: Partial<RuntimeConfig> = {},
-  env: Record<string, string | undefined> = process.env,
-): RuntimeConfig {
+export function resolveRuntimeConfig(overrides: Partial<RuntimeConfig> = {}, env: Record<string, string | undefined> = process.env): RuntimeConfig {
   if (typeof overrides !== 'object' || overrides === null || Array.isArray(overrides)) throw new InvalidConfigError('config', 'must be an object of settings');
   const given = parseWithSchema(overridesSchema, overrides, { prefix: 'config', toError: (field, rule) => new InvalidConfigError(field, rule) });
   const vars = readEnv(env);

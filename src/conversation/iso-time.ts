@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { InvalidArgumentError } from '../errors.js';
+import { describeValue } from './text.js';
 
 /** ISO 8601 date or date-time; without an offset a date-time is local time, as JavaScript reads it. */
 const ISO_8601 = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
@@ -28,7 +29,7 @@ function notIsoTime(text: string): boolean {
 /** A Date or an ISO 8601 string as a canonical ISO string, or the rule it breaks. */
 export function isoTimeOrProblem(value: unknown): { time: string } | { problem: string } {
   if (typeof value === 'string' && notIsoTime(value.trim())) {
-    return { problem: `must be an ISO 8601 date or time (2023-05-08 or 2023-05-08T13:56:00Z) on a real calendar day, got ${JSON.stringify(value.length > 40 ? value.slice(0, 40) + '…' : value)}` };
+    return { problem: `must be an ISO 8601 date or time (2023-05-08 or 2023-05-08T13:56:00Z) on a real calendar day, got ${describeValue(value)}` };
   }
   const date = value instanceof Date ? value : typeof value === 'string' ? new Date(value.trim()) : undefined;
   if (date === undefined) return { problem: `must be a Date or an ISO 8601 string, got ${value === null ? 'null' : typeof value}` };

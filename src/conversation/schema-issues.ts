@@ -18,7 +18,14 @@ export function issuePath(path: readonly PropertyKey[], prefix = ''): string {
   return field;
 }
 
-const WORDS: Record<string, string> = { string: 'a string', number: 'a number', int: 'an integer', boolean: 'a boolean', object: 'an object', array: 'an array' };
+const WORDS: Record<string, string> = {
+  string: 'a string',
+  number: 'a number',
+  int: 'an integer',
+  boolean: 'a boolean',
+  object: 'an object',
+  array: 'an array',
+};
 
 /** The rule an issue states, in the project's words when the schema gave none. */
 function issueRule(issue: z.core.$ZodIssue): string {

@@ -35,7 +35,8 @@ export function validateHistory(history: unknown, conversationId: unknown): asse
   let lastSeq = 0;
   history.forEach((value: unknown, i) => {
     const at = `history[${i}]`;
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new InvalidArgumentError(at, `must be an object, got ${describeValue(value)}`);
+    if (typeof value !== 'object' || value === null || Array.isArray(value))
+      throw new InvalidArgumentError(at, `must be an object, got ${describeValue(value)}`);
     const message = value as Fields;
     const id = requireText(message.id, `${at}.id`);
     const first = ids.get(id);
@@ -109,6 +110,6 @@ function requireTime(value: unknown, field: string): void {
   // The round trip refuses dates that match the pattern but do not exist (2024-02-30).
   const ms = typeof value === 'string' && CANONICAL_TIME.test(value) ? Date.parse(value) : Number.NaN;
   const valid = Number.isFinite(ms) && new Date(ms).toISOString() === value;
-  if (!valid) throw new InvalidArgumentError(field, `must be an ISO 8601 UTC time as toISOString() writes it (2024-01-08T09:00:00.000Z), got ${describeValue(value)}`);
+  if (!valid)
+    throw new InvalidArgumentError(field, `must be an ISO 8601 UTC time as toISOString() writes it (2024-01-08T09:00:00.000Z), got ${describeValue(value)}`);
 }
-

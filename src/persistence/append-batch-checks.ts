@@ -60,8 +60,5 @@ export function idAlreadyUsed(index: number, id: string): InvalidArgumentError {
 }
 
 export function unansweredToolResult(index: number, toolCallId: string): InvalidArgumentError {
-  return new InvalidArgumentError(
-    `messages[${index}].toolCallId`,
-    `${JSON.stringify(toolCallId)} ${UNANSWERED_TOOL_RESULT_RULE}`,
-  );
+  return new InvalidArgumentError(`messages[${index}].toolCallId`, `${JSON.stringify(toolCallId)} ${UNANSWERED_TOOL_RESULT_RULE}`);
 }

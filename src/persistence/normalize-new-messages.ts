@@ -57,7 +57,9 @@ export const newMessageSchema = z.object({
     error: (issue) => `must be one of system, user, assistant, tool; got ${describeValue(issue.input)}`,
   }),
   kind: z
-    .literal('message', { error: (issue) => `must be 'message' or absent (the clip-archive is written by commitCompaction); got ${describeValue(issue.input)}` })
+    .literal('message', {
+      error: (issue) => `must be 'message' or absent (the clip-archive is written by commitCompaction); got ${describeValue(issue.input)}`,
+    })
     .optional(),
   content: storedTextSchema({ allowEmpty: true }),
   toolCalls: z.array(toolCallSchema).optional(),

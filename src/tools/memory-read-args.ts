@@ -78,9 +78,12 @@ const memoryReadArgsSchema = z
   )
   .check((ctx) => {
     const { query, label, from, to } = ctx.value;
-    if (query === undefined && label === undefined) ctx.issues.push({ code: 'custom', path: ['query'], message: 'give a query to search, or a label to read', input: ctx.value });
-    if (query !== undefined && label !== undefined) ctx.issues.push({ code: 'custom', path: ['label'], message: 'give either query or label, not both', input: ctx.value });
-    if (from !== undefined && to !== undefined && from > to) ctx.issues.push({ code: 'custom', path: ['from'], message: 'must not be after to', input: ctx.value });
+    if (query === undefined && label === undefined)
+      ctx.issues.push({ code: 'custom', path: ['query'], message: 'give a query to search, or a label to read', input: ctx.value });
+    if (query !== undefined && label !== undefined)
+      ctx.issues.push({ code: 'custom', path: ['label'], message: 'give either query or label, not both', input: ctx.value });
+    if (from !== undefined && to !== undefined && from > to)
+      ctx.issues.push({ code: 'custom', path: ['from'], message: 'must not be after to', input: ctx.value });
   })
   .transform(({ max_tokens, ...given }): MemoryReadArgs => {
     // Absent arguments stay absent (no `key: undefined`), and max_tokens takes its camelCase name.

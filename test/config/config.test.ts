@@ -100,8 +100,12 @@ describe('resolveRuntimeConfig', () => {
   });
 
   it('states the rule with the value given', () => {
-    expect(() => resolveRuntimeConfig({}, { MEMFOLD_MODEL_TIMEOUT_MS: 'soon' })).toThrow('Invalid config field MEMFOLD_MODEL_TIMEOUT_MS: must be an integer >= 1 (got "soon")');
-    expect(() => resolveRuntimeConfig({}, { MEMFOLD_MAX_MESSAGE_BYTES: '0' })).toThrow('Invalid config field MEMFOLD_MAX_MESSAGE_BYTES: must be an integer from 1 to 134217728 (got "0")');
+    expect(() => resolveRuntimeConfig({}, { MEMFOLD_MODEL_TIMEOUT_MS: 'soon' })).toThrow(
+      'Invalid config field MEMFOLD_MODEL_TIMEOUT_MS: must be an integer >= 1 (got "soon")',
+    );
+    expect(() => resolveRuntimeConfig({}, { MEMFOLD_MAX_MESSAGE_BYTES: '0' })).toThrow(
+      'Invalid config field MEMFOLD_MAX_MESSAGE_BYTES: must be an integer from 1 to 134217728 (got "0")',
+    );
     expect(() => resolveRuntimeConfig({ modelTimeoutMs: 1.5 }, {})).toThrow('Invalid config field config.modelTimeoutMs: must be an integer >= 1 (got 1.5)');
     expect(() => resolveRuntimeConfig({ lanceDbUri: '/x' } as never, {})).toThrow('Invalid config field config.lanceDbUri: unknown setting');
     expect(() => resolveRuntimeConfig({ home: 42 } as never, {})).toThrow('Invalid config field config.home: must be a non-empty string');
@@ -113,12 +117,17 @@ describe('resolveRuntimeConfig', () => {
   });
 
   it('accepts the URLs the README shows, and a socketless local PostgreSQL', () => {
-    const config = resolveRuntimeConfig({}, {
-      DATABASE_URL: 'postgres://memfold:memfold@127.0.0.1:5432/memfold',
-      OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1',
-    });
+    const config = resolveRuntimeConfig(
+      {},
+      {
+        DATABASE_URL: 'postgres://memfold:memfold@127.0.0.1:5432/memfold',
+        OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1',
+      },
+    );
     expect(config).toMatchObject({ databaseUrl: 'postgres://memfold:memfold@127.0.0.1:5432/memfold', openaiBaseUrl: 'http://127.0.0.1:11434/v1' });
-    expect(resolveRuntimeConfig({}, { DATABASE_URL: 'postgresql:///memfold', OPENAI_BASE_URL: 'https://api.openai.com/v1' }).databaseUrl).toBe('postgresql:///memfold');
+    expect(resolveRuntimeConfig({}, { DATABASE_URL: 'postgresql:///memfold', OPENAI_BASE_URL: 'https://api.openai.com/v1' }).databaseUrl).toBe(
+      'postgresql:///memfold',
+    );
   });
 
   it('validateMaxMessageBytes, shared by the store option, names the field it is given', () => {

@@ -13,7 +13,9 @@ describe('schema issues', () => {
 
   it('the first issue becomes one error naming the field; unknown fields come first; types are worded with the value', () => {
     const schema = z.strictObject({ role: z.string(), n: z.number().int('must be an integer') });
-    expect(() => parseWithSchema(schema, { role: 5, n: 1 }, { prefix: 'messages[0]' })).toThrow(new InvalidArgumentError('messages[0].role', 'must be a string, got 5'));
+    expect(() => parseWithSchema(schema, { role: 5, n: 1 }, { prefix: 'messages[0]' })).toThrow(
+      new InvalidArgumentError('messages[0].role', 'must be a string, got 5'),
+    );
     expect(() => parseWithSchema(schema, { role: 'x', n: 1.5 })).toThrow('Invalid argument n: must be an integer');
     const unknown = (() => {
       try {

@@ -42,13 +42,23 @@ describe('generic JSONL dataset', () => {
     expect(() => parseJsonlDataset('\n{"conversation_id":"c","turn_id":"t","role":"robot","text":"x"}', '')).toThrow(/turns line 2\.role/);
     expect(() => parseJsonlDataset(turns, '{"conversation_id":"zz","question":"q","evidence":[]}')).toThrow(/questions line 1\.conversation_id/);
     expect(() => parseJsonlDataset(turns, '{"conversation_id":"c1","question":"q","evidence":"t1"}')).toThrow(/questions line 1\.evidence/);
-    expect(() => parseJsonlDataset(`${turns}\n{"conversation_id":"c1","turn_id":"t1","role":"user","text":"again"}`, '')).toThrow(/turns line 5\.turn_id: repeats/);
+    expect(() => parseJsonlDataset(`${turns}\n{"conversation_id":"c1","turn_id":"t1","role":"user","text":"again"}`, '')).toThrow(
+      /turns line 5\.turn_id: repeats/,
+    );
     expect(() => parseJsonlDataset('{"conversation_id":"c","turn_id":"t","role":"user","text":"x","time":"yesterday"}', '')).toThrow(/\.time/);
     expect(() => parseJsonlDataset('not json', '')).toThrow(/turns line 1: is not valid JSON/);
-    expect(() => parseJsonlDataset('{"turn_id":"t","role":"user","text":"x"}', '')).toThrow('Invalid argument turns line 1.conversation_id: must be a non-empty string');
-    expect(() => parseJsonlDataset('{"conversation_id":"c","turn_id":"t","role":"user","text":7}', '')).toThrow('Invalid argument turns line 1.text: must be a string');
+    expect(() => parseJsonlDataset('{"turn_id":"t","role":"user","text":"x"}', '')).toThrow(
+      'Invalid argument turns line 1.conversation_id: must be a non-empty string',
+    );
+    expect(() => parseJsonlDataset('{"conversation_id":"c","turn_id":"t","role":"user","text":7}', '')).toThrow(
+      'Invalid argument turns line 1.text: must be a string',
+    );
     expect(() => parseJsonlDataset(turns, '{"conversation_id":"c1","question":"q","evidence":["t1",true]}')).toThrow(/questions line 1\.evidence/);
-    expect(() => parseJsonlDataset(turns, '{"conversation_id":"c1","question":"q","adversarial":"yes"}')).toThrow('Invalid argument questions line 1.adversarial: must be true or false');
-    expect(() => parseJsonlDataset('{"conversation_id":"c","turn_id":"t","role":"user","text":"x","time":"2023-02-30"}', '')).toThrow(/turns line 1\.time: must be an ISO 8601 date or time/);
+    expect(() => parseJsonlDataset(turns, '{"conversation_id":"c1","question":"q","adversarial":"yes"}')).toThrow(
+      'Invalid argument questions line 1.adversarial: must be true or false',
+    );
+    expect(() => parseJsonlDataset('{"conversation_id":"c","turn_id":"t","role":"user","text":"x","time":"2023-02-30"}', '')).toThrow(
+      /turns line 1\.time: must be an ISO 8601 date or time/,
+    );
   });
 });

@@ -5,9 +5,17 @@ import { memoryReadParameters, parseMemoryReadArgs } from '../../src/tools/memor
 describe('memory_read arguments', () => {
   it('accept a query or a label with optional filters, as an object or the JSON a model sends', () => {
     expect(parseMemoryReadArgs({ query: 'lock code' })).toEqual({ query: 'lock code', limit: 5 });
-    expect(parseMemoryReadArgs('{"label":"compaction-batch-c-2024-01-01T00:00:00.000Z","limit":2}')).toEqual({ label: 'compaction-batch-c-2024-01-01T00:00:00.000Z', limit: 2 });
+    expect(parseMemoryReadArgs('{"label":"compaction-batch-c-2024-01-01T00:00:00.000Z","limit":2}')).toEqual({
+      label: 'compaction-batch-c-2024-01-01T00:00:00.000Z',
+      limit: 2,
+    });
     expect(parseMemoryReadArgs({ query: 'x', depth: 1, kind: 'transcript', from: '2024-01-01', to: '2024-02-01T10:00:00Z', limit: 20 })).toEqual({
-      query: 'x', depth: 1, kind: 'transcript', from: '2024-01-01T00:00:00.000Z', to: '2024-02-01T10:00:00.000Z', limit: 20,
+      query: 'x',
+      depth: 1,
+      kind: 'transcript',
+      from: '2024-01-01T00:00:00.000Z',
+      to: '2024-02-01T10:00:00.000Z',
+      limit: 20,
     });
   });
 
@@ -51,7 +59,8 @@ describe('memory_read arguments', () => {
   });
 
   it('the schema states the limits the parser enforces on max_tokens and limit', () => {
-    const properties = (MEMORY_READ_DEFINITION.function.parameters as { properties: Record<string, { minimum?: number; maximum?: number; default?: number }> }).properties;
+    const properties = (MEMORY_READ_DEFINITION.function.parameters as { properties: Record<string, { minimum?: number; maximum?: number; default?: number }> })
+      .properties;
     const { minimum, maximum } = properties.max_tokens!;
     expect(parseMemoryReadArgs({ query: 'a', max_tokens: minimum }).maxTokens).toBe(minimum);
     expect(parseMemoryReadArgs({ query: 'a', max_tokens: maximum }).maxTokens).toBe(maximum);
@@ -62,7 +71,11 @@ describe('memory_read arguments', () => {
   });
 
   it('the definition is generated from the schema that parses: its limits, enum and no conversation id', () => {
-    const parameters = MEMORY_READ_DEFINITION.function.parameters as { type: string; $schema?: string; properties: Record<string, { maxLength?: number; enum?: string[]; default?: number }> };
+    const parameters = MEMORY_READ_DEFINITION.function.parameters as {
+      type: string;
+      $schema?: string;
+      properties: Record<string, { maxLength?: number; enum?: string[]; default?: number }>;
+    };
     expect(parameters).toEqual(memoryReadParameters());
     expect(parameters.type).toBe('object');
     expect(parameters.$schema).toBeUndefined();
@@ -75,9 +88,13 @@ describe('memory_read arguments', () => {
 
   it('null means absent, and errors say the rule', () => {
     expect(parseMemoryReadArgs({ query: 'a', label: null, depth: null, max_tokens: 500 })).toEqual({ query: 'a', limit: 5, maxTokens: 500 });
-    expect(() => parseMemoryReadArgs({ query: 'a', conversationId: 'x' })).toThrow('Invalid argument conversationId: is not an argument of memory_read (known: query, label, depth, kind, from, to, limit, max_tokens)');
+    expect(() => parseMemoryReadArgs({ query: 'a', conversationId: 'x' })).toThrow(
+      'Invalid argument conversationId: is not an argument of memory_read (known: query, label, depth, kind, from, to, limit, max_tokens)',
+    );
     expect(() => parseMemoryReadArgs({ query: 'a', limit: '3' })).toThrow('Invalid argument limit: must be an integer from 1 to 20');
-    expect(() => parseMemoryReadArgs({ query: 'a', from: '2023-02-30' })).toThrow(/Invalid argument from: must be an ISO 8601 date or time .* on a real calendar day/);
+    expect(() => parseMemoryReadArgs({ query: 'a', from: '2023-02-30' })).toThrow(
+      /Invalid argument from: must be an ISO 8601 date or time .* on a real calendar day/,
+    );
     expect(() => parseMemoryReadArgs({ query: 42 })).toThrow('Invalid argument query: must be a string');
   });
 });

@@ -186,7 +186,8 @@ export function parseJsonlDataset(turnsText: string, questionsText: string, name
   readJsonlObjects(questionsText, names.questions).forEach((line, index) => {
     const row = parseLine(questionLineSchema, line);
     const conversationId = row.conversation_id;
-    if (!conversations.has(conversationId)) throw new InvalidArgumentError(`${line.where}.conversation_id`, `names no conversation of the turns file ("${conversationId}")`);
+    if (!conversations.has(conversationId))
+      throw new InvalidArgumentError(`${line.where}.conversation_id`, `names no conversation of the turns file ("${conversationId}")`);
     const list = asked.get(conversationId) ?? [];
     list.push({
       id: row.question_id ?? String(index),
