@@ -65,6 +65,20 @@ export function toolGroupStarts(messages: readonly Pick<ToolGroupMember, 'role'>
   return starts;
 }
 
+/**
+ * The first call of one message that repeats an earlier call's id, or undefined. A result names its
+ * call by id: two calls of one message with the same id could not be told apart.
+ */
+export function repeatedCallId(calls: ReadonlyArray<{ id: string }>): { index: number; first: number } | undefined {
+  const seen = new Map<string, number>();
+  for (const [index, call] of calls.entries()) {
+    const first = seen.get(call.id);
+    if (first !== undefined) return { index, first };
+    seen.set(call.id, index);
+  }
+  return undefined;
+}
+
 /** The message of the problem every caller reports for a result that answers no call of its group. */
 export const UNANSWERED_TOOL_RESULT_RULE =
   'answers no tool call of the assistant message it follows (only tool results may stand between a call and its result)';

@@ -9,10 +9,10 @@
  * abandoned one (followed by a user turn) is still a valid history. The planner never separates a
  * call from the results that follow it.
  */
-import type { ConversationMessage, Role } from './types.js';
+import type { ConversationMessage, Role, ToolCall } from './types.js';
 import { InvalidArgumentError } from '../errors.js';
 import { describeValue, requireText } from './text.js';
-import { type ToolGroupMember, UNANSWERED_TOOL_RESULT_RULE, walkToolGroups } from './tool-groups.js';
+import { repeatedCallId, type ToolGroupMember, UNANSWERED_TOOL_RESULT_RULE, walkToolGroups } from './tool-groups.js';
 
 const ROLES: ReadonlySet<string> = new Set<Role>(['system', 'user', 'assistant', 'tool']);
 /**
@@ -89,21 +89,23 @@ export function validateHistory(history: unknown, conversationId: unknown): asse
 function checkToolCalls(value: unknown, field: string): void {
   if (value === undefined) return;
   if (!Array.isArray(value)) throw new InvalidArgumentError(field, `must be an array, got ${describeValue(value)}`);
-  const ids: string[] = [];
   value.forEach((item: unknown, k) => {
     const at = `${field}[${k}]`;
     if (typeof item !== 'object' || item === null) throw new InvalidArgumentError(at, `must be an object, got ${describeValue(item)}`);
     const call = item as Fields;
-    const id = requireText(call.id, `${at}.id`);
-    const first = ids.indexOf(id);
-    if (first !== -1) throw new InvalidArgumentError(`${at}.id`, `duplicates ${field}[${first}].id (${JSON.stringify(id)})`);
-    ids.push(id);
+    requireText(call.id, `${at}.id`);
     if (call.type !== 'function') throw new InvalidArgumentError(`${at}.type`, `must be 'function', got ${describeValue(call.type)}`);
     const fn = call.function as Fields | null | undefined;
     if (typeof fn !== 'object' || fn === null) throw new InvalidArgumentError(`${at}.function`, `must be an object, got ${describeValue(fn)}`);
     requireText(fn.name, `${at}.function.name`);
     requireText(fn.arguments, `${at}.function.arguments`, { allowEmpty: true });
   });
+  const calls = value as ToolCall[];
+  const repeated = repeatedCallId(calls);
+  if (repeated !== undefined) {
+    const id = calls[repeated.index]!.id;
+    throw new InvalidArgumentError(`${field}[${repeated.index}].id`, `duplicates ${field}[${repeated.first}].id (${JSON.stringify(id)})`);
+  }
 }
 
 function requireTime(value: unknown, field: string): void {

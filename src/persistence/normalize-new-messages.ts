@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { Role, ToolCall } from '../conversation/types.js';
 import { isoTimeSchema } from '../conversation/iso-time.js';
+import { repeatedCallId } from '../conversation/tool-groups.js';
 import { parseWithSchema } from '../conversation/schema-issues.js';
 import { describeValue, MAX_KEY_BYTES, storedTextSchema } from '../conversation/text.js';
 import { utf8Bytes } from '../conversation/well-formed-text.js';
@@ -41,14 +42,13 @@ const toolCallSchema = z.object({
   function: z.object({ name: storedTextSchema(), arguments: storedTextSchema({ allowEmpty: true }) }),
 });
 
-/** A result names its call by id: two calls of one message with the same id could not be told apart. */
+/** The tool-group rule's `repeatedCallId`, named as `field[i].id`. */
 function requireUniqueCallIds(calls: readonly ToolCall[], field: string): void {
-  const seen = new Map<string, number>();
-  calls.forEach((call, index) => {
-    const first = seen.get(call.id);
-    if (first !== undefined) throw new InvalidArgumentError(`${field}[${index}].id`, `duplicates ${field}[${first}].id (${JSON.stringify(call.id)})`);
-    seen.set(call.id, index);
-  });
+  const repeated = repeatedCallId(calls);
+  if (repeated !== undefined) {
+    const id = calls[repeated.index]!.id;
+    throw new InvalidArgumentError(`${field}[${repeated.index}].id`, `duplicates ${field}[${repeated.first}].id (${JSON.stringify(id)})`);
+  }
 }
 
 /** One message as `append` takes it; keys it does not name (a caller's `seq`) are ignored. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { callIdsOpenedBy, toolGroupStarts, walkToolGroups, type ToolGroupMember } from '../../src/conversation/tool-groups.js';
+import { callIdsOpenedBy, repeatedCallId, toolGroupStarts, walkToolGroups, type ToolGroupMember } from '../../src/conversation/tool-groups.js';
 
 const user: ToolGroupMember = { role: 'user' };
 const calls = (...ids: string[]): ToolGroupMember => ({ role: 'assistant', toolCalls: ids.map((id) => ({ id })) });
@@ -61,5 +61,10 @@ describe('tool groups', () => {
     // A second result for an answered call stays in its group: a cut never separates it from the call.
     expect(toolGroupStarts([calls('a'), result, result])).toEqual([0]);
     expect(toolGroupStarts([])).toEqual([]);
+  });
+
+  it('repeatedCallId finds the first call of one message that repeats an id', () => {
+    expect(repeatedCallId([{ id: 'a' }, { id: 'b' }, { id: 'a' }, { id: 'b' }])).toEqual({ index: 2, first: 0 });
+    expect(repeatedCallId([{ id: 'a' }, { id: 'b' }])).toBeUndefined();
   });
 });
