@@ -21,11 +21,7 @@ export class MemfoldError extends Error {
   readonly retryable: boolean;
   readonly details: Record<string, unknown>;
 
-  constructor(
-    code: MemfoldErrorCode,
-    message: string,
-    options: { cause?: unknown; retryable?: boolean; details?: Record<string, unknown> } = {},
-  ) {
+  constructor(code: MemfoldErrorCode, message: string, options: { cause?: unknown; retryable?: boolean; details?: Record<string, unknown> } = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'MemfoldError';
     this.code = code;

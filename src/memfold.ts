@@ -191,7 +191,10 @@ function checkOptions(options: MemfoldOptions): void {
   if (options.onEvent !== undefined && typeof options.onEvent !== 'function') throw new InvalidConfigError('onEvent', 'must be a function');
   const readTokens = options.memoryReadTokens;
   if (readTokens !== undefined && !(Number.isInteger(readTokens) && readTokens >= MEMORY_READ_MIN_TOKENS && readTokens <= MEMORY_READ_MAX_TOKENS)) {
-    throw new InvalidConfigError('memoryReadTokens', `must be an integer from ${MEMORY_READ_MIN_TOKENS} to ${MEMORY_READ_MAX_TOKENS} (got ${String(readTokens)})`);
+    throw new InvalidConfigError(
+      'memoryReadTokens',
+      `must be an integer from ${MEMORY_READ_MIN_TOKENS} to ${MEMORY_READ_MAX_TOKENS} (got ${String(readTokens)})`,
+    );
   }
   if (options.store !== undefined && options.store !== 'configured' && options.store !== 'memory') {
     throw new InvalidConfigError('store', "must be 'configured' or 'memory'");
@@ -251,7 +254,11 @@ export async function createMemfold(options: MemfoldOptions = {}): Promise<Memfo
     else if (inMemory) memory = own(createInMemoryArchive({ embedder: embedder!, namespace: config.namespace, onWarning: onArchiveWarning }));
     else memory = own(await openArchive(config, embedder!, onArchiveWarning));
     compactor = createCompactor({
-      model, memory, persistence, tokens, settings,
+      model,
+      memory,
+      persistence,
+      tokens,
+      settings,
       ...(options.onEvent ? { onEvent: emit } : {}),
     });
   } catch (error) {
@@ -277,7 +284,12 @@ export async function createMemfold(options: MemfoldOptions = {}): Promise<Memfo
 
   const history = async (conversationId: string) => assembleContext(await persistence.loadHistory(conversationId));
   return {
-    config, compactor, persistence, memory, model, tokens,
+    config,
+    compactor,
+    persistence,
+    memory,
+    model,
+    tokens,
     append: (conversationId, messages) => persistence.append(conversationId, messages),
     history,
     async context(conversationId) {

@@ -11,7 +11,10 @@ const root = new URL('../', import.meta.url);
 describe('docker-compose.yml', () => {
   it('starts PostgreSQL 16 with a volume and a health check, and a model server under a profile, as the README says', async () => {
     const compose = parse(await readFile(new URL('docker-compose.yml', root), 'utf8')) as {
-      services: Record<string, { image: string; volumes?: string[]; healthcheck?: { test: string[] }; profiles?: string[]; ports?: string[]; environment?: Record<string, string> }>;
+      services: Record<
+        string,
+        { image: string; volumes?: string[]; healthcheck?: { test: string[] }; profiles?: string[]; ports?: string[]; environment?: Record<string, string> }
+      >;
       volumes: Record<string, unknown>;
     };
     const readme = await readFile(new URL('README.md', root), 'utf8');

@@ -69,7 +69,7 @@ describe("createMemfold({ store: 'memory' })", () => {
     expect(await readdir(home)).toEqual([]);
   });
 
-  it("refuses another store value, naming the option", async () => {
+  it('refuses another store value, naming the option', async () => {
     await expect(createMemfold({ store: 'disk' as never, env: {} })).rejects.toMatchObject({ field: 'store' });
   });
 });

@@ -8,7 +8,16 @@ import { describe, expect, it } from 'vitest';
 
 const SRC = path.resolve(import.meta.dirname, '../src');
 /** Folders of adapters: a backend's code, which only the composition root and the CLI may wire in. */
-const ADAPTER_DIRS = ['memory/lancedb', 'memory/in-memory', 'persistence/kysely', 'persistence/pglite', 'persistence/postgres', 'persistence/in-memory', 'openai', 'model/extractive'];
+const ADAPTER_DIRS = [
+  'memory/lancedb',
+  'memory/in-memory',
+  'persistence/kysely',
+  'persistence/pglite',
+  'persistence/postgres',
+  'persistence/in-memory',
+  'openai',
+  'model/extractive',
+];
 
 interface Edge {
   from: string;

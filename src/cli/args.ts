@@ -24,15 +24,33 @@ const COMMON_HELP = [
 ];
 
 export const COMMANDS: Record<string, CommandSpec> = {
-  demo: { positionals: [], flags: { turns: 'int', window: 'int', json: 'boolean' }, summary: 'replay a generated multi-session conversation with a small window, offline' },
+  demo: {
+    positionals: [],
+    flags: { turns: 'int', window: 'int', json: 'boolean' },
+    summary: 'replay a generated multi-session conversation with a small window, offline',
+  },
   import: { positionals: ['file'], flags: { conversation: 'string', json: 'boolean' }, summary: 'append messages from a JSONL file (one message a line)' },
   compact: { positionals: ['conversation'], flags: { force: 'boolean', window: 'int', json: 'boolean' }, summary: 'compact a stored conversation now' },
   context: { positionals: ['conversation'], flags: { json: 'boolean' }, summary: 'print what the model would see' },
-  search: { positionals: ['query'], flags: { conversation: 'string', depth: 'int', kind: 'string', from: 'string', to: 'string', limit: 'int', json: 'boolean' }, required: ['conversation'], summary: 'search a conversation\'s archive (memory_read)' },
+  search: {
+    positionals: ['query'],
+    flags: { conversation: 'string', depth: 'int', kind: 'string', from: 'string', to: 'string', limit: 'int', json: 'boolean' },
+    required: ['conversation'],
+    summary: "search a conversation's archive (memory_read)",
+  },
   inspect: { positionals: ['conversation'], flags: { json: 'boolean' }, summary: 'list archived batches by depth' },
-  resummarize: { positionals: ['conversation'], flags: { depth: 'int', json: 'boolean' }, required: ['depth'], summary: 'fold every frontier batch of a depth into one batch of the next depth' },
+  resummarize: {
+    positionals: ['conversation'],
+    flags: { depth: 'int', json: 'boolean' },
+    required: ['depth'],
+    summary: 'fold every frontier batch of a depth into one batch of the next depth',
+  },
   migrate: { positionals: [], flags: { json: 'boolean' }, summary: 'apply database migrations' },
-  reconcile: { positionals: [], flags: { conversation: 'string', json: 'boolean' }, summary: 'finish or undo compactions a crash interrupted (all conversations, or --conversation)' },
+  reconcile: {
+    positionals: [],
+    flags: { conversation: 'string', json: 'boolean' },
+    summary: 'finish or undo compactions a crash interrupted (all conversations, or --conversation)',
+  },
   eval: {
     positionals: ['file'],
     flags: { dataset: 'string', questions: 'string', window: 'int', windows: 'string', conversations: 'int', out: 'string', json: 'boolean' },
@@ -91,7 +109,13 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
     const eq = arg.indexOf('=');
     const name = eq >= 0 ? arg.slice(2, eq) : arg.slice(2);
     const type = flagTypes[name];
-    if (!type) throw new InvalidArgumentError(`--${name}`, `is not an option of "${command}" (options: ${Object.keys(flagTypes).map((f) => `--${f}`).join(', ')})`);
+    if (!type)
+      throw new InvalidArgumentError(
+        `--${name}`,
+        `is not an option of "${command}" (options: ${Object.keys(flagTypes)
+          .map((f) => `--${f}`)
+          .join(', ')})`,
+      );
     if (type === 'boolean') {
       if (eq >= 0) throw new InvalidArgumentError(`--${name}`, 'takes no value');
       flags[name] = true;
@@ -102,11 +126,13 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
     flags[name] = convert(name, type, raw);
   }
   if (flags.help) return { command: 'help', topic: command };
-  if (positionals.length > spec.positionals.length) throw new InvalidArgumentError(positionals[spec.positionals.length]!, `unexpected argument to "${command}"`);
+  if (positionals.length > spec.positionals.length)
+    throw new InvalidArgumentError(positionals[spec.positionals.length]!, `unexpected argument to "${command}"`);
   const named: Record<string, string> = {};
   spec.positionals.forEach((name, k) => {
     const value = positionals[k];
-    if (value === undefined || value === '') throw new InvalidArgumentError(`<${name}>`, `is required: memfold ${command} ${spec.positionals.map((p) => `<${p}>`).join(' ')}`);
+    if (value === undefined || value === '')
+      throw new InvalidArgumentError(`<${name}>`, `is required: memfold ${command} ${spec.positionals.map((p) => `<${p}>`).join(' ')}`);
     named[name] = value;
   });
   for (const name of spec.required ?? []) {
@@ -118,8 +144,16 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
 export function usage(topic?: string): string {
   const spec = topic && Object.hasOwn(COMMANDS, topic) ? COMMANDS[topic] : undefined;
   if (topic && spec) {
-    const flags = Object.entries(spec.flags).map(([f, t]) => `  --${f}${t === 'boolean' ? '' : ` <${t === 'int' ? 'n' : 'value'}>`}${spec.required?.includes(f) ? ' (required)' : ''}`);
-    return [`memfold ${topic} ${spec.positionals.map((p) => `<${p}>`).join(' ')}`.trimEnd(), `  ${spec.summary}`, ...flags, ...COMMON_HELP, ...(spec.help ?? [])].join('\n');
+    const flags = Object.entries(spec.flags).map(
+      ([f, t]) => `  --${f}${t === 'boolean' ? '' : ` <${t === 'int' ? 'n' : 'value'}>`}${spec.required?.includes(f) ? ' (required)' : ''}`,
+    );
+    return [
+      `memfold ${topic} ${spec.positionals.map((p) => `<${p}>`).join(' ')}`.trimEnd(),
+      `  ${spec.summary}`,
+      ...flags,
+      ...COMMON_HELP,
+      ...(spec.help ?? []),
+    ].join('\n');
   }
   const width = Math.max(...Object.keys(COMMANDS).map((c) => c.length));
   return [

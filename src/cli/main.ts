@@ -61,7 +61,11 @@ async function dispatch(memfold: Memfold, parsed: ParsedCommand, output: Output,
     }
     case 'inspect': {
       const batches = await memfold.memory.list({ conversationId: p.conversation!, kind: 'summary' });
-      if (json) printJson(output, batches.map(({ content, ...rest }) => ({ ...rest, chars: content.length })));
+      if (json)
+        printJson(
+          output,
+          batches.map(({ content, ...rest }) => ({ ...rest, chars: content.length })),
+        );
       else printStored(output, batches.length > 0 ? formatBatchTree(buildBatchTree(batches)) : `conversation ${p.conversation} has no archived batches`);
       return 0;
     }

@@ -32,15 +32,26 @@ export async function archiveFolded(
     const built = buildBatches(conversationId, operationId, drafts, taken);
     const segments = folded.chunks.flatMap((chunk, i) =>
       buildTranscriptSegments(chunk, {
-        conversationId, parentLabel: built[i]!.label, operationId, taken,
-        segmentTokens: deps.settings.transcriptSegmentTokens, countMessage,
+        conversationId,
+        parentLabel: built[i]!.label,
+        operationId,
+        taken,
+        segmentTokens: deps.settings.transcriptSegmentTokens,
+        countMessage,
       }),
     );
     return { built, entries: [...built, ...segments] };
   };
   // Labels are chosen so that no write lands on a label another operation holds.
   let labelled = build(new Set());
-  const taken = new Set((await deps.memory.read(conversationId, labelled.entries.map((e) => e.label))).map((e) => e.label));
+  const taken = new Set(
+    (
+      await deps.memory.read(
+        conversationId,
+        labelled.entries.map((e) => e.label),
+      )
+    ).map((e) => e.label),
+  );
   if (taken.size > 0) labelled = build(taken);
   await writer.writeVerified(labelled.entries);
   return labelled.built;

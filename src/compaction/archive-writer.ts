@@ -53,7 +53,10 @@ export function createArchiveWriter(
       written.push(...entries.map((e) => e.label));
       await journal([...written]);
       await memory.write(entries);
-      const read = await memory.read(conversationId, entries.map((e) => e.label));
+      const read = await memory.read(
+        conversationId,
+        entries.map((e) => e.label),
+      );
       const byLabel = new Map(read.map((e) => [e.label, e]));
       for (const entry of entries) {
         const problem = sameEntry(entry, byLabel.get(entry.label));
@@ -83,6 +86,11 @@ export async function removeOwnEntries(memory: MemoryManager, conversationId: st
   const own = new Set((await memory.read(conversationId, [...labels])).filter((e) => e.operationId === operationId).map((e) => e.label));
   if (own.size === 0) return;
   const children = (await memory.list({ conversationId, kind: 'summary' })).filter((e) => e.parentLabel !== undefined && own.has(e.parentLabel));
-  if (children.length > 0) await memory.mark(conversationId, children.map((c) => c.label), null);
+  if (children.length > 0)
+    await memory.mark(
+      conversationId,
+      children.map((c) => c.label),
+      null,
+    );
   await memory.delete(conversationId, [...own]);
 }

@@ -23,12 +23,7 @@ export function baseLabels(drafts: readonly BatchDraft[]): string[] {
  * Build batches; `taken` holds labels already in the archive, so a colliding one gets a longer hash.
  * Labels stay deterministic for given sources.
  */
-export function buildBatches(
-  conversationId: string,
-  operationId: string,
-  drafts: readonly BatchDraft[],
-  taken: ReadonlySet<string>,
-): SummaryBatch[] {
+export function buildBatches(conversationId: string, operationId: string, drafts: readonly BatchDraft[], taken: ReadonlySet<string>): SummaryBatch[] {
   const used = new Set(taken);
   return drafts.map((draft) => {
     const { start, end } = timeSpan(draft.sourceTimes);

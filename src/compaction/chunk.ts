@@ -5,11 +5,7 @@
 import type { ConversationMessage } from '../conversation/types.js';
 import { splitAt, unitStarts } from './turns.js';
 
-export function chunkByTokens<T extends ConversationMessage>(
-  messages: readonly T[],
-  budget: number,
-  countMessage: (message: T) => number,
-): T[][] {
+export function chunkByTokens<T extends ConversationMessage>(messages: readonly T[], budget: number, countMessage: (message: T) => number): T[][] {
   const chunks: T[][] = [];
   let current: T[] = [];
   let used = 0;

@@ -26,7 +26,9 @@ export async function commitCompacted(
   const { conversationId, operationId, plan } = input;
   const clipArchive = buildClipArchive(input.frontier, deps.settings.clipFirst, deps.settings.clipLast);
   const committed = await deps.persistence.commitCompaction({
-    conversationId, operationId, clipArchive,
+    conversationId,
+    operationId,
+    clipArchive,
     deleteIds: plan.compactable.map((m) => m.id),
     labels: [...input.labels],
   });

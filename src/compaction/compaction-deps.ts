@@ -35,7 +35,10 @@ export function summarizerInputBudget(model: ModelProvider, tokens: TokenCounter
   const windowShare = Math.floor(model.contextWindow * settings.summarizerInputShare);
   const inputBudget = Math.min(settings.chunkTokens, windowShare - systemTokens - 2 * settings.maxSummaryTokens - 64);
   if (!(inputBudget >= 64)) {
-    throw new MemfoldError('invalid_config', `Invalid config field compaction.summarizerInputShare: the summarizer window (${model.contextWindow}) leaves no room for a chunk`);
+    throw new MemfoldError(
+      'invalid_config',
+      `Invalid config field compaction.summarizerInputShare: the summarizer window (${model.contextWindow}) leaves no room for a chunk`,
+    );
   }
   return inputBudget;
 }

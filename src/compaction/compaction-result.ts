@@ -64,9 +64,20 @@ export interface CompactionResult {
 /** A result that changed nothing yet: the history as given, no batches, status `skipped`. */
 export function initialResult(history: readonly ConversationMessage[], tokensBefore: number): CompactionResult {
   return {
-    status: 'skipped', history: [...history],
-    messagesBefore: history.length, messagesAfter: history.length, archivedMessages: 0,
-    tokensBefore, tokensAfter: tokensBefore, batches: [], resummarized: [], fallbacks: [],
-    modelCalls: 0, summarizerInputTokens: 0, summarizerOutputTokens: 0, durationMs: 0, stageMs: {},
+    status: 'skipped',
+    history: [...history],
+    messagesBefore: history.length,
+    messagesAfter: history.length,
+    archivedMessages: 0,
+    tokensBefore,
+    tokensAfter: tokensBefore,
+    batches: [],
+    resummarized: [],
+    fallbacks: [],
+    modelCalls: 0,
+    summarizerInputTokens: 0,
+    summarizerOutputTokens: 0,
+    durationMs: 0,
+    stageMs: {},
   };
 }

@@ -86,7 +86,11 @@ export function createCompactor(options: CompactorOptions): Compactor {
   const settings = resolveCompactionSettings(options.settings);
   const { model, memory, persistence, tokens } = options;
   const deps: CompactionDeps = {
-    model, memory, persistence, tokens, settings,
+    model,
+    memory,
+    persistence,
+    tokens,
+    settings,
     clock: options.clock ?? Date.now,
     newId: options.newId ?? randomUUID,
     emit: (event) => options.onEvent?.(event),
@@ -156,7 +160,10 @@ export function createCompactor(options: CompactorOptions): Compactor {
         }
         // Another compaction holds the conversation: report the live rows as they stand, read without the lock.
         const stored = await loadLive(conversationId);
-        result = initialResult(stored, stored.reduce((sum, m) => sum + count(m), 0));
+        result = initialResult(
+          stored,
+          stored.reduce((sum, m) => sum + count(m), 0),
+        );
         return Object.assign(result, { skipReason: 'busy' as const });
       } catch (error) {
         return Object.assign(result, { status: 'failed' as const, failureCode: failureCodeOf(error), error: errorMessage(error) });

@@ -33,7 +33,9 @@ export interface LabelSource {
 }
 
 function sourceHash(source: LabelSource): string {
-  return createHash('sha256').update(JSON.stringify([source.kind, source.depth, source.sourceIds])).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify([source.kind, source.depth, source.sourceIds]))
+    .digest('hex');
 }
 
 function prefix(source: LabelSource): string {

@@ -31,7 +31,10 @@ export function createLoopGuard(settings: Pick<CompactionSettings, 'trigger'>, e
       if (streak === LOOP_GUARD_LIMIT) {
         const why = result.status === 'failed' ? `failed (${result.failureCode})` : `left ${result.tokensAfter} tokens`;
         emit({
-          type: 'auto_compaction_paused', conversationId, tokens: result.tokensAfter, trigger: settings.trigger,
+          type: 'auto_compaction_paused',
+          conversationId,
+          tokens: result.tokensAfter,
+          trigger: settings.trigger,
           reason: `${LOOP_GUARD_LIMIT} compactions in a row did not bring the context under the trigger (${settings.trigger} tokens; the last ${why}); automatic compaction is paused for this conversation, forced compaction still runs`,
         });
       }

@@ -34,7 +34,12 @@ async function finish(operation: CompactionOperation, deps: ReconcileDeps, entri
   const { memory, persistence, settings } = deps;
   const { conversationId } = operation;
   const kept = new Set(entries.archived.map((e) => e.label));
-  await removeOwnEntries(memory, conversationId, operation.id, operation.labels.filter((label) => !kept.has(label)));
+  await removeOwnEntries(
+    memory,
+    conversationId,
+    operation.id,
+    operation.labels.filter((label) => !kept.has(label)),
+  );
   const frontier = await memory.list({ conversationId, kind: 'summary', unmarkedOnly: true });
   const wanted = new Set(operation.messageIds);
   await persistence.commitCompaction({

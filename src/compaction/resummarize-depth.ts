@@ -31,7 +31,12 @@ export async function resummarizeDepthLocked(conversationId: string, depth: numb
   const writer = createArchiveWriter(deps.memory, conversationId, operationId, journal);
   try {
     const parent = await foldRun(run, {
-      conversationId, operationId, settings, memory: deps.memory, writer, inputBudget: deps.inputBudget,
+      conversationId,
+      operationId,
+      settings,
+      memory: deps.memory,
+      writer,
+      inputBudget: deps.inputBudget,
       fold: foldOptions(deps, conversationId, depth + 1),
     });
     const clipArchive = buildClipArchive(replaceRun(current, run, parent), settings.clipFirst, settings.clipLast);

@@ -27,13 +27,21 @@ export interface ResummarizeContext {
 export async function foldRun(run: readonly ArchiveEntry[], ctx: ResummarizeContext): Promise<SummaryBatch> {
   const depth = run[0]!.depth + 1;
   // The summarizer reads the children as stored (header line included), in time order.
-  const steps = [await foldSummaries(run.map((c) => c.content), ctx.fold)];
+  const steps = [
+    await foldSummaries(
+      run.map((c) => c.content),
+      ctx.fold,
+    ),
+  ];
   ctx.onFold?.(depth, steps);
   const draft = { depth, summary: steps[0]!.text, sourceTimes: childTimes(run), sourceIds: run.map((c) => c.label) };
   const existing = await ctx.memory.read(ctx.conversationId, baseLabels([draft]));
   const [parent] = buildBatches(ctx.conversationId, ctx.operationId, [draft], new Set([...existing.map((e) => e.label), ...ctx.writer.written]));
   await ctx.writer.writeVerified([parent!]);
-  await ctx.writer.mark(run.map((c) => c.label), parent!.label);
+  await ctx.writer.mark(
+    run.map((c) => c.label),
+    parent!.label,
+  );
   return parent!;
 }
 

@@ -83,7 +83,12 @@ export async function runCompaction(
     const { frontier: after, created } = await timed('resummarize', () =>
       atStage('model_failed', () =>
         resummarizeFrontier([...before, ...result.batches], {
-          conversationId, operationId, settings, memory: deps.memory, writer, inputBudget: deps.inputBudget,
+          conversationId,
+          operationId,
+          settings,
+          memory: deps.memory,
+          writer,
+          inputBudget: deps.inputBudget,
           fold: foldOptions(deps, conversationId, 1, signal),
           onFold: (_depth, steps) => countSteps(steps),
         }),

@@ -8,7 +8,10 @@ import type { CompactionFailureCode } from './compaction-result.js';
 
 /** A failure at a known stage; anything else is `unexpected`. */
 export class StageError extends Error {
-  constructor(readonly code: CompactionFailureCode, readonly original: unknown) {
+  constructor(
+    readonly code: CompactionFailureCode,
+    readonly original: unknown,
+  ) {
     super(errorMessage(original));
   }
 }

@@ -35,14 +35,19 @@ export function windowChart(series: readonly ChartSeries[], options: ChartOption
   const y = (value: number) => MARGIN.top + (1 - Math.min(1, Math.max(0, value))) * plotH;
   const f = (n: number) => n.toFixed(1);
 
-  const grid = [0, 0.2, 0.4, 0.6, 0.8, 1].map((v) =>
-    `<line x1="${MARGIN.left}" y1="${f(y(v))}" x2="${MARGIN.left + plotW}" y2="${f(y(v))}" stroke="#ddd"/><text x="${MARGIN.left - 8}" y="${f(y(v) + 4)}" text-anchor="end">${v.toFixed(1)}</text>`);
+  const grid = [0, 0.2, 0.4, 0.6, 0.8, 1].map(
+    (v) =>
+      `<line x1="${MARGIN.left}" y1="${f(y(v))}" x2="${MARGIN.left + plotW}" y2="${f(y(v))}" stroke="#ddd"/><text x="${MARGIN.left - 8}" y="${f(y(v) + 4)}" text-anchor="end">${v.toFixed(1)}</text>`,
+  );
   const ticks = windows.map((w) => `<text x="${f(x(w))}" y="${MARGIN.top + plotH + 20}" text-anchor="middle">${escapeXml(label(w))}</text>`);
   const lines = series.map((s, i) => {
     const color = COLORS[i % COLORS.length]!;
     const points = [...s.points].sort((a, b) => a.window - b.window);
     const path = points.map((p) => `${f(x(p.window))},${f(y(p.value))}`).join(' ');
-    const dots = points.map((p) => `<circle cx="${f(x(p.window))}" cy="${f(y(p.value))}" r="3.5" fill="${color}"><title>${escapeXml(`${s.name} at ${label(p.window)}: ${p.value.toFixed(3)}`)}</title></circle>`);
+    const dots = points.map(
+      (p) =>
+        `<circle cx="${f(x(p.window))}" cy="${f(y(p.value))}" r="3.5" fill="${color}"><title>${escapeXml(`${s.name} at ${label(p.window)}: ${p.value.toFixed(3)}`)}</title></circle>`,
+    );
     const legendY = MARGIN.top + 8 + i * 22;
     return [
       `<polyline points="${path}" fill="none" stroke="${color}" stroke-width="2"${s.dashed ? ' stroke-dasharray="6 4"' : ''}/>`,

@@ -42,7 +42,11 @@ export function coveringBatches(summaries: readonly ArchiveEntry[], messageIds: 
 }
 
 /** Appended messages that are neither live nor a source of a depth-0 batch (memfold must leave none). */
-export function lostMessages(appended: readonly Pick<ConversationMessage, 'id'>[], live: readonly Pick<ConversationMessage, 'id'>[], summaries: readonly ArchiveEntry[]): number {
+export function lostMessages(
+  appended: readonly Pick<ConversationMessage, 'id'>[],
+  live: readonly Pick<ConversationMessage, 'id'>[],
+  summaries: readonly ArchiveEntry[],
+): number {
   const kept = new Set(live.map((m) => m.id));
   for (const batch of summaries) if (batch.kind === 'summary' && batch.depth === 0) for (const id of batch.sourceIds) kept.add(id);
   return appended.filter((m) => !kept.has(m.id)).length;

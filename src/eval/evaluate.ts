@@ -49,14 +49,16 @@ export interface EvaluateResult {
 /** Parses `4000,8000,16000`; every window an integer >= 256 (memfold's smallest). */
 export function parseWindows(text: string, field = '--windows'): number[] {
   const windows = text.split(',').map((part) => Number(part.trim()));
-  if (windows.length === 0 || windows.some((w) => !Number.isInteger(w) || w < 256)) throw new InvalidArgumentError(field, `must list integers >= 256, comma-separated (got "${text}")`);
+  if (windows.length === 0 || windows.some((w) => !Number.isInteger(w) || w < 256))
+    throw new InvalidArgumentError(field, `must list integers >= 256, comma-separated (got "${text}")`);
   return [...new Set(windows)].sort((a, b) => a - b);
 }
 
 async function freshHome(home: string | undefined): Promise<{ home: string; remove: boolean }> {
   if (!home) return { home: await mkdtemp(path.join(os.tmpdir(), 'memfold-eval-')), remove: true };
   const entries = await readdir(home).catch(() => []);
-  if (entries.length > 0) throw new InvalidArgumentError('--home', `must be a new or empty folder: the evaluation replays into a fresh store (${home} holds files)`);
+  if (entries.length > 0)
+    throw new InvalidArgumentError('--home', `must be a new or empty folder: the evaluation replays into a fresh store (${home} holds files)`);
   await mkdir(home, { recursive: true });
   return { home, remove: false };
 }
@@ -69,7 +71,11 @@ export function qaChartSeries(result: QaEvalResult): ChartSeries[] {
   }));
   // Survival credits a summary that covers the evidence; this variant credits only verbatim turns.
   const memfold = result.results.filter((r) => r.method === 'memfold');
-  series.splice(1, 0, { name: 'memfold (verbatim)', dashed: true, points: memfold.map((r) => ({ window: r.window, value: r.metrics.all!.availabilityVerbatim })) });
+  series.splice(1, 0, {
+    name: 'memfold (verbatim)',
+    dashed: true,
+    points: memfold.map((r) => ({ window: r.window, value: r.metrics.all!.availabilityVerbatim })),
+  });
   return series;
 }
 
@@ -100,7 +106,10 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
     } else {
       if (options.dataset === 'jsonl' && !options.questions) throw new InvalidArgumentError('--questions', 'is required with --dataset jsonl');
       const dataset = options.dataset === 'locomo' ? await loadLocomoDataset(options.file) : await loadJsonlDataset(options.file, options.questions!);
-      const qa = await runQaEval({ ...dataset, conversations: limit(dataset.conversations) }, { ...run, ...(options.variants ? { variants: options.variants } : {}) });
+      const qa = await runQaEval(
+        { ...dataset, conversations: limit(dataset.conversations) },
+        { ...run, ...(options.variants ? { variants: options.variants } : {}) },
+      );
       result = qa;
       markdown = formatQaReport(qa);
       svg = windowChart(qaChartSeries(qa), { title: `${qa.dataset}: evidence available (in the prompt, or memory_read top 5)`, yLabel: 'availability' });
@@ -111,7 +120,11 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
     if (remove) await rm(home, { recursive: true, force: true });
   }
   await mkdir(options.outDir, { recursive: true });
-  const files = { json: path.join(options.outDir, 'results.json'), markdown: path.join(options.outDir, 'report.md'), svg: path.join(options.outDir, 'availability.svg') };
+  const files = {
+    json: path.join(options.outDir, 'results.json'),
+    markdown: path.join(options.outDir, 'report.md'),
+    svg: path.join(options.outDir, 'availability.svg'),
+  };
   const meta = { file: options.file, ...(options.questions ? { questions: options.questions } : {}), createdAt: new Date().toISOString(), tokens: 'chars/4' };
   await writeFile(files.json, `${JSON.stringify({ ...meta, ...result }, null, 2)}\n`);
   await writeFile(files.markdown, `${markdown}\n`);

@@ -25,7 +25,21 @@ export interface MethodCost {
 }
 
 export function zeroCost(): MethodCost {
-  return { conversations: 0, promptTokens: 0, rawTokens: 0, compactedTokens: 0, summarizerInputTokens: 0, summarizerOutputTokens: 0, modelCalls: 0, compactions: 0, failedCompactions: 0, lostMessages: 0, overWindow: 0, wallMs: 0, searchMs: 0 };
+  return {
+    conversations: 0,
+    promptTokens: 0,
+    rawTokens: 0,
+    compactedTokens: 0,
+    summarizerInputTokens: 0,
+    summarizerOutputTokens: 0,
+    modelCalls: 0,
+    compactions: 0,
+    failedCompactions: 0,
+    lostMessages: 0,
+    overWindow: 0,
+    wallMs: 0,
+    searchMs: 0,
+  };
 }
 
 export function sumCosts(costs: readonly MethodCost[]): MethodCost {

@@ -43,7 +43,12 @@ export interface ReadableScore {
 }
 
 /** Scores one question. `evidenceTexts` are the evidence turns' contents; an empty snippet (a turn without text) is never readable. */
-export function scoreReadable(evidenceTexts: readonly string[], answer: string | undefined, prompt: ReadableView, tool: ReadableView = EMPTY_VIEW): ReadableScore {
+export function scoreReadable(
+  evidenceTexts: readonly string[],
+  answer: string | undefined,
+  prompt: ReadableView,
+  tool: ReadableView = EMPTY_VIEW,
+): ReadableScore {
   const snippets = evidenceTexts.map(evidenceSnippet);
   const isIn = (view: ReadableView) => snippets.map((s) => s !== '' && view.text.includes(s));
   const inPrompt = isIn(prompt);

@@ -32,16 +32,38 @@ function costRow(method: string, cost: MethodCost, usesModel: boolean): string[]
   ];
 }
 
-const COST_HEADER = ['method', 'prompt / raw', 'prompt tokens', 'raw tokens', 'summarizer in', 'summarizer out', 'in per token compacted', 'model calls', 'compactions', 'lost messages', 'wall s', 'over window'];
+const COST_HEADER = [
+  'method',
+  'prompt / raw',
+  'prompt tokens',
+  'raw tokens',
+  'summarizer in',
+  'summarizer out',
+  'in per token compacted',
+  'model calls',
+  'compactions',
+  'lost messages',
+  'wall s',
+  'over window',
+];
 
 function qaRow(category: string, method: string, m: QaMetrics, memory: boolean): string[] {
   const recall = (v: number) => (memory ? share(v) : '—');
   return [
-    category, method, count(m.questions),
-    share(m.survivalStrict), share(m.survivalLenient), share(m.survivalVerbatim),
-    recall(m.recallAt1), recall(m.recallAt5), recall(m.recallAt10), recall(m.mrr),
-    share(m.availability), share(m.availabilityVerbatim),
-    share(m.answerRetention), share(m.answerInPrompt),
+    category,
+    method,
+    count(m.questions),
+    share(m.survivalStrict),
+    share(m.survivalLenient),
+    share(m.survivalVerbatim),
+    recall(m.recallAt1),
+    recall(m.recallAt5),
+    recall(m.recallAt10),
+    recall(m.mrr),
+    share(m.availability),
+    share(m.availabilityVerbatim),
+    share(m.answerRetention),
+    share(m.answerInPrompt),
   ];
 }
 
@@ -54,16 +76,50 @@ export function promptShare(cost: MethodCost, window: number): number {
 
 function readableRow(first: string, method: string, m: QaMetrics, cost?: MethodCost, window?: number): string[] {
   return [
-    first, method, count(m.questions),
-    share(m.readableEvidence), share(m.readableEvidenceAll), share(m.evidenceInPrompt), share(m.evidenceInTool),
-    share(m.readableAnswer), tokens(m.toolTokensMean), tokens(m.toolTokensP90),
+    first,
+    method,
+    count(m.questions),
+    share(m.readableEvidence),
+    share(m.readableEvidenceAll),
+    share(m.evidenceInPrompt),
+    share(m.evidenceInTool),
+    share(m.readableAnswer),
+    tokens(m.toolTokensMean),
+    tokens(m.toolTokensP90),
     ...(cost && window ? [share(promptShare(cost, window))] : []),
   ];
 }
 
-const READABLE_HEADER = ['window', 'method', 'questions', 'evidence readable', 'every evidence turn', 'in prompt', 'in tool answer', 'answer words readable', 'tool tokens mean', 'tool tokens p90', 'prompt / window'];
+const READABLE_HEADER = [
+  'window',
+  'method',
+  'questions',
+  'evidence readable',
+  'every evidence turn',
+  'in prompt',
+  'in tool answer',
+  'answer words readable',
+  'tool tokens mean',
+  'tool tokens p90',
+  'prompt / window',
+];
 
-const QA_HEADER = ['category', 'method', 'questions', 'survival strict', 'lenient', 'verbatim', 'R@1', 'R@5', 'R@10', 'MRR', 'availability', 'avail. verbatim', 'answer in batches', 'answer in prompt'];
+const QA_HEADER = [
+  'category',
+  'method',
+  'questions',
+  'survival strict',
+  'lenient',
+  'verbatim',
+  'R@1',
+  'R@5',
+  'R@10',
+  'MRR',
+  'availability',
+  'avail. verbatim',
+  'answer in batches',
+  'answer in prompt',
+];
 
 export function formatQaReport(result: QaEvalResult): string {
   const parts: string[] = [
@@ -76,7 +132,10 @@ export function formatQaReport(result: QaEvalResult): string {
     '',
     `### What the model can read (${headline === 'all' ? 'all questions' : 'questions with an answer: adversarial ones left out'})`,
     '',
-    table(READABLE_HEADER, result.results.map((r) => readableRow(count(r.window), r.method, r.metrics[headline]!, r.cost, r.window))),
+    table(
+      READABLE_HEADER,
+      result.results.map((r) => readableRow(count(r.window), r.method, r.metrics[headline]!, r.cost, r.window)),
+    ),
   );
   for (const window of result.windows) {
     const here = result.results.filter((r) => r.window === window);
@@ -96,29 +155,40 @@ export function formatQaReport(result: QaEvalResult): string {
       '',
       table(QA_HEADER, rows),
       '',
-      table(COST_HEADER, result.results.filter((r) => r.window === window).map((r) => costRow(r.method, r.cost, r.method.startsWith('memfold')))),
+      table(
+        COST_HEADER,
+        result.results.filter((r) => r.window === window).map((r) => costRow(r.method, r.cost, r.method.startsWith('memfold'))),
+      ),
     );
   }
   if (result.windows.length > 1) {
     const methods = [...new Set(result.results.map((r) => r.method))];
     const availability = (method: string, window: number) => result.results.find((r) => r.method === method && r.window === window)?.metrics.all;
-    parts.push('', '### Availability by window (secondary: credits summaries; verbatim variant in parentheses)', '', table(['method', ...result.windows.map((w) => count(w))], methods.map((method) => [
-      method,
-      ...result.windows.map((w) => {
-        const m = availability(method, w);
-        return m ? `${share(m.availability)} (${share(m.availabilityVerbatim)})` : '—';
-      }),
-    ])));
+    parts.push(
+      '',
+      '### Availability by window (secondary: credits summaries; verbatim variant in parentheses)',
+      '',
+      table(
+        ['method', ...result.windows.map((w) => count(w))],
+        methods.map((method) => [
+          method,
+          ...result.windows.map((w) => {
+            const m = availability(method, w);
+            return m ? `${share(m.availability)} (${share(m.availabilityVerbatim)})` : '—';
+          }),
+        ]),
+      ),
+    );
   }
   parts.push('', QA_NOTES);
   return parts.join('\n');
 }
 
 const READABLE_NOTES = [
-  'evidence readable: share of a question\'s evidence turns whose own text (first 120 characters, whitespace-normalized) appears verbatim in the final prompt or in the memory_read answer to the question (asked with the question as query), averaged over questions; a summary of the turn earns nothing. every evidence turn: questions with all of them readable. in prompt / in tool answer: the same share in each alone.',
-  'answer words readable: share of the answer\'s normalized tokens (lower case, no punctuation, no function words) present in the prompt or the tool answer.',
-  'tool tokens: chars/4 of the memory_read answer. prompt / window: the final prompt\'s tokens over the window, averaged over conversations.',
-  'bm25-windows: no prompt; BM25 over every raw message of the conversation, each scored with its neighbours\' words, shown as ±1-message windows best first within the same token budget as memory_read. truncate-oldest, head+tail, no-compaction: prompt only, no tool.',
+  "evidence readable: share of a question's evidence turns whose own text (first 120 characters, whitespace-normalized) appears verbatim in the final prompt or in the memory_read answer to the question (asked with the question as query), averaged over questions; a summary of the turn earns nothing. every evidence turn: questions with all of them readable. in prompt / in tool answer: the same share in each alone.",
+  "answer words readable: share of the answer's normalized tokens (lower case, no punctuation, no function words) present in the prompt or the tool answer.",
+  "tool tokens: chars/4 of the memory_read answer. prompt / window: the final prompt's tokens over the window, averaged over conversations.",
+  "bm25-windows: no prompt; BM25 over every raw message of the conversation, each scored with its neighbours' words, shown as ±1-message windows best first within the same token budget as memory_read. truncate-oldest, head+tail, no-compaction: prompt only, no tool.",
 ].join('\n');
 
 const QA_NOTES = [
@@ -133,14 +203,32 @@ export function formatAgenticReport(result: AgenticEvalResult): string {
   for (const window of result.windows) {
     const here = result.results.filter((r) => r.window === window);
     const rows = here.map((r) => [
-      r.method, count(r.metrics.toolPairs), share(r.metrics.pairIntegrity), count(r.metrics.values),
-      share(r.metrics.valueInPrompt), r.method === 'memfold' ? share(r.metrics.valueViaMemory) : '—', share(r.metrics.valueAvailability),
+      r.method,
+      count(r.metrics.toolPairs),
+      share(r.metrics.pairIntegrity),
+      count(r.metrics.values),
+      share(r.metrics.valueInPrompt),
+      r.method === 'memfold' ? share(r.metrics.valueViaMemory) : '—',
+      share(r.metrics.valueAvailability),
     ]);
-    parts.push('', `### Window ${count(window)} tokens`, '', table(['method', 'tool pairs', 'pair integrity', 'values', 'value in prompt', 'via memory_read', 'value availability'], rows), '', table(COST_HEADER, here.map((r) => costRow(r.method, r.cost, r.method === 'memfold'))));
+    parts.push(
+      '',
+      `### Window ${count(window)} tokens`,
+      '',
+      table(['method', 'tool pairs', 'pair integrity', 'values', 'value in prompt', 'via memory_read', 'value availability'], rows),
+      '',
+      table(
+        COST_HEADER,
+        here.map((r) => costRow(r.method, r.cost, r.method === 'memfold')),
+      ),
+    );
   }
-  parts.push('', [
-    'pair integrity: share of tool calls never separated from their result in any prompt (memfold: after every compaction; baselines: before every assistant turn). Must be 1.00 for memfold.',
-    'values: arguments of the task\'s ground-truth actions that first appear in a tool output, judged in the prompt just before the agent passes them to a tool; memory_read is asked for the argument\'s name (e.g. "reservation id"), top 5.',
-  ].join('\n'));
+  parts.push(
+    '',
+    [
+      'pair integrity: share of tool calls never separated from their result in any prompt (memfold: after every compaction; baselines: before every assistant turn). Must be 1.00 for memfold.',
+      'values: arguments of the task\'s ground-truth actions that first appear in a tool output, judged in the prompt just before the agent passes them to a tool; memory_read is asked for the argument\'s name (e.g. "reservation id"), top 5.',
+    ].join('\n'),
+  );
   return parts.join('\n');
 }

@@ -7,7 +7,16 @@ import type { ConversationMessage, NewMessage } from '../conversation/types.js';
 import { cutToolOutput } from '../compaction/context-view.js';
 import type { Memfold } from '../memfold.js';
 import { baselinePrompt, BASELINES, referenceTokens, type BaselineName } from './baselines.js';
-import { aggregateRuns, messageText, splitPairs, toolPairs, valueQuery, valuesFromToolOutputs, type AgenticMetrics, type RunOutcome } from './agentic-metrics.js';
+import {
+  aggregateRuns,
+  messageText,
+  splitPairs,
+  toolPairs,
+  valueQuery,
+  valuesFromToolOutputs,
+  type AgenticMetrics,
+  type RunOutcome,
+} from './agentic-metrics.js';
 import { lostMessages } from './coverage.js';
 import type { EvalStore } from './eval-store.js';
 import { addCompaction, sumCosts, zeroCost, type MethodCost } from './method-cost.js';
@@ -119,7 +128,9 @@ function scoreBaselineRun(run: AgenticRun, name: BaselineName, window: number): 
     for (const k of splitPairs(pairs, (i) => kept.has(i), at)) split.add(k);
   }
   const values = valuesFromToolOutputs(run.actions, run.messages).map((v) => {
-    const promptText = promptBefore(v.neededAt).kept.map((i) => messageText(run.messages[i]!)).join('\n');
+    const promptText = promptBefore(v.neededAt)
+      .kept.map((i) => messageText(run.messages[i]!))
+      .join('\n');
     return { ...v, inPrompt: promptText.includes(v.value), viaMemory: false };
   });
   const final = promptBefore(run.messages.length);
@@ -144,7 +155,14 @@ export async function runAgenticEval(name: string, runs: readonly AgenticRun[], 
     const scores: RunScore[] = [];
     for (const run of runs) scores.push(await scoreMemfoldRun(memfold, run, window, tick));
     results.push(methodResult(window, 'memfold', scores));
-    for (const baseline of BASELINES) results.push(methodResult(window, baseline, runs.map((run) => scoreBaselineRun(run, baseline, window))));
+    for (const baseline of BASELINES)
+      results.push(
+        methodResult(
+          window,
+          baseline,
+          runs.map((run) => scoreBaselineRun(run, baseline, window)),
+        ),
+      );
   }
   return { dataset: name, windows: [...options.windows], runs: runs.length, results };
 }

@@ -125,19 +125,21 @@ async function scoreMemfold(
     for (const reader of readers) {
       // What the model gets back when it calls memory_read with the question as its query.
       const answer = await reader.tool.execute({ query: question.question });
-      reader.outcomes.push(scoreQuestion({
-        conversationId: conversation.id,
-        question,
-        evidenceIds,
-        verbatim,
-        summarized,
-        promptText: aboutEvidence,
-        hits: hits.map((hit) => hitCoverage(hit.entry, coverage)),
-        ...(covering.length > 0 ? { coveringText: covering.map((b) => b.content).join('\n') } : {}),
-        evidenceTexts,
-        prompt,
-        tool: { view: readableView(answer.output), tokens: toolTokens(answer.output) },
-      }));
+      reader.outcomes.push(
+        scoreQuestion({
+          conversationId: conversation.id,
+          question,
+          evidenceIds,
+          verbatim,
+          summarized,
+          promptText: aboutEvidence,
+          hits: hits.map((hit) => hitCoverage(hit.entry, coverage)),
+          ...(covering.length > 0 ? { coveringText: covering.map((b) => b.content).join('\n') } : {}),
+          evidenceTexts,
+          prompt,
+          tool: { view: readableView(answer.output), tokens: toolTokens(answer.output) },
+        }),
+      );
     }
     tick(`${window} tokens, ${conversation.id}, questions`);
   }
@@ -154,7 +156,10 @@ function methodResult(window: number, method: MethodName, scores: readonly Conve
 function baselineScores(conversations: readonly EvalConversation[], name: BaselineName, window: number): ConversationScore[] {
   return conversations.map((conversation) => {
     const score = scoreBaseline(conversation, name, window);
-    return { outcomes: score.outcomes, cost: { ...zeroCost(), conversations: 1, promptTokens: score.promptTokens, rawTokens: score.rawTokens, overWindow: score.fits ? 0 : 1 } };
+    return {
+      outcomes: score.outcomes,
+      cost: { ...zeroCost(), conversations: 1, promptTokens: score.promptTokens, rawTokens: score.rawTokens, overWindow: score.fits ? 0 : 1 },
+    };
   });
 }
 

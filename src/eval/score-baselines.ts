@@ -35,7 +35,10 @@ export function scoreBaseline(conversation: EvalConversation, name: BaselineName
   const view = readableView(prompt.kept.map((i) => promptLine(conversation.messages[i]!)).join('\n'));
   const outcomes = conversation.questions.map((question) => {
     const evidence = evidenceIndexes(conversation, question);
-    const promptText = evidence.filter((i) => verbatim.has(String(i))).map((i) => promptLine(conversation.messages[i]!)).join('\n');
+    const promptText = evidence
+      .filter((i) => verbatim.has(String(i)))
+      .map((i) => promptLine(conversation.messages[i]!))
+      .join('\n');
     const evidenceTexts = evidence.map((i) => conversation.messages[i]!.content);
     return scoreQuestion({ conversationId: conversation.id, question, evidenceIds: evidence.map(String), verbatim, promptText, evidenceTexts, prompt: view });
   });

@@ -84,7 +84,10 @@ export function validateEntry(entry: ArchiveEntry, index: number): { startMs: nu
 }
 
 /** Time order of the port: start, then end, then label (code-point order, locale-independent). */
-export function compareEntriesByTime(a: { entry: ArchiveEntry; startMs: number; endMs: number }, b: { entry: ArchiveEntry; startMs: number; endMs: number }): number {
+export function compareEntriesByTime(
+  a: { entry: ArchiveEntry; startMs: number; endMs: number },
+  b: { entry: ArchiveEntry; startMs: number; endMs: number },
+): number {
   if (a.startMs !== b.startMs) return a.startMs - b.startMs;
   if (a.endMs !== b.endMs) return a.endMs - b.endMs;
   return a.entry.label < b.entry.label ? -1 : a.entry.label > b.entry.label ? 1 : 0;

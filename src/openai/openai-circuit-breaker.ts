@@ -38,10 +38,14 @@ export const CIRCUIT_OPEN_REASON = 'circuit open';
 /** The error of a refused call: not retryable (retrying before the cooldown ends is refused again). */
 export function circuitOpenError(code: MemfoldErrorCode, label: string, retryInMs: number): MemfoldError {
   const when = retryInMs > 0 ? `a trial call goes through in ${Math.ceil(retryInMs / 1000)} s` : 'a trial call is under way';
-  return new MemfoldError(code, `${label}: ${CIRCUIT_OPEN_REASON}: the endpoint timed out or refused connections repeatedly, so it is not called for now (${when})`, {
-    retryable: false,
-    details: { reason: CIRCUIT_OPEN_REASON, retryInMs: Math.max(0, retryInMs) },
-  });
+  return new MemfoldError(
+    code,
+    `${label}: ${CIRCUIT_OPEN_REASON}: the endpoint timed out or refused connections repeatedly, so it is not called for now (${when})`,
+    {
+      retryable: false,
+      details: { reason: CIRCUIT_OPEN_REASON, retryInMs: Math.max(0, retryInMs) },
+    },
+  );
 }
 
 /** Short reasons (see `openai-errors.ts`) that say the server could not be reached in time. */

@@ -119,7 +119,11 @@ export function createOpenAIEmbedder(options: OpenAIEmbedderOptions): Embedder {
       if (texts.length === 0) return [];
       const { signal } = embedOptions;
       return runQueuedWithRetry((remainingMs) => attempt(texts, remainingMs, signal), {
-        queue, id, errorCode: 'embedding_error', maxRetries: options.maxRetries, breaker,
+        queue,
+        id,
+        errorCode: 'embedding_error',
+        maxRetries: options.maxRetries,
+        breaker,
         retry: { deadlineMs, ...options.retry },
         ...(signal ? { signal } : {}),
       });

@@ -18,7 +18,15 @@ export type RetryOverrides = Partial<Pick<RetryOptions, 'initialDelayMs' | 'maxD
  */
 export function runQueuedWithRetry<T>(
   attempt: (remainingMs: number) => Promise<T>,
-  context: { queue: ModelQueue; id: string; errorCode: MemfoldErrorCode; maxRetries: number; retry?: RetryOverrides; signal?: AbortSignal; breaker?: CircuitBreaker },
+  context: {
+    queue: ModelQueue;
+    id: string;
+    errorCode: MemfoldErrorCode;
+    maxRetries: number;
+    retry?: RetryOverrides;
+    signal?: AbortSignal;
+    breaker?: CircuitBreaker;
+  },
 ): Promise<T> {
   const { queue, id, errorCode, signal, breaker } = context;
   const once = (_attempt: number, remainingMs: () => number): Promise<T> =>
@@ -27,9 +35,10 @@ export function runQueuedWithRetry<T>(
         const remaining = remainingMs();
         if (remaining <= 0) throw deadlineExceeded(errorCode, id);
         // Mapped before the breaker sees it: it counts outages by their short reason.
-        const send = () => attempt(remaining).catch((error: unknown) => {
-          throw toMemfoldError(error, errorCode, id, signal);
-        });
+        const send = () =>
+          attempt(remaining).catch((error: unknown) => {
+            throw toMemfoldError(error, errorCode, id, signal);
+          });
         // Asked in the slot, when the request would leave: calls queued behind hanging ones are refused at once.
         return breaker ? breaker.run(send, (retryInMs) => circuitOpenError(errorCode, id, retryInMs)) : send();
       }, signal)

@@ -116,10 +116,7 @@ export function retryAfterMs(error: unknown, now: number): number | undefined {
  * attempt's record), `reason` (the last attempt's short reason; `deadline exceeded (<it>)` when the deadline
  * stopped it) and `status` when known; `retryable` is false (the retries are spent).
  */
-export async function retryWithBackoff<T>(
-  fn: (attempt: number, remainingMs: () => number) => Promise<T>,
-  options: RetryOptions,
-): Promise<T> {
+export async function retryWithBackoff<T>(fn: (attempt: number, remainingMs: () => number) => Promise<T>, options: RetryOptions): Promise<T> {
   const sleep = options.sleep ?? defaultSleep;
   const random = options.random ?? Math.random;
   const clock = options.clock ?? Date.now;

@@ -108,7 +108,10 @@ export function createOpenAIModel(options: OpenAIModelOptions): ModelProvider {
       response = await (await client()).chat.completions.create(
         {
           model: options.model,
-          messages: [{ role: 'system', content: system }, { role: 'user', content: user }],
+          messages: [
+            { role: 'system', content: system },
+            { role: 'user', content: user },
+          ],
           [maxTokensField]: request.maxOutputTokens,
           stream: false,
         },
@@ -154,7 +157,11 @@ export function createOpenAIModel(options: OpenAIModelOptions): ModelProvider {
       const system = systemPrompt(request.maxOutputTokens);
       const user = renderUserMessage(request);
       return runQueuedWithRetry((remainingMs) => attempt(request, system, user, remainingMs), {
-        queue, id, errorCode: 'model_error', maxRetries: options.maxRetries, breaker,
+        queue,
+        id,
+        errorCode: 'model_error',
+        maxRetries: options.maxRetries,
+        breaker,
         retry: { deadlineMs, ...options.retry },
         ...(request.signal ? { signal: request.signal } : {}),
       });

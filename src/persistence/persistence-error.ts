@@ -12,8 +12,7 @@ const RETRYABLE_NODE_CODE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 
 export function toPersistenceError(error: unknown, action: string): MemfoldError {
   if (MemfoldError.isInstance(error)) return error;
   const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
-  const retryable =
-    typeof code === 'string' && (RETRYABLE_SQLSTATE.test(code) || RETRYABLE_NODE_CODE.has(code));
+  const retryable = typeof code === 'string' && (RETRYABLE_SQLSTATE.test(code) || RETRYABLE_NODE_CODE.has(code));
   const message = error instanceof Error ? error.message : String(error);
   return new MemfoldError('persistence_error', `Persistence failed to ${action}: ${message}`, {
     cause: error,

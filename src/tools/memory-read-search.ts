@@ -113,14 +113,27 @@ function messageScores(items: readonly PoolItem[], query: string, strategy: Read
 }
 
 /** Candidate segments from the times the query names, after the plain candidates (each segment once). */
-async function datedCandidates(memory: MemoryManager, filter: { conversationId: string; from?: string; to?: string }, query: string, hints: readonly TimeHint[], limit: number): Promise<SearchHit[]> {
+async function datedCandidates(
+  memory: MemoryManager,
+  filter: { conversationId: string; from?: string; to?: string },
+  query: string,
+  hints: readonly TimeHint[],
+  limit: number,
+): Promise<SearchHit[]> {
   const ranged = hints.filter((h) => h.month === undefined);
   const lists = await Promise.all(
     ranged.map((h) => {
       // The hint narrows the caller's own from/to, never widens it.
       const from = new Date(h.fromMs).toISOString();
       const to = new Date(h.toMs).toISOString();
-      return memory.search({ ...filter, kind: 'transcript', query, limit, from: filter.from && filter.from > from ? filter.from : from, to: filter.to && filter.to < to ? filter.to : to });
+      return memory.search({
+        ...filter,
+        kind: 'transcript',
+        query,
+        limit,
+        from: filter.from && filter.from > from ? filter.from : from,
+        to: filter.to && filter.to < to ? filter.to : to,
+      });
     }),
   );
   return lists.flat();
@@ -186,7 +199,10 @@ export async function searchAnswer(memory: MemoryManager, conversationId: string
   if (transcripts.length === 0 && summaries.length === 0) return `No archived entry matches ${shownQuery(query)}.`;
 
   const intro = (shown: number) => `Archived messages and summaries for ${shownQuery(query)}, best first (${shown} passages):`;
-  const reserve = countTokens(intro(99)) + countTokens(leftOutLine(Array(LABELS_NAMED + 1).fill(transcripts[0]?.entry.label ?? summaries[0]?.entry.label ?? ''), 999, 'matching messages')) + 4;
+  const reserve =
+    countTokens(intro(99)) +
+    countTokens(leftOutLine(Array(LABELS_NAMED + 1).fill(transcripts[0]?.entry.label ?? summaries[0]?.entry.label ?? ''), 999, 'matching messages')) +
+    4;
   let left = budget - reserve;
   const sections: string[] = [];
   const notes: string[] = [];
@@ -227,9 +243,16 @@ export async function searchAnswer(memory: MemoryManager, conversationId: string
         // Vector search found entries, but no archived message shares a word with the query: say so, and point to them.
         summaries = early ?? (await searchSummaries());
         const nearest = [...transcripts.slice(0, args.limit), ...summaries].map((hit) => `- ${describeEntry(hit.entry)}`);
-        return [`No archived message matches the words of ${shownQuery(query)}. Nearest archived entries by meaning (read one with {"label": "<label>"}):`, ...nearest].join('\n');
+        return [
+          `No archived message matches the words of ${shownQuery(query)}. Nearest archived entries by meaning (read one with {"label": "<label>"}):`,
+          ...nearest,
+        ].join('\n');
       }
-      const plan = pickWindows(items, scores, { radius: strategy.radius, budget: left, blockOverhead: countTokens(blockHeader(items.slice(0, 1), 99, strategy.spokenDates)) + 14 });
+      const plan = pickWindows(items, scores, {
+        radius: strategy.radius,
+        budget: left,
+        blockOverhead: countTokens(blockHeader(items.slice(0, 1), 99, strategy.spokenDates)) + 14,
+      });
       for (const block of plan.blocks) {
         const shown = block.map((i) => items[i]!);
         sections.push([blockHeader(shown, ++passages, strategy.spokenDates), ...passageLines(shown, strategy.lineStyle)].join('\n'));

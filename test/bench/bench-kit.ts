@@ -73,8 +73,7 @@ export function table(headers: readonly string[], rows: ReadonlyArray<ReadonlyAr
   const names = headers.map((h) => (h.startsWith('>') ? h.slice(1) : h));
   const cells = rows.map((row) => row.map((cell) => (typeof cell === 'number' ? fmt(cell) : cell)));
   const widths = names.map((name, i) => Math.max(3, name.length, ...cells.map((row) => (row[i] ?? '').length)));
-  const line = (row: readonly string[]) =>
-    `| ${row.map((cell, i) => (right[i] ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join(' | ')} |`;
+  const line = (row: readonly string[]) => `| ${row.map((cell, i) => (right[i] ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join(' | ')} |`;
   const rule = `|${widths.map((w, i) => (right[i] ? `${'-'.repeat(w + 1)}:` : '-'.repeat(w + 2))).join('|')}|`;
   return [line(names), rule, ...cells.map(line)].join('\n');
 }
@@ -202,7 +201,11 @@ export function syntheticMessage(k: number): NewMessage {
     return { role: 'assistant', content: '', toolCalls: [{ id: callId, type: 'function', function: { name: 'get_order', arguments: args } }], createdAt };
   }
   if (group % 2 === 1 && position === 2) {
-    const items = Array.from({ length: 3 + Math.floor(random() * 4) }, (_, i) => ({ sku: `SKU-${group}-${i}`, name: sentence(random, 3), price: Math.round(random() * 20_000) / 100 }));
+    const items = Array.from({ length: 3 + Math.floor(random() * 4) }, (_, i) => ({
+      sku: `SKU-${group}-${i}`,
+      name: sentence(random, 3),
+      price: Math.round(random() * 20_000) / 100,
+    }));
     return { role: 'tool', toolCallId: callId, content: JSON.stringify({ order_id: `ORD-${group}`, status: 'shipped', courier: 'DHL', items }), createdAt };
   }
   const role = position % 2 === 0 ? 'user' : 'assistant';

@@ -39,7 +39,13 @@ async function writeFile(file: string, lines: number): Promise<void> {
   const out = createWriteStream(file);
   for (let k = 0; k < lines; k++) {
     const { createdAt, toolCalls, toolCallId, ...rest } = syntheticMessage(k);
-    const line = JSON.stringify({ conversation_id: CONVERSATION, ...rest, ...(toolCalls ? { tool_calls: toolCalls } : {}), ...(toolCallId ? { tool_call_id: toolCallId } : {}), created_at: createdAt });
+    const line = JSON.stringify({
+      conversation_id: CONVERSATION,
+      ...rest,
+      ...(toolCalls ? { tool_calls: toolCalls } : {}),
+      ...(toolCallId ? { tool_call_id: toolCallId } : {}),
+      created_at: createdAt,
+    });
     if (!out.write(`${line}\n`)) await once(out, 'drain');
   }
   out.end();
@@ -63,7 +69,8 @@ async function runCase(backend: CaseResult['backend'], file: string, lines: numb
       };
       const first = await importOnce();
       const again = await importOnce();
-      if (first.appended !== lines || again.appended !== 0 || again.skipped !== lines) throw new Error(`unexpected counts: ${JSON.stringify({ first, again })}`);
+      if (first.appended !== lines || again.appended !== 0 || again.skipped !== lines)
+        throw new Error(`unexpected counts: ${JSON.stringify({ first, again })}`);
       return { backend, lines, fileMiB: (await stat(file)).size / 2 ** 20, first, again, peakRssMiB: maxRssMiB() };
     } finally {
       await memfold.close();
@@ -89,7 +96,9 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
         options.log(`${backend}: ${fmt(lines)} lines`);
         const c = await runInChild<CaseResult>(import.meta.url, [backend, file, String(lines)], options, `import case ${backend} ${lines}`);
         const total = c.first.checkMs + c.first.writeMs;
-        options.log(`  import ${fmt(total / 1000, 1)} s (${perSecond(lines, total)} lines/s), again ${fmt((c.again.checkMs + c.again.writeMs) / 1000, 1)} s, peak RSS ${fmt(c.peakRssMiB)} MiB`);
+        options.log(
+          `  import ${fmt(total / 1000, 1)} s (${perSecond(lines, total)} lines/s), again ${fmt((c.again.checkMs + c.again.writeMs) / 1000, 1)} s, peak RSS ${fmt(c.peakRssMiB)} MiB`,
+        );
         cases.push(c);
       }
     }
@@ -105,7 +114,18 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
       cases.map((c) => {
         const total = c.first.checkMs + c.first.writeMs;
         const again = c.again.checkMs + c.again.writeMs;
-        return [c.backend, fmt(c.lines), fmt(c.fileMiB), fmt(c.first.checkMs / 1000, 1), fmt(c.first.writeMs / 1000, 1), fmt(total / 1000, 1), perSecond(c.lines, total), fmt(again / 1000, 1), perSecond(c.lines, again), fmt(c.peakRssMiB)];
+        return [
+          c.backend,
+          fmt(c.lines),
+          fmt(c.fileMiB),
+          fmt(c.first.checkMs / 1000, 1),
+          fmt(c.first.writeMs / 1000, 1),
+          fmt(total / 1000, 1),
+          perSecond(c.lines, total),
+          fmt(again / 1000, 1),
+          perSecond(c.lines, again),
+          fmt(c.peakRssMiB),
+        ];
       }),
     ),
   ].join('\n');

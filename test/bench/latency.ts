@@ -125,12 +125,16 @@ async function throughput(concurrency: number, conversations: number): Promise<T
       const fallbacks = results.reduce((sum, r) => sum + r.result.fallbacks.length, 0);
       const callsPerCompaction = results.reduce((sum, r) => sum + r.result.modelCalls, 0) / conversations;
       return {
-        concurrency, conversations, wallMs,
+        concurrency,
+        conversations,
+        wallMs,
         compactionsPerMinute: (conversations * 60_000) / wallMs,
         callsPerCompaction,
         rateBound: RATE_LIMIT_RPM / callsPerCompaction,
         queueBound: (concurrency * 60_000) / THROUGHPUT_LATENCY_MS / callsPerCompaction,
-        requests, rateLimited, fallbacks,
+        requests,
+        rateLimited,
+        fallbacks,
         compactionP50Ms: median(results.map((r) => r.ms)),
         compactionMaxMs: Math.max(...results.map((r) => r.ms)),
       };
@@ -171,11 +175,31 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
     `**Throughput**: ${conversations} conversations of ${THROUGHPUT_MESSAGES} messages compacted at once; server latency ${THROUGHPUT_LATENCY_MS} ms, rate limit ${fmt(RATE_LIMIT_RPM)} requests/min (429 with retry-after beyond it). Bounds in compactions/min: rate limit / calls per compaction, and concurrency x 60 s / latency / calls per compaction.`,
     '',
     table(
-      ['>queue concurrency', '>wall s', '>compactions/min', '>rate bound', '>queue bound', '>% of bound', '>calls/compaction', '>429s', '>fallbacks', '>p50 compaction s', '>max s'],
+      [
+        '>queue concurrency',
+        '>wall s',
+        '>compactions/min',
+        '>rate bound',
+        '>queue bound',
+        '>% of bound',
+        '>calls/compaction',
+        '>429s',
+        '>fallbacks',
+        '>p50 compaction s',
+        '>max s',
+      ],
       rows.map((r) => [
-        fmt(r.concurrency), fmt(r.wallMs / 1000, 1), fmt(r.compactionsPerMinute, 1), fmt(r.rateBound, 1), fmt(r.queueBound, 1),
-        fmt((100 * r.compactionsPerMinute) / Math.min(r.rateBound, r.queueBound)), fmt(r.callsPerCompaction, 2), fmt(r.rateLimited), fmt(r.fallbacks),
-        fmt(r.compactionP50Ms / 1000, 1), fmt(r.compactionMaxMs / 1000, 1),
+        fmt(r.concurrency),
+        fmt(r.wallMs / 1000, 1),
+        fmt(r.compactionsPerMinute, 1),
+        fmt(r.rateBound, 1),
+        fmt(r.queueBound, 1),
+        fmt((100 * r.compactionsPerMinute) / Math.min(r.rateBound, r.queueBound)),
+        fmt(r.callsPerCompaction, 2),
+        fmt(r.rateLimited),
+        fmt(r.fallbacks),
+        fmt(r.compactionP50Ms / 1000, 1),
+        fmt(r.compactionMaxMs / 1000, 1),
       ]),
     ),
     '',
@@ -185,6 +209,11 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
     name: 'latency',
     title: 'Latency and throughput against a fake OpenAI-compatible server',
     markdown,
-    json: { ratioMessages: RATIO_MESSAGES, throughput: { messages: THROUGHPUT_MESSAGES, latencyMs: THROUGHPUT_LATENCY_MS, rateLimitRpm: RATE_LIMIT_RPM }, ratios, rows },
+    json: {
+      ratioMessages: RATIO_MESSAGES,
+      throughput: { messages: THROUGHPUT_MESSAGES, latencyMs: THROUGHPUT_LATENCY_MS, rateLimitRpm: RATE_LIMIT_RPM },
+      ratios,
+      rows,
+    },
   };
 }

@@ -10,7 +10,21 @@
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { connect } from '@lancedb/lancedb';
-import { FixedSizeList, Float32, List, makeData, RecordBatch, Struct, Table as ArrowTable, Utf8, vectorFromArray, type Data, type DataType, type Field, type Schema } from 'apache-arrow';
+import {
+  FixedSizeList,
+  Float32,
+  List,
+  makeData,
+  RecordBatch,
+  Struct,
+  Table as ArrowTable,
+  Utf8,
+  vectorFromArray,
+  type Data,
+  type DataType,
+  type Field,
+  type Schema,
+} from 'apache-arrow';
 import type { ArchiveEntry, ConversationMessage } from '../../src/conversation/types.js';
 import { seeded } from '../../src/cli/demo/demo-conversation.js';
 import { batchContent } from '../../src/compaction/headers.js';
@@ -68,13 +82,27 @@ function row(i: number, bodies: readonly Body[], random: () => number): Record<s
   if (i % 3 !== 0) {
     const lines = body.text.split(/(?<=[.!?])\s+/);
     const messages: ConversationMessage[] = lines.map((text, j) => ({
-      id: `m-${i}-${j}`, conversationId, seq: j + 1, role: j % 2 === 0 ? 'user' : 'assistant', content: text,
-      createdAt: new Date(startMs + j * 60_000).toISOString(), kind: 'message',
+      id: `m-${i}-${j}`,
+      conversationId,
+      seq: j + 1,
+      role: j % 2 === 0 ? 'user' : 'assistant',
+      content: text,
+      createdAt: new Date(startMs + j * 60_000).toISOString(),
+      kind: 'message',
     }));
     const sourceIds = messages.map((m) => m.id);
     const segment: ArchiveEntry = {
-      kind: 'transcript', label: baseLabel({ kind: 'transcript', depth: 0, time: start, sourceIds }), conversationId, depth: 0,
-      start, end, count: messages.length, content: renderTranscript(messages), sourceIds, operationId: `op-${i}`, messages,
+      kind: 'transcript',
+      label: baseLabel({ kind: 'transcript', depth: 0, time: start, sourceIds }),
+      conversationId,
+      depth: 0,
+      start,
+      end,
+      count: messages.length,
+      content: renderTranscript(messages),
+      sourceIds,
+      operationId: `op-${i}`,
+      messages,
     };
     return toRow(DEFAULT_LANCE_ARCHIVE_OPTIONS.namespace, segment, times, body.vector);
   }
@@ -182,7 +210,12 @@ async function measure(memory: MemoryManager, queries: number, sentences: readon
 }
 
 /** The same, through the memory_read tool's default query path (candidate segments, message ranking, one budget). */
-async function measureTool(memory: MemoryManager, queries: number, sentences: readonly string[], random: () => number): Promise<{ ms: number[]; tokens: number[] }> {
+async function measureTool(
+  memory: MemoryManager,
+  queries: number,
+  sentences: readonly string[],
+  random: () => number,
+): Promise<{ ms: number[]; tokens: number[] }> {
   const ask = () => {
     const words = sentences[Math.floor(random() * sentences.length)]!.split(/\s+/);
     const at = Math.floor(random() * Math.max(1, words.length - 4));
@@ -244,15 +277,19 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
         const open = (fusionWeights?: { fullText: number; vector: number }) =>
           openLanceArchive({ uri, embedder, scalarIndexes, ...(fusionWeights ? { fusionWeights } : {}) });
         const archives: Array<[Mode, MemoryManager]> = [];
-        for (const [mode, weights] of Object.entries(MODES) as Array<[keyof typeof MODES, (typeof MODES)[keyof typeof MODES]]>) archives.push([mode, await open(weights)]);
+        for (const [mode, weights] of Object.entries(MODES) as Array<[keyof typeof MODES, (typeof MODES)[keyof typeof MODES]]>)
+          archives.push([mode, await open(weights)]);
         // memory_read's default query path, on the default (hybrid) archive.
         archives.push(['memory_read tool', await open()]);
         build[scalarIndexes ? 'scalarIndexSeconds' : 'fullTextIndexSeconds'] = (now() - t0) / 1000;
         for (const [mode, archive] of archives) {
-          const { ms } = mode === 'memory_read tool' ? await measureTool(archive, queries, sentences, random) : await measure(archive, queries, sentences, random);
+          const { ms } =
+            mode === 'memory_read tool' ? await measureTool(archive, queries, sentences, random) : await measure(archive, queries, sentences, random);
           const cell = { rows, scalarIndexes, mode, queries: ms.length, p50: percentile(ms, 50), p95: percentile(ms, 95) };
           cells.push(cell);
-          options.log(`${fmt(rows)} rows, scalar indexes ${scalarIndexes ? 'on' : 'off'}, ${mode}: p50 ${fmt(cell.p50, 1)} ms, p95 ${fmt(cell.p95, 1)} ms (${ms.length} queries)`);
+          options.log(
+            `${fmt(rows)} rows, scalar indexes ${scalarIndexes ? 'on' : 'off'}, ${mode}: p50 ${fmt(cell.p50, 1)} ms, p95 ${fmt(cell.p95, 1)} ms (${ms.length} queries)`,
+          );
           await archive.close();
         }
       }
@@ -262,7 +299,12 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
   } finally {
     await dir.remove();
   }
-  return { name: 'memory-read-latency', title: 'memory_read latency', markdown: report(sizes, cells, builds, queries), json: { conversations: CONVERSATIONS, bodies: BODIES, cells, builds } };
+  return {
+    name: 'memory-read-latency',
+    title: 'memory_read latency',
+    markdown: report(sizes, cells, builds, queries),
+    json: { conversations: CONVERSATIONS, bodies: BODIES, cells, builds },
+  };
 }
 
 function report(sizes: number[], cells: Cell[], builds: Build[], queries: number): string {

@@ -10,7 +10,21 @@ import { pathToFileURL } from 'node:url';
 import type { CompactionResult, CompactionStage } from '../../src/compaction/compaction-result.js';
 import { createMemfold, type Memfold } from '../../src/memfold.js';
 import type { ModelProvider } from '../../src/model/model-provider.js';
-import { createBenchDatabase, fmt, maxRssMiB, mean, median, now, syntheticMessages, table, tempDir, timed, runInChild, type BenchOptions, type BenchResult } from './bench-kit.js';
+import {
+  createBenchDatabase,
+  fmt,
+  maxRssMiB,
+  mean,
+  median,
+  now,
+  syntheticMessages,
+  table,
+  tempDir,
+  timed,
+  runInChild,
+  type BenchOptions,
+  type BenchResult,
+} from './bench-kit.js';
 
 const APPEND_BATCH = 1_000;
 const NEW_MESSAGES = 500;
@@ -61,8 +75,14 @@ async function compact(memfold: Memfold): Promise<Compaction> {
   const stageMs = Object.fromEntries(STAGES.map((s) => [s, result.stageMs[s] ?? 0])) as Record<CompactionStage, number>;
   const staged = STAGES.reduce((sum, s) => sum + stageMs[s], 0);
   return {
-    archived: result.archivedMessages, modelCalls: result.modelCalls, batches: result.batches.length, resummarized: result.resummarized.length,
-    wallMs, loadMs: wallMs - result.durationMs, otherMs: result.durationMs - staged, stageMs,
+    archived: result.archivedMessages,
+    modelCalls: result.modelCalls,
+    batches: result.batches.length,
+    resummarized: result.resummarized.length,
+    wallMs,
+    loadMs: wallMs - result.durationMs,
+    otherMs: result.durationMs - staged,
+    stageMs,
     usPerMessage: (wallMs * 1000) / result.archivedMessages,
   };
 }
@@ -113,8 +133,13 @@ async function runCase(backend: CaseResult['backend'], n: number, databaseUrl: s
 function meanRound(rounds: readonly Compaction[]): Compaction {
   const avg = (pick: (c: Compaction) => number) => mean(rounds.map(pick));
   return {
-    archived: avg((c) => c.archived), modelCalls: avg((c) => c.modelCalls), batches: avg((c) => c.batches), resummarized: avg((c) => c.resummarized),
-    wallMs: avg((c) => c.wallMs), loadMs: avg((c) => c.loadMs), otherMs: avg((c) => c.otherMs),
+    archived: avg((c) => c.archived),
+    modelCalls: avg((c) => c.modelCalls),
+    batches: avg((c) => c.batches),
+    resummarized: avg((c) => c.resummarized),
+    wallMs: avg((c) => c.wallMs),
+    loadMs: avg((c) => c.loadMs),
+    otherMs: avg((c) => c.otherMs),
     stageMs: Object.fromEntries(STAGES.map((s) => [s, avg((c) => c.stageMs[s])])) as Record<CompactionStage, number>,
     usPerMessage: avg((c) => c.usPerMessage),
   };
@@ -130,7 +155,9 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
     for (const n of sizes) {
       options.log(`${backend}: ${fmt(n)} messages`);
       const c = await runInChild<CaseResult>(import.meta.url, [backend, String(n)], options, `overhead case ${backend} ${n}`);
-      options.log(`  append ${fmt(c.appendMs / 1000, 1)} s, compaction ${fmt(c.full.wallMs / 1000, 1)} s, +${NEW_MESSAGES} rounds ${c.rounds.map((r) => fmt(r.wallMs)).join(' / ')} ms, peak RSS ${fmt(c.peakRssMiB)} MiB`);
+      options.log(
+        `  append ${fmt(c.appendMs / 1000, 1)} s, compaction ${fmt(c.full.wallMs / 1000, 1)} s, +${NEW_MESSAGES} rounds ${c.rounds.map((r) => fmt(r.wallMs)).join(' / ')} ms, peak RSS ${fmt(c.peakRssMiB)} MiB`,
+      );
       cases.push(c);
     }
   }
@@ -138,13 +165,32 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
   const stageHeaders = ['>load', '>plan+other', ...STAGES.map((s) => `>${s}`)];
   const fresh = table(
     ['backend', '>messages', '>archived', '>append s', '>compact ms', ...stageHeaders, '>µs/msg', '>model calls', '>peak RSS MiB'],
-    cases.map((c) => [c.backend, fmt(c.messages), fmt(c.full.archived), fmt(c.appendMs / 1000, 1), fmt(c.full.wallMs), ...stageCells(c.full), fmt(c.full.usPerMessage), fmt(c.full.modelCalls), fmt(c.peakRssMiB)]),
+    cases.map((c) => [
+      c.backend,
+      fmt(c.messages),
+      fmt(c.full.archived),
+      fmt(c.appendMs / 1000, 1),
+      fmt(c.full.wallMs),
+      ...stageCells(c.full),
+      fmt(c.full.usPerMessage),
+      fmt(c.full.modelCalls),
+      fmt(c.peakRssMiB),
+    ]),
   );
   const incremental = table(
     ['backend', '>already archived', '>archived', '>mean ms', ...stageHeaders, '>µs/msg', '>median ms', '>max ms'],
     cases.map((c) => {
       const r = meanRound(c.rounds);
-      return [c.backend, fmt(c.full.archived), fmt(r.archived), fmt(r.wallMs), ...stageCells(r), fmt(r.usPerMessage), fmt(median(c.rounds.map((x) => x.wallMs))), fmt(Math.max(...c.rounds.map((x) => x.wallMs)))];
+      return [
+        c.backend,
+        fmt(c.full.archived),
+        fmt(r.archived),
+        fmt(r.wallMs),
+        ...stageCells(r),
+        fmt(r.usPerMessage),
+        fmt(median(c.rounds.map((x) => x.wallMs))),
+        fmt(Math.max(...c.rounds.map((x) => x.wallMs))),
+      ];
     }),
   );
   const growth = backends.map((backend) => {
@@ -167,7 +213,12 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
     '',
     `(b) growth of the mean round from ${fmt(cases[0]!.full.archived)} to ${fmt(cases[cases.length - 1]!.full.archived)} messages already archived: ${growth.join('; ')}.`,
   ].join('\n');
-  return { name: 'overhead', title: 'Overhead: memfold with an instant summarizer', markdown, json: { appendBatch: APPEND_BATCH, newMessages: NEW_MESSAGES, rounds: ROUNDS, warmUpMessages: WARM_UP_MESSAGES, cases } };
+  return {
+    name: 'overhead',
+    title: 'Overhead: memfold with an instant summarizer',
+    markdown,
+    json: { appendBatch: APPEND_BATCH, newMessages: NEW_MESSAGES, rounds: ROUNDS, warmUpMessages: WARM_UP_MESSAGES, cases },
+  };
 }
 
 // A case in its own process: `<this file> <backend> <messages>`, the result as JSON on the last line of stdout.

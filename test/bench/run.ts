@@ -26,7 +26,12 @@ function parse(argv: string[]): { quick: boolean; only: string[]; outDir: string
     args: argv,
     options: { quick: { type: 'boolean', default: false }, only: { type: 'string' }, out: { type: 'string', default: 'bench-results' } },
   });
-  const only = values.only ? values.only.split(',').map((n) => n.trim()).filter(Boolean) : Object.keys(BENCHMARKS);
+  const only = values.only
+    ? values.only
+        .split(',')
+        .map((n) => n.trim())
+        .filter(Boolean)
+    : Object.keys(BENCHMARKS);
   const unknown = only.filter((name) => !(name in BENCHMARKS));
   if (unknown.length > 0) throw new Error(`--only: unknown benchmark ${unknown.join(', ')} (known: ${Object.keys(BENCHMARKS).join(', ')})`);
   return { quick: values.quick ?? false, only: Object.keys(BENCHMARKS).filter((name) => only.includes(name)), outDir: path.resolve(values.out!) };

@@ -85,7 +85,9 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
     } finally {
       await home.remove();
     }
-    options.log(`open ${i + 1}/${openSamples}: first ${fmt(first[i]!.openMs)} ms, ${fmt(first[i]!.peakRssMiB)} MiB; second ${fmt(second[i]!.openMs)} ms, ${fmt(second[i]!.peakRssMiB)} MiB`);
+    options.log(
+      `open ${i + 1}/${openSamples}: first ${fmt(first[i]!.openMs)} ms, ${fmt(first[i]!.peakRssMiB)} MiB; second ${fmt(second[i]!.openMs)} ms, ${fmt(second[i]!.peakRssMiB)} MiB`,
+    );
   }
   const row = (what: string, samples: Sample[], key: 'importMs' | 'openMs') => {
     const time = stats(samples.map((s) => s[key]!));

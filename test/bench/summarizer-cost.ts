@@ -70,8 +70,14 @@ function requestTokens(request: RecordedRequest): number {
 
 function measure(conversation: LocomoConversation, replay: Replay): Figures {
   const figures: Figures = {
-    calls: replay.requests.length, inputTokens: 0, rawTokens: 0, compactedTokens: 0, lostTokens: 0, cutRequests: 0,
-    laterRequests: Math.max(0, replay.requests.length - 1), carryingSummary: replay.requests.slice(1).filter(replay.carriesSummary).length,
+    calls: replay.requests.length,
+    inputTokens: 0,
+    rawTokens: 0,
+    compactedTokens: 0,
+    lostTokens: 0,
+    cutRequests: 0,
+    laterRequests: Math.max(0, replay.requests.length - 1),
+    carryingSummary: replay.requests.slice(1).filter(replay.carriesSummary).length,
   };
   for (const request of replay.requests) {
     figures.inputTokens += requestTokens(request);
@@ -108,7 +114,12 @@ async function memfoldPolicy(server: FakeOpenAI, home: string) {
       if (stats.failures.length > 0) throw new Error(`memfold compaction failed on ${conversation.id}: ${stats.failures[0]!.error}`);
       const live = new Set((await memfold.history(conversation.id)).map((m) => m.id));
       const { requests, text } = requestsSince(server, from);
-      return { requests, shown: (i) => text.includes(renderMessage(stats.appended[i]!)), kept: (i) => live.has(stats.appended[i]!.id), carriesSummary: hasPreviousSummary };
+      return {
+        requests,
+        shown: (i) => text.includes(renderMessage(stats.appended[i]!)),
+        kept: (i) => live.has(stats.appended[i]!.id),
+        carriesSummary: hasPreviousSummary,
+      };
     },
   };
 }
@@ -130,7 +141,13 @@ async function summarizeEverything(server: FakeOpenAI, settings: CompactionSetti
     liveTokens += countMessage(messages[i]!);
     if (liveTokens < settings.trigger) continue;
     const user = buildFoldRequest(renderTranscript(live.map((j) => messages[j]!)), summary);
-    const answer = await client.chat.completions.create({ model: 'fake', messages: [{ role: 'system', content: system }, { role: 'user', content: user }] });
+    const answer = await client.chat.completions.create({
+      model: 'fake',
+      messages: [
+        { role: 'system', content: system },
+        { role: 'user', content: user },
+      ],
+    });
     summary = answer.choices[0]?.message.content ?? '';
     live = [];
     liveTokens = countMessage({ role: 'system', content: summary });
@@ -168,8 +185,14 @@ function add(a: Figures | undefined, b: Figures): Figures {
   if (!a) return { ...b };
   const sum = (key: keyof Figures) => a[key] + b[key];
   return {
-    calls: sum('calls'), inputTokens: sum('inputTokens'), rawTokens: sum('rawTokens'), compactedTokens: sum('compactedTokens'), lostTokens: sum('lostTokens'),
-    cutRequests: sum('cutRequests'), laterRequests: sum('laterRequests'), carryingSummary: sum('carryingSummary'),
+    calls: sum('calls'),
+    inputTokens: sum('inputTokens'),
+    rawTokens: sum('rawTokens'),
+    compactedTokens: sum('compactedTokens'),
+    lostTokens: sum('lostTokens'),
+    cutRequests: sum('cutRequests'),
+    laterRequests: sum('laterRequests'),
+    carryingSummary: sum('carryingSummary'),
   };
 }
 
@@ -195,7 +218,9 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
         const seconds = (now() - t0) / 1000;
         perConversation.push({ id: conversation.id, policy, figures, seconds });
         totals.set(policy, add(totals.get(policy), figures));
-        options.log(`${conversation.id} ${policy}: ${figures.calls} calls, input/raw ${fmt(figures.inputTokens / figures.rawTokens, 2)}, lost ${pct(figures.lostTokens / figures.rawTokens)} (${fmt(seconds, 1)} s)`);
+        options.log(
+          `${conversation.id} ${policy}: ${figures.calls} calls, input/raw ${fmt(figures.inputTokens / figures.rawTokens, 2)}, lost ${pct(figures.lostTokens / figures.rawTokens)} (${fmt(seconds, 1)} s)`,
+        );
       }
     }
   } finally {
@@ -203,13 +228,20 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
     await server.close();
     await home.remove();
   }
-  if (memfold.fallbacks() > 0) throw new Error(`memfold fell back to the extractive summarizer ${memfold.fallbacks()} times: the figures would not be the fake model's`);
+  if (memfold.fallbacks() > 0)
+    throw new Error(`memfold fell back to the extractive summarizer ${memfold.fallbacks()} times: the figures would not be the fake model's`);
 
   const rows = POLICIES.map((policy) => {
     const t = totals.get(policy)!;
     return [
-      policy, t.calls, t.inputTokens, fmt(t.inputTokens / t.rawTokens, 2), t.compactedTokens, fmt(t.inputTokens / t.compactedTokens, 2),
-      pct(t.lostTokens / t.rawTokens), `${t.carryingSummary} / ${t.laterRequests}`,
+      policy,
+      t.calls,
+      t.inputTokens,
+      fmt(t.inputTokens / t.rawTokens, 2),
+      t.compactedTokens,
+      fmt(t.inputTokens / t.compactedTokens, 2),
+      pct(t.lostTokens / t.rawTokens),
+      `${t.carryingSummary} / ${t.laterRequests}`,
     ];
   });
   const mf = totals.get('memfold')!;
@@ -230,9 +262,14 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
     '',
     cutNote +
       'Tokens compacted: raw tokens of the turns no longer in the final thread. Lost: share of the conversation (by tokens) whose turns never reached a summarizer request and are not in the final thread. ' +
-      'Previous summary carried: requests (after each conversation\'s first) that hold the summary made before them; one that does not starts the summary over. ' +
+      "Previous summary carried: requests (after each conversation's first) that hold the summary made before them; one that does not starts the summary over. " +
       "memfold and summarize-everything send memfold's transcript (each message with its date and speaker), LangChain its buffer string (speaker, no date). " +
       'LangChain replays through `createAgent` with `summarizationMiddleware({ trigger: { tokens }, keep: { tokens }, tokenCounter })`; its default `trimTokensToSummarize` (4,000) keeps only the newest messages of each evicted block, previous summary included; "trim off" sets it beyond any thread.',
   ].join('\n');
-  return { name: 'summarizer-cost', title: 'Summarizer cost, side by side (LoCoMo, 8k window)', markdown, json: { contextWindow: CONTEXT_WINDOW, settings, totals: Object.fromEntries(totals), perConversation } };
+  return {
+    name: 'summarizer-cost',
+    title: 'Summarizer cost, side by side (LoCoMo, 8k window)',
+    markdown,
+    json: { contextWindow: CONTEXT_WINDOW, settings, totals: Object.fromEntries(totals), perConversation },
+  };
 }

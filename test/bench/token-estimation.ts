@@ -42,7 +42,10 @@ const tokensOf = (counter: TokenCounter, message: NewMessage) => counter.countMe
  */
 function calibrated(conversation: readonly NewMessage[], exact: TokenCounter): { counter: TokenCounter; factor: number; requestTokens: number } {
   const counter = createTokenCounter();
-  const body = asStored(conversation.filter((m) => m.role !== 'system'), 'calibration');
+  const body = asStored(
+    conversation.filter((m) => m.role !== 'system'),
+    'calibration',
+  );
   const [first] = chunkByTokens(body, DEFAULT_COMPACTION_SETTINGS.chunkTokens, (m) => counter.countMessage(m));
   const system = interpolatePrompt(DEFAULT_SUMMARIZATION_PROMPT, { maxTokens: DEFAULT_COMPACTION_SETTINGS.maxSummaryTokens });
   const user = buildFoldRequest(renderTranscript(first ?? []), undefined);
@@ -88,20 +91,22 @@ function evaluate(dataset: string, conversations: readonly NewMessage[][], exact
     add('whole conversation', sum(exact), (name) => sum(estimators[name]!));
   }
   const order = ['prose', 'tool call JSON', 'tool output', 'whole conversation'];
-  return [...units].sort(([a], [b]) => order.indexOf(a) - order.indexOf(b)).map(([unit, u]) => ({
-    dataset,
-    unit,
-    exactTokens: u.exact.reduce((a, b) => a + b, 0),
-    estimators: Object.fromEntries(
-      Object.entries(u.estimates).map(([name, estimates]) => [name, stats(estimates.map((e, i) => (e - u.exact[i]!) / u.exact[i]!))]),
-    ),
-  }));
+  return [...units]
+    .sort(([a], [b]) => order.indexOf(a) - order.indexOf(b))
+    .map(([unit, u]) => ({
+      dataset,
+      unit,
+      exactTokens: u.exact.reduce((a, b) => a + b, 0),
+      estimators: Object.fromEntries(
+        Object.entries(u.estimates).map(([name, estimates]) => [name, stats(estimates.map((e, i) => (e - u.exact[i]!) / u.exact[i]!))]),
+      ),
+    }));
 }
 
 export async function run(options: BenchOptions): Promise<BenchResult> {
   const exact = createTokenCounter({ model: EXACT_MODEL });
   const datasets = {
-    'LoCoMo': (await loadLocomo(`${DATA}locomo/locomo10.json`)).map((c) => c.messages),
+    LoCoMo: (await loadLocomo(`${DATA}locomo/locomo10.json`)).map((c) => c.messages),
     'τ-bench airline': (await loadTauBench(`${DATA}agent-traces/tau-bench/gpt-4o-airline.json`)).map((r) => r.messages),
   };
   const rows: Row[] = [];
@@ -111,7 +116,13 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
     const { counter, factor, requestTokens } = calibrated(first!, exact);
     calibrations[dataset] = { factor, requestTokens };
     options.log(`${dataset}: calibrated on a ${fmt(requestTokens)}-token request, factor ${fmt(factor, 3)}; ${rest.length} conversations evaluated`);
-    rows.push(...evaluate(dataset, rest, exact, { 'chars/4': createTokenCounter({ mode: 'chars4' }), 'before usage (x1.5)': createTokenCounter(), calibrated: counter }));
+    rows.push(
+      ...evaluate(dataset, rest, exact, {
+        'chars/4': createTokenCounter({ mode: 'chars4' }),
+        'before usage (x1.5)': createTokenCounter(),
+        calibrated: counter,
+      }),
+    );
   }
 
   const names = Object.keys(rows[0]!.estimators);
@@ -124,7 +135,9 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
       rows.map((r) => [r.dataset, r.unit, fmt(r.estimators[names[0]!]!.n), fmt(r.exactTokens), ...names.map((name) => cell(r.estimators[name]!))]),
     ),
     '',
-    `Calibration factors (exact tokens / (chars/4) of the first request; the estimator clamps them to [1, 5]): ${Object.entries(calibrations).map(([d, c]) => `${d} ${fmt(c.factor, 3)}`).join('; ')}.`,
+    `Calibration factors (exact tokens / (chars/4) of the first request; the estimator clamps them to [1, 5]): ${Object.entries(calibrations)
+      .map(([d, c]) => `${d} ${fmt(c.factor, 3)}`)
+      .join('; ')}.`,
   ].join('\n');
   return { name: 'token-estimation', title: 'Token estimation against exact counts', markdown, json: { exactModel: EXACT_MODEL, calibrations, rows } };
 }

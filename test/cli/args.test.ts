@@ -7,7 +7,9 @@ import { generateDemoConversation, PLANTED_FACTS } from '../../src/cli/demo/demo
 describe('parseArgs', () => {
   it('parses positionals, typed flags and --flag=value', () => {
     expect(parseArgs(['search', 'lock code', '--conversation', 'c1', '--limit=3', '--json'])).toEqual({
-      command: 'search', positionals: { query: 'lock code' }, flags: { conversation: 'c1', limit: 3, json: true },
+      command: 'search',
+      positionals: { query: 'lock code' },
+      flags: { conversation: 'c1', limit: 3, json: true },
     });
     expect(parseArgs(['resummarize', 'c1', '--depth', '0'])).toMatchObject({ positionals: { conversation: 'c1' }, flags: { depth: 0 } });
     expect(parseArgs([])).toEqual({ command: 'help' });
@@ -30,7 +32,10 @@ describe('parseArgs', () => {
   it('every command takes --home and --namespace, and the usage says so', () => {
     for (const command of ['import', 'compact', 'context', 'inspect', 'resummarize', 'migrate', 'demo', 'reconcile']) {
       const argv = { import: ['f.jsonl'], compact: ['c'], context: ['c'], inspect: ['c'], resummarize: ['c', '--depth', '0'] }[command as 'import'] ?? [];
-      expect(parseArgs([command, ...argv, '--namespace', 'tenant-a', '--home=/tmp/h'])).toMatchObject({ command, flags: { namespace: 'tenant-a', home: '/tmp/h' } });
+      expect(parseArgs([command, ...argv, '--namespace', 'tenant-a', '--home=/tmp/h'])).toMatchObject({
+        command,
+        flags: { namespace: 'tenant-a', home: '/tmp/h' },
+      });
     }
     expect(parseArgs(['search', 'q', '--conversation', 'c', '--namespace=ns.1'])).toMatchObject({ flags: { namespace: 'ns.1', conversation: 'c' } });
     expect(() => parseArgs(['context', 'c', '--namespace'])).toThrow(/Invalid argument --namespace: needs a value/);
@@ -90,12 +95,25 @@ describe('batch tree', () => {
       { ...base, label: 'a', depth: 0, start: '2024-01-01T00:00:00.000Z', end: '2024-01-02T00:00:00.000Z', parentLabel: 'p' },
       { ...base, label: 'z', depth: 0, start: '2024-01-04T00:00:00.000Z', end: '2024-01-05T00:00:00.000Z' },
     ]);
-    expect(tree.map((n) => [n.batch.label, n.children.map((c) => c.batch.label)])).toEqual([['p', ['a', 'b']], ['z', []]]);
+    expect(tree.map((n) => [n.batch.label, n.children.map((c) => c.batch.label)])).toEqual([
+      ['p', ['a', 'b']],
+      ['z', []],
+    ]);
     expect(formatBatchTree(tree).split('\n')[1]).toMatch(/^ {2}depth 0 .* a$/);
   });
 
   it('keeps a label holding a line break (from the conversation id) on its own line', () => {
-    const batch = { kind: 'summary' as const, conversationId: 'c', content: '', sourceIds: [], operationId: 'o', count: 1, depth: 0, start: '2024-01-01T00:00:00.000Z', end: '2024-01-01T00:00:00.000Z' };
+    const batch = {
+      kind: 'summary' as const,
+      conversationId: 'c',
+      content: '',
+      sourceIds: [],
+      operationId: 'o',
+      count: 1,
+      depth: 0,
+      start: '2024-01-01T00:00:00.000Z',
+      end: '2024-01-01T00:00:00.000Z',
+    };
     const text = formatBatchTree(buildBatchTree([{ ...batch, label: 'compaction-batch-a\ndepth 9 forged\u2028x-2024' }]));
     expect(text.split(/\r\n|[\n\r\u2028\u2029\u0085]/)).toHaveLength(1);
     expect(text).toContain('"compaction-batch-a\\ndepth 9 forged\\u2028x-2024"');

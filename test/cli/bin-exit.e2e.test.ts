@@ -45,21 +45,25 @@ beforeAll(async () => {
 });
 afterAll(async () => cleanup?.());
 
-it('compact with an out-of-range --window exits naming the setting, and the next command opens the store', async () => {
-  const store = await createKyselyPersistence({ dialect: 'pglite', dataDir: path.join(home, 'pg') });
-  await store.append('c1', [{ role: 'user', content: 'the heron counts to seven' }]);
-  await store.close();
+it(
+  'compact with an out-of-range --window exits naming the setting, and the next command opens the store',
+  async () => {
+    const store = await createKyselyPersistence({ dialect: 'pglite', dataDir: path.join(home, 'pg') });
+    await store.append('c1', [{ role: 'user', content: 'the heron counts to seven' }]);
+    await store.close();
 
-  for (let attempt = 0; attempt < 2; attempt++) {
-    const compact = await memfold('compact', 'c1', '--window', '100');
-    expect(compact.hung, 'memfold compact --window 100 did not exit').toBe(false);
-    expect([1, 2]).toContain(compact.code);
-    expect(compact.stderr).toMatch(/--window|compaction\.contextWindow/);
-    expect(compact.stderr).toContain('256');
-  }
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const compact = await memfold('compact', 'c1', '--window', '100');
+      expect(compact.hung, 'memfold compact --window 100 did not exit').toBe(false);
+      expect([1, 2]).toContain(compact.code);
+      expect(compact.stderr).toMatch(/--window|compaction\.contextWindow/);
+      expect(compact.stderr).toContain('256');
+    }
 
-  const context = await memfold('context', 'c1');
-  expect(context.hung).toBe(false);
-  expect(context.code, context.stderr).toBe(0);
-  expect(context.stdout).toContain('the heron counts to seven');
-}, 4 * EXIT_WITHIN_MS);
+    const context = await memfold('context', 'c1');
+    expect(context.hung).toBe(false);
+    expect(context.code, context.stderr).toBe(0);
+    expect(context.stdout).toContain('the heron counts to seven');
+  },
+  4 * EXIT_WITHIN_MS,
+);

@@ -87,7 +87,14 @@ describe('memfold CLI', () => {
     const file = path.join(home, 'chat.jsonl');
     const lines = [];
     for (let i = 0; i < 40; i++) {
-      lines.push(JSON.stringify({ conversation_id: 'imported', role: 'user', content: `Question ${i} about the invoice INV-${7000 + i}.`, created_at: new Date(Date.UTC(2024, 4, 1, 9, i)).toISOString() }));
+      lines.push(
+        JSON.stringify({
+          conversation_id: 'imported',
+          role: 'user',
+          content: `Question ${i} about the invoice INV-${7000 + i}.`,
+          created_at: new Date(Date.UTC(2024, 4, 1, 9, i)).toISOString(),
+        }),
+      );
       lines.push(JSON.stringify({ conversation_id: 'imported', role: 'assistant', content: `Answer ${i}: the invoice INV-${7000 + i} is paid.` }));
     }
     await writeFile(file, lines.join('\n'));

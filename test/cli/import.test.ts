@@ -40,7 +40,8 @@ async function openHome(backend: BackendName = 'pglite'): Promise<Home> {
   }
   return {
     dir,
-    memfold: (args, env = {}) => runCli([...args, '--home', dir], { env: { ...(databaseUrl === undefined ? {} : { DATABASE_URL: databaseUrl }), ...env }, progress: true }),
+    memfold: (args, env = {}) =>
+      runCli([...args, '--home', dir], { env: { ...(databaseUrl === undefined ? {} : { DATABASE_URL: databaseUrl }), ...env }, progress: true }),
     async file(name, lines) {
       const file = path.join(dir, name);
       await writeFile(file, lines.map((line) => (typeof line === 'string' ? line : JSON.stringify(line))).join('\n') + '\n');
@@ -111,7 +112,11 @@ for (const backend of persistenceBackends().map((b) => b.name)) {
       expect((await contextOf(home, 'c')).map((m) => m.content)).toEqual(['Where is order 7?', '', '{"status":"shipped"}', 'It shipped.', 'Thanks!']);
 
       // The same lines and more: the new call's result follows lines that are already stored.
-      const extended = await home.file('chat.jsonl', [...lines, { role: 'assistant', content: '', tool_calls: [call('c2')] }, { role: 'tool', tool_call_id: 'c2', content: 'ok' }]);
+      const extended = await home.file('chat.jsonl', [
+        ...lines,
+        { role: 'assistant', content: '', tool_calls: [call('c2')] },
+        { role: 'tool', tool_call_id: 'c2', content: 'ok' },
+      ]);
       const more = await home.memfold(['import', extended, '--conversation', 'c']);
       expect(more.code, more.stderr).toBe(0);
       expect(more.stdout.trim()).toBe('c: 2 messages appended, 5 skipped (already imported)');
@@ -150,13 +155,19 @@ for (const backend of persistenceBackends().map((b) => b.name)) {
 
     it('a leading tool result must answer the last stored message, as append requires', async () => {
       const home = await openHome(backend);
-      const opened = await home.file('open.jsonl', [{ role: 'user', content: 'Check order 9' }, { role: 'assistant', content: '', tool_calls: [call('c9')] }]);
+      const opened = await home.file('open.jsonl', [
+        { role: 'user', content: 'Check order 9' },
+        { role: 'assistant', content: '', tool_calls: [call('c9')] },
+      ]);
       expect((await home.memfold(['import', opened, '--conversation', 't'])).code).toBe(0);
       const stray = await home.file('stray.jsonl', [{ role: 'tool', tool_call_id: 'c8', content: 'late' }]);
       const refused = await home.memfold(['import', stray, '--conversation', 't']);
       expect(refused.code).toBe(1);
       expect(refused.stderr).toContain('Invalid argument line 1.tool_call_id: "c8" answers no tool call');
-      const answer = await home.file('answer.jsonl', [{ role: 'tool', tool_call_id: 'c9', content: 'delivered' }, { role: 'assistant', content: 'Delivered.' }]);
+      const answer = await home.file('answer.jsonl', [
+        { role: 'tool', tool_call_id: 'c9', content: 'delivered' },
+        { role: 'assistant', content: 'Delivered.' },
+      ]);
       const accepted = await home.memfold(['import', answer, '--conversation', 't']);
       expect(accepted.code, accepted.stderr).toBe(0);
       expect((await contextOf(home, 't')).map((m) => m.content)).toEqual(['Check order 9', '', 'delivered', 'Delivered.']);
@@ -170,7 +181,10 @@ describe('memfold import: input and messages', () => {
     ['1 2 3', 'no ISO 8601 time'],
   ])('refuses created_at %j (%s), naming the line, and writes nothing', async (createdAt) => {
     const home = await openHome();
-    const file = await home.file('d.jsonl', [{ role: 'user', content: 'x', created_at: '2023-02-28' }, { role: 'user', content: 'y', created_at: createdAt }]);
+    const file = await home.file('d.jsonl', [
+      { role: 'user', content: 'x', created_at: '2023-02-28' },
+      { role: 'user', content: 'y', created_at: createdAt },
+    ]);
     const imported = await home.memfold(['import', file, '--conversation', 'd']);
     expect(imported.code).toBe(1);
     expect(imported.stderr).toContain('Invalid argument line 2.created_at: must be an ISO 8601 date or time');
@@ -202,7 +216,10 @@ describe('memfold import: input and messages', () => {
     const refused = await home.memfold(['import', numeric]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('Invalid argument line 1.conversation_id: must be a string, got 42');
-    const missing = await home.file('m.jsonl', [{ role: 'user', content: 'x', conversation_id: 'c' }, { role: 'user', content: 'y' }]);
+    const missing = await home.file('m.jsonl', [
+      { role: 'user', content: 'x', conversation_id: 'c' },
+      { role: 'user', content: 'y' },
+    ]);
     const unnamed = await home.memfold(['import', missing]);
     expect(unnamed.code).toBe(1);
     expect(unnamed.stderr).toContain('Invalid argument line 2.conversation_id: is missing');
@@ -211,12 +228,35 @@ describe('memfold import: input and messages', () => {
   });
 
   it.each([
-    ['the size limit', [{ role: 'user', content: 'short' }, { role: 'user', content: 'x'.repeat(200) }], 'line 2.content: is 200 bytes of UTF-8'],
-    ['a duplicate id', [{ id: 'a', role: 'user', content: 'x' }, { role: 'user', content: 'y' }, { id: 'a', role: 'user', content: 'z' }], 'line 3.id: duplicates line 1.id'],
+    [
+      'the size limit',
+      [
+        { role: 'user', content: 'short' },
+        { role: 'user', content: 'x'.repeat(200) },
+      ],
+      'line 2.content: is 200 bytes of UTF-8',
+    ],
+    [
+      'a duplicate id',
+      [
+        { id: 'a', role: 'user', content: 'x' },
+        { role: 'user', content: 'y' },
+        { id: 'a', role: 'user', content: 'z' },
+      ],
+      'line 3.id: duplicates line 1.id',
+    ],
     ['a tool call id repeated in one message', [{ role: 'assistant', content: '', tool_calls: [call('k'), call('k')] }], 'line 1.tool_calls[1].id: duplicates'],
     ['the clip-archive id', [{ id: 'clip-archive-c', role: 'user', content: 'x' }], 'line 1.id: "clip-archive-c" is reserved'],
     ['a tool message without its call id', [{ role: 'tool', content: 'x' }], 'line 1.tool_call_id: is required'],
-    ['a result after another message', [{ role: 'assistant', content: '', toolCalls: [call('k')] }, { role: 'user', content: 'hm?' }, { role: 'tool', toolCallId: 'k', content: 'x' }], 'line 3.toolCallId: "k" answers no tool call'],
+    [
+      'a result after another message',
+      [
+        { role: 'assistant', content: '', toolCalls: [call('k')] },
+        { role: 'user', content: 'hm?' },
+        { role: 'tool', toolCallId: 'k', content: 'x' },
+      ],
+      'line 3.toolCallId: "k" answers no tool call',
+    ],
   ])('names the file line and field for %s', async (_, lines, expected) => {
     const home = await openHome();
     const file = await home.file('bad.jsonl', lines);

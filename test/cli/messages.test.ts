@@ -76,7 +76,11 @@ describe('memfold compact', () => {
   let home: string;
   beforeAll(async () => {
     home = await storeHome();
-    await seed(home, 'short', turns(2, (i) => `turn ${i}: a short exchange about herons`));
+    await seed(
+      home,
+      'short',
+      turns(2, (i) => `turn ${i}: a short exchange about herons`),
+    );
   });
 
   it('with --force and nothing between the kept head and tail, says so without offering --force', async () => {
@@ -127,7 +131,11 @@ describe('bad URLs in the environment', () => {
 describe('read commands on the embedded default', () => {
   it('a home with no store says so and creates nothing', async () => {
     const home = path.join(await tempDir('memfold-nohome-'), 'home');
-    for (const args of [['context', 'c1'], ['inspect', 'c1'], ['search', 'herons', '--conversation', 'c1']]) {
+    for (const args of [
+      ['context', 'c1'],
+      ['inspect', 'c1'],
+      ['search', 'herons', '--conversation', 'c1'],
+    ]) {
       const result = await memfold([...args, '--home', home]);
       expect(result.code).toBe(1);
       expect(result.stderr).toContain(`no store at ${path.join(home, 'pg')} yet: import or append messages first`);
@@ -140,7 +148,11 @@ describe('read commands on the embedded default', () => {
 describe('read commands write nothing', () => {
   it('an interrupted compaction stays pending through context, search and inspect; reconcile then undoes it', async () => {
     const home = await storeHome();
-    await seed(home, 'c1', turns(4, (i) => `turn ${i} about herons`));
+    await seed(
+      home,
+      'c1',
+      turns(4, (i) => `turn ${i} about herons`),
+    );
     const pending = async () => {
       const store = await createKyselyPersistence({ dialect: 'pglite', dataDir: path.join(home, 'pg') });
       try {
@@ -154,7 +166,11 @@ describe('read commands write nothing', () => {
     await store.recordOperation({ id: 'op-interrupted', conversationId: 'c1', status: 'planned', messageIds: [first!.id], labels: [] });
     await store.close();
 
-    for (const args of [['context', 'c1'], ['inspect', 'c1'], ['search', 'herons', '--conversation', 'c1']]) {
+    for (const args of [
+      ['context', 'c1'],
+      ['inspect', 'c1'],
+      ['search', 'herons', '--conversation', 'c1'],
+    ]) {
       const result = await memfold([...args, '--home', home]);
       expect(result.code, result.stderr).toBe(0);
       expect(await pending(), args.join(' ')).toEqual(['planned']);
@@ -172,7 +188,11 @@ describe('stored content on a terminal', () => {
   let home: string;
   beforeAll(async () => {
     home = await storeHome();
-    await seed(home, conversation, turns(40, (i) => `turn ${i}: ${hostile} ${'filler words about the ledger '.repeat(6)}`));
+    await seed(
+      home,
+      conversation,
+      turns(40, (i) => `turn ${i}: ${hostile} ${'filler words about the ledger '.repeat(6)}`),
+    );
     const compact = await memfold(['compact', conversation, '--force', '--window', '2000', '--json', '--home', home]);
     expect(compact.code, compact.stderr).toBe(0);
   }, 120_000);
@@ -209,7 +229,11 @@ describe('stored content on a terminal', () => {
 describe('compaction progress', () => {
   it('draws the stages and a bar of chunks summarized on the progress stream; stdout stays pure JSON', async () => {
     const home = await storeHome();
-    await seed(home, 'long', turns(60, (i) => `turn ${i}: ${'the ledger of the heron colony, counted twice. '.repeat(8)}`));
+    await seed(
+      home,
+      'long',
+      turns(60, (i) => `turn ${i}: ${'the ledger of the heron colony, counted twice. '.repeat(8)}`),
+    );
     const compact = await memfold(['compact', 'long', '--force', '--window', '2000', '--json', '--home', home]);
     expect(compact.code, compact.stderr).toBe(0);
     const result = JSON.parse(compact.stdout) as { status: string; batches: unknown[] };
@@ -241,7 +265,11 @@ describe.skipIf(serverUrl === undefined)('read commands on a PostgreSQL database
     const database = await createPostgresTestDatabase(serverUrl!);
     cleanups.push(() => database.drop());
     const env = { DATABASE_URL: database.url, MEMFOLD_HOME: await tempDir('memfold-pgread-') };
-    for (const args of [['context', 'x'], ['inspect', 'x'], ['search', 'anything', '--conversation', 'x']]) {
+    for (const args of [
+      ['context', 'x'],
+      ['inspect', 'x'],
+      ['search', 'anything', '--conversation', 'x'],
+    ]) {
       const refused = await memfold(args, { env });
       expect(refused.code).toBe(1);
       expect(refused.stderr).toMatch(/The database is not initialized for memfold .*run `memfold migrate`/);
@@ -257,7 +285,7 @@ describe.skipIf(serverUrl === undefined)('read commands on a PostgreSQL database
     // A database one migration behind is named as such.
     const client = new pg.Client({ connectionString: database.url });
     await client.connect();
-    await client.query("delete from memfold_migrations where name = (select max(name) from memfold_migrations)");
+    await client.query('delete from memfold_migrations where name = (select max(name) from memfold_migrations)');
     await client.end();
     const behind = await memfold(['context', 'x'], { env });
     expect(behind.code).toBe(1);

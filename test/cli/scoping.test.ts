@@ -40,8 +40,17 @@ function jsonl(scope: Scope, hourOffset: number): string {
   const lines: string[] = [];
   for (let i = 0; i < 30; i++) {
     const at = new Date(Date.UTC(2024, 4, 1, 9 + hourOffset, i)).toISOString();
-    lines.push(JSON.stringify({ conversation_id: scope.conversation, role: 'user', content: `Question ${i}: the pelican ledger ${scope.token} entry ${i}?`, created_at: at }));
-    lines.push(JSON.stringify({ conversation_id: scope.conversation, role: 'assistant', content: `Answer ${i}: pelican ledger ${scope.token} entry ${i} is settled.` }));
+    lines.push(
+      JSON.stringify({
+        conversation_id: scope.conversation,
+        role: 'user',
+        content: `Question ${i}: the pelican ledger ${scope.token} entry ${i}?`,
+        created_at: at,
+      }),
+    );
+    lines.push(
+      JSON.stringify({ conversation_id: scope.conversation, role: 'assistant', content: `Answer ${i}: pelican ledger ${scope.token} entry ${i} is settled.` }),
+    );
   }
   return lines.join('\n');
 }
@@ -78,7 +87,16 @@ afterAll(async () => cleanup?.());
 describe('memfold CLI scoping', () => {
   it('search finds only its own conversation in its own namespace', async () => {
     for (const scope of SCOPES) {
-      const found = await memfold(['search', 'pelican ledger entry settled', '--conversation', scope.conversation, '--limit', '20', '--json', ...nsArgs(scope)]);
+      const found = await memfold([
+        'search',
+        'pelican ledger entry settled',
+        '--conversation',
+        scope.conversation,
+        '--limit',
+        '20',
+        '--json',
+        ...nsArgs(scope),
+      ]);
       expect(found.code, found.stderr).toBe(0);
       const { ok, output } = JSON.parse(found.stdout) as { ok: boolean; output: string };
       expect(ok).toBe(true);

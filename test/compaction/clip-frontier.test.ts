@@ -9,7 +9,18 @@ import { msg, toolCall } from '../support/messages.js';
 function batch(n: number, depth = 0, text = `summary ${n}`): ArchiveEntry {
   const start = new Date(Date.UTC(2024, 0, n)).toISOString();
   const end = new Date(Date.UTC(2024, 0, n, 12)).toISOString();
-  return { kind: 'summary', label: `b${String(n).padStart(2, '0')}`, conversationId: 'c', depth, start, end, count: 3, content: batchContent({ depth, start, end, count: 3 }, text), sourceIds: [], operationId: 'op' };
+  return {
+    kind: 'summary',
+    label: `b${String(n).padStart(2, '0')}`,
+    conversationId: 'c',
+    depth,
+    start,
+    end,
+    count: 3,
+    content: batchContent({ depth, start, end, count: 3 }, text),
+    sourceIds: [],
+    operationId: 'op',
+  };
 }
 
 const clip = { clipFirst: 2, clipLast: 2, clipBuffer: 2 };
@@ -41,7 +52,12 @@ describe('clip-archive', () => {
 
 describe('pickResummarizeRun', () => {
   it('waits until the frontier exceeds clipFirst + clipLast + clipBuffer', () => {
-    expect(pickResummarizeRun([1, 2, 3, 4, 5, 6].map((n) => batch(n)), clip)).toBeUndefined();
+    expect(
+      pickResummarizeRun(
+        [1, 2, 3, 4, 5, 6].map((n) => batch(n)),
+        clip,
+      ),
+    ).toBeUndefined();
   });
 
   it('folds the oldest run of the lowest depth and leaves the newest clipLast alone', () => {

@@ -49,14 +49,18 @@ for (const backend of persistenceBackends()) {
       };
       stack = await openStack(backend, { compaction: settings, model });
       // Short messages: the date and speaker each transcript line adds weigh more than the text itself.
-      const short = Array.from({ length: 400 }, (_, i) => ({ role: i % 2 === 0 ? 'user' as const : 'assistant' as const, content: `note ${i} ok` }));
+      const short = Array.from({ length: 400 }, (_, i) => ({ role: i % 2 === 0 ? ('user' as const) : ('assistant' as const), content: `note ${i} ok` }));
       await stack.memfold.append('conv-r', short);
       const result = await stack.memfold.compact('conv-r');
       expect(result.status).toBe('compacted');
       expect(requests.length).toBeGreaterThan(1);
       for (const request of requests) expect(request).not.toContain('cut for the summarizer');
       const archived = (await stack.archive.list({ conversationId: 'conv-r', kind: 'transcript' })).flatMap((t) => t.messages ?? []);
-      for (const m of archived) expect(requests.some((r) => r.includes(m.content)), `message ${m.seq} reached no summarizer request`).toBe(true);
+      for (const m of archived)
+        expect(
+          requests.some((r) => r.includes(m.content)),
+          `message ${m.seq} reached no summarizer request`,
+        ).toBe(true);
     });
 
     it('skips below the trigger and compacts anyway when forced', async () => {
@@ -127,8 +131,12 @@ for (const backend of persistenceBackends()) {
       await seed(stack, 'conv-c', 30);
       const before = await stack.memfold.history('conv-c');
       // A real database error inside the commit transaction: refuse the clip-archive row, after the deletes ran.
-      await stack.exec(`create or replace function memfold_test_refuse() returns trigger language plpgsql as $$ begin raise exception 'injected commit failure'; end $$`);
-      await stack.exec(`create trigger memfold_test_refuse before insert on messages for each row when (new.kind = 'clip_archive') execute function memfold_test_refuse()`);
+      await stack.exec(
+        `create or replace function memfold_test_refuse() returns trigger language plpgsql as $$ begin raise exception 'injected commit failure'; end $$`,
+      );
+      await stack.exec(
+        `create trigger memfold_test_refuse before insert on messages for each row when (new.kind = 'clip_archive') execute function memfold_test_refuse()`,
+      );
       const result = await stack.memfold.compact('conv-c');
       expect(result).toMatchObject({ status: 'failed', failureCode: 'commit_failed' });
       expect(result.error).toContain('injected commit failure');
@@ -146,7 +154,7 @@ for (const backend of persistenceBackends()) {
       expect(await s.memfold.compact('conv-l')).toMatchObject({ status: 'compacted' });
     });
 
-    it('memory_read cannot return another conversation\'s archive, whatever its arguments', async () => {
+    it("memory_read cannot return another conversation's archive, whatever its arguments", async () => {
       stack = await openStack(backend, { compaction: settings });
       await seed(stack, 'alice', 30);
       await stack.memfold.append('bob', conversation(30, 500));

@@ -29,7 +29,12 @@ describe('compress refuses a malformed history', () => {
     ['seq out of order', () => swapped(stored), 'conv', 'history[1].seq'],
     ['an invalid date', () => stored.map((m, i) => (i === 5 ? { ...m, createdAt: '2024-02-30T00:00:00.000Z' } : m)), 'conv', 'history[5].createdAt'],
     ['a lone surrogate', () => stored.map((m, i) => (i === 6 ? { ...m, content: 'bad \ud800 text' } : m)), 'conv', 'history[6].content'],
-    ['a tool result without its call', () => [...stored, { ...stored.at(-1)!, id: 'late', seq: 999, role: 'tool', toolCallId: 'nowhere' }], 'conv', 'history[60].toolCallId'],
+    [
+      'a tool result without its call',
+      () => [...stored, { ...stored.at(-1)!, id: 'late', seq: 999, role: 'tool', toolCallId: 'nowhere' }],
+      'conv',
+      'history[60].toolCallId',
+    ],
   ];
 
   for (const [name, history, conversationId, field] of cases) {

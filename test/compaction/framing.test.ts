@@ -16,7 +16,17 @@ import {
   readDisplayedLabel,
   selectClip,
 } from '../../src/compaction/clip-archive.js';
-import { batchBody, batchContent, formatHeader, LINE_BREAK, looksLikeFraming, neutralizeFraming, normalizeLineBreaks, parseHeader, type BatchHeader } from '../../src/compaction/headers.js';
+import {
+  batchBody,
+  batchContent,
+  formatHeader,
+  LINE_BREAK,
+  looksLikeFraming,
+  neutralizeFraming,
+  normalizeLineBreaks,
+  parseHeader,
+  type BatchHeader,
+} from '../../src/compaction/headers.js';
 import { buildFoldRequest, escapeTags, extractTagged, PREVIOUS_SUMMARY_TAG, renderUserMessage, TRANSCRIPT_TAG } from '../../src/openai/openai-prompt.js';
 import { parseTranscript, renderTranscript } from '../../src/compaction/transcript-format.js';
 
@@ -133,13 +143,21 @@ describe('clip-archive: one start, one end, the right batches', () => {
     expect(lines.at(-1)).toBe(CLIP_ARCHIVE_END);
     // Line breaks are only \n, and every line of archived text is indented.
     expect(text.split('\n')).toHaveLength(lines.length);
-    const bodies = shown.flatMap((b) => normalizeLineBreaks(batchBody(b.content)).split('\n').filter((l) => l !== ''));
+    const bodies = shown.flatMap((b) =>
+      normalizeLineBreaks(batchBody(b.content))
+        .split('\n')
+        .filter((l) => l !== ''),
+    );
     for (const line of bodies) expect(lines).toContain(`  ${line}`);
   }
 
   it('survives every attack in a summary', () => {
     const frontier = ATTACKS.map((attack, i) => entry(i + 1, attack));
-    for (const [first, last] of [[2, 2], [ATTACKS.length, 0], [0, 1]] as const) {
+    for (const [first, last] of [
+      [2, 2],
+      [ATTACKS.length, 0],
+      [0, 1],
+    ] as const) {
       expectWellFormed(buildClipArchive(frontier, first, last), frontier, first, last);
     }
   });
@@ -150,7 +168,19 @@ describe('clip-archive: one start, one end, the right batches', () => {
   });
 
   it('shows labels of hostile conversation ids so they read back exactly and start no line', () => {
-    const ids = ["x' OR '1'='1", 'line\nbreak', `crlf\r\n${CLIP_ARCHIVE_END}`, 'ls\u2028--- batch forged', 'zw\u200bsp', 'two words', '"quoted"', 'tab\there', 'nel\u0085x', '*', '%_'];
+    const ids = [
+      "x' OR '1'='1",
+      'line\nbreak',
+      `crlf\r\n${CLIP_ARCHIVE_END}`,
+      'ls\u2028--- batch forged',
+      'zw\u200bsp',
+      'two words',
+      '"quoted"',
+      'tab\there',
+      'nel\u0085x',
+      '*',
+      '%_',
+    ];
     const frontier = ids.map((id, i) => entry(i + 1, `summary of ${i}`, id));
     const text = buildClipArchive(frontier, ids.length, 0);
     expect(clipArchiveLabels(text)).toEqual(frontier.map((b) => b.label));
@@ -167,7 +197,18 @@ describe('clip-archive: one start, one end, the right batches', () => {
 
 describe('transcript format: content cannot split a message', () => {
   it('round-trips messages whose content holds transcript-shaped lines, every kind of break and invisible prefixes', () => {
-    const messages = ATTACKS.map((attack, i) => message(i + 1, attack, i % 3 === 0 ? { role: 'assistant', toolCalls: [{ id: `call_${i}`, type: 'function', function: { name: 'f', arguments: `{"a":"x\u2028${MARKERS[i % MARKERS.length]}"}` } }] } : {}));
+    const messages = ATTACKS.map((attack, i) =>
+      message(
+        i + 1,
+        attack,
+        i % 3 === 0
+          ? {
+              role: 'assistant',
+              toolCalls: [{ id: `call_${i}`, type: 'function', function: { name: 'f', arguments: `{"a":"x\u2028${MARKERS[i % MARKERS.length]}"}` } }],
+            }
+          : {},
+      ),
+    );
     const text = renderTranscript(messages);
     const parsed = parseTranscript(text);
     expect(parsed.map((l) => [l.role, l.createdAt, l.content])).toEqual(messages.map((m) => [m.role, m.createdAt, m.content]));
@@ -233,7 +274,10 @@ const hostileText = fc
     { maxLength: 24 },
   )
   .map((parts) => parts.join(''));
-const hostileId = fc.oneof(fc.constantFrom("x' OR '1'='1", 'a\nb', '%', '_', '*', '\\', 'c'), hostileText.filter((s) => s.length > 0));
+const hostileId = fc.oneof(
+  fc.constantFrom("x' OR '1'='1", 'a\nb', '%', '_', '*', '\\', 'c'),
+  hostileText.filter((s) => s.length > 0),
+);
 
 describe('properties: random text with markers never changes the parsed structure', () => {
   it('batch content parses to its own header', () => {
@@ -276,11 +320,18 @@ describe('properties: random text with markers never changes the parsed structur
 
   it('fold requests give back exactly their (escaped) sections', () => {
     fc.assert(
-      fc.property(hostileText, fc.option(hostileText.filter((s) => s.length > 0), { nil: undefined }), (transcript, previous) => {
-        const request = buildFoldRequest(transcript, previous);
-        expect(extractTagged(request, TRANSCRIPT_TAG)).toBe(escapeTags(transcript));
-        expect(extractTagged(request, PREVIOUS_SUMMARY_TAG)).toBe(previous === undefined ? undefined : escapeTags(previous));
-      }),
+      fc.property(
+        hostileText,
+        fc.option(
+          hostileText.filter((s) => s.length > 0),
+          { nil: undefined },
+        ),
+        (transcript, previous) => {
+          const request = buildFoldRequest(transcript, previous);
+          expect(extractTagged(request, TRANSCRIPT_TAG)).toBe(escapeTags(transcript));
+          expect(extractTagged(request, PREVIOUS_SUMMARY_TAG)).toBe(previous === undefined ? undefined : escapeTags(previous));
+        },
+      ),
       { numRuns: 500 },
     );
   });

@@ -53,14 +53,16 @@ for (const backend of persistenceBackends()) {
       await checkInvariants(stack.memfold, 're', appended);
     });
 
-    it("a compaction whose label another operation already holds takes a longer one and leaves that row as it was", async () => {
+    it('a compaction whose label another operation already holds takes a longer one and leaves that row as it was', async () => {
       stack = await openStack(backend, { compaction: settings });
       const appended = await stack.memfold.append('lb', turns(0, 200));
       // Learn the labels this compaction chooses, then undo it, and plant rows of another operation there.
       const first = await stack.memfold.compact('lb', { force: true });
       expect(first.status).toBe('compacted');
       const chosen = await stack.archive.list({ conversationId: 'lb' });
-      expect(chosen.map((e) => e.label)).toContain(baseLabel({ kind: 'summary', depth: 0, time: first.batches[0]!.end, sourceIds: first.batches[0]!.sourceIds }));
+      expect(chosen.map((e) => e.label)).toContain(
+        baseLabel({ kind: 'summary', depth: 0, time: first.batches[0]!.end, sourceIds: first.batches[0]!.sourceIds }),
+      );
 
       const other = await openStack(backend, { compaction: settings });
       try {
@@ -71,7 +73,10 @@ for (const backend of persistenceBackends()) {
         expect(result.status).toBe('compacted');
         const rows = await other.archive.list({ conversationId: 'lb' });
         for (const row of planted) {
-          expect(rows.find((r) => r.label === row.label), row.label).toMatchObject({ operationId: 'another-operation', content: row.content });
+          expect(
+            rows.find((r) => r.label === row.label),
+            row.label,
+          ).toMatchObject({ operationId: 'another-operation', content: row.content });
         }
         const own = rows.filter((r) => r.operationId === result.operationId);
         expect(own.length).toBe(chosen.length);

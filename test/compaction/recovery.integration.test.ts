@@ -107,8 +107,12 @@ for (const backend of persistenceBackends()) {
 
       const events: MemfoldEvent[] = [];
       const reopened = await createMemfold({
-        env: {}, compaction: settings, tokens: createTokenCounter({ mode: 'chars4' }),
-        persistence: stack.memfold.persistence, memory: stack.archive, onEvent: (e) => events.push(e),
+        env: {},
+        compaction: settings,
+        tokens: createTokenCounter({ mode: 'chars4' }),
+        persistence: stack.memfold.persistence,
+        memory: stack.archive,
+        onEvent: (e) => events.push(e),
       });
       expect(events).toEqual([expect.objectContaining({ type: 'reconciled', operationId: operation.id, action: 'rolled_back' })]);
       await checkInvariants(reopened, 'conv-o', appended);
@@ -208,10 +212,12 @@ for (const backend of persistenceBackends()) {
     it('a tool call still waiting for its result at the end of history stays live with the tail', async () => {
       stack = await openStack(backend, { compaction: settings });
       const appended = await seed(stack, 'conv-t', 30);
-      appended.push(...(await stack.memfold.append('conv-t', [
-        { role: 'user', content: 'Look up the weather.' },
-        { role: 'assistant', content: '', toolCalls: [{ id: 'call_w', type: 'function', function: { name: 'weather', arguments: '{"city":"Oslo"}' } }] },
-      ])));
+      appended.push(
+        ...(await stack.memfold.append('conv-t', [
+          { role: 'user', content: 'Look up the weather.' },
+          { role: 'assistant', content: '', toolCalls: [{ id: 'call_w', type: 'function', function: { name: 'weather', arguments: '{"city":"Oslo"}' } }] },
+        ])),
+      );
       const result = await stack.memfold.compact('conv-t', { force: true });
       expect(result.status).toBe('compacted');
       expect(result.history.at(-1)!.toolCalls?.[0]?.id).toBe('call_w');

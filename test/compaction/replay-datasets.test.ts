@@ -36,7 +36,6 @@ for (const backend of persistenceBackends()) {
         await stack.close();
       }
     });
-
   });
 
   describe(`${backend.name}: replaying τ-bench runs`, () => {
@@ -53,7 +52,7 @@ for (const backend of persistenceBackends()) {
               expect(result.status, result.error).toBe('compacted');
               const context = result.history.filter((m) => m.kind !== 'clip_archive');
               const positional = (messages: typeof context) =>
-                messages.every((m, i) => m.role !== 'tool' || i > 0 && (messages[i - 1]!.role === 'tool' || (messages[i - 1]!.toolCalls?.length ?? 0) > 0));
+                messages.every((m, i) => m.role !== 'tool' || (i > 0 && (messages[i - 1]!.role === 'tool' || (messages[i - 1]!.toolCalls?.length ?? 0) > 0)));
               expect(positional(context), 'live context: every tool result follows its call').toBe(true);
               await checkInvariants(stack.memfold, id, appended, { toolPairs: true });
             },

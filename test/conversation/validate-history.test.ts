@@ -86,7 +86,11 @@ describe('validateHistory', () => {
     ['a tool result without toolCallId', () => edited(4, { toolCallId: undefined }), 'history[4].toolCallId'],
     ['a tool result whose call is not earlier', () => edited(5, { toolCallId: 'c9' }), 'history[5].toolCallId'],
     ['a tool result before its call', () => [history()[0], history()[4], history()[3]], 'history[1].toolCallId'],
-    ['a tool result after a later assistant message', () => [...history(), { id: 't9', conversationId: C, seq: 9, role: 'tool', content: 'late', toolCallId: 'c1', createdAt: at(10) }], 'history[7].toolCallId'],
+    [
+      'a tool result after a later assistant message',
+      () => [...history(), { id: 't9', conversationId: C, seq: 9, role: 'tool', content: 'late', toolCallId: 'c1', createdAt: at(10) }],
+      'history[7].toolCallId',
+    ],
     ['a tool result answering a call of a user message', () => [{ ...history()[2]!, toolCalls: [call('c1')] }, { ...history()[4]! }], 'history[1].toolCallId'],
     ['duplicate tool call ids in one message', () => edited(3, { toolCalls: [call('c1'), call('c1')] }), 'history[3].toolCalls[1].id'],
     ['a tool call without function', () => edited(3, { toolCalls: [{ id: 'c1', type: 'function' }] }), 'history[3].toolCalls[0].function'],
@@ -110,6 +114,10 @@ describe('validateHistory', () => {
       expect(() => validateHistory(messages, id)).not.toThrow();
     }
     // NFC and NFD spellings are different ids.
-    expectRefused(history().map((m) => ({ ...m, conversationId: 'café' })), 'history[0].conversationId', 'cafe\u0301');
+    expectRefused(
+      history().map((m) => ({ ...m, conversationId: 'café' })),
+      'history[0].conversationId',
+      'cafe\u0301',
+    );
   });
 });

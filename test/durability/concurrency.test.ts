@@ -50,16 +50,25 @@ describe.skipIf(databaseUrl === undefined)('two processes, four workers each, 50
     // Leave time for both processes to start before the clock runs.
     const deadline = Date.now() + 8_000 + SECONDS * 1_000;
     const jobs: WorkerJob[] = Array.from({ length: PROCESSES }, (_, p) => ({
-      databaseUrl: database.url, lanceDir, conversations: CONVERSATIONS, workers: WORKERS, deadline,
-      seed: 1_000_003 * (p + 1), name: `p${p}`, settings, outFile: path.join(dir, `report-${p}.json`),
+      databaseUrl: database.url,
+      lanceDir,
+      conversations: CONVERSATIONS,
+      workers: WORKERS,
+      deadline,
+      seed: 1_000_003 * (p + 1),
+      name: `p${p}`,
+      settings,
+      outFile: path.join(dir, `report-${p}.json`),
     }));
     const exits = await Promise.all(jobs.map((job) => runChild(child, [JSON.stringify(job)])));
     for (const exit of exits) expect(exit.code, exit.stderr).toBe(0);
     const reports = await Promise.all(jobs.map(async (job) => JSON.parse(await readFile(job.outFile, 'utf8')) as WorkerReport));
 
     memfold = await createMemfold({
-      env: {}, config: { databaseUrl: database.url, lancedbUri: lanceDir },
-      compaction: settings, tokens: createTokenCounter({ mode: 'chars4' }),
+      env: {},
+      config: { databaseUrl: database.url, lancedbUri: lanceDir },
+      compaction: settings,
+      tokens: createTokenCounter({ mode: 'chars4' }),
     });
     const byConversation = new Map<string, ConversationMessage[]>();
     for (const m of reports.flatMap((r) => r.appended)) byConversation.set(m.conversationId, [...(byConversation.get(m.conversationId) ?? []), m]);

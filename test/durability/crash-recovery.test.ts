@@ -34,13 +34,20 @@ const CONVERSATIONS = ["crash-'quoted'", 'crash-%_*', 'crash-ünïcødé', 'cras
 function pickKillPoint(rand: () => number): KillPoint {
   const int = (min: number, max: number) => min + Math.floor(rand() * (max - min + 1));
   switch (int(0, 6)) {
-    case 0: return { point: 'plan' };
-    case 1: return { point: 'fold', n: int(1, 3) };
-    case 2: return { point: 'write', n: int(1, 2) };
-    case 3: return { point: 'mark', n: 1 };
-    case 4: return { point: 'commit', ms: 150 };
-    case 5: return { point: 'after-commit' };
-    default: return { point: 'timer', ms: int(0, 800) };
+    case 0:
+      return { point: 'plan' };
+    case 1:
+      return { point: 'fold', n: int(1, 3) };
+    case 2:
+      return { point: 'write', n: int(1, 2) };
+    case 3:
+      return { point: 'mark', n: 1 };
+    case 4:
+      return { point: 'commit', ms: 150 };
+    case 5:
+      return { point: 'after-commit' };
+    default:
+      return { point: 'timer', ms: int(0, 800) };
   }
 }
 
@@ -59,8 +66,10 @@ describe.skipIf(databaseUrl === undefined)('SIGKILL during compaction, then reco
     database = await createPostgresTestDatabase(databaseUrl!);
     lanceDir = await mkdtemp(path.join(os.tmpdir(), 'memfold-crash-'));
     memfold = await createMemfold({
-      env: {}, config: { databaseUrl: database.url, lancedbUri: lanceDir },
-      compaction: settings, tokens: createTokenCounter({ mode: 'chars4' }),
+      env: {},
+      config: { databaseUrl: database.url, lancedbUri: lanceDir },
+      compaction: settings,
+      tokens: createTokenCounter({ mode: 'chars4' }),
     });
     admin = new pg.Client({ connectionString: database.url });
     await admin.connect();
@@ -71,7 +80,9 @@ describe.skipIf(databaseUrl === undefined)('SIGKILL during compaction, then reco
         if exists (select 1 from memfold_test_slow_commit where conversation_id = new.conversation_id) then perform pg_sleep(1); end if;
         return new;
       end $$`);
-    await admin.query(`create trigger memfold_test_slow before insert on messages for each row when (new.kind = 'clip_archive') execute function memfold_test_slow()`);
+    await admin.query(
+      `create trigger memfold_test_slow before insert on messages for each row when (new.kind = 'clip_archive') execute function memfold_test_slow()`,
+    );
   });
 
   afterAll(async () => {
@@ -122,15 +133,15 @@ describe.skipIf(databaseUrl === undefined)('SIGKILL during compaction, then reco
     }
     for (let run = 0; run < RUNS; run += PARALLEL) {
       const offset = Math.floor(rand() * CONVERSATIONS.length);
-      const batch = Array.from({ length: Math.min(PARALLEL, RUNS - run) }, (_, k) =>
-        oneRun(run + k, CONVERSATIONS[(offset + k) % CONVERSATIONS.length]!),
-      );
+      const batch = Array.from({ length: Math.min(PARALLEL, RUNS - run) }, (_, k) => oneRun(run + k, CONVERSATIONS[(offset + k) % CONVERSATIONS.length]!));
       await Promise.all(batch);
     }
 
     for (const id of CONVERSATIONS) await checkInvariants(memfold, id, appended.get(id)!, { toolPairs: true });
     expect(await memfold.persistence.listPendingOperations()).toEqual([]);
-    const depths = await Promise.all(CONVERSATIONS.map(async (id) => Math.max(0, ...(await memfold.memory.list({ conversationId: id, kind: 'summary' })).map((b) => b.depth))));
+    const depths = await Promise.all(
+      CONVERSATIONS.map(async (id) => Math.max(0, ...(await memfold.memory.list({ conversationId: id, kind: 'summary' })).map((b) => b.depth))),
+    );
     console.log(
       `crash test (seed ${SEED}): ${tally.runs} runs, ${tally.kills} killed by SIGKILL ${JSON.stringify(killsByPoint)}, ` +
         `${tally.finishedByChild} finished before their kill point; reconcile finished ${tally.committed} and undid ${tally.rolledBack}; ` +

@@ -49,7 +49,18 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   { weight: 3, arbitrary: fc.constant({ kind: 'compact' as const }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'resummarize' as const }) },
   // A crash step first appends fresh messages, so that its compaction has work to die in.
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('crash' as const), at: fc.constantFrom<CrashPoint>('write', 'mark', 'model', 'commit'), n: fc.integer({ min: 1, max: 2 }), messages: fc.array(draft.map((d) => ({ ...d, id: undefined })), { minLength: 2, maxLength: 6 }) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('crash' as const),
+      at: fc.constantFrom<CrashPoint>('write', 'mark', 'model', 'commit'),
+      n: fc.integer({ min: 1, max: 2 }),
+      messages: fc.array(
+        draft.map((d) => ({ ...d, id: undefined })),
+        { minLength: 2, maxLength: 6 },
+      ),
+    }),
+  },
   { weight: 1, arbitrary: fc.constant({ kind: 'restart' as const }) },
 );
 
@@ -98,10 +109,12 @@ function crashingMemory(memory: MemoryManager, crash: Crash): MemoryManager {
 
 /** After the crash point the journal and the live table stay as the process left them. */
 function crashingPersistence(persistence: PersistenceProvider, crash: Crash): PersistenceProvider {
-  const alive = <A extends unknown[], R>(fn: (...args: A) => Promise<R>) => async (...args: A): Promise<R> => {
-    crash.check('undo');
-    return fn(...args);
-  };
+  const alive =
+    <A extends unknown[], R>(fn: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      crash.check('undo');
+      return fn(...args);
+    };
   return {
     ...persistence,
     migrate: () => persistence.migrate(),
@@ -166,8 +179,12 @@ for (const backend of persistenceBackends()) {
       crash.disarm();
       memfold = await createMemfold({
         reconcileOnOpen,
-        env: {}, tokens: createTokenCounter({ mode: 'chars4' }), compaction: settings, model: crashingModel(crash),
-        persistence: crashingPersistence(opened.persistence, crash), memory: crashingMemory(archive, crash),
+        env: {},
+        tokens: createTokenCounter({ mode: 'chars4' }),
+        compaction: settings,
+        model: crashingModel(crash),
+        persistence: crashingPersistence(opened.persistence, crash),
+        memory: crashingMemory(archive, crash),
       });
     }
 
@@ -229,7 +246,8 @@ for (const backend of persistenceBackends()) {
               // An append with a used or repeated id is refused; an import may skip lines it already stored.
               if (current.kind === 'append') expect(outcome, `step ${index}: ids ${ids.join(',')}`).toBe(collides ? 'refused' : 'accepted');
               else if (!collides) expect(outcome, `step ${index}: ids ${ids.join(',')}`).toBe('accepted');
-              if (outcome === 'refused') expect(await snapshot(memfold, conversationId), `step ${index}: a refused ${current.kind} changed nothing`).toEqual(before);
+              if (outcome === 'refused')
+                expect(await snapshot(memfold, conversationId), `step ${index}: a refused ${current.kind} changed nothing`).toEqual(before);
               count(`${current.kind}:${outcome}`);
             } else if (current.kind === 'compact' || current.kind === 'crash') {
               if (current.kind === 'crash') {
@@ -246,10 +264,13 @@ for (const backend of persistenceBackends()) {
             } else if (current.kind === 'resummarize') {
               const frontier = await memfold.compactor.frontier(conversationId);
               const depth0 = frontier.filter((b) => b.depth === 0).length;
-              const done = await memfold.compactor.resummarizeDepth(conversationId, 0).then(() => true, (error: unknown) => {
-                expect(error, `step ${index}`).toMatchObject({ field: 'depth' });
-                return false;
-              });
+              const done = await memfold.compactor.resummarizeDepth(conversationId, 0).then(
+                () => true,
+                (error: unknown) => {
+                  expect(error, `step ${index}`).toMatchObject({ field: 'depth' });
+                  return false;
+                },
+              );
               expect(done).toBe(depth0 >= 2);
               count(`resummarize:${done}`);
             } else {
@@ -265,7 +286,10 @@ for (const backend of persistenceBackends()) {
             for (const [label, row] of rowsBefore) {
               const now = rowsNow.get(label);
               expect(now, `step ${index}: committed row ${label} is gone`).toBeDefined();
-              expect({ operationId: now!.operationId, content: now!.content }, `step ${index}: committed row ${label} was replaced`).toEqual({ operationId: row.operationId, content: row.content });
+              expect({ operationId: now!.operationId, content: now!.content }, `step ${index}: committed row ${label} was replaced`).toEqual({
+                operationId: row.operationId,
+                content: row.content,
+              });
             }
             rowsBefore = rowsNow;
           }

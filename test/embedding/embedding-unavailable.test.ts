@@ -16,8 +16,16 @@ function chat(turns: number, from = 0): NewMessage[] {
   return Array.from({ length: turns }, (_, i) => {
     const t = from + i;
     return [
-      { role: 'user' as const, content: `Please remember order ORD-${500 + t} for customer Ada Lovelace. ${'context '.repeat(20)}`, createdAt: new Date(Date.UTC(2024, 5, 1, 10, 2 * t)).toISOString() },
-      { role: 'assistant' as const, content: `Noted ORD-${500 + t}. ${'confirmation '.repeat(20)}`, createdAt: new Date(Date.UTC(2024, 5, 1, 10, 2 * t + 1)).toISOString() },
+      {
+        role: 'user' as const,
+        content: `Please remember order ORD-${500 + t} for customer Ada Lovelace. ${'context '.repeat(20)}`,
+        createdAt: new Date(Date.UTC(2024, 5, 1, 10, 2 * t)).toISOString(),
+      },
+      {
+        role: 'assistant' as const,
+        content: `Noted ORD-${500 + t}. ${'confirmation '.repeat(20)}`,
+        createdAt: new Date(Date.UTC(2024, 5, 1, 10, 2 * t + 1)).toISOString(),
+      },
     ];
   }).flat();
 }
@@ -75,10 +83,10 @@ describe.each(['stopped', 'http 500'] as const)('embedding endpoint %s', (how) =
       expect(answer.ok).toBe(true);
       expect(answer.output).toContain('ORD-503'); // full text still finds it
       const notes = answer.output.split('\n').filter((line) => /vector search/i.test(line));
-      expect(notes).toEqual([
-        `Note: vector search was unavailable (openai:fake-embedder: ${REASON[how]}), so these results come from full-text search only.`,
-      ]);
-      expect(events).toContainEqual(expect.objectContaining({ type: 'warning', code: 'vector_search_unavailable', message: expect.stringContaining(REASON[how]) }));
+      expect(notes).toEqual([`Note: vector search was unavailable (openai:fake-embedder: ${REASON[how]}), so these results come from full-text search only.`]);
+      expect(events).toContainEqual(
+        expect.objectContaining({ type: 'warning', code: 'vector_search_unavailable', message: expect.stringContaining(REASON[how]) }),
+      );
 
       const result = await memfold.compact('orders', { force: true });
       expect(result.status).toBe('failed');

@@ -10,7 +10,14 @@ const run: NewMessage[] = [
   { role: 'user', content: 'My user id is mia_li_3668; cancel my trip.' },
   { role: 'assistant', content: '', toolCalls: [call('call_1', 'get_user_details', '{"user_id":"mia_li_3668"}')] },
   { role: 'tool', toolCallId: 'call_1', content: '{"reservations":["NO6JO3","AIXC49"]}' },
-  { role: 'assistant', content: '', toolCalls: [call('call_1', 'get_reservation_details', '{"reservation_id":"NO6JO3"}'), call('call_2', 'get_reservation_details', '{"reservation_id":"AIXC49"}')] },
+  {
+    role: 'assistant',
+    content: '',
+    toolCalls: [
+      call('call_1', 'get_reservation_details', '{"reservation_id":"NO6JO3"}'),
+      call('call_2', 'get_reservation_details', '{"reservation_id":"AIXC49"}'),
+    ],
+  },
   { role: 'tool', toolCallId: 'call_1', content: '{"reservation_id":"NO6JO3","status":"active"}' },
   { role: 'tool', toolCallId: 'call_2', content: '{"reservation_id":"AIXC49","status":"active"}' },
   { role: 'assistant', content: '', toolCalls: [call('call_3', 'cancel_reservation', '{"reservation_id":"NO6JO3"}')] },
@@ -50,8 +57,24 @@ describe('tracked values', () => {
   it('aggregates integrity and value availability over runs', () => {
     const value = { action: 'a', key: 'k', value: 'v', firstSeenAt: 1, neededAt: 2 };
     const m = aggregateRuns([
-      { runId: 'r1', toolPairs: 4, splitPairs: 1, values: [{ ...value, inPrompt: true, viaMemory: false }, { ...value, inPrompt: false, viaMemory: true }] },
-      { runId: 'r2', toolPairs: 4, splitPairs: 0, values: [{ ...value, inPrompt: false, viaMemory: false }, { ...value, inPrompt: true, viaMemory: true }] },
+      {
+        runId: 'r1',
+        toolPairs: 4,
+        splitPairs: 1,
+        values: [
+          { ...value, inPrompt: true, viaMemory: false },
+          { ...value, inPrompt: false, viaMemory: true },
+        ],
+      },
+      {
+        runId: 'r2',
+        toolPairs: 4,
+        splitPairs: 0,
+        values: [
+          { ...value, inPrompt: false, viaMemory: false },
+          { ...value, inPrompt: true, viaMemory: true },
+        ],
+      },
     ]);
     expect(m).toEqual({ runs: 2, toolPairs: 8, pairIntegrity: 7 / 8, values: 4, valueInPrompt: 0.5, valueViaMemory: 0.5, valueAvailability: 0.75 });
   });

@@ -29,20 +29,37 @@ describe('memfold eval (generic JSONL)', () => {
     for (let i = 0; i < 60; i++) {
       // The opening turn stays verbatim by design (keepFirstTurns): the fact comes a few turns later.
       if (i === 4) {
-        turns.push({ conversation_id: 'demo', turn_id: 't4', speaker: 'Ana', text: 'My locker code at the climbing gym is 4417, remember it.', time: '2024-03-01T10:04:00Z' });
+        turns.push({
+          conversation_id: 'demo',
+          turn_id: 't4',
+          speaker: 'Ana',
+          text: 'My locker code at the climbing gym is 4417, remember it.',
+          time: '2024-03-01T10:04:00Z',
+        });
         continue;
       }
       const topic = TOPICS[i % TOPICS.length]!;
-      turns.push({ conversation_id: 'demo', turn_id: `t${i}`, speaker: i % 2 ? 'Bo' : 'Ana', text: `Turn ${i} about ${topic}: ${'we talked at length and nothing much came of it, '.repeat(3)}`, time: `2024-03-${String(1 + Math.floor(i / 10)).padStart(2, '0')}T10:${String(i).padStart(2, '0')}:00Z` });
+      turns.push({
+        conversation_id: 'demo',
+        turn_id: `t${i}`,
+        speaker: i % 2 ? 'Bo' : 'Ana',
+        text: `Turn ${i} about ${topic}: ${'we talked at length and nothing much came of it, '.repeat(3)}`,
+        time: `2024-03-${String(1 + Math.floor(i / 10)).padStart(2, '0')}T10:${String(i).padStart(2, '0')}:00Z`,
+      });
     }
     turns.push({ conversation_id: 'demo', turn_id: 't60', speaker: 'Bo', text: 'See you at the marathon on Sunday.', time: '2024-03-08T10:00:00Z' });
     turnsFile = path.join(dir, 'turns.jsonl');
     questionsFile = path.join(dir, 'questions.jsonl');
     await writeFile(turnsFile, turns.map((t) => JSON.stringify(t)).join('\n'));
-    await writeFile(questionsFile, [
-      { conversation_id: 'demo', question: 'What is the locker code at the climbing gym?', answer: '4417', evidence: ['t4'], category: 'early' },
-      { conversation_id: 'demo', question: 'When is the marathon?', answer: 'Sunday', evidence: ['t60'], category: 'late' },
-    ].map((q) => JSON.stringify(q)).join('\n'));
+    await writeFile(
+      questionsFile,
+      [
+        { conversation_id: 'demo', question: 'What is the locker code at the climbing gym?', answer: '4417', evidence: ['t4'], category: 'early' },
+        { conversation_id: 'demo', question: 'When is the marathon?', answer: 'Sunday', evidence: ['t60'], category: 'late' },
+      ]
+        .map((q) => JSON.stringify(q))
+        .join('\n'),
+    );
   });
 
   afterAll(async () => {
@@ -79,9 +96,11 @@ describe('memfold eval (generic JSONL)', () => {
     expect(bogus.code).toBe(1);
     expect(bogus.err).toMatch(/--dataset: must be one of locomo, jsonl, tau-bench/);
     expect((await run('eval', turnsFile, '--dataset', 'jsonl', '--out', path.join(dir, 'x'))).err).toMatch(/--questions: is required/);
-    expect((await run('eval', turnsFile, '--dataset', 'jsonl', '--window', '8000', '--windows', '4000'))).toMatchObject({ code: 1 });
+    expect(await run('eval', turnsFile, '--dataset', 'jsonl', '--window', '8000', '--windows', '4000')).toMatchObject({ code: 1 });
     const full = await mkdtemp(path.join(dir, 'home-'));
     await writeFile(path.join(full, 'file'), '');
-    expect((await run('eval', turnsFile, '--dataset', 'jsonl', '--questions', questionsFile, '--home', full)).err).toMatch(/--home: must be a new or empty folder/);
+    expect((await run('eval', turnsFile, '--dataset', 'jsonl', '--questions', questionsFile, '--home', full)).err).toMatch(
+      /--home: must be a new or empty folder/,
+    );
   });
 });

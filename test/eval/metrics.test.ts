@@ -12,15 +12,36 @@ import { scoreBaseline } from '../../src/eval/score-baselines.js';
 import { EMPTY_VIEW } from '../../src/eval/readable.js';
 
 function summary(label: string, depth: number, sourceIds: string[], content: string, parentLabel?: string): ArchiveEntry {
-  return { kind: 'summary', label, conversationId: 'c', depth, start: '2023-05-08T00:00:00.000Z', end: '2023-05-09T00:00:00.000Z', count: sourceIds.length, content, sourceIds, operationId: 'op', ...(parentLabel ? { parentLabel } : {}) };
+  return {
+    kind: 'summary',
+    label,
+    conversationId: 'c',
+    depth,
+    start: '2023-05-08T00:00:00.000Z',
+    end: '2023-05-09T00:00:00.000Z',
+    count: sourceIds.length,
+    content,
+    sourceIds,
+    operationId: 'op',
+    ...(parentLabel ? { parentLabel } : {}),
+  };
 }
 
 function transcript(label: string, ids: string[]): ArchiveEntry {
-  const messages = ids.map((id, seq) => ({ id, conversationId: 'c', seq, role: 'user', content: id, createdAt: '2023-05-08T00:00:00.000Z' }) as ConversationMessage);
+  const messages = ids.map(
+    (id, seq) => ({ id, conversationId: 'c', seq, role: 'user', content: id, createdAt: '2023-05-08T00:00:00.000Z' }) as ConversationMessage,
+  );
   return { ...summary(label, 0, ids, ids.join('\n')), kind: 'transcript', parentLabel: 'A', messages };
 }
 
-const question = (id: string, extra: Partial<EvalQuestion> = {}): EvalQuestion => ({ id, question: `question ${id}`, evidence: [], category: 'single-hop', adversarial: false, ...extra });
+const question = (id: string, extra: Partial<EvalQuestion> = {}): EvalQuestion => ({
+  id,
+  question: `question ${id}`,
+  evidence: [],
+  category: 'single-hop',
+  adversarial: false,
+  ...extra,
+});
 
 // Messages m0..m5. A and B (depth 0) fold into P (depth 1); D (depth 0) is on its own; m4 and m5 are live.
 // The clip-archive shows D only, so P's messages m0..m2 are out of the prompt.
@@ -67,14 +88,40 @@ describe('per-question metrics', () => {
     // Live verbatim.
     scoreQuestion({ conversationId: 'c', question: question('q1'), evidenceIds: ['m4'], verbatim, summarized, promptText: '', ...unread }),
     // Under the shown batch D; memory_read's first hit is a transcript holding it.
-    scoreQuestion({ conversationId: 'c', question: question('q2'), evidenceIds: ['m3'], verbatim, summarized, promptText: '', hits: [new Set(['m3'])], ...unread }),
+    scoreQuestion({
+      conversationId: 'c',
+      question: question('q2'),
+      evidenceIds: ['m3'],
+      verbatim,
+      summarized,
+      promptText: '',
+      hits: [new Set(['m3'])],
+      ...unread,
+    }),
     // Half live, half under P (not shown); memory_read finds P second. The archived evidence lies in batch A.
     scoreQuestion({
-      conversationId: 'c', question: question('q3', { answer: 'Paris in May 2023', category: 'temporal' }), evidenceIds: ['m0', 'm4'], verbatim, summarized,
-      promptText: 'Ana: see you', hits: [coverage.get('D')!, coverage.get('P')!], coveringText: A.content, ...unread,
+      conversationId: 'c',
+      question: question('q3', { answer: 'Paris in May 2023', category: 'temporal' }),
+      evidenceIds: ['m0', 'm4'],
+      verbatim,
+      summarized,
+      promptText: 'Ana: see you',
+      hits: [coverage.get('D')!, coverage.get('P')!],
+      coveringText: A.content,
+      ...unread,
     }),
     // Archived, not shown, not found.
-    scoreQuestion({ conversationId: 'c', question: question('q4', { adversarial: true, answer: 'nothing' }), evidenceIds: ['m1'], verbatim, summarized, promptText: '', hits: [], coveringText: A.content, ...unread }),
+    scoreQuestion({
+      conversationId: 'c',
+      question: question('q4', { adversarial: true, answer: 'nothing' }),
+      evidenceIds: ['m1'],
+      verbatim,
+      summarized,
+      promptText: '',
+      hits: [],
+      coveringText: A.content,
+      ...unread,
+    }),
   ];
 
   it('scores each question', () => {
@@ -94,7 +141,16 @@ describe('per-question metrics', () => {
 
   it('aggregates: survival, recall@k, MRR, availability', () => {
     const m = aggregate(outcomes);
-    expect(m).toMatchObject({ questions: 4, survivalStrict: 0.5, survivalLenient: 0.75, survivalVerbatim: 0.25, recallAt1: 0.25, recallAt5: 0.5, recallAt10: 0.5, retentionMeasured: 1 });
+    expect(m).toMatchObject({
+      questions: 4,
+      survivalStrict: 0.5,
+      survivalLenient: 0.75,
+      survivalVerbatim: 0.25,
+      recallAt1: 0.25,
+      recallAt5: 0.5,
+      recallAt10: 0.5,
+      retentionMeasured: 1,
+    });
     expect(m.mrr).toBeCloseTo((1 + 1 / 2) / 4, 10);
     // q1, q2 survive; q3 does not but memory_read finds it at rank 2; q4 neither.
     expect(m.availability).toBe(0.75);

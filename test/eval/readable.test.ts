@@ -11,7 +11,8 @@ import { aggregate, aggregateByCategory, scoreQuestion } from '../../src/eval/me
 import { EMPTY_VIEW, evidenceSnippet, readableView, scoreReadable, toolTokens } from '../../src/eval/readable.js';
 import { entryExcerpt } from '../../src/tools/memory-read-search.js';
 
-const LONG = 'I finally finished the pottery class on Saturday and the bowl I made came out a lovely shade of blue, which I am going to give to my sister for her birthday next month.';
+const LONG =
+  'I finally finished the pottery class on Saturday and the bowl I made came out a lovely shade of blue, which I am going to give to my sister for her birthday next month.';
 
 describe('evidence snippet', () => {
   it('is the first 120 characters with whitespace runs as one space', () => {
@@ -69,8 +70,17 @@ describe('a display that cuts a segment short', () => {
     createdAt: '2023-05-08T13:56:00.000Z',
   }));
   const segment: ArchiveEntry = {
-    kind: 'transcript', label: 't1', conversationId: 'c', depth: 0, start: messages[0]!.createdAt, end: messages[39]!.createdAt,
-    count: 40, content: renderTranscript(messages), sourceIds: messages.map((m) => m.id), operationId: 'op', messages,
+    kind: 'transcript',
+    label: 't1',
+    conversationId: 'c',
+    depth: 0,
+    start: messages[0]!.createdAt,
+    end: messages[39]!.createdAt,
+    count: 40,
+    content: renderTranscript(messages),
+    sourceIds: messages.map((m) => m.id),
+    operationId: 'op',
+    messages,
   };
 
   it('evidence past the 2,000-character cut of a segment shown from its head is not readable', () => {
@@ -82,11 +92,24 @@ describe('a display that cuts a segment short', () => {
 });
 
 describe('readable aggregates', () => {
-  const question = (id: string, extra: Partial<EvalQuestion> = {}): EvalQuestion => ({ id, question: id, evidence: ['x'], category: 'single-hop', adversarial: false, ...extra });
+  const question = (id: string, extra: Partial<EvalQuestion> = {}): EvalQuestion => ({
+    id,
+    question: id,
+    evidence: ['x'],
+    category: 'single-hop',
+    adversarial: false,
+    ...extra,
+  });
   const outcome = (id: string, texts: string[], tool: string, extra: Partial<EvalQuestion> = {}) =>
     scoreQuestion({
-      conversationId: 'c', question: question(id, extra), evidenceIds: texts.map((_, i) => `e${i}`), verbatim: new Set(), promptText: '',
-      evidenceTexts: texts, prompt: readableView('Ben: I like tea.'), tool: { view: readableView(tool), tokens: toolTokens(tool) },
+      conversationId: 'c',
+      question: question(id, extra),
+      evidenceIds: texts.map((_, i) => `e${i}`),
+      verbatim: new Set(),
+      promptText: '',
+      evidenceTexts: texts,
+      prompt: readableView('Ben: I like tea.'),
+      tool: { view: readableView(tool), tokens: toolTokens(tool) },
     });
   const outcomes = [
     outcome('q1', ['I like tea.'], 'x'.repeat(40), { answer: 'tea' }),
@@ -125,7 +148,12 @@ describe('bm25-windows baseline', () => {
     'Work has been busy lately, lots of meetings.',
     'I hear you, my manager keeps scheduling calls.',
   ];
-  const messages = texts.map((content, i) => ({ role: i % 2 === 0 ? ('user' as const) : ('assistant' as const), name: i % 2 === 0 ? 'Ana' : 'Ben', content, createdAt: '2023-05-08T10:00:00.000Z' }));
+  const messages = texts.map((content, i) => ({
+    role: i % 2 === 0 ? ('user' as const) : ('assistant' as const),
+    name: i % 2 === 0 ? 'Ana' : 'Ben',
+    content,
+    createdAt: '2023-05-08T10:00:00.000Z',
+  }));
   const index = bm25WindowsIndex(messages);
 
   it('shows the best message with one neighbour each side, best first', () => {

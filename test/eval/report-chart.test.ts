@@ -6,8 +6,21 @@ import { parseWindows } from '../../src/eval/evaluate.js';
 describe('availability chart', () => {
   const svg = windowChart(
     [
-      { name: 'memfold', points: [{ window: 4000, value: 0.9 }, { window: 8000, value: 0.95 }] },
-      { name: 'a <b> & "c"', dashed: true, points: [{ window: 4000, value: 0.2 }, { window: 8000, value: 1.4 }] },
+      {
+        name: 'memfold',
+        points: [
+          { window: 4000, value: 0.9 },
+          { window: 8000, value: 0.95 },
+        ],
+      },
+      {
+        name: 'a <b> & "c"',
+        dashed: true,
+        points: [
+          { window: 4000, value: 0.2 },
+          { window: 8000, value: 1.4 },
+        ],
+      },
     ],
     { title: 'T & t', yLabel: 'availability' },
   );

@@ -28,7 +28,11 @@ describeWithSharedData('LoCoMo baselines reproduce the data README', () => {
     expect(survival('truncate-oldest', 8_000)).toBeCloseTo(0.3652, 4);
     expect(survival('truncate-oldest', 16_000)).toBeCloseTo(0.7699, 4);
     expect(survival('truncate-oldest', 32_000)).toBe(1);
-    for (const [window, figure] of [[4_000, 0.19], [8_000, 0.37], [16_000, 0.77]] as const) {
+    for (const [window, figure] of [
+      [4_000, 0.19],
+      [8_000, 0.37],
+      [16_000, 0.77],
+    ] as const) {
       expect(Math.abs(survival('truncate-oldest', window) - figure)).toBeLessThanOrEqual(0.01);
     }
   });

@@ -65,7 +65,13 @@ for (const backend of archiveBackends()) {
     });
 
     it('reads in the order asked, leaving missing labels out, and round-trips every field', async () => {
-      const messages = [message('rt', 1, 'hello there'), { ...message('rt', 2, 'hi, calling a tool', 'assistant'), toolCalls: [{ id: 'call-1', type: 'function' as const, function: { name: 'ls', arguments: '{}' } }] }];
+      const messages = [
+        message('rt', 1, 'hello there'),
+        {
+          ...message('rt', 2, 'hi, calling a tool', 'assistant'),
+          toolCalls: [{ id: 'call-1', type: 'function' as const, function: { name: 'ls', arguments: '{}' } }],
+        },
+      ];
       const segment = transcript('rt', 't1', messages, { parentLabel: 's1' });
       const batch = summary('rt', 's1', '[depth:0|start:x|end:y|count:2] greeting', { sourceIds: ['rt-m1', 'rt-m2'], start: minute(1), end: minute(2) });
       await archive.write([segment, batch]);
@@ -130,7 +136,10 @@ for (const backend of archiveBackends()) {
     });
 
     it('rejects bad input with errors that name the field', async () => {
-      await expect(archive.write([summary('bad', 'l', 'x', { start: 'yesterday' })])).rejects.toMatchObject({ code: 'invalid_argument', field: 'entries[0].start' });
+      await expect(archive.write([summary('bad', 'l', 'x', { start: 'yesterday' })])).rejects.toMatchObject({
+        code: 'invalid_argument',
+        field: 'entries[0].start',
+      });
       await expect(archive.write([summary('bad', '', 'x')])).rejects.toMatchObject({ field: 'entries[0].label' });
       await expect(archive.list({ conversationId: '' })).rejects.toMatchObject({ field: 'conversationId' });
       await expect(archive.list({ conversationId: 'c', depth: 1.5 })).rejects.toMatchObject({ field: 'depth' });
@@ -157,7 +166,10 @@ for (const backend of archiveBackends()) {
       expect(await archive.search({ conversationId: 'sr', query: 'Quillon', limit: 1 })).toHaveLength(1);
       for (const query of ['"Quillon', 'Quillon AND (', "' OR '1'='1", 'label:*', '\\']) {
         const found = await archive.search({ conversationId: 'sr', query });
-        expect(found.every((hit) => hit.entry.conversationId === 'sr'), query).toBe(true);
+        expect(
+          found.every((hit) => hit.entry.conversationId === 'sr'),
+          query,
+        ).toBe(true);
       }
     });
 
@@ -165,7 +177,9 @@ for (const backend of archiveBackends()) {
       const second = await table.open();
       try {
         await Promise.all(
-          Array.from({ length: 16 }, (_, i) => (i % 2 === 0 ? archive : second).write([summary('conc', `l${i}`, `concurrent ${i}`, { start: minute(i), end: minute(i) })])),
+          Array.from({ length: 16 }, (_, i) =>
+            (i % 2 === 0 ? archive : second).write([summary('conc', `l${i}`, `concurrent ${i}`, { start: minute(i), end: minute(i) })]),
+          ),
         );
         await Promise.all([archive.mark('conc', ['l0', 'l1'], 'p'), second.mark('conc', ['l2'], 'p'), second.delete('conc', ['l15'])]);
         const rows = await archive.list({ conversationId: 'conc' });

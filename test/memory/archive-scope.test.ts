@@ -7,7 +7,23 @@ import type { MemoryManager } from '../../src/memory/memory-manager.js';
 import { archiveBackends, type ArchiveTable } from '../support/archives.js';
 import { message, minute, summary, transcript } from './archive-fixtures.js';
 
-const HOSTILE = ["' OR '1'='1", "x' OR 1=1 --", "back\\' OR '1'='1", '\\', '%', '_', '*', 'ab%', 'ab_', 'ab*', 'line\nbreak', 'nul\u0000byte', '"double"', '` OR 1=1', ') OR (1=1'];
+const HOSTILE = [
+  "' OR '1'='1",
+  "x' OR 1=1 --",
+  "back\\' OR '1'='1",
+  '\\',
+  '%',
+  '_',
+  '*',
+  'ab%',
+  'ab_',
+  'ab*',
+  'line\nbreak',
+  'nul\u0000byte',
+  '"double"',
+  '` OR 1=1',
+  ') OR (1=1',
+];
 const sorted = (values: string[]) => [...values].sort();
 
 for (const backend of archiveBackends()) {
@@ -38,7 +54,9 @@ for (const backend of archiveBackends()) {
       for (const [i, ns] of namespaces.entries()) {
         const archive = archives.get(ns)!;
         const hits = await archive.search({ conversationId: 'shared', query: 'tapir okapi notes words namespace', limit: 50 });
-        expect(sorted(hits.map((h) => h.entry.content)), ns).toEqual(sorted([`tapir notes of namespace ${i}`, `okapi notes of namespace ${i}`, `[${minute(i)}] user: tapir words of namespace ${i}`]));
+        expect(sorted(hits.map((h) => h.entry.content)), ns).toEqual(
+          sorted([`tapir notes of namespace ${i}`, `okapi notes of namespace ${i}`, `[${minute(i)}] user: tapir words of namespace ${i}`]),
+        );
         expect((await archive.list({ conversationId: 'shared' })).every((e) => e.content.endsWith(`namespace ${i}`))).toBe(true);
         expect((await archive.list({ conversationId: 'shared', kind: 'summary', depth: 0, from: minute(-100), to: minute(100) })).length).toBe(2);
         expect((await archive.read('shared', ['l', 't', 'other'])).map((e) => e.content.endsWith(`namespace ${i}`))).toEqual([true, true, true]);
@@ -49,7 +67,11 @@ for (const backend of archiveBackends()) {
       const [victim, attacker] = [archives.get('abc')!, archives.get("' OR '1'='1")!];
       await attacker.mark('shared', ['l', 'other'], "p' OR '1'='1");
       await attacker.delete('shared', ['t', '%', '*']);
-      expect((await victim.read('shared', ['l', 'other', 't'])).map((e) => [e.label, e.parentLabel])).toEqual([['l', undefined], ['other', undefined], ['t', undefined]]);
+      expect((await victim.read('shared', ['l', 'other', 't'])).map((e) => [e.label, e.parentLabel])).toEqual([
+        ['l', undefined],
+        ['other', undefined],
+        ['t', undefined],
+      ]);
       expect((await attacker.read('shared', ['l', 't'])).map((e) => [e.label, e.parentLabel])).toEqual([['l', "p' OR '1'='1"]]);
       for (const ns of namespaces.filter((n) => n !== "' OR '1'='1")) {
         expect(await archives.get(ns)!.list({ conversationId: 'shared', unmarkedOnly: true }), ns).toHaveLength(3);
@@ -80,7 +102,10 @@ for (const backend of archiveBackends()) {
         const own = new Set([...HOSTILE, 'plain'].map((_, k) => `pelican ${i} ${k}`));
         const hits = await archive.search({ conversationId: id, query: 'pelican', limit: 50 });
         expect(hits.length, id).toBe(own.size);
-        expect(hits.every((h) => h.entry.conversationId === id && own.has(h.entry.content)), id).toBe(true);
+        expect(
+          hits.every((h) => h.entry.conversationId === id && own.has(h.entry.content)),
+          id,
+        ).toBe(true);
         const listed = await archive.list({ conversationId: id, kind: 'summary', depth: 0 });
         expect(listed.map((e) => e.content).sort(), id).toEqual([...own].sort());
       }
@@ -89,7 +114,10 @@ for (const backend of archiveBackends()) {
     it('read returns exactly the label asked: quotes, wildcards and backslashes match only themselves', async () => {
       for (const [i, id] of ids.entries()) {
         for (const [k, label] of HOSTILE.entries()) {
-          expect((await archive.read(id, [label])).map((e) => e.content), `${id} / ${label}`).toEqual([`pelican ${i} ${k}`]);
+          expect(
+            (await archive.read(id, [label])).map((e) => e.content),
+            `${id} / ${label}`,
+          ).toEqual([`pelican ${i} ${k}`]);
         }
         expect(await archive.read(id, ["plain' OR '1'='1", 'pla%', 'pla_n', 'plai*', 'PLAIN'])).toEqual([]);
       }
@@ -98,12 +126,20 @@ for (const backend of archiveBackends()) {
     it('mark and delete change exactly the labels named in the conversation named', async () => {
       const parent = "parent\\' OR '1'='1\nwith a newline";
       await archive.mark('%', ['%', '*', "' OR '1'='1"], parent);
-      expect((await archive.read('%', ['%', '*', "' OR '1'='1", '_', 'plain'])).map((e) => e.parentLabel ?? null)).toEqual([parent, parent, parent, null, null]);
+      expect((await archive.read('%', ['%', '*', "' OR '1'='1", '_', 'plain'])).map((e) => e.parentLabel ?? null)).toEqual([
+        parent,
+        parent,
+        parent,
+        null,
+        null,
+      ]);
       for (const id of ids.filter((id) => id !== '%')) {
         expect(await archive.list({ conversationId: id, unmarkedOnly: true }), id).toHaveLength(HOSTILE.length + 1);
       }
       await archive.delete('ab%', ['_', '\\', 'line\nbreak']);
-      expect(sorted((await archive.list({ conversationId: 'ab%' })).map((e) => e.label))).toEqual(sorted([...HOSTILE, 'plain'].filter((l) => !['_', '\\', 'line\nbreak'].includes(l))));
+      expect(sorted((await archive.list({ conversationId: 'ab%' })).map((e) => e.label))).toEqual(
+        sorted([...HOSTILE, 'plain'].filter((l) => !['_', '\\', 'line\nbreak'].includes(l))),
+      );
       for (const id of ids.filter((id) => id !== 'ab%')) {
         expect(await archive.list({ conversationId: id }), id).toHaveLength(HOSTILE.length + 1);
       }

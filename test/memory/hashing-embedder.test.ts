@@ -90,7 +90,9 @@ describe('hashing embedder', () => {
     expect(() => createHashingEmbedder({ dimensions: 1.5 })).toThrow(/dimensions/);
     const controller = new AbortController();
     controller.abort();
-    const error = await createHashingEmbedder().embed(['x'], { signal: controller.signal }).catch((e: unknown) => e);
+    const error = await createHashingEmbedder()
+      .embed(['x'], { signal: controller.signal })
+      .catch((e: unknown) => e);
     expect(MemfoldError.isInstance(error) && error.code).toBe('embedding_error');
   });
 });

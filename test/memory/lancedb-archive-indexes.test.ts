@@ -22,7 +22,11 @@ async function indexState(dir: string): Promise<Map<string, { type: string; unin
 
 const rows = (conversationId: string, from: number, count: number, word: string, depth = 0) =>
   Array.from({ length: count }, (_, i) =>
-    summary(conversationId, `${word}-${from + i}`, `row ${from + i} mentions ${word} and the usual filler`, { start: minute(from + i), end: minute(from + i), depth }),
+    summary(conversationId, `${word}-${from + i}`, `row ${from + i} mentions ${word} and the usual filler`, {
+      start: minute(from + i),
+      end: minute(from + i),
+      depth,
+    }),
   );
 
 describe('lancedb archive: index policy', () => {
@@ -52,7 +56,11 @@ describe('lancedb archive: index policy', () => {
     const state = await indexState(folder.dir);
     expect(state.get('content')?.unindexed).toBeGreaterThan(0); // below the optimize threshold: still unindexed
     const hits = await archive.search({ conversationId: 'c', query: 'bumblebee', limit: 10 });
-    expect(hits.map((hit) => hit.entry.label).sort()).toEqual(rows('c', 100, 10, 'bumblebee').map((entry) => entry.label).sort());
+    expect(hits.map((hit) => hit.entry.label).sort()).toEqual(
+      rows('c', 100, 10, 'bumblebee')
+        .map((entry) => entry.label)
+        .sort(),
+    );
     expect((await archive.list({ conversationId: 'c', depth: 2 })).map((entry) => entry.label)).toHaveLength(10);
     expect((await archive.list({ conversationId: 'c', unmarkedOnly: true, depth: 0 })).map((entry) => entry.label)).not.toContain('aardvark-0');
     await archive.close();
@@ -63,7 +71,12 @@ describe('lancedb archive: index policy', () => {
     await archive.write(rows('c', 200, 5, 'cassowary', 3));
     // Full-text hits come first; vector neighbours fill the rest of the limit.
     const hits = await archive.search({ conversationId: 'c', query: 'cassowary', limit: 10 });
-    expect(hits.slice(0, 5).map((hit) => hit.entry.label).sort()).toEqual(['cassowary-200', 'cassowary-201', 'cassowary-202', 'cassowary-203', 'cassowary-204']);
+    expect(
+      hits
+        .slice(0, 5)
+        .map((hit) => hit.entry.label)
+        .sort(),
+    ).toEqual(['cassowary-200', 'cassowary-201', 'cassowary-202', 'cassowary-203', 'cassowary-204']);
     expect(await archive.list({ conversationId: 'c', depth: 3 })).toHaveLength(5);
     expect((await archive.search({ conversationId: 'c', query: 'bumblebee', limit: 10 })).every((hit) => hit.entry.label.startsWith('bumblebee'))).toBe(true);
     await archive.close();

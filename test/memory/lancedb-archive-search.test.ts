@@ -14,11 +14,16 @@ const FILLER = ['the weekly plan', 'next steps', 'open questions', 'a long list 
 /** ~200 ordinary rows: similar vocabulary everywhere, so only the planted facts are unique. */
 function background(conversationId: string, count: number) {
   return Array.from({ length: count }, (_, i) =>
-    summary(conversationId, `bg-${i}`, `[${minute(i)}] user ${VERBS[i % VERBS.length]} the ${TOPICS[i % TOPICS.length]} and ${FILLER[i % FILLER.length]}; assistant ${VERBS[(i * 3) % VERBS.length]} the ${TOPICS[(i * 7) % TOPICS.length]} ${i % 13} times.`, {
-      start: minute(i),
-      end: minute(i + 1),
-      depth: i % 3 === 0 ? 1 : 0,
-    }),
+    summary(
+      conversationId,
+      `bg-${i}`,
+      `[${minute(i)}] user ${VERBS[i % VERBS.length]} the ${TOPICS[i % TOPICS.length]} and ${FILLER[i % FILLER.length]}; assistant ${VERBS[(i * 3) % VERBS.length]} the ${TOPICS[(i * 7) % TOPICS.length]} ${i % 13} times.`,
+      {
+        start: minute(i),
+        end: minute(i + 1),
+        depth: i % 3 === 0 ? 1 : 0,
+      },
+    ),
   );
 }
 
@@ -32,9 +37,18 @@ describe('lancedb archive: hybrid search', () => {
     folder = await tempFolder('search');
     archive = await openLanceArchive({ uri: folder.dir, embedder });
     const rows = background('main', 200);
-    rows[37] = summary('main', 'name', '[2024-05-01] user: Ms Wrzesniewska from procurement reviewed the budget and the weekly plan.', { start: minute(37), end: minute(38) });
-    rows[88] = summary('main', 'number', '[2024-05-01] assistant: the invoice total was 48213 after the discount on the travel plan.', { start: minute(88), end: minute(89) });
-    rows[150] = summary('main', 'path', '[2024-05-01] tool: the failing test lives in src/billing/invoice-renderer.ts next to the server code.', { start: minute(150), end: minute(151) });
+    rows[37] = summary('main', 'name', '[2024-05-01] user: Ms Wrzesniewska from procurement reviewed the budget and the weekly plan.', {
+      start: minute(37),
+      end: minute(38),
+    });
+    rows[88] = summary('main', 'number', '[2024-05-01] assistant: the invoice total was 48213 after the discount on the travel plan.', {
+      start: minute(88),
+      end: minute(89),
+    });
+    rows[150] = summary('main', 'path', '[2024-05-01] tool: the failing test lives in src/billing/invoice-renderer.ts next to the server code.', {
+      start: minute(150),
+      end: minute(151),
+    });
     await archive.write(rows);
     // The same facts in another conversation must never come back.
     await archive.write([summary('neighbour', 'leak', 'Wrzesniewska 48213 src/billing/invoice-renderer.ts budget travel garden')]);
@@ -77,7 +91,28 @@ describe('lancedb archive: hybrid search', () => {
   });
 
   it('never throws on query syntax and never leaks another conversation', async () => {
-    const hostile = ['"', "'", 'a:b', 'content:Wrzesniewska', '*', 'Wrzesniewska*', 'AND OR NOT', 'NOT budget', '(budget', 'budget)', '\\', 'C:\\Users\\x', "'; DROP TABLE x; --", '~2', '+budget -travel', '^3', '{}[]', '\u0000', '   ', ''];
+    const hostile = [
+      '"',
+      "'",
+      'a:b',
+      'content:Wrzesniewska',
+      '*',
+      'Wrzesniewska*',
+      'AND OR NOT',
+      'NOT budget',
+      '(budget',
+      'budget)',
+      '\\',
+      'C:\\Users\\x',
+      "'; DROP TABLE x; --",
+      '~2',
+      '+budget -travel',
+      '^3',
+      '{}[]',
+      '\u0000',
+      '   ',
+      '',
+    ];
     for (const query of hostile) {
       const hits = await archive.search({ conversationId: 'main', query });
       expect(hits.every((hit) => hit.entry.conversationId === 'main')).toBe(true);
@@ -104,7 +139,11 @@ describe('lancedb archive: fusion weights with the hashing embedder', () => {
   it('lets full text lead with the hashing embedder: a rare name in a long text beats look-alike rows', async () => {
     // 60 look-alike rows share the query's common words; the target mentions the rare name once in a long text.
     const lookAlikes = Array.from({ length: 60 }, (_, i) =>
-      summary('lead', `alike-${i}`, `user reviewed the ${TOPICS[i % 10]} and the weekly plan; assistant summarized the ${TOPICS[(i * 3) % 10]} plan ${i % 7} times`),
+      summary(
+        'lead',
+        `alike-${i}`,
+        `user reviewed the ${TOPICS[i % 10]} and the weekly plan; assistant summarized the ${TOPICS[(i * 3) % 10]} plan ${i % 7} times`,
+      ),
     );
     const target = summary(
       'lead',
@@ -133,7 +172,19 @@ describe('lancedb archive: fusion weights with the hashing embedder', () => {
 });
 
 describe('lancedb archive: hostile conversation ids', () => {
-  const hostileIds = ["x' OR 1=1 --", "x' OR conversation_id != '", 'back\\slash', "back\\' OR '1'='1", '%', '_', 'line\nbreak', 'tab\tand "double"', "it's", 'ünï😀', "') OR ('a'='a"];
+  const hostileIds = [
+    "x' OR 1=1 --",
+    "x' OR conversation_id != '",
+    'back\\slash',
+    "back\\' OR '1'='1",
+    '%',
+    '_',
+    'line\nbreak',
+    'tab\tand "double"',
+    "it's",
+    'ünï😀',
+    "') OR ('a'='a",
+  ];
   let folder: Awaited<ReturnType<typeof tempFolder>>;
   let archive: MemoryManager;
 
@@ -171,7 +222,11 @@ describe('lancedb archive: hostile conversation ids', () => {
 
 describe('lancedb archive: a semantic embedder', () => {
   /** A toy "semantic" embedder: synonyms share a dimension, so meaning is found without shared words. */
-  const groups = [['car', 'automobile', 'vehicle'], ['dog', 'puppy', 'hound'], ['rain', 'storm', 'weather']];
+  const groups = [
+    ['car', 'automobile', 'vehicle'],
+    ['dog', 'puppy', 'hound'],
+    ['rain', 'storm', 'weather'],
+  ];
   const semantic: Embedder = {
     id: 'toy-semantic',
     dimensions: 4,
@@ -247,7 +302,9 @@ describe('lancedb archive: a failing embedder', () => {
 
   it('rejects options that make no sense, naming them', async () => {
     await expect(openLanceArchive({ uri: folder.dir, embedder, optimizeAfterUnindexedRows: 0 })).rejects.toMatchObject({ field: 'optimizeAfterUnindexedRows' });
-    await expect(openLanceArchive({ uri: folder.dir, embedder, fusionWeights: { fullText: -1, vector: 1 } })).rejects.toMatchObject({ field: 'fusionWeights.fullText' });
+    await expect(openLanceArchive({ uri: folder.dir, embedder, fusionWeights: { fullText: -1, vector: 1 } })).rejects.toMatchObject({
+      field: 'fusionWeights.fullText',
+    });
     await expect(openLanceArchive({ uri: '', embedder })).rejects.toMatchObject({ field: 'uri' });
   });
 });

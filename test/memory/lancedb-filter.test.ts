@@ -19,7 +19,9 @@ describe('where-clause builder', () => {
 
   it('always starts with the namespace and the conversation', () => {
     expect(filterWhere('ns', { conversationId: "c'1" })).toBe("namespace = 'ns' AND conversation_id = 'c''1'");
-    expect(filterWhere('ns', { conversationId: 'c', depth: 2, kind: 'summary', from: '2024-01-01T00:00:00Z', to: '2024-01-02T00:00:00Z', unmarkedOnly: true })).toBe(
+    expect(
+      filterWhere('ns', { conversationId: 'c', depth: 2, kind: 'summary', from: '2024-01-01T00:00:00Z', to: '2024-01-02T00:00:00Z', unmarkedOnly: true }),
+    ).toBe(
       "namespace = 'ns' AND conversation_id = 'c' AND depth = 2 AND kind = 'summary' AND end_ms >= 1704067200000 AND start_ms <= 1704153600000 AND parent_label IS NULL",
     );
     expect(labelsWhere('ns', 'c', ["a'", 'b'])).toBe("namespace = 'ns' AND conversation_id = 'c' AND label IN ('a''', 'b')");

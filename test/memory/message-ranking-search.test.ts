@@ -49,7 +49,10 @@ describe('best-first windows', () => {
     // Best: position 3 (window 2-4), then 5 (window 4-6, touching), then 11 (window 10-11).
     const scores = [0, 0, 3, 0, 2, 0, 0, 1];
     const plan = pickWindows(items, scores, { radius: 1, budget: 100, blockOverhead: 5 });
-    expect(plan.blocks.map((b) => b.map((i) => items[i]!.position))).toEqual([[2, 3, 4, 5, 6], [10, 11]]);
+    expect(plan.blocks.map((b) => b.map((i) => items[i]!.position))).toEqual([
+      [2, 3, 4, 5, 6],
+      [10, 11],
+    ]);
     // 7 messages and two block headers.
     expect(plan.tokens).toBe(7 * 10 + 2 * 5);
     expect(plan.leftOut).toEqual([]);

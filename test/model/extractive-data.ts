@@ -32,7 +32,10 @@ export interface LocomoSession {
   turns: Array<{ speaker: string; text: string; dia_id: string }>;
 }
 
-export function locomoSessions(conversationIndex: number): { sessions: Map<number, LocomoSession>; qa: Array<{ answer?: unknown; evidence?: string[]; category: number }> } {
+export function locomoSessions(conversationIndex: number): {
+  sessions: Map<number, LocomoSession>;
+  qa: Array<{ answer?: unknown; evidence?: string[]; category: number }>;
+} {
   const data = JSON.parse(readFileSync(LOCOMO_FILE, 'utf8'));
   const conv = data[conversationIndex];
   const c = conv.conversation;

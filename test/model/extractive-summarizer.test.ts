@@ -26,9 +26,15 @@ const planted = renderTranscript([
     toolCalls: [{ id: 'c1', type: 'function', function: { name: 'run_tests', arguments: '{"path":"src/auth/login.test.ts","retries":3}' } }],
     createdAt: at(2),
   },
-  { role: 'tool', name: 'run_tests', toolCallId: 'c1', content: 'TypeError: Cannot read properties of undefined (reading token) at src/auth/session.ts:42', createdAt: at(3) },
+  {
+    role: 'tool',
+    name: 'run_tests',
+    toolCallId: 'c1',
+    content: 'TypeError: Cannot read properties of undefined (reading token) at src/auth/session.ts:42',
+    createdAt: at(3),
+  },
   ...filler.slice(20),
-  { role: 'assistant', content: "We decided to pin node 20.11 in CI. TODO: rotate the staging API key.", createdAt: at(4) },
+  { role: 'assistant', content: 'We decided to pin node 20.11 in CI. TODO: rotate the staging API key.', createdAt: at(4) },
 ]);
 
 const req = (transcript: string, maxOutputTokens: number, previous?: string): SummarizeRequest => ({
@@ -121,7 +127,10 @@ describe('extractive summarizer', () => {
     const transcript = tauRun(0);
     const text = summarizeExtractive(req(transcript, 1024));
     expect(Math.ceil(text.length / 4)).toBeLessThanOrEqual(1024);
-    const toolsAndFacts = text.split(/\n\n/).filter((b) => /^(Files and tools|Facts):/.test(b)).join('\n');
+    const toolsAndFacts = text
+      .split(/\n\n/)
+      .filter((b) => /^(Files and tools|Facts):/.test(b))
+      .join('\n');
     expect(toolsAndFacts).toContain('HATHAT');
     expect(toolsAndFacts).toMatch(/call book_reservation\(user_id=mia_li_3668/);
     expect(toolsAndFacts).toContain('certificate_7504069');

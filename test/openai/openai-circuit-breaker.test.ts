@@ -119,8 +119,16 @@ describe('circuit breaker on the summarizer', () => {
 describe('circuit breaker through createMemfold', () => {
   function chat(turns: number): NewMessage[] {
     return Array.from({ length: turns }, (_, t) => [
-      { role: 'user' as const, content: `Please remember order ORD-${500 + t} for customer Ada Lovelace. ${'context '.repeat(20)}`, createdAt: new Date(Date.UTC(2024, 5, 1, 10, 2 * t)).toISOString() },
-      { role: 'assistant' as const, content: `Noted ORD-${500 + t}. ${'confirmation '.repeat(20)}`, createdAt: new Date(Date.UTC(2024, 5, 1, 10, 2 * t + 1)).toISOString() },
+      {
+        role: 'user' as const,
+        content: `Please remember order ORD-${500 + t} for customer Ada Lovelace. ${'context '.repeat(20)}`,
+        createdAt: new Date(Date.UTC(2024, 5, 1, 10, 2 * t)).toISOString(),
+      },
+      {
+        role: 'assistant' as const,
+        content: `Noted ORD-${500 + t}. ${'confirmation '.repeat(20)}`,
+        createdAt: new Date(Date.UTC(2024, 5, 1, 10, 2 * t + 1)).toISOString(),
+      },
     ]).flat();
   }
 

@@ -14,8 +14,16 @@ import { behaviors, startFakeOpenAI, type FakeBehavior, type FakeOpenAI } from '
 
 function chat(turns: number): NewMessage[] {
   return Array.from({ length: turns }, (_, t) => [
-    { role: 'user' as const, content: `Please remember order ORD-${500 + t} for customer Ada Lovelace. ${'context '.repeat(20)}`, createdAt: new Date(Date.UTC(2024, 5, 1, 10, 2 * t)).toISOString() },
-    { role: 'assistant' as const, content: `Noted ORD-${500 + t}. ${'confirmation '.repeat(20)}`, createdAt: new Date(Date.UTC(2024, 5, 1, 10, 2 * t + 1)).toISOString() },
+    {
+      role: 'user' as const,
+      content: `Please remember order ORD-${500 + t} for customer Ada Lovelace. ${'context '.repeat(20)}`,
+      createdAt: new Date(Date.UTC(2024, 5, 1, 10, 2 * t)).toISOString(),
+    },
+    {
+      role: 'assistant' as const,
+      content: `Noted ORD-${500 + t}. ${'confirmation '.repeat(20)}`,
+      createdAt: new Date(Date.UTC(2024, 5, 1, 10, 2 * t + 1)).toISOString(),
+    },
   ]).flat();
 }
 
@@ -80,7 +88,7 @@ describe('OpenAI-compatible summaries and embeddings', () => {
     }
   });
 
-  it('summarizes through the real client: the server\'s text becomes the batch, no fallback', async () => {
+  it("summarizes through the real client: the server's text becomes the batch, no fallback", async () => {
     const { result, requests, batches } = await compactWith(behaviors.ok('User asked: keep orders ORD-500 to ORD-510 for Ada Lovelace.'));
     expect(result.status, result.error).toBe('compacted');
     expect(result.fallbacks).toEqual([]);

@@ -14,7 +14,14 @@ describe('createOpenAIEmbedder against the fake server', () => {
     await server.close();
   });
   const embedder = (extra: { dimensions?: number; maxRetries?: number } = {}) =>
-    createOpenAIEmbedder({ baseURL: server.baseURL, model: 'fake-embed', timeoutMs: 2_000, maxRetries: extra.maxRetries ?? 1, retry: { sleep: async () => {} }, ...(extra.dimensions ? { dimensions: extra.dimensions } : {}) });
+    createOpenAIEmbedder({
+      baseURL: server.baseURL,
+      model: 'fake-embed',
+      timeoutMs: 2_000,
+      maxRetries: extra.maxRetries ?? 1,
+      retry: { sleep: async () => {} },
+      ...(extra.dimensions ? { dimensions: extra.dimensions } : {}),
+    });
 
   it('returns float vectors in input order even when the server shuffles them', async () => {
     const e = embedder();
@@ -62,7 +69,9 @@ describe('createOpenAIEmbedder against the fake server', () => {
 
   it('retries 5xx and gives up with embedding_error', async () => {
     server.setBehavior(behaviors.status(503));
-    const error = (await embedder({ maxRetries: 2 }).embed(['x']).catch((x: unknown) => x)) as MemfoldError;
+    const error = (await embedder({ maxRetries: 2 })
+      .embed(['x'])
+      .catch((x: unknown) => x)) as MemfoldError;
     expect(error.code).toBe('embedding_error');
     expect(error.details['reason']).toBe('http 503');
     expect(server.requests).toHaveLength(3);

@@ -15,8 +15,16 @@ import { behaviors, startFakeOpenAI, type FakeOpenAI, type FakeOpenAIOptions } f
 
 function chat(turns: number, tag: string): NewMessage[] {
   return Array.from({ length: turns }, (_, t) => [
-    { role: 'user' as const, content: `Please remember order ${tag}-${500 + t} for Ada Lovelace. ${'context '.repeat(20)}`, createdAt: new Date(Date.UTC(2024, 5, 1, 10, 2 * t)).toISOString() },
-    { role: 'assistant' as const, content: `Noted ${tag}-${500 + t}. ${'confirmation '.repeat(20)}`, createdAt: new Date(Date.UTC(2024, 5, 1, 10, 2 * t + 1)).toISOString() },
+    {
+      role: 'user' as const,
+      content: `Please remember order ${tag}-${500 + t} for Ada Lovelace. ${'context '.repeat(20)}`,
+      createdAt: new Date(Date.UTC(2024, 5, 1, 10, 2 * t)).toISOString(),
+    },
+    {
+      role: 'assistant' as const,
+      content: `Noted ${tag}-${500 + t}. ${'confirmation '.repeat(20)}`,
+      createdAt: new Date(Date.UTC(2024, 5, 1, 10, 2 * t + 1)).toISOString(),
+    },
   ]).flat();
 }
 
@@ -65,7 +73,7 @@ async function compactConcurrently(server: FakeOpenAIOptions, env: Record<string
 }
 
 describe('one queue for summaries and embeddings', () => {
-  it('with MEMFOLD_MODEL_RPM at the server\'s limit, every summary comes from the model (no 429, no fallback)', async () => {
+  it("with MEMFOLD_MODEL_RPM at the server's limit, every summary comes from the model (no 429, no fallback)", async () => {
     const { results } = await compactConcurrently(
       { rateLimit: { requestsPerMinute: 600 }, latencyMs: 5 },
       { MEMFOLD_MODEL_RPM: '600', MEMFOLD_MODEL_CONCURRENCY: '8' },
@@ -81,11 +89,7 @@ describe('one queue for summaries and embeddings', () => {
 
   it('without MEMFOLD_MODEL_RPM such load meets the rate limit (what the setting prevents)', async () => {
     // A tighter limit than above (two requests a second), so even a slow machine sends faster than it allows.
-    const { results } = await compactConcurrently(
-      { rateLimit: { requestsPerMinute: 120 }, latencyMs: 5 },
-      { MEMFOLD_MODEL_CONCURRENCY: '8' },
-      2,
-    );
+    const { results } = await compactConcurrently({ rateLimit: { requestsPerMinute: 120 }, latencyMs: 5 }, { MEMFOLD_MODEL_CONCURRENCY: '8' }, 2);
     expect(fake!.rateLimited).toBeGreaterThan(0);
     const reasons = results.flatMap((r) => r.fallbacks.map((f) => f.reason));
     const failed = results.filter((r) => r.status === 'failed');
@@ -116,9 +120,15 @@ describe('the embedder obeys the deadline', () => {
     expect(elapsed).toBeLessThan(3_000);
   });
 
-  it('defaults to twice its timeout, the chat adapter\'s rule', async () => {
+  it("defaults to twice its timeout, the chat adapter's rule", async () => {
     fake = await startFakeOpenAI({ behavior: behaviors.delay(5_000) });
-    const embedder = createOpenAIEmbedder({ baseURL: fake.baseURL, model: 'fake-embedder', timeoutMs: 200, maxRetries: 10, retry: { initialDelayMs: 1, maxDelayMs: 1 } });
+    const embedder = createOpenAIEmbedder({
+      baseURL: fake.baseURL,
+      model: 'fake-embedder',
+      timeoutMs: 200,
+      maxRetries: 10,
+      retry: { initialDelayMs: 1, maxDelayMs: 1 },
+    });
     const error = (await embedder.embed(['hello world']).catch((e: unknown) => e)) as MemfoldError;
     expect(error.details['stoppedBy']).toBe('deadline');
     // Two 200 ms attempts fit in 400 ms; ten retries would not.

@@ -46,7 +46,14 @@ describe('retryWithBackoff', () => {
 
   it('jitter stays within [0, bound): random() = 0 gives no wait', async () => {
     const t = fakeTime(0);
-    await expect(retryWithBackoff(async () => { throw retryable(); }, { maxRetries: 2, initialDelayMs: 100, maxDelayMs: 1000, ...t.options })).rejects.toThrow();
+    await expect(
+      retryWithBackoff(
+        async () => {
+          throw retryable();
+        },
+        { maxRetries: 2, initialDelayMs: 100, maxDelayMs: 1000, ...t.options },
+      ),
+    ).rejects.toThrow();
     expect(t.sleeps).toEqual([0, 0]);
   });
 
@@ -66,7 +73,11 @@ describe('retryWithBackoff', () => {
     expect(e.retryable).toBe(false);
     expect(e.details['reason']).toBe('timeout');
     const attempts = e.details['attempts'] as Array<{ attempt: number; message: string; reason: string }>;
-    expect(attempts.map((a) => [a.attempt, a.reason])).toEqual([[1, 'http 503'], [2, 'http 503'], [3, 'timeout']]);
+    expect(attempts.map((a) => [a.attempt, a.reason])).toEqual([
+      [1, 'http 503'],
+      [2, 'http 503'],
+      [3, 'timeout'],
+    ]);
     expect(attempts[0]!.message).toContain('boom http 503');
   });
 
@@ -87,7 +98,15 @@ describe('retryWithBackoff', () => {
 
   it('treats a plain Error as not retryable', async () => {
     let calls = 0;
-    await expect(retryWithBackoff(async () => { calls++; throw new Error('x'); }, { maxRetries: 3, initialDelayMs: 1, maxDelayMs: 1, ...fakeTime().options })).rejects.toThrow();
+    await expect(
+      retryWithBackoff(
+        async () => {
+          calls++;
+          throw new Error('x');
+        },
+        { maxRetries: 3, initialDelayMs: 1, maxDelayMs: 1, ...fakeTime().options },
+      ),
+    ).rejects.toThrow();
     expect(calls).toBe(1);
   });
 
@@ -154,7 +173,12 @@ describe('retryWithBackoff', () => {
   });
 
   it('counts an attempt that found no time left as stopped by the deadline', async () => {
-    const error = (await retryWithBackoff(async () => { throw deadlineExceeded('model_error', 'm'); }, { maxRetries: 3, initialDelayMs: 1, maxDelayMs: 1, ...fakeTime().options }).catch((e: unknown) => e)) as MemfoldError;
+    const error = (await retryWithBackoff(
+      async () => {
+        throw deadlineExceeded('model_error', 'm');
+      },
+      { maxRetries: 3, initialDelayMs: 1, maxDelayMs: 1, ...fakeTime().options },
+    ).catch((e: unknown) => e)) as MemfoldError;
     expect(error.details['stoppedBy']).toBe('deadline');
     expect(error.details['reason']).toBe('deadline exceeded');
   });
@@ -183,7 +207,12 @@ describe('retryWithBackoff', () => {
   });
 
   it('uses the given error code', async () => {
-    const error = (await retryWithBackoff(async () => { throw retryable(); }, { maxRetries: 0, initialDelayMs: 1, maxDelayMs: 1, errorCode: 'embedding_error', ...fakeTime().options }).catch((e: unknown) => e)) as MemfoldError;
+    const error = (await retryWithBackoff(
+      async () => {
+        throw retryable();
+      },
+      { maxRetries: 0, initialDelayMs: 1, maxDelayMs: 1, errorCode: 'embedding_error', ...fakeTime().options },
+    ).catch((e: unknown) => e)) as MemfoldError;
     expect(error.code).toBe('embedding_error');
   });
 });

@@ -80,7 +80,9 @@ describe('createOpenAIModel against the fake server', () => {
 
   it('retries HTTP 500 and fails after maxRetries + 1 attempts, keeping each', async () => {
     server.setBehavior(behaviors.status(500));
-    const error = (await model().summarize(request()).catch((e: unknown) => e)) as MemfoldError;
+    const error = (await model()
+      .summarize(request())
+      .catch((e: unknown) => e)) as MemfoldError;
     expect(MemfoldError.isInstance(error)).toBe(true);
     expect(error.code).toBe('model_error');
     expect(server.requests).toHaveLength(3);
@@ -109,7 +111,9 @@ describe('createOpenAIModel against the fake server', () => {
     for (const code of [400, 401, 404]) {
       server.requests.length = 0;
       server.setBehavior(behaviors.status(code));
-      const error = (await model().summarize(request()).catch((e: unknown) => e)) as MemfoldError;
+      const error = (await model()
+        .summarize(request())
+        .catch((e: unknown) => e)) as MemfoldError;
       expect(error.details['reason']).toBe(`http ${code}`);
       expect(server.requests).toHaveLength(1);
     }
@@ -119,7 +123,9 @@ describe('createOpenAIModel against the fake server', () => {
   it('times out (retryable) with a short timeoutMs', async () => {
     server.setBehavior(behaviors.delay(2_000));
     const started = Date.now();
-    const error = (await model({ timeoutMs: 100, maxRetries: 1 }).summarize(request()).catch((e: unknown) => e)) as MemfoldError;
+    const error = (await model({ timeoutMs: 100, maxRetries: 1 })
+      .summarize(request())
+      .catch((e: unknown) => e)) as MemfoldError;
     expect(error.details['reason']).toBe('timeout');
     expect(server.requests).toHaveLength(2);
     expect(Date.now() - started).toBeLessThan(1_500);
@@ -127,20 +133,26 @@ describe('createOpenAIModel against the fake server', () => {
 
   it('rejects empty text without retrying', async () => {
     server.setBehavior(behaviors.empty());
-    const error = (await model().summarize(request()).catch((e: unknown) => e)) as MemfoldError;
+    const error = (await model()
+      .summarize(request())
+      .catch((e: unknown) => e)) as MemfoldError;
     expect(error.details['reason']).toBe('empty output');
     expect(server.requests).toHaveLength(1);
   });
 
   it('treats whitespace-only text as empty', async () => {
     server.setBehavior(behaviors.ok('  \n '));
-    const error = (await model().summarize(request()).catch((e: unknown) => e)) as MemfoldError;
+    const error = (await model()
+      .summarize(request())
+      .catch((e: unknown) => e)) as MemfoldError;
     expect(error.details['reason']).toBe('empty output');
   });
 
   it('retries a malformed (non-JSON) body', async () => {
     server.setBehavior(behaviors.malformed());
-    const error = (await model({ maxRetries: 1 }).summarize(request()).catch((e: unknown) => e)) as MemfoldError;
+    const error = (await model({ maxRetries: 1 })
+      .summarize(request())
+      .catch((e: unknown) => e)) as MemfoldError;
     expect(error.details['reason']).toBe('malformed response');
     expect(server.requests).toHaveLength(2);
   });
@@ -218,7 +230,9 @@ describe('createOpenAIModel against the fake server', () => {
 
   it('defaults the deadline to twice timeoutMs: a retry-after beyond it ends the call at once', async () => {
     server.setBehavior(behaviors.status(429, { 'retry-after': '7' }));
-    const error = await failure(createOpenAIModel({ baseURL: server.baseURL, model: 'm', timeoutMs: 2_000, maxRetries: 2, retry: { sleep: async (ms) => void sleeps.push(ms) } }));
+    const error = await failure(
+      createOpenAIModel({ baseURL: server.baseURL, model: 'm', timeoutMs: 2_000, maxRetries: 2, retry: { sleep: async (ms) => void sleeps.push(ms) } }),
+    );
     expect(error.details['reason']).toBe('deadline exceeded (http 429)');
     expect(server.requests).toHaveLength(1);
     expect(sleeps).toEqual([]);

@@ -18,21 +18,69 @@ const newConversation = () => `conv-${randomUUID()}`;
 /** Each case builds its batch from the conversation id (some bad inputs depend on it). */
 const REFUSED: Array<[string, (conversationId: string) => unknown[], string]> = [
   ['missing content', () => [{ role: 'user' }], 'messages[0].content'],
-  ['null content', () => [{ role: 'user', content: 'ok' }, { role: 'assistant', content: null }], 'messages[1].content'],
+  [
+    'null content',
+    () => [
+      { role: 'user', content: 'ok' },
+      { role: 'assistant', content: null },
+    ],
+    'messages[1].content',
+  ],
   ['a lone high surrogate in content', () => [{ role: 'user', content: 'half an emoji: \uD83D' }], 'messages[0].content'],
   ['a surrogate pair in the wrong order', () => [{ role: 'user', content: '\uDE00\uD83D' }], 'messages[0].content'],
   ['a lone low surrogate in name', () => [{ role: 'user', content: 'hi', name: 'bob\uDC00' }], 'messages[0].name'],
   ['a lone surrogate in a message id', () => [{ id: 'm\uD800', role: 'user', content: 'hi' }], 'messages[0].id'],
-  ['a lone surrogate in tool call arguments', () => [{ role: 'assistant', content: '', toolCalls: [call('c1', '{"q":"\uD800"}')] }], 'messages[0].toolCalls[0].function.arguments'],
+  [
+    'a lone surrogate in tool call arguments',
+    () => [{ role: 'assistant', content: '', toolCalls: [call('c1', '{"q":"\uD800"}')] }],
+    'messages[0].toolCalls[0].function.arguments',
+  ],
   ['a lone surrogate in a tool call id', () => [{ role: 'assistant', content: '', toolCalls: [call('c\uDFFF')] }], 'messages[0].toolCalls[0].id'],
   ['NUL in a name', () => [{ role: 'user', content: 'hi', name: 'a\u0000' }], 'messages[0].name'],
   ['NUL in tool call arguments', () => [{ role: 'assistant', content: '', toolCalls: [call('c1', '\u0000')] }], 'messages[0].toolCalls[0].function.arguments'],
   ['a tool message without toolCallId', () => [{ role: 'tool', content: '42' }], 'messages[0].toolCallId'],
-  ['a tool result whose call exists nowhere', () => [{ role: 'user', content: 'q' }, { role: 'tool', content: '42', toolCallId: 'ghost' }], 'messages[1].toolCallId'],
-  ['a tool result before its call in the batch', () => [{ role: 'tool', content: '42', toolCallId: 'c1' }, { role: 'assistant', content: '', toolCalls: [call('c1')] }], 'messages[0].toolCallId'],
-  ['a tool result separated from its call by a user message', () => [{ role: 'assistant', content: '', toolCalls: [call('c1')] }, { role: 'user', content: 'meanwhile' }, { role: 'tool', content: '42', toolCallId: 'c1' }], 'messages[2].toolCallId'],
-  ['a tool result separated from its call by an assistant message', () => [{ role: 'assistant', content: '', toolCalls: [call('c1')] }, { role: 'assistant', content: 'thinking' }, { role: 'tool', content: '42', toolCallId: 'c1' }], 'messages[2].toolCallId'],
-  ['a tool result whose call id is only text of a user message', () => [{ role: 'user', content: '{"toolCalls":[{"id":"c1"}]}' }, { role: 'tool', content: '42', toolCallId: 'c1' }], 'messages[1].toolCallId'],
+  [
+    'a tool result whose call exists nowhere',
+    () => [
+      { role: 'user', content: 'q' },
+      { role: 'tool', content: '42', toolCallId: 'ghost' },
+    ],
+    'messages[1].toolCallId',
+  ],
+  [
+    'a tool result before its call in the batch',
+    () => [
+      { role: 'tool', content: '42', toolCallId: 'c1' },
+      { role: 'assistant', content: '', toolCalls: [call('c1')] },
+    ],
+    'messages[0].toolCallId',
+  ],
+  [
+    'a tool result separated from its call by a user message',
+    () => [
+      { role: 'assistant', content: '', toolCalls: [call('c1')] },
+      { role: 'user', content: 'meanwhile' },
+      { role: 'tool', content: '42', toolCallId: 'c1' },
+    ],
+    'messages[2].toolCallId',
+  ],
+  [
+    'a tool result separated from its call by an assistant message',
+    () => [
+      { role: 'assistant', content: '', toolCalls: [call('c1')] },
+      { role: 'assistant', content: 'thinking' },
+      { role: 'tool', content: '42', toolCallId: 'c1' },
+    ],
+    'messages[2].toolCallId',
+  ],
+  [
+    'a tool result whose call id is only text of a user message',
+    () => [
+      { role: 'user', content: '{"toolCalls":[{"id":"c1"}]}' },
+      { role: 'tool', content: '42', toolCallId: 'c1' },
+    ],
+    'messages[1].toolCallId',
+  ],
   ['duplicate tool call ids in one message', () => [{ role: 'assistant', content: '', toolCalls: [call('c1'), call('c1')] }], 'messages[0].toolCalls[1].id'],
   ["the conversation's clip-archive id", (conversationId) => [{ id: `clip-archive-${conversationId}`, role: 'user', content: 'hi' }], 'messages[0].id'],
   ['a message id over 1 KiB', () => [{ id: 'x'.repeat(1025), role: 'user', content: 'hi' }], 'messages[0].id'],
@@ -68,13 +116,29 @@ for (const backend of storeBackends()) {
     it('refuses the same batch after stored messages, leaving them as they were', async () => {
       const conversationId = newConversation();
       const before = await store.append(conversationId, [{ role: 'user', content: 'kept' }]);
-      await expectRefused(conversationId, [{ role: 'user', content: 'fine' }, { role: 'tool', content: '42', toolCallId: 'ghost' }], 'messages[1].toolCallId', before);
+      await expectRefused(
+        conversationId,
+        [
+          { role: 'user', content: 'fine' },
+          { role: 'tool', content: '42', toolCallId: 'ghost' },
+        ],
+        'messages[1].toolCallId',
+        before,
+      );
     });
 
     it('refuses an id already stored in the conversation, naming messages[i].id; the next append gets the next seq', async () => {
       const conversationId = newConversation();
       const before = await store.append(conversationId, [{ id: 'taken', role: 'user', content: 'first' }]);
-      await expectRefused(conversationId, [{ id: 'fresh', role: 'user', content: 'a' }, { id: 'taken', role: 'user', content: 'b' }], 'messages[1].id', before);
+      await expectRefused(
+        conversationId,
+        [
+          { id: 'fresh', role: 'user', content: 'a' },
+          { id: 'taken', role: 'user', content: 'b' },
+        ],
+        'messages[1].id',
+        before,
+      );
       const [next] = await store.append(conversationId, [{ id: 'fresh', role: 'user', content: 'a' }]);
       expect(next!.seq).toBe(2);
     });
@@ -84,7 +148,9 @@ for (const backend of storeBackends()) {
       await expect(store.append(lone, [{ role: 'user', content: 'x' }])).rejects.toMatchObject({ field: 'conversationId' });
       await expect(store.loadHistory(lone)).rejects.toMatchObject({ field: 'conversationId' });
       await expect(store.deleteByIds(lone, ['m'])).rejects.toMatchObject({ field: 'conversationId' });
-      await expect(store.commitCompaction({ conversationId: lone, operationId: 'op', deleteIds: [], clipArchive: 's', labels: [] })).rejects.toMatchObject({ field: 'commit.conversationId' });
+      await expect(store.commitCompaction({ conversationId: lone, operationId: 'op', deleteIds: [], clipArchive: 's', labels: [] })).rejects.toMatchObject({
+        field: 'commit.conversationId',
+      });
       // What it would have become: nothing was stored there.
       expect(await store.loadHistory('conv-\uFFFD')).toEqual([]);
     });
@@ -93,7 +159,9 @@ for (const backend of storeBackends()) {
       await expect(store.append('a\u0000b', [{ role: 'user', content: 'x' }])).rejects.toMatchObject({ field: 'conversationId' });
       const long = 'c'.repeat(1025);
       await expect(store.append(long, [{ role: 'user', content: 'x' }])).rejects.toMatchObject({ field: 'conversationId' });
-      await expect(store.commitCompaction({ conversationId: 'c', operationId: 'o'.repeat(1025), deleteIds: [], clipArchive: 's', labels: [] })).rejects.toMatchObject({ field: 'commit.operationId' });
+      await expect(
+        store.commitCompaction({ conversationId: 'c', operationId: 'o'.repeat(1025), deleteIds: [], clipArchive: 's', labels: [] }),
+      ).rejects.toMatchObject({ field: 'commit.operationId' });
       expect((await store.listConversations()).map((c) => c.id)).not.toContain(long);
     });
 
@@ -109,7 +177,10 @@ for (const backend of storeBackends()) {
         { role: 'user', content: 'b', seq: 3 },
       ] as never);
       expect(stored.map((m) => m.seq)).toEqual([1, 2]);
-      expect((await store.loadHistory(conversationId)).map((m) => [m.seq, m.content])).toEqual([[1, 'a'], [2, 'b']]);
+      expect((await store.loadHistory(conversationId)).map((m) => [m.seq, m.content])).toEqual([
+        [1, 'a'],
+        [2, 'b'],
+      ]);
     });
 
     it('accepts a tool result whose call is earlier in the batch or stored live, with reused and hostile call ids', async () => {
@@ -129,12 +200,23 @@ for (const backend of storeBackends()) {
       ]);
       // A pending call at the end of a batch is fine.
       await store.append(conversationId, [{ role: 'assistant', content: '', toolCalls: [call('c9')] }]);
-      expect((await store.loadHistory(conversationId)).map((m) => m.toolCallId ?? m.role)).toEqual(['user', 'assistant', 'c1', hostile, 'assistant', 'c1', 'assistant']);
+      expect((await store.loadHistory(conversationId)).map((m) => m.toolCallId ?? m.role)).toEqual([
+        'user',
+        'assistant',
+        'c1',
+        hostile,
+        'assistant',
+        'c1',
+        'assistant',
+      ]);
     });
 
     it('refuses a tool result whose stored call is no longer the group it would join', async () => {
       const conversationId = newConversation();
-      await store.append(conversationId, [{ role: 'assistant', content: '', toolCalls: [call('c1')] }, { role: 'tool', content: 'r1', toolCallId: 'c1' }]);
+      await store.append(conversationId, [
+        { role: 'assistant', content: '', toolCalls: [call('c1')] },
+        { role: 'tool', content: 'r1', toolCallId: 'c1' },
+      ]);
       await store.append(conversationId, [{ role: 'user', content: 'next question' }]);
       const before = await store.loadHistory(conversationId);
       await expectRefused(conversationId, [{ role: 'tool', content: 'late', toolCallId: 'c1' }], 'messages[0].toolCallId', before);
@@ -143,7 +225,10 @@ for (const backend of storeBackends()) {
     it('refuses a tool result whose call is stored only in another conversation, or was deleted', async () => {
       const a = newConversation();
       const b = newConversation();
-      const [, assistant] = await store.append(a, [{ role: 'user', content: 'q' }, { role: 'assistant', content: '', toolCalls: [call('shared')] }]);
+      const [, assistant] = await store.append(a, [
+        { role: 'user', content: 'q' },
+        { role: 'assistant', content: '', toolCalls: [call('shared')] },
+      ]);
       await expectRefused(b, [{ role: 'tool', content: 'r', toolCallId: 'shared' }], 'messages[0].toolCallId');
       await store.deleteByIds(a, [assistant!.id]);
       const before = await store.loadHistory(a);
@@ -197,10 +282,14 @@ for (const backend of storeBackends()) {
       const { store, cleanup } = await openConfiguredStore(backend.name, { namespace });
       try {
         // 256 three-byte characters followed by ASCII: 1,024 bytes that do not compress.
-        const conversationId = Array.from(randomBytes(256), (byte, i) => String.fromCharCode(0x4e00 + byte * 64 + (i % 64))).join('') + randomBytes(128).toString('hex');
+        const conversationId =
+          Array.from(randomBytes(256), (byte, i) => String.fromCharCode(0x4e00 + byte * 64 + (i % 64))).join('') + randomBytes(128).toString('hex');
         const messageId = randomBytes(512).toString('hex');
         expect(Buffer.byteLength(conversationId)).toBe(1024);
-        await store.append(conversationId, [{ id: messageId, role: 'user', content: 'a' }, { role: 'user', content: 'b' }]);
+        await store.append(conversationId, [
+          { id: messageId, role: 'user', content: 'a' },
+          { role: 'user', content: 'b' },
+        ]);
         await store.commitCompaction({ conversationId, operationId: `op-${randomUUID()}`, deleteIds: [messageId], clipArchive: 'summary', labels: [] });
         expect((await store.loadHistory(conversationId)).map((m) => m.content)).toEqual(['summary', 'b']);
       } finally {
@@ -217,7 +306,12 @@ describe('store options', () => {
     await expect(attempt).rejects.toMatchObject({ field: 'maxMessageBytes' });
   });
 
-  it.each([['a lone surrogate', 'ns\uD800'], ['NUL', 'ns\u0000'], ['over 256 bytes', 'n'.repeat(257)], ['empty', '']])('refuses a namespace with %s', async (_case, namespace) => {
+  it.each([
+    ['a lone surrogate', 'ns\uD800'],
+    ['NUL', 'ns\u0000'],
+    ['over 256 bytes', 'n'.repeat(257)],
+    ['empty', ''],
+  ])('refuses a namespace with %s', async (_case, namespace) => {
     const attempt = createKyselyPersistence({ dialect: 'pglite', dataDir: '/nonexistent/never-created', namespace });
     await expect(attempt).rejects.toMatchObject({ code: 'invalid_argument', field: 'namespace' });
   });

@@ -39,7 +39,10 @@ describe('persistenceBackends()', () => {
     vi.stubEnv('CI', '');
     vi.stubEnv('DATABASE_URL', '');
     vi.stubEnv('MEMFOLD_TEST_BACKENDS', '');
-    expect(storeBackends().map((b) => [b.name, b.sql])).toEqual([['pglite', true], ['memory', false]]);
+    expect(storeBackends().map((b) => [b.name, b.sql])).toEqual([
+      ['pglite', true],
+      ['memory', false],
+    ]);
     vi.stubEnv('MEMFOLD_TEST_BACKENDS', 'memory');
     expect(storeBackends().map((b) => b.name)).toEqual(['memory']);
     expect(persistenceBackends()).toEqual([]);

@@ -20,7 +20,10 @@ for (const backend of storeBackends()) {
     /** A conversation of `n` user messages m1..mn. */
     async function seed(n: number): Promise<string> {
       const id = newConversation();
-      await store.append(id, Array.from({ length: n }, (_, i) => ({ id: `m${i + 1}`, role: 'user' as const, content: `text ${i + 1}` })));
+      await store.append(
+        id,
+        Array.from({ length: n }, (_, i) => ({ id: `m${i + 1}`, role: 'user' as const, content: `text ${i + 1}` })),
+      );
       return id;
     }
 
@@ -29,11 +32,21 @@ for (const backend of storeBackends()) {
       const other = await seed(2);
       const operationId = newOperation();
       await store.recordOperation({ id: operationId, conversationId: id, status: 'archived', messageIds: ['m1', 'm2', 'm3'], labels: [] });
-      const report = await store.commitCompaction({ conversationId: id, operationId, deleteIds: ['m1', 'm2', 'm3'], clipArchive: '[Context Summary v1]', labels: ['batch-a', 'batch-b'] });
+      const report = await store.commitCompaction({
+        conversationId: id,
+        operationId,
+        deleteIds: ['m1', 'm2', 'm3'],
+        clipArchive: '[Context Summary v1]',
+        labels: ['batch-a', 'batch-b'],
+      });
       expect(report.deleted).toBe(3);
       expect(report.clipArchive).toMatchObject({ conversationId: id, seq: 0, role: 'system', kind: 'clip_archive', content: '[Context Summary v1]' });
       const history = await store.loadHistory(id);
-      expect(history.map((m) => [m.seq, m.id])).toEqual([[0, report.clipArchive.id], [4, 'm4'], [5, 'm5']]);
+      expect(history.map((m) => [m.seq, m.id])).toEqual([
+        [0, report.clipArchive.id],
+        [4, 'm4'],
+        [5, 'm5'],
+      ]);
       expect(history[0]).toStrictEqual(report.clipArchive);
       expect((await store.loadHistory(other)).map((m) => m.id)).toEqual(['m1', 'm2']);
       const [operation] = await store.listOperations(id);
@@ -43,8 +56,20 @@ for (const backend of storeBackends()) {
 
     it('replaces the previous clip-archive instead of adding a second one', async () => {
       const id = await seed(4);
-      const first = await store.commitCompaction({ conversationId: id, operationId: newOperation(), deleteIds: ['m1'], clipArchive: '[Context Summary v1]', labels: [] });
-      const second = await store.commitCompaction({ conversationId: id, operationId: newOperation(), deleteIds: ['m2'], clipArchive: '[Context Summary v2]', labels: [] });
+      const first = await store.commitCompaction({
+        conversationId: id,
+        operationId: newOperation(),
+        deleteIds: ['m1'],
+        clipArchive: '[Context Summary v1]',
+        labels: [],
+      });
+      const second = await store.commitCompaction({
+        conversationId: id,
+        operationId: newOperation(),
+        deleteIds: ['m2'],
+        clipArchive: '[Context Summary v2]',
+        labels: [],
+      });
       expect(Date.parse(second.clipArchive.createdAt)).toBeGreaterThanOrEqual(Date.parse(first.clipArchive.createdAt));
       const history = await store.loadHistory(id);
       expect(history.filter((m) => m.kind === 'clip_archive').map((m) => m.content)).toEqual(['[Context Summary v2]']);
@@ -56,7 +81,15 @@ for (const backend of storeBackends()) {
       const operationId = newOperation();
       await store.commitCompaction({ conversationId: id, operationId, deleteIds: ['m1'], clipArchive: '[Context Summary]', labels: ['l'] });
       expect(await store.listOperations(id)).toEqual([
-        { id: operationId, conversationId: id, status: 'committed', messageIds: ['m1'], labels: ['l'], createdAt: expect.any(String), updatedAt: expect.any(String) },
+        {
+          id: operationId,
+          conversationId: id,
+          status: 'committed',
+          messageIds: ['m1'],
+          labels: ['l'],
+          createdAt: expect.any(String),
+          updatedAt: expect.any(String),
+        },
       ]);
     });
 
@@ -67,7 +100,13 @@ for (const backend of storeBackends()) {
       const foreign = await seed(1);
       const stolen = newOperation();
       await store.recordOperation({ id: stolen, conversationId: foreign, status: 'planned', messageIds: [], labels: [] });
-      const attempt = store.commitCompaction({ conversationId: id, operationId: stolen, deleteIds: ['m1', 'm2'], clipArchive: '[Context Summary new]', labels: ['x'] });
+      const attempt = store.commitCompaction({
+        conversationId: id,
+        operationId: stolen,
+        deleteIds: ['m1', 'm2'],
+        clipArchive: '[Context Summary new]',
+        labels: ['x'],
+      });
       await expect(attempt).rejects.toBeInstanceOf(InvalidArgumentError);
       await expect(attempt).rejects.toMatchObject({ field: 'commit.operationId' });
       expect(await store.loadHistory(id)).toStrictEqual(before);
@@ -89,11 +128,19 @@ for (const backend of storeBackends()) {
       const operationId = newOperation();
       await store.recordOperation({ id: operationId, conversationId: id, status: 'planned', messageIds: ['m1', 'm2'], labels: [] });
       await store.updateOperation({ id: operationId, conversationId: id, status: 'archived', labels: ['batch-a', 'transcript-a'] });
-      expect(await store.listOperations(id)).toMatchObject([{ id: operationId, status: 'archived', messageIds: ['m1', 'm2'], labels: ['batch-a', 'transcript-a'] }]);
+      expect(await store.listOperations(id)).toMatchObject([
+        { id: operationId, status: 'archived', messageIds: ['m1', 'm2'], labels: ['batch-a', 'transcript-a'] },
+      ]);
       const foreign = await seed(1);
-      await expect(store.updateOperation({ id: operationId, conversationId: foreign, status: 'committed', labels: [] })).rejects.toMatchObject({ field: 'operation.id' });
-      await expect(store.updateOperation({ id: 'no-such-op', conversationId: id, status: 'planned', labels: [] })).rejects.toMatchObject({ field: 'operation.id' });
-      await expect(store.updateOperation({ id: operationId, conversationId: id, status: 'done' as never, labels: [] })).rejects.toMatchObject({ field: 'operation.status' });
+      await expect(store.updateOperation({ id: operationId, conversationId: foreign, status: 'committed', labels: [] })).rejects.toMatchObject({
+        field: 'operation.id',
+      });
+      await expect(store.updateOperation({ id: 'no-such-op', conversationId: id, status: 'planned', labels: [] })).rejects.toMatchObject({
+        field: 'operation.id',
+      });
+      await expect(store.updateOperation({ id: operationId, conversationId: id, status: 'done' as never, labels: [] })).rejects.toMatchObject({
+        field: 'operation.status',
+      });
       expect(await store.listOperations(id)).toMatchObject([{ status: 'archived', labels: ['batch-a', 'transcript-a'] }]);
     });
 
@@ -107,7 +154,13 @@ for (const backend of storeBackends()) {
         await exec(`create trigger refuse_clip before insert on messages for each row
           when (new.conversation_id = '${id}' and new.kind = 'clip_archive') execute function memfold_test_refuse()`);
         try {
-          const attempt = store.commitCompaction({ conversationId: id, operationId: newOperation(), deleteIds: ['m1', 'm2'], clipArchive: '[Context Summary]', labels: [] });
+          const attempt = store.commitCompaction({
+            conversationId: id,
+            operationId: newOperation(),
+            deleteIds: ['m1', 'm2'],
+            clipArchive: '[Context Summary]',
+            labels: [],
+          });
           await expect(attempt).rejects.toMatchObject({ code: 'persistence_error', message: expect.stringContaining('injected clip-archive failure') });
           expect(await store.loadHistory(id)).toStrictEqual(before);
           expect(await store.listOperations(id)).toEqual([]);
@@ -124,7 +177,13 @@ for (const backend of storeBackends()) {
       const boom = new Error('boom after commit');
       await expect(
         store.transaction(async (tx) => {
-          const report = await tx.commitCompaction({ conversationId: id, operationId: newOperation(), deleteIds: ['m1', 'm2'], clipArchive: '[Context Summary]', labels: [] });
+          const report = await tx.commitCompaction({
+            conversationId: id,
+            operationId: newOperation(),
+            deleteIds: ['m1', 'm2'],
+            clipArchive: '[Context Summary]',
+            labels: [],
+          });
           expect(report.deleted).toBe(2);
           // Inside the transaction the commit is visible...
           expect((await tx.loadHistory(id)).map((m) => m.seq)).toEqual([0, 3]);
@@ -144,7 +203,10 @@ for (const backend of storeBackends()) {
         return 'done';
       });
       expect(value).toBe('done');
-      expect((await store.loadHistory(id)).map((m) => [m.id, m.seq])).toEqual([['m2', 2], ['m3', 3]]);
+      expect((await store.loadHistory(id)).map((m) => [m.id, m.seq])).toEqual([
+        ['m2', 2],
+        ['m3', 3],
+      ]);
     });
 
     it('transaction() rolls back appends and deletes when fn throws, and the seq counter too', async () => {
@@ -175,14 +237,29 @@ for (const backend of storeBackends()) {
       const operationId = newOperation();
       await store.recordOperation({ id: operationId, conversationId: id, status: 'planned', messageIds: ['a', 'b'], labels: [] });
       const [planned] = await store.listOperations(id);
-      await store.recordOperation({ id: operationId, conversationId: id, status: 'rolled_back', messageIds: ['a'], labels: ['l1'], error: 'archive write failed' });
+      await store.recordOperation({
+        id: operationId,
+        conversationId: id,
+        status: 'rolled_back',
+        messageIds: ['a'],
+        labels: ['l1'],
+        error: 'archive write failed',
+      });
       const [rolledBack, ...rest] = await store.listOperations(id);
       expect(rest).toEqual([]);
-      expect(rolledBack).toEqual({ ...planned, status: 'rolled_back', messageIds: ['a'], labels: ['l1'], error: 'archive write failed', updatedAt: expect.any(String) });
+      expect(rolledBack).toEqual({
+        ...planned,
+        status: 'rolled_back',
+        messageIds: ['a'],
+        labels: ['l1'],
+        error: 'archive write failed',
+        updatedAt: expect.any(String),
+      });
       expect(Date.parse(rolledBack!.updatedAt)).toBeGreaterThanOrEqual(Date.parse(planned!.createdAt));
-      await expect(
-        store.recordOperation({ id: operationId, conversationId: id, status: 'done' as never, messageIds: [], labels: [] }),
-      ).rejects.toMatchObject({ code: 'invalid_argument', field: 'operation.status' });
+      await expect(store.recordOperation({ id: operationId, conversationId: id, status: 'done' as never, messageIds: [], labels: [] })).rejects.toMatchObject({
+        code: 'invalid_argument',
+        field: 'operation.status',
+      });
     });
 
     it('lists operations oldest first, only for that conversation', async () => {

@@ -34,10 +34,14 @@ for (const backend of storeBackends()) {
       expect(await store.withConversationLock(id, async () => 'never')).toEqual({ acquired: false });
       // Another conversation is not blocked.
       expect(await store.withConversationLock(`${id}-other`, async () => 'free')).toEqual({ acquired: true, value: 'free' });
-      const waiter = store.withConversationLock(id, async () => {
-        events.push('waiter ran');
-        return 2;
-      }, { wait: true });
+      const waiter = store.withConversationLock(
+        id,
+        async () => {
+          events.push('waiter ran');
+          return 2;
+        },
+        { wait: true },
+      );
       await new Promise((resolve) => setTimeout(resolve, 50));
       expect(events).toEqual([]);
       release.resolve();
@@ -51,7 +55,11 @@ for (const backend of storeBackends()) {
     it('releases the lock when fn throws, and passes the error on', async () => {
       const id = `conv-${randomUUID()}`;
       const boom = new Error('fn failed');
-      await expect(store.withConversationLock(id, async () => { throw boom; })).rejects.toBe(boom);
+      await expect(
+        store.withConversationLock(id, async () => {
+          throw boom;
+        }),
+      ).rejects.toBe(boom);
       expect(await store.withConversationLock(id, async () => 'again')).toEqual({ acquired: true, value: 'again' });
     });
 
@@ -109,9 +117,7 @@ if (persistenceBackends().some((backend) => backend.name === 'postgres')) {
 
     it('gives concurrent appends from two pools unique, contiguous seqs', async () => {
       const id = `conv-${randomUUID()}`;
-      const results = await Promise.all(
-        Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? a : b).append(id, [{ role: 'user', content: `m${i}` }])),
-      );
+      const results = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? a : b).append(id, [{ role: 'user', content: `m${i}` }])));
       expect(results.map((r) => r[0]!.seq).sort((x, y) => x - y)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
     });
   });

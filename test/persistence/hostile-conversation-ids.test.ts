@@ -59,7 +59,13 @@ for (const backend of storeBackends()) {
       expect((await store.loadHistory(id)).map((m) => m.conversationId)).toEqual([id, id, id]);
 
       expect(await store.deleteByIds(id, ['m1'])).toBe(1);
-      const report = await store.commitCompaction({ conversationId: id, operationId: `op-${run}`, deleteIds: ['m2', 'm3'], clipArchive: `summary of ${id}`, labels: [`compaction-batch-${id}-x`] });
+      const report = await store.commitCompaction({
+        conversationId: id,
+        operationId: `op-${run}`,
+        deleteIds: ['m2', 'm3'],
+        clipArchive: `summary of ${id}`,
+        labels: [`compaction-batch-${id}-x`],
+      });
       expect(report).toMatchObject({ deleted: 2, clipArchive: { conversationId: id, id: `clip-archive-${id}`, seq: 0 } });
       expect(await store.loadHistory(id)).toStrictEqual([report.clipArchive]);
       // The call this conversation answered is archived now; the neighbour's identical call does not count.

@@ -51,7 +51,17 @@ for (const backend of storeBackends()) {
         { id: 'm-sys', conversationId: id, seq: 1, role: 'system', content: 'You are helpful.', createdAt: '2023-05-08T13:56:00.123Z', kind: 'message' },
         { id: 'm-user', conversationId: id, seq: 2, role: 'user', content: input[1]!.content, createdAt: '2023-05-08T13:57:00.000Z', kind: 'message' },
         { id: 'm-asst', conversationId: id, seq: 3, role: 'assistant', content: '', toolCalls, createdAt: '2023-05-08T13:58:00.000Z', kind: 'message' },
-        { id: 'm-tool', conversationId: id, seq: 4, role: 'tool', content: '{"result": 42}', toolCallId: 'call_1', name: 'lookup', createdAt: '2023-05-08T13:59:00.000Z', kind: 'message' },
+        {
+          id: 'm-tool',
+          conversationId: id,
+          seq: 4,
+          role: 'tool',
+          content: '{"result": 42}',
+          toolCallId: 'call_1',
+          name: 'lookup',
+          createdAt: '2023-05-08T13:59:00.000Z',
+          kind: 'message',
+        },
       ];
       expect(stored).toStrictEqual(expected);
       expect(await store.loadHistory(id)).toStrictEqual(expected);
@@ -76,7 +86,11 @@ for (const backend of storeBackends()) {
     it('deletes exactly the given ids of that conversation, not the same ids elsewhere', async () => {
       const a = newConversation();
       const b = newConversation();
-      const shared = [{ id: 'x1', role: 'user' as const, content: 'a1' }, { id: 'x2', role: 'assistant' as const, content: 'a2' }, { id: 'x3', role: 'user' as const, content: 'a3' }];
+      const shared = [
+        { id: 'x1', role: 'user' as const, content: 'a1' },
+        { id: 'x2', role: 'assistant' as const, content: 'a2' },
+        { id: 'x3', role: 'user' as const, content: 'a3' },
+      ];
       await store.append(a, shared);
       await store.append(b, shared);
       expect(await store.deleteByIds(a, ['x1', 'x3', 'missing'])).toBe(2);
@@ -109,7 +123,9 @@ for (const backend of storeBackends()) {
       ]);
       expect(await store.deleteByIds(id, ['gone'])).toBe(1);
       await expect(store.append(id, [{ id: 'gone', role: 'user', content: 'a new message with an old id' }])).rejects.toMatchObject({
-        code: 'invalid_argument', field: 'messages[0].id', message: expect.stringContaining('already used'),
+        code: 'invalid_argument',
+        field: 'messages[0].id',
+        message: expect.stringContaining('already used'),
       });
       expect((await store.loadHistory(id)).map((m) => m.id)).toEqual(['kept']);
       // Ids are scoped by conversation: another one may use the same id.
@@ -137,9 +153,7 @@ for (const backend of storeBackends()) {
 
     it('gives 20 concurrent appends to one conversation unique, contiguous seqs', async () => {
       const id = newConversation();
-      const results = await Promise.all(
-        Array.from({ length: 20 }, (_, i) => store.append(id, [{ id: `m${i}`, role: 'user', content: `message ${i}` }])),
-      );
+      const results = await Promise.all(Array.from({ length: 20 }, (_, i) => store.append(id, [{ id: `m${i}`, role: 'user', content: `message ${i}` }])));
       const seqs = results.map((r) => r[0]!.seq).sort((x, y) => x - y);
       expect(seqs).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
       const history = await store.loadHistory(id);
@@ -151,15 +165,32 @@ for (const backend of storeBackends()) {
 
     it('appends a large batch (over one INSERT batch) in order', async () => {
       const id = newConversation();
-      const stored = await store.append(id, Array.from({ length: 2500 }, (_, i) => ({ role: 'user' as const, content: `m${i}` })));
+      const stored = await store.append(
+        id,
+        Array.from({ length: 2500 }, (_, i) => ({ role: 'user' as const, content: `m${i}` })),
+      );
       expect(stored.map((m) => m.seq)).toEqual(Array.from({ length: 2500 }, (_, i) => i + 1));
-      expect(await store.deleteByIds(id, stored.map((m) => m.id))).toBe(2500);
+      expect(
+        await store.deleteByIds(
+          id,
+          stored.map((m) => m.id),
+        ),
+      ).toBe(2500);
     });
 
     it('lists conversations with counts of ordinary messages and ISO update times', async () => {
       const id = newConversation();
-      const [m1] = await store.append(id, [{ role: 'user', content: 'a' }, { role: 'assistant', content: 'b' }]);
-      await store.commitCompaction({ conversationId: id, operationId: `op-${randomUUID()}`, deleteIds: [m1!.id], clipArchive: '[Context Summary]', labels: [] });
+      const [m1] = await store.append(id, [
+        { role: 'user', content: 'a' },
+        { role: 'assistant', content: 'b' },
+      ]);
+      await store.commitCompaction({
+        conversationId: id,
+        operationId: `op-${randomUUID()}`,
+        deleteIds: [m1!.id],
+        clipArchive: '[Context Summary]',
+        labels: [],
+      });
       const listed = (await store.listConversations()).find((c) => c.id === id);
       expect(listed).toEqual({ id, messageCount: 1, updatedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/) });
     });

@@ -20,7 +20,10 @@ async function sharedDatabase(name: BackendName): Promise<SharedDatabase> {
   }
   if (name === 'pglite') {
     const { root, dataDir } = await copyPgliteTemplate();
-    return { open: (namespace) => createKyselyPersistence({ dialect: 'pglite', dataDir, namespace }), dispose: () => rm(root, { recursive: true, force: true }) };
+    return {
+      open: (namespace) => createKyselyPersistence({ dialect: 'pglite', dataDir, namespace }),
+      dispose: () => rm(root, { recursive: true, force: true }),
+    };
   }
   const database = await createPostgresTestDatabase(process.env.DATABASE_URL!);
   return { open: (namespace) => createKyselyPersistence({ dialect: 'postgres', databaseUrl: database.url, namespace }), dispose: database.drop };
@@ -36,7 +39,10 @@ for (const backend of storeBackends()) {
 
     it('keeps conversations, seqs, clip-archives and operations of one namespace invisible to another', async () => {
       const red = await shared.open('red');
-      await red.append('same-id', [{ id: 'm1', role: 'user', content: 'red 1' }, { id: 'm2', role: 'user', content: 'red 2' }]);
+      await red.append('same-id', [
+        { id: 'm1', role: 'user', content: 'red 1' },
+        { id: 'm2', role: 'user', content: 'red 2' },
+      ]);
       await red.commitCompaction({ conversationId: 'same-id', operationId: 'op-red', deleteIds: ['m1'], clipArchive: '[Context Summary red]', labels: [] });
       await red.close();
 

@@ -25,7 +25,9 @@ export interface TurnShape {
 
 export const turnShape: fc.Arbitrary<TurnShape> = fc.record({
   user: text,
-  tools: fc.array(fc.record({ name: fc.constantFrom('lookup', 'search', 'get_order'), args: anyText.map((a) => JSON.stringify({ q: a })), result: text }), { maxLength: 2 }),
+  tools: fc.array(fc.record({ name: fc.constantFrom('lookup', 'search', 'get_order'), args: anyText.map((a) => JSON.stringify({ q: a })), result: text }), {
+    maxLength: 2,
+  }),
   answer: text,
 });
 

@@ -95,7 +95,10 @@ export function postgresServerUrl(): string | undefined {
 function selectedBackends(): BackendName[] {
   const raw = process.env.MEMFOLD_TEST_BACKENDS;
   if (raw === undefined || raw.trim() === '') return [...ALL];
-  const names = raw.split(',').map((name) => name.trim()).filter((name) => name !== '');
+  const names = raw
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
   for (const name of names) {
     if (!ALL.includes(name as BackendName)) {
       throw new Error(`MEMFOLD_TEST_BACKENDS: unknown backend ${JSON.stringify(name)} (known: ${ALL.join(', ')})`);
@@ -155,9 +158,7 @@ async function openStore(store: Parameters<typeof openKyselyStore>[0], dispose: 
 }
 
 /** Create an empty database `memfold_t_<random>` on the server; returns its URL and a dropper. */
-export async function createPostgresTestDatabase(
-  databaseUrl: string,
-): Promise<{ url: string; drop(): Promise<void> }> {
+export async function createPostgresTestDatabase(databaseUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `memfold_t_${randomBytes(6).toString('hex')}`;
   await withAdminClient(databaseUrl, (client) => client.query(`create database ${name}`));
   const url = new URL(databaseUrl);

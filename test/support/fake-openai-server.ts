@@ -33,8 +33,10 @@ export const behaviors = {
   }),
   rawContent: (bytes: Buffer): FakeBehavior => ({ kind: 'rawContent', bytes }),
   /** 0xC3 0x28: a two-byte lead followed by "(", not UTF-8; decoders make it U+FFFD. */
-  invalidUtf8: (): FakeBehavior =>
-    ({ kind: 'rawContent', bytes: Buffer.concat([Buffer.from('Summary: caf'), Buffer.from([0xc3, 0x28]), Buffer.from(' order ORD-7')]) }),
+  invalidUtf8: (): FakeBehavior => ({
+    kind: 'rawContent',
+    bytes: Buffer.concat([Buffer.from('Summary: caf'), Buffer.from([0xc3, 0x28]), Buffer.from(' order ORD-7')]),
+  }),
   /** A JSON escape of a lone high surrogate: valid JSON, not valid Unicode. */
   loneSurrogate: (): FakeBehavior => ({ kind: 'rawContent', bytes: Buffer.from('Summary: order \\ud800 ORD-7') }),
 };
@@ -193,10 +195,15 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
           const input: string[] = Array.isArray(body?.input) ? body.input : [String(body?.input ?? '')];
           let data = input.map((text, index) => ({ object: 'embedding', index, embedding: fakeVector(text, dimensions) }));
           if (options.shuffleEmbeddings) data = data.reverse();
-          return send(res, 200, { object: 'list', data, model: body?.model, usage: { prompt_tokens: input.join(' ').length, total_tokens: input.join(' ').length } });
+          return send(res, 200, {
+            object: 'list',
+            data,
+            model: body?.model,
+            usage: { prompt_tokens: input.join(' ').length, total_tokens: input.join(' ').length },
+          });
         }
         const text = b.kind === 'empty' ? '' : (b.text ?? fakeSummary(body));
-        const usage = b.kind === 'ok' && b.usage === null ? undefined : ((b.kind === 'ok' && b.usage) || { prompt_tokens: 111, completion_tokens: 22 });
+        const usage = b.kind === 'ok' && b.usage === null ? undefined : (b.kind === 'ok' && b.usage) || { prompt_tokens: 111, completion_tokens: 22 };
         return send(res, 200, chatCompletion(body, text, (b.kind === 'ok' && b.finishReason) || 'stop', usage));
       }
     }
@@ -224,10 +231,15 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
       if (waitMs > 0) {
         rateLimited++;
         const message = `fake rate limit: retry in ${waitMs} ms`;
-        return send(res, 429, { error: { message, type: 'requests', code: 'rate_limit_exceeded' } }, {
-          'retry-after-ms': String(waitMs),
-          'retry-after': String(Math.ceil(waitMs / 1000)),
-        });
+        return send(
+          res,
+          429,
+          { error: { message, type: 'requests', code: 'rate_limit_exceeded' } },
+          {
+            'retry-after-ms': String(waitMs),
+            'retry-after': String(Math.ceil(waitMs / 1000)),
+          },
+        );
       }
       const next = queue.shift() ?? behavior;
       await respond(res, path, body, latencyMs > 0 ? { kind: 'delay', ms: latencyMs, after: next } : next);

@@ -38,7 +38,10 @@ export async function checkInvariants(
 
   // No operation is left half-done, and every archived row belongs to a committed operation.
   const operations = await memfold.persistence.listOperations(conversationId);
-  expect(operations.filter((op) => op.status === 'planned' || op.status === 'archived'), 'pending operations').toEqual([]);
+  expect(
+    operations.filter((op) => op.status === 'planned' || op.status === 'archived'),
+    'pending operations',
+  ).toEqual([]);
   const committed = new Set(operations.filter((op) => op.status === 'committed').map((op) => op.id));
   for (const e of entries) expect(committed.has(e.operationId), `${e.label} belongs to uncommitted operation ${e.operationId}`).toBe(true);
   const transcripts = entries.filter((e) => e.kind === 'transcript');

@@ -24,7 +24,15 @@ export interface CliOptions {
   progress?: boolean;
 }
 
-const CONFIG_VARIABLES = ['MEMFOLD_HOME', 'MEMFOLD_NAMESPACE', 'DATABASE_URL', 'LANCEDB_URI', 'OPENAI_BASE_URL', 'MEMFOLD_SUMMARY_MODEL', 'MEMFOLD_EMBEDDING_MODEL'];
+const CONFIG_VARIABLES = [
+  'MEMFOLD_HOME',
+  'MEMFOLD_NAMESPACE',
+  'DATABASE_URL',
+  'LANCEDB_URI',
+  'OPENAI_BASE_URL',
+  'MEMFOLD_SUMMARY_MODEL',
+  'MEMFOLD_EMBEDDING_MODEL',
+];
 
 export async function runCli(args: string[], options: CliOptions = {}): Promise<CliResult> {
   const vars: Record<string, string | undefined> = { ...Object.fromEntries(CONFIG_VARIABLES.map((key) => [key, undefined])), ...options.env };

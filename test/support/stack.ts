@@ -26,7 +26,10 @@ export interface Stack {
 
 export async function openStack(
   backend: TestBackend,
-  options: { compaction?: Partial<CompactionSettings>; wrapMemory?: (memory: MemoryManager) => MemoryManager } & Omit<MemfoldOptions, 'persistence' | 'memory' | 'compaction'> = {},
+  options: { compaction?: Partial<CompactionSettings>; wrapMemory?: (memory: MemoryManager) => MemoryManager } & Omit<
+    MemfoldOptions,
+    'persistence' | 'memory' | 'compaction'
+  > = {},
 ): Promise<Stack> {
   const { persistence, cleanup, exec } = await backend.open();
   const lanceDir = await mkdtemp(path.join(os.tmpdir(), 'memfold-lance-'));

@@ -13,12 +13,18 @@ const turns = Array.from({ length: 160 }, (_, i) => ({
 }));
 
 describe('memory_read budget (memoryReadTokens)', () => {
-  it('bounds a search answer by memfold\'s token counter; the default budget shows more', async () => {
+  it("bounds a search answer by memfold's token counter; the default budget shows more", async () => {
     const answers: Record<string, string> = {};
-    for (const [name, budget] of [['small', 200], ['default', undefined]] as const) {
+    for (const [name, budget] of [
+      ['small', 200],
+      ['default', undefined],
+    ] as const) {
       const tokens = createTokenCounter({ mode: 'chars4' });
       const memfold = await createMemfold({
-        env: {}, store: 'memory', tokens, compaction: { contextWindow: 2_000 },
+        env: {},
+        store: 'memory',
+        tokens,
+        compaction: { contextWindow: 2_000 },
         ...(budget !== undefined ? { memoryReadTokens: budget } : {}),
       });
       try {
@@ -37,7 +43,10 @@ describe('memory_read budget (memoryReadTokens)', () => {
 
   it('refuses a budget outside 200 to 12,000 tokens, naming the setting', async () => {
     for (const bad of [199, 12_001, 1.5]) {
-      await expect(createMemfold({ env: {}, store: 'memory', memoryReadTokens: bad })).rejects.toMatchObject({ code: 'invalid_config', field: 'memoryReadTokens' });
+      await expect(createMemfold({ env: {}, store: 'memory', memoryReadTokens: bad })).rejects.toMatchObject({
+        code: 'invalid_config',
+        field: 'memoryReadTokens',
+      });
     }
   });
 });

@@ -29,7 +29,9 @@ describe('memory_read search answers', () => {
     const segments = [0, 40, 80].map((from, k) => transcript('conv', `segment-${k}`, messages.slice(from, from + 40), { parentLabel: `batch-${k}` }));
     await archive.write([
       ...segments,
-      summary('conv', 'batch-1', '[depth:0|start:x|end:y|count:40]\nThey talked about a puppy they adopted and the weather.', { sourceIds: segments[1]!.sourceIds }),
+      summary('conv', 'batch-1', '[depth:0|start:x|end:y|count:40]\nThey talked about a puppy they adopted and the weather.', {
+        sourceIds: segments[1]!.sourceIds,
+      }),
     ]);
   });
   afterAll(async () => {

@@ -23,7 +23,9 @@ export async function runCompact(memfold: Memfold, conversationId: string, optio
   if (options.json) printJson(output, { ...result, history: undefined });
   else if (result.status === 'compacted') {
     const fallbacks = result.fallbacks.length ? `; fallbacks: ${result.fallbacks.map((f) => f.reason).join(', ')}` : '';
-    output.out(`compacted: ${result.archivedMessages} messages archived in ${result.batches.length} batches (+${result.resummarized.length} re-summarized); tokens ${result.tokensBefore} -> ${result.tokensAfter}${fallbacks}`);
+    output.out(
+      `compacted: ${result.archivedMessages} messages archived in ${result.batches.length} batches (+${result.resummarized.length} re-summarized); tokens ${result.tokensBefore} -> ${result.tokensAfter}${fallbacks}`,
+    );
   } else if (result.status === 'failed') output.err(`failed (${result.failureCode}): ${result.error}`);
   else output.out(`skipped: ${describeSkip(result, memfold.compactor.settings, conversationId)}`);
   return result.status === 'failed' ? 1 : 0;

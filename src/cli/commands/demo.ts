@@ -20,7 +20,9 @@ export async function runDemo(memfold: Memfold, flags: DemoFlags, output: Output
   const turnsPerSession = flags.turns ? Math.max(4, Math.ceil(flags.turns / 12)) : undefined;
   const script = generateDemoConversation(turnsPerSession ? { turnsPerSession } : {});
   const { trigger, contextWindow } = memfold.compactor.settings;
-  output.err(`memfold demo: ${script.length} messages over 12 sessions, context window ${contextWindow} tokens (compaction at ${trigger}), conversation ${conversationId}`);
+  output.err(
+    `memfold demo: ${script.length} messages over 12 sessions, context window ${contextWindow} tokens (compaction at ${trigger}), conversation ${conversationId}`,
+  );
 
   await memfold.append(conversationId, [{ role: 'system', content: DEMO_SYSTEM_PROMPT, createdAt: script[0]!.createdAt! }]);
   const bar = createProgressBar('replaying', script.length);
@@ -46,7 +48,11 @@ export async function runDemo(memfold: Memfold, flags: DemoFlags, output: Output
   }
   output.out(`\n=== The context the model sees now (${context.length} messages, ${tokens} tokens) ===\n`);
   output.out(formatContext(context));
-  output.out(`\n=== Archived batches by depth (${depthCounts(batches).map((d) => `depth ${d.depth}: ${d.batches}`).join(', ')}) ===\n`);
+  output.out(
+    `\n=== Archived batches by depth (${depthCounts(batches)
+      .map((d) => `depth ${d.depth}: ${d.batches}`)
+      .join(', ')}) ===\n`,
+  );
   output.out(formatBatchTree(buildBatchTree(batches)));
   output.out('\n=== memory_read: facts planted in the first sessions ===');
   for (const search of searches) {

@@ -7,7 +7,7 @@ export const EVAL_HELP = [
   '             {"conversation_id","turn_id","speaker" or "role","text","time"?}',
   '             and --questions one question a line',
   '             {"conversation_id","question","evidence":[turn ids],"answer"?,"category"?,"adversarial"?}',
-  '--window N scores one window; --windows a,b,c several (default 4000,8000,16000, the chart\'s points);',
+  "--window N scores one window; --windows a,b,c several (default 4000,8000,16000, the chart's points);",
   '--conversations N only the first N conversations (or runs).',
   'writes results.json, report.md and availability.svg to --out (default ./memfold-eval);',
   'the store is fresh (a temporary folder, or --home if new or empty, then kept); tokens are chars/4.',

@@ -18,7 +18,8 @@ function windowsOf(flags: ParsedCommand['flags']): number[] {
 export async function runEval(parsed: ParsedCommand, output: Output): Promise<number> {
   const { flags } = parsed;
   const dataset = flags.dataset as string;
-  if (!(DATASETS as readonly string[]).includes(dataset)) throw new InvalidArgumentError('--dataset', `must be one of ${DATASETS.join(', ')} (got "${dataset}")`);
+  if (!(DATASETS as readonly string[]).includes(dataset))
+    throw new InvalidArgumentError('--dataset', `must be one of ${DATASETS.join(', ')} (got "${dataset}")`);
   if (flags.conversations !== undefined && (flags.conversations as number) < 1) throw new InvalidArgumentError('--conversations', 'must be >= 1');
   const windows = windowsOf(flags);
   let bar: ProgressBar | undefined;

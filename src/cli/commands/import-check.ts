@@ -154,7 +154,14 @@ async function settle(store: ImportStore, state: ConversationState, skipped: Lin
   const pending = state.pending;
   if (pending.length === 0) return;
   state.pending = [];
-  const used = new Map((await store.persistence.findUsedIds(state.id, pending.map((p) => p.row.id))).map((u) => [u.id, u]));
+  const used = new Map(
+    (
+      await store.persistence.findUsedIds(
+        state.id,
+        pending.map((p) => p.row.id),
+      )
+    ).map((u) => [u.id, u]),
+  );
   const kept: Pending[] = [];
   for (const line of pending) {
     const stored = used.get(line.row.id);
@@ -164,7 +171,10 @@ async function settle(store: ImportStore, state: ConversationState, skipped: Lin
       state.counts.skip++;
     } else {
       const why = stored.digest === undefined ? 'stored before message digests were kept, so it cannot be told to be this message' : 'by another message';
-      throw new InvalidArgumentError(`line ${line.lineNumber}.id`, `${JSON.stringify(line.row.id)} is already used in conversation ${JSON.stringify(state.id)} ${why} (ids are never reused, also after their message was archived)`);
+      throw new InvalidArgumentError(
+        `line ${line.lineNumber}.id`,
+        `${JSON.stringify(line.row.id)} is already used in conversation ${JSON.stringify(state.id)} ${why} (ids are never reused, also after their message was archived)`,
+      );
     }
   }
   await checkPairing(store, state, kept);

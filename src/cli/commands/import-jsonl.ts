@@ -52,7 +52,9 @@ export function atLine(error: unknown, where: string, fields: Readonly<Record<st
   const prefix = `messages[${index}]`;
   if (!error.field.startsWith(prefix)) return error;
   const rename = (text: string) =>
-    text.replaceAll(new RegExp(`messages\\[${index}\\](?:\\.(\\w+))?`, 'g'), (_, name: string | undefined) => (name === undefined ? where : `${where}.${fields[name] ?? name}`));
+    text.replaceAll(new RegExp(`messages\\[${index}\\](?:\\.(\\w+))?`, 'g'), (_, name: string | undefined) =>
+      name === undefined ? where : `${where}.${fields[name] ?? name}`,
+    );
   const rule = error.message.slice(`Invalid argument ${error.field}: `.length);
   return new InvalidArgumentError(rename(error.field), rename(rule));
 }
@@ -104,7 +106,10 @@ function toNewMessage(row: NormalizedMessage): NewMessage & { id: string } {
 export function conversationOf(line: ImportedLine, fallback: string | undefined): string {
   const id = line.conversationId ?? fallback;
   if (id === undefined) {
-    throw new InvalidArgumentError(`line ${line.lineNumber}.conversation_id`, 'is missing: name the conversation on the line, or give --conversation for lines that name none');
+    throw new InvalidArgumentError(
+      `line ${line.lineNumber}.conversation_id`,
+      'is missing: name the conversation on the line, or give --conversation for lines that name none',
+    );
   }
   return id;
 }

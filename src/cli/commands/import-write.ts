@@ -23,7 +23,12 @@ export interface WriteOptions {
 }
 
 /** Appends what `plan` says; returns the messages appended per conversation. */
-export async function writeImport(memfold: Pick<Memfold, 'persistence' | 'config'>, file: string, plan: ImportPlan, options: WriteOptions = {}): Promise<Map<string, number>> {
+export async function writeImport(
+  memfold: Pick<Memfold, 'persistence' | 'config'>,
+  file: string,
+  plan: ImportPlan,
+  options: WriteOptions = {},
+): Promise<Map<string, number>> {
   const appended = new Map<string, number>();
   if ([...plan.conversations.values()].every((c) => c.append === 0)) return appended;
   await memfold.persistence.transaction(async (tx) => {

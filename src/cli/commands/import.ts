@@ -62,7 +62,8 @@ export async function runImport(memfold: Memfold, file: string, options: ImportO
     });
   } else if (ids.length === 0) output.out('0 messages');
   else {
-    for (const id of ids) output.out(`${shown(id)}: ${count(appended.get(id) ?? 0, 'message')} appended, ${plan.conversations.get(id)!.skip} skipped (already imported)`);
+    for (const id of ids)
+      output.out(`${shown(id)}: ${count(appended.get(id) ?? 0, 'message')} appended, ${plan.conversations.get(id)!.skip} skipped (already imported)`);
   }
   return 0;
 }

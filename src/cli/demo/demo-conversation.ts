@@ -26,11 +26,81 @@ const FACT_LINES: Record<number, string> = {
 };
 
 const TOPICS = [
-  { name: 'garden', user: ['The tomatoes on the balcony are finally turning red.', 'Should I prune the basil before it flowers?', 'Slugs ate half the lettuce again last night.', 'I moved the chili plants closer to the window.'], assistant: ['Pinch the basil tops weekly to keep it bushy.', 'A ring of copper tape keeps slugs off the lettuce.', 'Tomatoes ripen evenly around 20 to 25 degrees.', 'Chilies like six hours of sun; the window spot helps.'] },
-  { name: 'running', user: ['I ran 8 km this morning in 46 minutes.', 'My left knee aches after the long runs.', 'The half marathon is in ten weeks.', 'Intervals on the track felt easier today.'], assistant: ['Keep the long run at a pace where you can still talk.', 'Strengthen the hips; knee pain often starts there.', 'Add one kilometre to the long run each week, then taper.', 'Easier intervals mean the base is building.'] },
-  { name: 'cooking', user: ['I tried the lentil soup with smoked paprika.', 'The sourdough starter smells like acetone.', 'How long should the dough proof in the fridge?', 'Dinner for six on Saturday, one guest is vegan.'], assistant: ['Feed the starter twice a day for a few days to calm the acetone.', 'A cold proof of 12 to 16 hours gives the best flavour.', 'A chickpea and squash tagine works for everyone.', 'Smoked paprika and a squeeze of lemon lift lentils.'] },
-  { name: 'project', user: ['The parser crashes on empty input.', 'CI takes eleven minutes, can we cut that?', 'I renamed the config loader to settings.ts.', 'Tests for the exporter pass locally but fail in CI.'], assistant: ['Guard the empty input before tokenizing.', 'Cache the dependencies and split the slow suite.', 'Update the imports and the README after the rename.', 'Check the time zone; CI runs in UTC.'] },
-  { name: 'reading', user: ['I finished the book about the Hanseatic League.', 'Any novel set in Lisbon you would suggest?', 'I read forty pages of the sailing memoir.', 'The library hold for the new translation came in.'], assistant: ['Pessoa wrote a lot about Lisbon; the Book of Disquiet is a start.', 'The Hanseatic League ran trade from Bruges to Novgorod.', 'Memoirs read faster once the voyage starts.', 'Translations differ a lot; compare the first page of two.'] },
+  {
+    name: 'garden',
+    user: [
+      'The tomatoes on the balcony are finally turning red.',
+      'Should I prune the basil before it flowers?',
+      'Slugs ate half the lettuce again last night.',
+      'I moved the chili plants closer to the window.',
+    ],
+    assistant: [
+      'Pinch the basil tops weekly to keep it bushy.',
+      'A ring of copper tape keeps slugs off the lettuce.',
+      'Tomatoes ripen evenly around 20 to 25 degrees.',
+      'Chilies like six hours of sun; the window spot helps.',
+    ],
+  },
+  {
+    name: 'running',
+    user: [
+      'I ran 8 km this morning in 46 minutes.',
+      'My left knee aches after the long runs.',
+      'The half marathon is in ten weeks.',
+      'Intervals on the track felt easier today.',
+    ],
+    assistant: [
+      'Keep the long run at a pace where you can still talk.',
+      'Strengthen the hips; knee pain often starts there.',
+      'Add one kilometre to the long run each week, then taper.',
+      'Easier intervals mean the base is building.',
+    ],
+  },
+  {
+    name: 'cooking',
+    user: [
+      'I tried the lentil soup with smoked paprika.',
+      'The sourdough starter smells like acetone.',
+      'How long should the dough proof in the fridge?',
+      'Dinner for six on Saturday, one guest is vegan.',
+    ],
+    assistant: [
+      'Feed the starter twice a day for a few days to calm the acetone.',
+      'A cold proof of 12 to 16 hours gives the best flavour.',
+      'A chickpea and squash tagine works for everyone.',
+      'Smoked paprika and a squeeze of lemon lift lentils.',
+    ],
+  },
+  {
+    name: 'project',
+    user: [
+      'The parser crashes on empty input.',
+      'CI takes eleven minutes, can we cut that?',
+      'I renamed the config loader to settings.ts.',
+      'Tests for the exporter pass locally but fail in CI.',
+    ],
+    assistant: [
+      'Guard the empty input before tokenizing.',
+      'Cache the dependencies and split the slow suite.',
+      'Update the imports and the README after the rename.',
+      'Check the time zone; CI runs in UTC.',
+    ],
+  },
+  {
+    name: 'reading',
+    user: [
+      'I finished the book about the Hanseatic League.',
+      'Any novel set in Lisbon you would suggest?',
+      'I read forty pages of the sailing memoir.',
+      'The library hold for the new translation came in.',
+    ],
+    assistant: [
+      'Pessoa wrote a lot about Lisbon; the Book of Disquiet is a start.',
+      'The Hanseatic League ran trade from Bruges to Novgorod.',
+      'Memoirs read faster once the voyage starts.',
+      'Translations differ a lot; compare the first page of two.',
+    ],
+  },
 ];
 
 /** Small seeded PRNG (mulberry32): deterministic across platforms. */
@@ -72,8 +142,19 @@ export function generateDemoConversation(options: DemoOptions = {}): NewMessage[
       messages.push({ role: 'user', content: userText, createdAt: at() });
       if (t === 7) {
         const callId = `call_weather_${s}`;
-        messages.push({ role: 'assistant', content: '', createdAt: at(), toolCalls: [{ id: callId, type: 'function', function: { name: 'get_weather', arguments: JSON.stringify({ city: 'Lisbon', day: s }) } }] });
-        messages.push({ role: 'tool', toolCallId: callId, name: 'get_weather', content: JSON.stringify({ city: 'Lisbon', day: s, high_c: 14 + (s % 9), rain_mm: Math.round(random() * 12) }), createdAt: at() });
+        messages.push({
+          role: 'assistant',
+          content: '',
+          createdAt: at(),
+          toolCalls: [{ id: callId, type: 'function', function: { name: 'get_weather', arguments: JSON.stringify({ city: 'Lisbon', day: s }) } }],
+        });
+        messages.push({
+          role: 'tool',
+          toolCallId: callId,
+          name: 'get_weather',
+          content: JSON.stringify({ city: 'Lisbon', day: s, high_c: 14 + (s % 9), rain_mm: Math.round(random() * 12) }),
+          createdAt: at(),
+        });
       }
       messages.push({ role: 'assistant', content: `${pick(topic.assistant)} ${pick(topic.assistant)}`, createdAt: at() });
     }

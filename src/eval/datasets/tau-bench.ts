@@ -25,7 +25,8 @@ export function tauBenchMessages(traj: readonly RawMessage[], start = '2024-05-1
   const t0 = Date.parse(start);
   return traj.map((raw, i) => {
     const message: NewMessage = { role: raw.role, content: raw.content ?? '', createdAt: new Date(t0 + i * 1000).toISOString() };
-    if (raw.tool_calls && raw.tool_calls.length > 0) message.toolCalls = raw.tool_calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.function.name, arguments: c.function.arguments } }));
+    if (raw.tool_calls && raw.tool_calls.length > 0)
+      message.toolCalls = raw.tool_calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.function.name, arguments: c.function.arguments } }));
     if (raw.tool_call_id) message.toolCallId = raw.tool_call_id;
     if (raw.name) message.name = raw.name;
     return message;
@@ -33,7 +34,11 @@ export function tauBenchMessages(traj: readonly RawMessage[], start = '2024-05-1
 }
 
 export async function loadTauBench(file: string): Promise<TauBenchRun[]> {
-  const runs = JSON.parse(await readFile(file, 'utf8')) as Array<{ task_id: number; traj: RawMessage[]; info?: { task?: { actions?: TauBenchRun['actions'] } } }>;
+  const runs = JSON.parse(await readFile(file, 'utf8')) as Array<{
+    task_id: number;
+    traj: RawMessage[];
+    info?: { task?: { actions?: TauBenchRun['actions'] } };
+  }>;
   return runs.map((run) => ({ taskId: run.task_id, messages: tauBenchMessages(run.traj), actions: run.info?.task?.actions ?? [] }));
 }
 

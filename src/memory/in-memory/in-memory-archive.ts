@@ -125,9 +125,13 @@ export function createInMemoryArchive(options: InMemoryArchiveOptions = {}): Mem
         rows.set(key, { namespace, entry: copyEntry(entry), ...times[index]!, terms: entryTerms(entry.content), ...(vector ? { vector } : {}) });
       });
       if (taken.length > 0) {
-        throw new MemfoldError('archive_error', `In-memory archive write refused: ${taken.join(', ')} already belong to another operation, and a write never replaces another operation's row`, {
-          details: { labels: taken },
-        });
+        throw new MemfoldError(
+          'archive_error',
+          `In-memory archive write refused: ${taken.join(', ')} already belong to another operation, and a write never replaces another operation's row`,
+          {
+            details: { labels: taken },
+          },
+        );
       }
     },
 

@@ -36,9 +36,15 @@ export function entryTerms(content: string): string[] {
 export function fullTextRanking(docs: ReadonlyArray<{ key: string; terms: readonly string[] }>, query: string, limit: number): string[] {
   const wanted = searchTerms(query);
   if (wanted.length === 0) return [];
-  const scores = bm25Scores(docs.map((doc) => doc.terms), wanted);
+  const scores = bm25Scores(
+    docs.map((doc) => doc.terms),
+    wanted,
+  );
   // A document sharing no word scores 0: full text does not find it.
-  return top(docs.map((doc, i) => ({ key: doc.key, score: scores[i]! })).filter((item) => item.score > 0), limit);
+  return top(
+    docs.map((doc, i) => ({ key: doc.key, score: scores[i]! })).filter((item) => item.score > 0),
+    limit,
+  );
 }
 
 /** Keys of the documents by cosine similarity to `query`, best first; vectors of another size or zero are skipped. */

@@ -10,7 +10,18 @@ import type { ListOptions, MemoryManager, SearchHit, SearchQuery } from '../memo
 import { chunked, filterWhere, labelsWhere, requireConversationId } from './lancedb-filter.js';
 import { ARCHIVE_INDEXES, FULL_TEXT_INDEXES, maintainIndexes } from './lancedb-indexes.js';
 import { deferTableCreation } from './lancedb-deferred-archive.js';
-import { archiveSchema, checkSchema, COLUMN, compareEntriesByTime, embedderForTable, ENTRY_COLUMNS, fromRow, rowKey, toRow, validateEntry } from './lancedb-schema.js';
+import {
+  archiveSchema,
+  checkSchema,
+  COLUMN,
+  compareEntriesByTime,
+  embedderForTable,
+  ENTRY_COLUMNS,
+  fromRow,
+  rowKey,
+  toRow,
+  validateEntry,
+} from './lancedb-schema.js';
 import { enqueueWrite, isCommitConflict, withConflictRetry, writesSettled } from './lancedb-writes.js';
 import { defaultFusionWeights, fuseRankings } from './rrf.js';
 
@@ -102,7 +113,11 @@ export async function openLanceArchive(options: LanceArchiveOptions): Promise<Me
   if (!Number.isInteger(options.embedder?.dimensions) || options.embedder.dimensions < 0) {
     throw new InvalidArgumentError('embedder.dimensions', 'must be an integer >= 1, or 0 when the embedder learns it from its first answer');
   }
-  for (const [name, min] of [['optimizeAfterUnindexedRows', 1], ['readConsistencySeconds', 0], ['commitRetries', 0]] as const) {
+  for (const [name, min] of [
+    ['optimizeAfterUnindexedRows', 1],
+    ['readConsistencySeconds', 0],
+    ['commitRetries', 0],
+  ] as const) {
     if (!(Number.isInteger(settings[name]) && settings[name] >= min)) throw new InvalidArgumentError(name, `must be an integer >= ${min}`);
   }
   if (typeof settings.scalarIndexes !== 'boolean') throw new InvalidArgumentError('scalarIndexes', 'must be a boolean');
@@ -207,14 +222,20 @@ export async function openLanceArchive(options: LanceArchiveOptions): Promise<Me
     try {
       // A search names its score column: LanceDB otherwise adds it itself and logs a deprecation warning
       // on stderr for every query (the projection will stop adding it).
-      const plain = table.query().where(where).select(score ? [...SELECT, score] : SELECT);
+      const plain = table
+        .query()
+        .where(where)
+        .select(score ? [...SELECT, score] : SELECT);
       const query = build ? build(plain) : plain;
       found = (await query.toArray()) as Record<string, unknown>[];
     } catch (error) {
       throw wrap(operation, error);
     }
     if (found.some((row) => row[COLUMN.namespace] !== namespace || row[COLUMN.conversationId] !== conversationId)) {
-      throw new MemfoldError('archive_error', `LanceDB archive ${operation} returned rows outside namespace and conversation ${JSON.stringify([namespace, conversationId])}`);
+      throw new MemfoldError(
+        'archive_error',
+        `LanceDB archive ${operation} returned rows outside namespace and conversation ${JSON.stringify([namespace, conversationId])}`,
+      );
     }
     return found;
   };
@@ -244,9 +265,13 @@ export async function openLanceArchive(options: LanceArchiveOptions): Promise<Me
       const [stored] = await readEntries(entry.conversationId, [entry.label]);
       if (stored !== undefined && stored.operationId !== entry.operationId) taken.push(`${entry.label} (operation ${stored.operationId})`);
     }
-    return new MemfoldError('archive_error', `LanceDB archive write refused: ${taken.length > 0 ? taken.join(', ') : 'some labels'} already belong to another operation, and a write never replaces another operation's row`, {
-      details: { labels: taken },
-    });
+    return new MemfoldError(
+      'archive_error',
+      `LanceDB archive write refused: ${taken.length > 0 ? taken.join(', ') : 'some labels'} already belong to another operation, and a write never replaces another operation's row`,
+      {
+        details: { labels: taken },
+      },
+    );
   };
 
   return {
@@ -259,9 +284,15 @@ export async function openLanceArchive(options: LanceArchiveOptions): Promise<Me
       const latest = new Map<string, number>();
       entries.forEach((entry, index) => latest.set(rowKey(namespace, entry.conversationId, entry.label), index));
       const chosen = [...latest.values()].sort((a, b) => a - b);
-      const vectors = await embedAll(embedder, chosen.map((index) => entries[index]!.content));
+      const vectors = await embedAll(
+        embedder,
+        chosen.map((index) => entries[index]!.content),
+      );
       if (vectors.length !== chosen.length || vectors.some((vector) => vector.length !== embedder.dimensions)) {
-        throw new MemfoldError('embedding_error', `Embedder ${embedder.id} returned vectors of the wrong count or size (expected ${chosen.length} x ${embedder.dimensions})`);
+        throw new MemfoldError(
+          'embedding_error',
+          `Embedder ${embedder.id} returned vectors of the wrong count or size (expected ${chosen.length} x ${embedder.dimensions})`,
+        );
       }
       const data = chosen.map((index, i) => toRow(namespace, entries[index]!, times[index]!, vectors[i]!));
       let refused = 0;

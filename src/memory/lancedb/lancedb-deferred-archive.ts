@@ -40,7 +40,12 @@ export function deferTableCreation(deps: DeferredArchiveDeps): MemoryManager {
     const [probe] = await embedder.embed(['memfold']);
     // The OpenAI adapter knows its size once it has answered; for any other embedder the probe's length says it.
     const dimensions = embedder.dimensions || (probe?.length ?? 0);
-    return openOnce({ id: embedder.id, dimensions, maxEmbeddingsPerCall: embedder.maxEmbeddingsPerCall, embed: (texts, options) => embedder.embed(texts, options) });
+    return openOnce({
+      id: embedder.id,
+      dimensions,
+      maxEmbeddingsPerCall: embedder.maxEmbeddingsPerCall,
+      embed: (texts, options) => embedder.embed(texts, options),
+    });
   };
 
   return {

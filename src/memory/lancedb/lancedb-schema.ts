@@ -83,7 +83,9 @@ export function checkSchema(schema: Schema, embedder: Pick<Embedder, 'id' | 'dim
   const size = vectorType instanceof FixedSizeList ? vectorType.listSize : (vectorType as { listSize?: number } | undefined)?.listSize;
   const storedId = schema.metadata.get(EMBEDDER_METADATA_KEY);
   if (size === undefined || !Number.isInteger(size) || size < 1) {
-    throw new MemfoldError('archive_error', `LanceDB table "${tableName}" is not a memfold archive: its vector column has no fixed size`, { details: { tableName } });
+    throw new MemfoldError('archive_error', `LanceDB table "${tableName}" is not a memfold archive: its vector column has no fixed size`, {
+      details: { tableName },
+    });
   }
   if (embedder.dimensions !== 0 && size !== embedder.dimensions) {
     throw new MemfoldError(

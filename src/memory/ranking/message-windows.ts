@@ -60,7 +60,10 @@ export function pickWindows(items: readonly WindowItem[], scores: readonly numbe
     const fresh = window.filter((j) => !rank.has(j));
     const first = window[0]!;
     const last = window[window.length - 1]!;
-    const touches = window.some((j) => rank.has(j)) || (first > 0 && rank.has(first - 1) && items[first]!.position - items[first - 1]!.position === 1) || (last + 1 < items.length && rank.has(last + 1) && items[last + 1]!.position - items[last]!.position === 1);
+    const touches =
+      window.some((j) => rank.has(j)) ||
+      (first > 0 && rank.has(first - 1) && items[first]!.position - items[first - 1]!.position === 1) ||
+      (last + 1 < items.length && rank.has(last + 1) && items[last + 1]!.position - items[last]!.position === 1);
     const cost = fresh.reduce((s, j) => s + items[j]!.tokens, 0) + (touches ? 0 : options.blockOverhead);
     if (used + cost > options.budget) {
       leftOut.push(i);

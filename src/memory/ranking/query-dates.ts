@@ -37,7 +37,10 @@ export function timeHints(text: string): TimeHint[] {
     [new RegExp(`\\b${MONTH}\\s+(\\d{1,2})(?:st|nd|rd|th)?,?\\s+(\\d{4})\\b`, 'gi'), (m) => day(Number(m[3]), monthIndex(m[1]!), Number(m[2]))],
     [new RegExp(`\\b${MONTH},?\\s+(\\d{4})\\b`, 'gi'), (m) => month(Number(m[2]), monthIndex(m[1]!))],
     // A bare month only as a capitalized word ("in June", not the verb "may").
-    [new RegExp(`\\b(?:in|during|since|by|of|early|late|mid)\\s+(${MONTHS.map((x) => x[0]!.toUpperCase() + x.slice(1)).join('|')})\\b`, 'g'), (m) => ({ fromMs: 0, toMs: 0, month: monthIndex(m[1]!) })],
+    [
+      new RegExp(`\\b(?:in|during|since|by|of|early|late|mid)\\s+(${MONTHS.map((x) => x[0]!.toUpperCase() + x.slice(1)).join('|')})\\b`, 'g'),
+      (m) => ({ fromMs: 0, toMs: 0, month: monthIndex(m[1]!) }),
+    ],
     [/\b(?:in|during|since|of)\s+((?:19|20)\d{2})\b/g, (m) => year(Number(m[1]))],
   ];
   for (const [pattern, read] of patterns) {
@@ -73,5 +76,7 @@ function year(y: number): TimeHint {
 export function withinHints(iso: string, hints: readonly TimeHint[]): boolean {
   const ms = Date.parse(iso);
   if (Number.isNaN(ms)) return false;
-  return hints.some((h) => (h.month !== undefined ? new Date(ms).getUTCMonth() === h.month || new Date(ms - MONTH_AFTER_MS).getUTCMonth() === h.month : ms >= h.fromMs && ms < h.toMs));
+  return hints.some((h) =>
+    h.month !== undefined ? new Date(ms).getUTCMonth() === h.month || new Date(ms - MONTH_AFTER_MS).getUTCMonth() === h.month : ms >= h.fromMs && ms < h.toMs,
+  );
 }

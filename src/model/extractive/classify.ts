@@ -28,10 +28,14 @@ export const SECTION_BONUS: Readonly<Record<SectionKey, number>> = {
 const ERROR = /(?:error|exception)s?\b|\b(?:failed|failure|fails|traceback|crash(?:ed|es)?|panic|fatal|segfault|ENOENT|EACCES|ECONNREFUSED|timed out)\b/i;
 const FILE =
   /(?:^|[\s("'`])(?:~|\.{1,2})?\/?(?:[\w.-]+\/)+[\w.-]+\.[A-Za-z][\w]{0,5}\b|\b[\w-]+\.(?:ts|tsx|js|jsx|mjs|cjs|py|rb|go|rs|java|kt|c|cc|cpp|h|hpp|cs|php|json|ya?ml|toml|md|txt|csv|sql|sh|bash|html|css|scss|lock|env|cfg|ini|log|xml|ipynb)\b/;
-const COMMAND = /`[^`\n]+`|(?:^|\$\s)(?:npm|npx|pnpm|yarn|git|pip|python3?|node|docker|kubectl|make|cargo|go|curl|wget|ls|cd|cat|grep|sed|rm|mkdir|mv|cp|chmod|psql|tsc|vitest|pytest)\s/;
-const DECISION = /\b(?:decided|decide|decision|agreed|agree|we will|we'll|i will|i'll|let's|let us|going to|plan to|planning to|settled on|chose|choose|opted|will)\b/i;
-const OPEN = /\b(?:todo|to-do|to do list|pending|not yet|still need|still needs|still have to|follow up|follow-up|tbd|open question|unresolved|remains to|waiting for|waiting on)\b/i;
-const REQUEST = /\?\s*$|\b(?:can you|could you|would you|will you|please|i need|i want|i'd like|i would like|i'm looking|i am looking|want to|need to|help me|tell me|show me|let me know|find me|book me)\b/i;
+const COMMAND =
+  /`[^`\n]+`|(?:^|\$\s)(?:npm|npx|pnpm|yarn|git|pip|python3?|node|docker|kubectl|make|cargo|go|curl|wget|ls|cd|cat|grep|sed|rm|mkdir|mv|cp|chmod|psql|tsc|vitest|pytest)\s/;
+const DECISION =
+  /\b(?:decided|decide|decision|agreed|agree|we will|we'll|i will|i'll|let's|let us|going to|plan to|planning to|settled on|chose|choose|opted|will)\b/i;
+const OPEN =
+  /\b(?:todo|to-do|to do list|pending|not yet|still need|still needs|still have to|follow up|follow-up|tbd|open question|unresolved|remains to|waiting for|waiting on)\b/i;
+const REQUEST =
+  /\?\s*$|\b(?:can you|could you|would you|will you|please|i need|i want|i'd like|i would like|i'm looking|i am looking|want to|need to|help me|tell me|show me|let me know|find me|book me)\b/i;
 
 export function isError(text: string): boolean {
   return ERROR.test(text);
@@ -52,8 +56,25 @@ export function classifySentence(text: string, fromUser: boolean, unanswered: bo
 }
 
 const MONTHS = new Set([
-  'january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december',
-  'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday',
+  'january',
+  'february',
+  'march',
+  'april',
+  'may',
+  'june',
+  'july',
+  'august',
+  'september',
+  'october',
+  'november',
+  'december',
+  'monday',
+  'tuesday',
+  'wednesday',
+  'thursday',
+  'friday',
+  'saturday',
+  'sunday',
 ]);
 
 const TOKEN = /[A-Za-z][A-Za-z'_-]*[A-Za-z0-9_]|[A-Za-z]|\$?\d[\w.,:/-]*/g;

@@ -51,7 +51,11 @@ export function summarizeExtractive(input: SummarizeRequest): string {
 function inputChars(request: SummarizeRequest): number {
   if (request.purpose === 'resummarize') return request.summaries.reduce((sum, text) => sum + text.length + 2, 0);
   const lineChars = (line: SummaryLine) =>
-    line.time.length + line.role.length + (line.name?.length ?? 0) + line.text.length + 5 +
+    line.time.length +
+    line.role.length +
+    (line.name?.length ?? 0) +
+    line.text.length +
+    5 +
     (line.toolCalls ?? []).reduce((sum, call) => sum + call.name.length + call.id.length + call.arguments.length + 10, 0);
   return request.lines.reduce((sum, line) => sum + lineChars(line), 0) + (request.previousSummary?.length ?? 0);
 }

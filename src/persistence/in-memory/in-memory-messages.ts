@@ -137,7 +137,13 @@ export function createInMemoryMessages(tables: () => InMemoryTables, context: In
       const now = clock().toISOString();
       const record = touch(conversationId, now);
       const clipArchive: ConversationMessage = {
-        id: clipArchiveId(conversationId), conversationId, seq: 0, role: 'system', content: text, createdAt: now, kind: 'clip_archive',
+        id: clipArchiveId(conversationId),
+        conversationId,
+        seq: 0,
+        role: 'system',
+        content: text,
+        createdAt: now,
+        kind: 'clip_archive',
       };
       // seq 0 is the clip-archive's slot: the new one replaces whatever held it.
       record.messages = [copyOf(clipArchive), ...record.messages.filter((m) => !deleting.has(m.id) && m.seq !== 0)];

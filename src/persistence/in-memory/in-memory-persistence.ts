@@ -117,7 +117,9 @@ export function createInMemoryPersistence(options: InMemoryPersistenceOptions = 
         return listOperations(
           state.tables,
           namespace,
-          (operation) => (operation.status === 'planned' || operation.status === 'archived') && (conversationId === undefined || operation.conversationId === conversationId),
+          (operation) =>
+            (operation.status === 'planned' || operation.status === 'archived') &&
+            (conversationId === undefined || operation.conversationId === conversationId),
         );
       }),
     listConversations: () => read('listConversations', () => listConversations(state.tables, namespace)),

@@ -40,12 +40,7 @@ export function advisoryLockKey(namespace: string, conversationId: string): stri
  * held for the whole call (fn's own queries use other connections); unlocking in `finally`
  * returns the connection clean to the pool.
  */
-export async function withAdvisoryLock<T>(
-  db: Kysely<any>,
-  key: string,
-  wait: boolean,
-  fn: () => Promise<T>,
-): Promise<LockResult<T>> {
+export async function withAdvisoryLock<T>(db: Kysely<any>, key: string, wait: boolean, fn: () => Promise<T>): Promise<LockResult<T>> {
   return db.connection().execute(async (connection) => {
     const locked = await guard('take a conversation lock', async () => {
       if (wait) {

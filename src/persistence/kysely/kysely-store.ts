@@ -49,13 +49,10 @@ export async function createKyselyPersistence(options: KyselyPersistenceOptions)
  * tests that need raw SQL (on PGlite, the only way in: its one connection belongs to the store).
  * Never use `db` inside `transaction()` on PGlite. `persistence.close()` also closes `db`.
  */
-export async function openKyselyStore(
-  options: KyselyPersistenceOptions,
-): Promise<{ persistence: PersistenceProvider; db: Kysely<Database> }> {
+export async function openKyselyStore(options: KyselyPersistenceOptions): Promise<{ persistence: PersistenceProvider; db: Kysely<Database> }> {
   const namespace = requireKey(options.namespace ?? 'default', 'namespace', MAX_NAMESPACE_BYTES);
   const maxMessageBytes = validateMaxMessageBytes(options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES, 'maxMessageBytes');
-  const backend =
-    options.dialect === 'postgres' ? await createPostgresDialect(options.databaseUrl) : await createPgliteDialect(options.dataDir);
+  const backend = options.dialect === 'postgres' ? await createPostgresDialect(options.databaseUrl) : await createPgliteDialect(options.dataDir);
   const db = new Kysely<Database>({ dialect: backend.dialect });
   const persistence = createStore(db, backend, { namespace, clock: options.clock ?? (() => new Date()), maxMessageBytes });
   try {

@@ -107,9 +107,17 @@ export function createKyselyTransaction(db: Kysely<Database>, context: StoreCont
               content: JSON.stringify(row.content),
               created_at: row.createdAt ?? now,
             }));
-            await trx.insertInto('message_ids').values(batch.map((row, offset) => ({
-              namespace, conversation_id: conversationId, id: row.id, digest: digestOf(rows[start + offset]!),
-            }))).execute();
+            await trx
+              .insertInto('message_ids')
+              .values(
+                batch.map((row, offset) => ({
+                  namespace,
+                  conversation_id: conversationId,
+                  id: row.id,
+                  digest: digestOf(rows[start + offset]!),
+                })),
+              )
+              .execute();
             const inserted = await trx.insertInto('messages').values(batch).returning(MESSAGE_COLUMNS).execute();
             stored.push(...inserted.map(toMessage));
           }
@@ -140,9 +148,7 @@ export function createKyselyTransaction(db: Kysely<Database>, context: StoreCont
     async findUsedIds(conversationId: string, ids: string[]): Promise<UsedId[]> {
       requireKey(conversationId, 'conversationId');
       const wanted = requireTextArray(ids, 'ids');
-      return guard(`look up used ids of conversation ${JSON.stringify(conversationId)}`, () =>
-        findUsedIds(db, { namespace, conversationId }, wanted),
-      );
+      return guard(`look up used ids of conversation ${JSON.stringify(conversationId)}`, () => findUsedIds(db, { namespace, conversationId }, wanted));
     },
 
     async loadHistory(conversationId: string): Promise<ConversationMessage[]> {

@@ -116,18 +116,10 @@ export async function listOperations(db: Kysely<Database>, context: StoreContext
 }
 
 /** Operations not yet committed or rolled back, oldest first; the whole namespace when no id is given. */
-export async function listPendingOperations(
-  db: Kysely<Database>,
-  context: StoreContext,
-  conversationId?: string,
-): Promise<CompactionOperation[]> {
+export async function listPendingOperations(db: Kysely<Database>, context: StoreContext, conversationId?: string): Promise<CompactionOperation[]> {
   if (conversationId !== undefined) requireText(conversationId, 'conversationId');
   return guard('list pending operations', async () => {
-    let query = db
-      .selectFrom('compaction_operations')
-      .selectAll()
-      .where('namespace', '=', context.namespace)
-      .where('status', 'in', ['planned', 'archived']);
+    let query = db.selectFrom('compaction_operations').selectAll().where('namespace', '=', context.namespace).where('status', 'in', ['planned', 'archived']);
     if (conversationId !== undefined) query = query.where('conversation_id', '=', conversationId);
     const rows = await query.orderBy('created_at').orderBy('id').execute();
     return rows.map(toOperation);
@@ -135,10 +127,7 @@ export async function listPendingOperations(
 }
 
 /** The namespace's conversations, most recently updated first; messageCount excludes the clip-archive. */
-export async function listConversations(
-  db: Kysely<Database>,
-  context: StoreContext,
-): Promise<Array<{ id: string; messageCount: number; updatedAt: string }>> {
+export async function listConversations(db: Kysely<Database>, context: StoreContext): Promise<Array<{ id: string; messageCount: number; updatedAt: string }>> {
   return guard('list conversations', async () => {
     const rows = await db
       .selectFrom('conversations as c')
