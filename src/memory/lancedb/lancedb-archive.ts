@@ -81,8 +81,6 @@ export const DEFAULT_LANCE_ARCHIVE_OPTIONS = Object.freeze({
 const sleepWithTimer = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 /** Columns the search and list queries return: the entry, plus the times as numbers for ordering. */
 const SELECT = ENTRY_COLUMNS;
-/** What the rankings read: enough to fuse them and check the scope; the entries are read for the hits kept. */
-const RANK_COLUMNS: readonly string[] = [COLUMN.key, COLUMN.namespace, COLUMN.conversationId, COLUMN.label];
 /** A query with at least one letter or digit has words for full text; otherwise only vectors can answer. */
 const HAS_WORDS = /[\p{L}\p{N}]/u;
 
@@ -219,7 +217,6 @@ export async function openLanceArchive(options: LanceArchiveOptions): Promise<Me
     where: string,
     build?: (query: Query) => Query | VectorQuery,
     score?: '_score' | '_distance',
-    columns: readonly string[] = SELECT,
   ): Promise<Record<string, unknown>[]> => {
     let found: Record<string, unknown>[];
     try {
@@ -342,14 +339,7 @@ export async function openLanceArchive(options: LanceArchiveOptions): Promise<Me
       const fullTextSearch = async (): Promise<Record<string, unknown>[]> =>
         HAS_WORDS.test(query.query) && weights.fullText > 0
           ? // A structured MatchQuery: the text is never parsed as query syntax, so no input can break it.
-            rows(
-              'full-text search',
-              query.conversationId,
-              where,
-              (q) => q.fullTextSearch(new MatchQuery(query.query, COLUMN.content)).limit(depth),
-              '_score',
-              RANK_COLUMNS,
-            )
+            rows('full-text search', query.conversationId, where, (q) => q.fullTextSearch(new MatchQuery(query.query, COLUMN.content)).limit(depth), '_score')
           : [];
       const vectorSearch = async (): Promise<Record<string, unknown>[]> => {
         if (weights.vector <= 0 || query.query.trim().length === 0) return [];
@@ -363,20 +353,14 @@ export async function openLanceArchive(options: LanceArchiveOptions): Promise<Me
         }
         // A zero vector (no features) has no direction: cosine search cannot rank by it.
         if (!vector || isZero(vector)) return [];
-        return rows('vector search', query.conversationId, where, (q) => q.nearestTo(vector).distanceType('cosine').limit(depth), '_distance', RANK_COLUMNS);
+        return rows('vector search', query.conversationId, where, (q) => q.nearestTo(vector).distanceType('cosine').limit(depth), '_distance');
       };
       const [fullText, nearest] = await Promise.all([fullTextSearch(), vectorSearch()]);
       const fused = fuseRankings([
         { ids: keysOf(fullText), weight: weights.fullText },
         { ids: keysOf(nearest), weight: weights.vector },
-      ]).slice(0, take);
-      // The rankings read only keys; the entries (content, transcript messages) are read for the hits kept.
-      const labels = fused.map(({ id }) => String(byKey.get(id)![COLUMN.label]));
-      const entries = new Map((await readEntries(query.conversationId, labels)).map((entry) => [entry.label, entry]));
-      return fused.flatMap(({ score }, i) => {
-        const entry = entries.get(labels[i]!);
-        return entry ? [{ entry, score }] : [];
-      });
+      ]);
+      return fused.slice(0, take).map(({ id, score }) => ({ entry: fromRow(byKey.get(id)!), score }));
     },
 
     async mark(conversationId, labels, parentLabel) {
