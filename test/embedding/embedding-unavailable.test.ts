@@ -11,24 +11,7 @@ import type { NewMessage } from '../../src/conversation/types.js';
 import { createMemfold, type MemfoldEvent } from '../../src/memfold.js';
 import { persistenceBackends, type OpenedBackend } from '../support/backends.js';
 import { behaviors, startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai-server.js';
-
-function chat(turns: number, from = 0): NewMessage[] {
-  return Array.from({ length: turns }, (_, i) => {
-    const t = from + i;
-    return [
-      {
-        role: 'user' as const,
-        content: `Please remember order ORD-${500 + t} for customer Ada Lovelace. ${'context '.repeat(20)}`,
-        createdAt: new Date(Date.UTC(2024, 5, 1, 10, 2 * t)).toISOString(),
-      },
-      {
-        role: 'assistant' as const,
-        content: `Noted ORD-${500 + t}. ${'confirmation '.repeat(20)}`,
-        createdAt: new Date(Date.UTC(2024, 5, 1, 10, 2 * t + 1)).toISOString(),
-      },
-    ];
-  }).flat();
-}
+import { orderChat } from '../support/messages.js';
 
 const [backend] = persistenceBackends();
 let fake: FakeOpenAI;
@@ -67,7 +50,7 @@ const REASON = { stopped: 'connection error', 'http 500': 'http 500' } as const;
 describe.each(['stopped', 'http 500'] as const)('embedding endpoint %s', (how) => {
   it('with an archive already written: opening, appends, reads and search work; compaction fails cleanly', async () => {
     const first = await open();
-    await first.append('orders', chat(20));
+    await first.append('orders', orderChat(20));
     expect((await first.compact('orders')).status).toBe('compacted');
     await first.close();
 
@@ -75,7 +58,7 @@ describe.each(['stopped', 'http 500'] as const)('embedding endpoint %s', (how) =
     const events: MemfoldEvent[] = [];
     const memfold = await open(events);
     try {
-      await memfold.append('orders', chat(10, 20));
+      await memfold.append('orders', orderChat(10, 20));
       const before = await memfold.context('orders');
       expect(before.at(-1)!.content).toContain('ORD-529');
 
@@ -102,7 +85,7 @@ describe.each(['stopped', 'http 500'] as const)('embedding endpoint %s', (how) =
     await breakEndpoint(how);
     const memfold = await open();
     try {
-      await memfold.append('orders', chat(20));
+      await memfold.append('orders', orderChat(20));
       const before = await memfold.context('orders');
       expect(before).toHaveLength(40);
       const answer = await memfold.memoryRead('orders').execute({ query: 'ORD-503' });
@@ -124,7 +107,7 @@ describe('embedding endpoint back up', () => {
     const events: MemfoldEvent[] = [];
     const memfold = await open(events);
     try {
-      await memfold.append('orders', chat(20));
+      await memfold.append('orders', orderChat(20));
       expect((await memfold.compact('orders')).status).toBe('compacted');
       const hits = await memfold.memory.search({ conversationId: 'orders', query: 'ORD-503' });
       expect(hits.some((hit) => hit.entry.content.includes('ORD-503'))).toBe(true);
@@ -138,14 +121,14 @@ describe('embedding endpoint back up', () => {
 describe('an embedding model whose vectors change size under the same name', () => {
   it('is caught against the table: search falls back to full text saying why, compaction fails cleanly', async () => {
     const first = await open();
-    await first.append('orders', chat(20));
+    await first.append('orders', orderChat(20));
     expect((await first.compact('orders')).status).toBe('compacted');
     await first.close();
 
     fake.setDimensions(8); // the table holds 16-dimensional vectors
     const memfold = await open();
     try {
-      await memfold.append('orders', chat(10, 20));
+      await memfold.append('orders', orderChat(10, 20));
       const before = await memfold.context('orders');
       const answer = await memfold.memoryRead('orders').execute({ query: 'ORD-503' });
       expect(answer.ok).toBe(true);

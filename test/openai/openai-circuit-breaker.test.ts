@@ -17,6 +17,7 @@ import { withFallback } from '../../src/model/fallback-model.js';
 import type { ModelProvider, SummarizeRequest } from '../../src/model/model-provider.js';
 import { createOpenAIModel } from '../../src/openai/openai-summarizer.js';
 import { persistenceBackends } from '../support/backends.js';
+import { orderChat } from '../support/messages.js';
 import { behaviors, startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai-server.js';
 
 const request: SummarizeRequest = {
@@ -117,21 +118,6 @@ describe('circuit breaker on the summarizer', () => {
 });
 
 describe('circuit breaker through createMemfold', () => {
-  function chat(turns: number): NewMessage[] {
-    return Array.from({ length: turns }, (_, t) => [
-      {
-        role: 'user' as const,
-        content: `Please remember order ORD-${500 + t} for customer Ada Lovelace. ${'context '.repeat(20)}`,
-        createdAt: new Date(Date.UTC(2024, 5, 1, 10, 2 * t)).toISOString(),
-      },
-      {
-        role: 'assistant' as const,
-        content: `Noted ORD-${500 + t}. ${'confirmation '.repeat(20)}`,
-        createdAt: new Date(Date.UTC(2024, 5, 1, 10, 2 * t + 1)).toISOString(),
-      },
-    ]).flat();
-  }
-
   it('a hanging endpoint costs three timeouts, not one per summary: the rest of the compaction falls back at once', async () => {
     server.requests.length = 0;
     server.setBehavior(HANG);
@@ -145,7 +131,7 @@ describe('circuit breaker through createMemfold', () => {
       env: { OPENAI_BASE_URL: server.baseURL, MEMFOLD_SUMMARY_MODEL: 'fake-summarizer', MEMFOLD_MODEL_TIMEOUT_MS: '150', MEMFOLD_MODEL_MAX_RETRIES: '0' },
     });
     try {
-      await memfold.append('orders', chat(80));
+      await memfold.append('orders', orderChat(80));
       const result = await memfold.compact('orders');
       expect(result.status, result.error).toBe('compacted');
       expect(result.modelCalls).toBeGreaterThanOrEqual(6);

@@ -10,22 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NewMessage } from '../../src/conversation/types.js';
 import { createMemfold } from '../../src/memfold.js';
 import { persistenceBackends } from '../support/backends.js';
+import { orderChat } from '../support/messages.js';
 import { behaviors, startFakeOpenAI, type FakeBehavior, type FakeOpenAI } from '../support/fake-openai-server.js';
-
-function chat(turns: number): NewMessage[] {
-  return Array.from({ length: turns }, (_, t) => [
-    {
-      role: 'user' as const,
-      content: `Please remember order ORD-${500 + t} for customer Ada Lovelace. ${'context '.repeat(20)}`,
-      createdAt: new Date(Date.UTC(2024, 5, 1, 10, 2 * t)).toISOString(),
-    },
-    {
-      role: 'assistant' as const,
-      content: `Noted ORD-${500 + t}. ${'confirmation '.repeat(20)}`,
-      createdAt: new Date(Date.UTC(2024, 5, 1, 10, 2 * t + 1)).toISOString(),
-    },
-  ]).flat();
-}
 
 const [backend] = persistenceBackends();
 let fake: FakeOpenAI;
@@ -50,7 +36,7 @@ async function compactWith(behavior: FakeBehavior, env: Record<string, string> =
     env: { OPENAI_BASE_URL: fake.baseURL, OPENAI_API_KEY: 'test-key', MEMFOLD_SUMMARY_MODEL: 'fake-summarizer', MEMFOLD_MODEL_MAX_RETRIES: '0', ...env },
   });
   try {
-    await memfold.append('orders', chat(20));
+    await memfold.append('orders', orderChat(20));
     const before = fake.requests.length;
     const result = await memfold.compact('orders');
     const requests = fake.requests.slice(before);
@@ -75,7 +61,7 @@ describe('OpenAI-compatible summaries and embeddings', () => {
       env: { OPENAI_BASE_URL: fake.baseURL, MEMFOLD_SUMMARY_MODEL: 'fake-summarizer', MEMFOLD_MODEL_MAX_RETRIES: '0' },
     });
     try {
-      await memfold.append('custom', chat(20));
+      await memfold.append('custom', orderChat(20));
       const before = fake.requests.length;
       const result = await memfold.compact('custom');
       expect(result.status, result.error).toBe('compacted');

@@ -47,3 +47,25 @@ export function dialogue(turns: number, offset = 0): NewMessage[] {
   }
   return out;
 }
+
+/**
+ * An order-taking chat of `turns` user/assistant pairs from pair `from` on, two minutes a pair: each pair
+ * names order ORD-{500 + t} (the suites that need a summarizer to work on real words, against the fake server).
+ */
+export function orderChat(turns: number, from = 0): NewMessage[] {
+  return Array.from({ length: turns }, (_, i) => {
+    const t = from + i;
+    return [
+      {
+        role: 'user' as const,
+        content: `Please remember order ORD-${500 + t} for customer Ada Lovelace. ${'context '.repeat(20)}`,
+        createdAt: new Date(Date.UTC(2024, 5, 1, 10, 2 * t)).toISOString(),
+      },
+      {
+        role: 'assistant' as const,
+        content: `Noted ORD-${500 + t}. ${'confirmation '.repeat(20)}`,
+        createdAt: new Date(Date.UTC(2024, 5, 1, 10, 2 * t + 1)).toISOString(),
+      },
+    ];
+  }).flat();
+}
