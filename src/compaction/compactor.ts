@@ -1,7 +1,7 @@
 /**
- * The compactor: the entries callers use. `compactStored` (what `memfold.compact` calls) takes the
- * conversation's lock, reconciles, loads, plans and runs; `compress` does the same for a history the caller
- * hands in, which is planned first (a skip takes no lock) and checked against the live rows under the lock.
+ * The compactor: the entries callers use. `compactStored` (what `memfold.compact` calls) reads the live rows
+ * and compacts them as `compress` does a history the caller hands in: planned first (a skip takes no lock),
+ * then, under the conversation's lock, reconciled and checked against the live rows.
  * The steps themselves live in their own modules (plan.ts, run-compaction.ts and the steps it sequences).
  * Neither entry throws: every failure comes back as a result, after undoing what was written.
  */
@@ -122,6 +122,44 @@ export function createCompactor(options: CompactorOptions): Compactor {
   const reconcileFirst = (conversationId: string) => atStage('reconcile_failed', () => reconcileAndReport(conversationId, deps));
   const loadLive = async (conversationId: string) => assembleContext(await atStage('unexpected', () => persistence.loadHistory(conversationId)));
 
+  async function compress(history: readonly ConversationMessage[], conversationId: string, compressOptions: CompressOptions = {}): Promise<CompactionResult> {
+    const started = deps.clock();
+    // Before validation `history` may be anything: the result must still be built without throwing.
+    const given = Array.isArray(history) ? [...(history as ConversationMessage[])] : [];
+    let result = initialResult(given, 0);
+    try {
+      validateHistory(history, conversationId);
+      const count = countOnce(tokens);
+      const force = compressOptions.force ?? false;
+      const prepared = prepare(history, conversationId, count, force);
+      result = prepared.result;
+      if (prepared.kind === 'skip') return result;
+      const locked = await persistence.withConversationLock(
+        conversationId,
+        async () => {
+          await reconcileFirst(conversationId);
+          // Another process (or a finished interrupted operation) may have archived part of the caller's history:
+          // an indexed count tells, and only then are the live rows loaded to plan again.
+          const ids = prepared.plan.compactable.map((m) => m.id);
+          if ((await atStage('unexpected', () => persistence.countLive(conversationId, ids))) === ids.length) {
+            return run(prepared, conversationId, count, compressOptions.signal);
+          }
+          const replanned = prepare(await atStage('unexpected', () => persistence.loadHistory(conversationId)), conversationId, count, force);
+          result = replanned.result;
+          return run(replanned, conversationId, count, compressOptions.signal);
+        },
+        { wait: compressOptions.wait ?? false },
+      );
+      if (!locked.acquired) return Object.assign(result, { skipReason: 'busy' as const });
+      result = locked.value;
+      return result;
+    } catch (error) {
+      return Object.assign(result, { status: 'failed' as const, history: given, failureCode: failureCodeOf(error), error: errorMessage(error) });
+    } finally {
+      result.durationMs = deps.clock() - started;
+    }
+  }
+
   return {
     settings,
     frontier: (conversationId) => listFrontier(deps, conversationId),
@@ -137,78 +175,24 @@ export function createCompactor(options: CompactorOptions): Compactor {
 
     async compactStored(conversationId, compressOptions = {}) {
       const started = deps.clock();
-      let result = initialResult([], 0);
+      let stored: ConversationMessage[];
       try {
         requireConversationId(conversationId);
-        const count = countOnce(tokens);
-        const locked = await persistence.withConversationLock(
-          conversationId,
-          async () => {
-            await reconcileFirst(conversationId);
-            const stored = await loadLive(conversationId);
-            result = initialResult(stored, 0); // a failure from here on reports the live history
-            validateHistory(stored, conversationId);
-            const prepared = prepare(stored, conversationId, count, compressOptions.force ?? false);
-            result = prepared.result;
-            return run(prepared, conversationId, count, compressOptions.signal);
-          },
-          { wait: compressOptions.wait ?? false },
-        );
-        if (locked.acquired) {
-          result = locked.value;
-          return result;
-        }
-        // Another compaction holds the conversation: report the live rows as they stand, read without the lock.
-        const stored = await loadLive(conversationId);
-        result = initialResult(
-          stored,
-          stored.reduce((sum, m) => sum + count(m), 0),
-        );
-        return Object.assign(result, { skipReason: 'busy' as const });
+        stored = await loadLive(conversationId);
       } catch (error) {
-        return Object.assign(result, { status: 'failed' as const, failureCode: failureCodeOf(error), error: errorMessage(error) });
-      } finally {
-        result.durationMs = deps.clock() - started;
+        return Object.assign(initialResult([], 0), {
+          status: 'failed' as const,
+          failureCode: failureCodeOf(error),
+          error: errorMessage(error),
+          durationMs: deps.clock() - started,
+        });
       }
+      // The rows read once, then the path every history takes: planned before the lock, so a turn below the
+      // trigger locks and reconciles nothing; under the lock a plan made stale meanwhile is made again.
+      return compress(stored, conversationId, compressOptions);
     },
 
-    async compress(history, conversationId, compressOptions = {}) {
-      const started = deps.clock();
-      // Before validation `history` may be anything: the result must still be built without throwing.
-      const given = Array.isArray(history) ? [...(history as ConversationMessage[])] : [];
-      let result = initialResult(given, 0);
-      try {
-        validateHistory(history, conversationId);
-        const count = countOnce(tokens);
-        const force = compressOptions.force ?? false;
-        const prepared = prepare(history, conversationId, count, force);
-        result = prepared.result;
-        if (prepared.kind === 'skip') return result;
-        const locked = await persistence.withConversationLock(
-          conversationId,
-          async () => {
-            await reconcileFirst(conversationId);
-            // Another process (or a finished interrupted operation) may have archived part of the caller's history:
-            // an indexed count tells, and only then are the live rows loaded to plan again.
-            const ids = prepared.plan.compactable.map((m) => m.id);
-            if ((await atStage('unexpected', () => persistence.countLive(conversationId, ids))) === ids.length) {
-              return run(prepared, conversationId, count, compressOptions.signal);
-            }
-            const replanned = prepare(await atStage('unexpected', () => persistence.loadHistory(conversationId)), conversationId, count, force);
-            result = replanned.result;
-            return run(replanned, conversationId, count, compressOptions.signal);
-          },
-          { wait: compressOptions.wait ?? false },
-        );
-        if (!locked.acquired) return Object.assign(result, { skipReason: 'busy' as const });
-        result = locked.value;
-        return result;
-      } catch (error) {
-        return Object.assign(result, { status: 'failed' as const, history: given, failureCode: failureCodeOf(error), error: errorMessage(error) });
-      } finally {
-        result.durationMs = deps.clock() - started;
-      }
-    },
+    compress,
 
     async resummarizeDepth(conversationId, depth) {
       if (!Number.isInteger(depth) || depth < 0) throw new InvalidArgumentError('depth', 'must be an integer >= 0');
