@@ -12,6 +12,8 @@ import type { CompactionEvent } from './compaction-result.js';
 import type { CompactionSettings } from './compaction-settings.js';
 import { promptOverhead, type FoldOptions } from './fold.js';
 import { reconcileConversation, type ReconcileOutcome } from './reconcile.js';
+import type { ArchiveWriter } from './archive-writer.js';
+import type { ResummarizeContext } from './resummarize.js';
 
 export interface CompactionDeps {
   model: ModelProvider;
@@ -69,4 +71,22 @@ export async function reconcileAndReport(conversationId: string, deps: Compactio
 /** The summary batches no higher-depth batch covers, in time order (`list` is time-ordered by the port's contract). */
 export function listFrontier(deps: Pick<CompactionDeps, 'memory'>, conversationId: string) {
   return deps.memory.list({ conversationId, kind: 'summary', unmarkedOnly: true });
+}
+
+/** What re-summarization needs for one operation: its writer, and the fold options of the depth it writes. */
+export function resummarizeContext(
+  deps: CompactionDeps,
+  ids: { conversationId: string; operationId: string },
+  writer: ArchiveWriter,
+  depth: number,
+  signal?: AbortSignal,
+): ResummarizeContext {
+  return {
+    ...ids,
+    settings: deps.settings,
+    memory: deps.memory,
+    writer,
+    inputBudget: deps.inputBudget,
+    fold: foldOptions(deps, ids.conversationId, depth, signal),
+  };
 }

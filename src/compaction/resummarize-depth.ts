@@ -4,14 +4,13 @@
  * a crash leaves it `planned`, and reconcile undoes it.
  */
 import type { SummaryBatch } from '../conversation/types.js';
-import { InvalidArgumentError } from '../errors.js';
+import { errorMessage, InvalidArgumentError } from '../errors.js';
 import { createArchiveWriter } from './archive-writer.js';
 import { buildClipArchive } from './clip-archive.js';
-import { foldOptions, listFrontier, reconcileAndReport, type CompactionDeps } from './compaction-deps.js';
+import { listFrontier, reconcileAndReport, resummarizeContext, type CompactionDeps } from './compaction-deps.js';
 import { replaceRun } from './frontier.js';
 import { foldRun } from './resummarize.js';
 import { undoOperation } from './undo-operation.js';
-import { errorMessage } from '../errors.js';
 
 export interface ResummarizeResult {
   created: SummaryBatch[];
@@ -30,15 +29,7 @@ export async function resummarizeDepthLocked(conversationId: string, depth: numb
   const journal = (labels: string[]) => persistence.updateOperation({ id: operationId, conversationId, status: 'planned', labels });
   const writer = createArchiveWriter(deps.memory, conversationId, operationId, journal);
   try {
-    const parent = await foldRun(run, {
-      conversationId,
-      operationId,
-      settings,
-      memory: deps.memory,
-      writer,
-      inputBudget: deps.inputBudget,
-      fold: foldOptions(deps, conversationId, depth + 1),
-    });
+    const parent = await foldRun(run, resummarizeContext(deps, { conversationId, operationId }, writer, depth + 1));
     const clipArchive = buildClipArchive(replaceRun(current, run, parent), settings.clipFirst, settings.clipLast);
     await persistence.commitCompaction({ conversationId, operationId, deleteIds: [], clipArchive, labels: [...writer.written] });
     return { created: [parent], clipArchive };

@@ -8,7 +8,7 @@ import type { OperationStatus } from '../persistence/persistence-provider.js';
 import { archiveFolded } from './archive-folded.js';
 import { createArchiveWriter } from './archive-writer.js';
 import { commitCompacted } from './commit-compacted.js';
-import { foldOptions, listFrontier, type CompactionDeps } from './compaction-deps.js';
+import { foldOptions, listFrontier, resummarizeContext, type CompactionDeps } from './compaction-deps.js';
 import type { CompactionResult, CompactionStage } from './compaction-result.js';
 import { assembleContext } from './context-view.js';
 import { foldCompactable } from './fold-compactable.js';
@@ -83,13 +83,7 @@ export async function runCompaction(
     const { frontier: after, created } = await timed('resummarize', () =>
       atStage('model_failed', () =>
         resummarizeFrontier([...before, ...result.batches], {
-          conversationId,
-          operationId,
-          settings,
-          memory: deps.memory,
-          writer,
-          inputBudget: deps.inputBudget,
-          fold: foldOptions(deps, conversationId, 1, signal),
+          ...resummarizeContext(deps, { conversationId, operationId }, writer, 1, signal),
           onFold: (_depth, steps) => countSteps(steps),
         }),
       ),

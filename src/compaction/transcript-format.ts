@@ -34,7 +34,7 @@ const ANY_BREAK = new RegExp(LINE_BREAK.source, 'g');
 
 /** Names and ids go inside the head line: strip what would break its grammar. */
 function safeToken(value: string): string {
-  return value.replace(/[()\[\]#:\s\p{C}]+/gu, '_');
+  return value.replace(/[()[\]#:\s\p{C}]+/gu, '_');
 }
 
 /** `[line, break, line, break, line...]`: odd indexes are the breaks. */
