@@ -34,9 +34,8 @@ for (const backend of archiveBackends()) {
       const rows = await archive.list({ conversationId: 'up' });
       expect(rows).toHaveLength(1);
       expect(rows[0]).toMatchObject({ label: 'b1', content: 'second version mentions narwhal', count: 7, operationId: 'op-1' });
-      // Vector neighbours always answer, but only the latest text exists to be found.
-      const hits = await archive.search({ conversationId: 'up', query: 'walrus' });
-      expect(hits.map((hit) => hit.entry.content)).toEqual(['second version mentions narwhal']);
+      // The first text is gone from the search as well.
+      expect(await archive.search({ conversationId: 'up', query: 'walrus' })).toEqual([]);
       expect(labelsOf((await archive.search({ conversationId: 'up', query: 'narwhal' })).map((hit) => hit.entry))).toEqual(['b1']);
     });
 
@@ -234,7 +233,8 @@ for (const backend of archiveBackends()) {
       await healthy.write([summary('fe', 'kept', 'the capybara ledger')]);
       await healthy.close();
       const broken = { ...createHashingEmbedder(), embed: async () => Promise.reject(new MemfoldError('embedding_error', 'embedder down')) };
-      const archive = await table.open({ embedder: broken, onWarning: (message) => warnings.push(message) });
+      // Vectors on (the hashing embedder alone ranks by full text), so that search calls the broken embedder.
+      const archive = await table.open({ embedder: broken, fusionWeights: { fullText: 1, vector: 1 }, onWarning: (message) => warnings.push(message) });
       try {
         await expect(archive.write([summary('fe', 'lost', 'never stored')])).rejects.toMatchObject({ code: 'embedding_error' });
         expect(labelsOf(await archive.list({ conversationId: 'fe' }))).toEqual(['kept']);

@@ -7,6 +7,8 @@ import type { MemoryManager } from '../../src/memory/memory-manager.js';
 import { minute, summary, tempFolder } from './archive-fixtures.js';
 
 const embedder = createHashingEmbedder();
+/** Both rankings on (the hashing embedder alone ranks by full text): the hybrid path a semantic embedder takes, with full text leading. */
+const HYBRID = { fullText: 1, vector: 0.01 };
 const TOPICS = ['budget', 'travel', 'garden', 'kitchen', 'meeting', 'server', 'holiday', 'invoice', 'school', 'doctor'];
 const VERBS = ['discussed', 'planned', 'postponed', 'reviewed', 'approved', 'questioned', 'summarized', 'compared'];
 const FILLER = ['the weekly plan', 'next steps', 'open questions', 'a long list of items', 'several options', 'the old notes'];
@@ -35,7 +37,7 @@ describe('lancedb archive: hybrid search', () => {
 
   beforeAll(async () => {
     folder = await tempFolder('search');
-    archive = await openLanceArchive({ uri: folder.dir, embedder });
+    archive = await openLanceArchive({ uri: folder.dir, embedder, fusionWeights: HYBRID });
     const rows = background('main', 200);
     rows[37] = summary('main', 'name', '[2024-05-01] user: Ms Wrzesniewska from procurement reviewed the budget and the weekly plan.', {
       start: minute(37),
@@ -163,10 +165,10 @@ describe('lancedb archive: fusion weights with the hashing embedder', () => {
         await other.close();
       }
     };
-    expect(labels(await archive.search(query))[0]).toBe('target'); // defaults: { fullText: 1, vector: 0.01 }
+    expect(labels(await archive.search(query))[0]).toBe('target'); // defaults: { fullText: 1, vector: 0 }
     expect(await rankOf({ fullText: 1, vector: 0 })).toBe(0); // BM25 alone ranks it first
     expect(await rankOf({ fullText: 0, vector: 1 })).toBe(Number.POSITIVE_INFINITY); // hashing vectors alone miss it in the top 10
-    // A vector weight of 0.3 already lets vector agreement push the answer down: why the default is 0.01.
+    // A vector weight of 0.3 already lets vector agreement push the answer down: why full text ranks alone.
     expect(await rankOf({ fullText: 1, vector: 0.3 })).toBeGreaterThan(2);
   });
 });
@@ -287,7 +289,7 @@ describe('lancedb archive: a failing embedder', () => {
       },
     };
     const warnings: string[] = [];
-    const archive = await openLanceArchive({ uri: folder.dir, embedder: flaky, onWarning: (text) => warnings.push(text) });
+    const archive = await openLanceArchive({ uri: folder.dir, embedder: flaky, fusionWeights: HYBRID, onWarning: (text) => warnings.push(text) });
     try {
       await archive.write([summary('f', 'kept', 'the flamingo count was 12'), summary('f', 'other', 'nothing to see')]);
       down = true;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { defaultFusionWeights, fuseRankings, RRF_K } from '../../src/memory/lancedb/rrf.js';
+import { candidateDepth, defaultFusionWeights, fuseRankings, RRF_K } from '../../src/memory/lancedb/rrf.js';
 
 describe('weighted reciprocal rank fusion', () => {
   it('scores sum weight / (60 + rank) over the rankings that hold an id', () => {
@@ -23,18 +23,16 @@ describe('weighted reciprocal rank fusion', () => {
     expect(fuseRankings([{ ids: [], weight: 1 }])).toEqual([]);
   });
 
-  it('with the hashing defaults, full text order survives any vector ranking among the top full-text hits', () => {
-    const weights = defaultFusionWeights('hashing-384');
-    expect(weights).toEqual({ fullText: 1, vector: 0.01 });
-    const fullText = Array.from({ length: 20 }, (_, i) => `f${i}`);
-    // Vectors rank the full-text hits in reverse, and add rows full text never found.
-    const vector = ['v0', 'v1', ...[...fullText].reverse()];
-    const fused = fuseRankings([
-      { ids: fullText, weight: weights.fullText },
-      { ids: vector, weight: weights.vector },
-    ]).map((hit) => hit.id);
-    expect(fused.slice(0, 20)).toEqual(fullText);
-    expect(fused.slice(20)).toEqual(['v0', 'v1']);
+  it('with the hashing embedder, ranks by full text alone', () => {
+    expect(defaultFusionWeights('hashing-384')).toEqual({ fullText: 1, vector: 0 });
+  });
+
+  it('asks each ranking for more candidates than the limit only when two are fused', () => {
+    expect(candidateDepth(5, { fullText: 1, vector: 1 })).toBe(20);
+    expect(candidateDepth(20, { fullText: 1, vector: 0.01 })).toBe(80);
+    expect(candidateDepth(50, { fullText: 1, vector: 1 })).toBe(200);
+    expect(candidateDepth(20, { fullText: 1, vector: 0 })).toBe(20);
+    expect(candidateDepth(7, { fullText: 0, vector: 1 })).toBe(7);
   });
 
   it('gives a semantic embedder equal weights', () => {

@@ -21,6 +21,8 @@ export interface ArchiveOpenOptions {
   namespace?: string;
   /** Default the hashing embedder. */
   embedder?: Embedder;
+  /** Default the archive's own (full text alone with the hashing embedder). */
+  fusionWeights?: { fullText: number; vector: number };
   onWarning?: (message: string, error: unknown) => void;
 }
 

@@ -82,9 +82,20 @@ describe('memory_read search answers', () => {
   it('answers a summary-only search with the summaries’ text, and says when nothing matches', async () => {
     const tool = createMemoryReadTool(archive, 'conv');
     expect((await tool.execute({ query: 'puppy adopted', kind: 'summary' })).output).toContain('They talked about a puppy');
-    const none = (await tool.execute({ query: 'zeppelin' })).output;
-    expect(none).toMatch(/^No archived message matches the words of "zeppelin"\./);
-    expect(none).not.toContain('Filler turn');
+    // The hashing embedder ranks by full text alone: a word no message holds finds nothing.
+    expect((await tool.execute({ query: 'zeppelin' })).output).toBe('No archived entry matches "zeppelin".');
+  });
+
+  it('when only vectors find entries, says no message shares the words and points to the nearest by meaning', async () => {
+    const hybrid = await openLanceArchive({ uri: folder.dir, embedder: createHashingEmbedder(), fusionWeights: { fullText: 1, vector: 1 } });
+    try {
+      const none = (await createMemoryReadTool(hybrid, 'conv').execute({ query: 'zeppelin' })).output;
+      expect(none).toMatch(/^No archived message matches the words of "zeppelin"\. Nearest archived entries by meaning/);
+      expect(none).toMatch(/^- transcript \| /m);
+      expect(none).not.toContain('Filler turn');
+    } finally {
+      await hybrid.close();
+    }
   });
 
   it('reads a transcript segment in full by its label', async () => {

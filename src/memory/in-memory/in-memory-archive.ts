@@ -8,7 +8,7 @@ import type { ArchiveEntry } from '../../conversation/types.js';
 import { embedAll, type Embedder } from '../../embedding/embedder.js';
 import { errorMessage, InvalidArgumentError, MemfoldError } from '../../errors.js';
 import { checkFilter, compareEntriesByTime, requireConversationId, requireLabels, validateEntry, type CheckedFilter } from '../archive-entry-checks.js';
-import { defaultFusionWeights, fuseRankings } from '../lancedb/rrf.js';
+import { candidateDepth, defaultFusionWeights, fuseRankings } from '../lancedb/rrf.js';
 import type { ListOptions, MemoryManager, SearchHit, SearchQuery } from '../memory-manager.js';
 import { entryTerms, fullTextRanking, vectorRanking } from './in-memory-ranking.js';
 
@@ -160,7 +160,7 @@ export function createInMemoryArchive(options: InMemoryArchiveOptions = {}): Mem
       const take = Math.min(limit, MAX_SEARCH_LIMIT);
       const candidates = scoped(checkFilter(query)).map(([key, row]) => ({ key, ...row }));
       // Each ranking contributes a deeper candidate list than the final limit, so fusion can reorder.
-      const depth = Math.min(Math.max(take * 4, 20), 200);
+      const depth = candidateDepth(take, weights);
       const fullText = HAS_WORDS.test(query.query) && weights.fullText > 0 ? fullTextRanking(candidates, query.query, depth) : [];
       let nearest: string[] = [];
       if (embedder !== undefined && weights.vector > 0 && query.query.trim().length > 0) {

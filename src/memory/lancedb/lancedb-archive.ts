@@ -23,7 +23,7 @@ import {
   validateEntry,
 } from './lancedb-schema.js';
 import { enqueueWrite, isCommitConflict, withConflictRetry, writesSettled } from './lancedb-writes.js';
-import { defaultFusionWeights, fuseRankings } from './rrf.js';
+import { candidateDepth, defaultFusionWeights, fuseRankings } from './rrf.js';
 
 export interface LanceArchiveOptions {
   /** Folder or object-store URI (`./.memfold/lancedb`, `s3://bucket/path`). */
@@ -39,9 +39,9 @@ export interface LanceArchiveOptions {
   /** Default `memfold_archive`. */
   tableName?: string;
   /**
-   * Weights of the two rankings in reciprocal rank fusion (k = 60). Default: `{ fullText: 1, vector: 0.01 }` when
-   * `embedder.id` starts with `hashing` (full text leads; vectors break ties and fill in, see rrf.ts for why not 0.3),
-   * `{ fullText: 1, vector: 1 }` for any other (semantic) embedder. A weight of 0 turns that ranking off.
+   * Weights of the two rankings in reciprocal rank fusion (k = 60). Default: `{ fullText: 1, vector: 0 }` (full text
+   * alone) when `embedder.id` starts with `hashing` (see rrf.ts for why), `{ fullText: 1, vector: 1 }` for any other
+   * (semantic) embedder. A weight of 0 turns that ranking off; a ranking alone is not fused.
    */
   fusionWeights?: { fullText: number; vector: number };
   /** Run `optimize()` (compaction + incremental index update) once an index lags this many rows. Default 128. */
@@ -327,8 +327,7 @@ export async function openLanceArchive(options: LanceArchiveOptions): Promise<Me
       if (!Number.isInteger(limit) || limit < 1) throw new InvalidArgumentError('limit', `must be an integer from 1 to ${settings.maxSearchLimit}`);
       const take = Math.min(limit, settings.maxSearchLimit);
       const where = filterWhere(namespace, query);
-      // Each ranking contributes a deeper candidate list than the final limit, so fusion can reorder.
-      const depth = Math.min(Math.max(take * 4, 20), 200);
+      const depth = candidateDepth(take, weights);
       const byKey = new Map<string, Record<string, unknown>>();
       const keysOf = (found: Record<string, unknown>[]) =>
         found.map((row) => {
@@ -356,11 +355,11 @@ export async function openLanceArchive(options: LanceArchiveOptions): Promise<Me
         return rows('vector search', query.conversationId, where, (q) => q.nearestTo(vector).distanceType('cosine').limit(depth), '_distance');
       };
       const [fullText, nearest] = await Promise.all([fullTextSearch(), vectorSearch()]);
-      const fused = fuseRankings([
+      const ranked = fuseRankings([
         { ids: keysOf(fullText), weight: weights.fullText },
         { ids: keysOf(nearest), weight: weights.vector },
       ]);
-      return fused.slice(0, take).map(({ id, score }) => ({ entry: fromRow(byKey.get(id)!), score }));
+      return ranked.slice(0, take).map(({ id, score }) => ({ entry: fromRow(byKey.get(id)!), score }));
     },
 
     async mark(conversationId, labels, parentLabel) {

@@ -42,16 +42,25 @@ export function fuseRankings(rankings: readonly Ranking[], k = RRF_K): FusedId[]
 }
 
 /**
- * With a lexical hashing embedder, full text must lead (plain RRF was measured worse than BM25 alone). With k = 60
- * the gap between full-text ranks 1 and 2 is only 1/61 - 1/62 = 0.00026, so a vector weight of 0.3 still lets vector
- * agreement reorder the full-text top (measured in test/memory/lancedb-archive-search.test.ts: a rare name that BM25
- * ranks first fell to 7th). At 0.01 the vector ranking only breaks ties and fills in rows full text does not find.
+ * With the lexical hashing embedder, full text alone: plain RRF with hashing vectors was measured worse than BM25
+ * alone; at a weight of 0.01 (vectors only breaking ties and filling in rows full text missed) memory_read's
+ * readable evidence on LoCoMo at 8k was .890 against .888 without vectors, while the vector search (and the deeper
+ * lists fusion needs) took its time at 1M rows to 34 ms, against 12-14 ms without (src/eval/README.md, memory_read ablation;
+ * README Performance). A weight above 0 turns vectors back on.
  */
-export const HASHING_FUSION_WEIGHTS = Object.freeze({ fullText: 1, vector: 0.01 });
+export const HASHING_FUSION_WEIGHTS = Object.freeze({ fullText: 1, vector: 0 });
 /** A semantic embedder finds what words miss: both rankings count the same. */
 export const SEMANTIC_FUSION_WEIGHTS = Object.freeze({ fullText: 1, vector: 1 });
 
 /** Default weights by embedder: {@link HASHING_FUSION_WEIGHTS} when the id starts with `hashing`, else {@link SEMANTIC_FUSION_WEIGHTS}. */
 export function defaultFusionWeights(embedderId: string): { fullText: number; vector: number } {
   return { ...(embedderId.startsWith('hashing') ? HASHING_FUSION_WEIGHTS : SEMANTIC_FUSION_WEIGHTS) };
+}
+
+/**
+ * Candidates each ranking gives for a search of `limit` hits: with both rankings on, a deeper list than the limit so
+ * that fusion can reorder (4 x limit, at least 20, at most 200); a ranking alone needs no more than the limit.
+ */
+export function candidateDepth(limit: number, weights: { fullText: number; vector: number }): number {
+  return weights.fullText > 0 && weights.vector > 0 ? Math.min(Math.max(limit * 4, 20), 200) : limit;
 }
