@@ -7,7 +7,7 @@ export {
   createCompactor,
   type Compactor,
   type CompactorOptions,
-  type CompressOptions,
+  type CompactOptions,
   type ResummarizeResult,
 } from './compaction/compactor.js';
 export type {
@@ -27,10 +27,10 @@ export type * from './conversation/types.js';
 export { DEFAULT_COMPACTION_SETTINGS, resolveCompactionSettings, type CompactionSettings } from './compaction/compaction-settings.js';
 export { resolveRuntimeConfig, type RuntimeConfig } from './config.js';
 export { MemfoldError, InvalidArgumentError, InvalidConfigError, type MemfoldErrorCode } from './errors.js';
-export type { MemoryManager, SearchQuery, SearchHit, ListOptions, ArchiveFilter } from './memory/memory-manager.js';
+export type { Archive, SearchQuery, SearchHit, ListOptions, ArchiveFilter } from './archive/archive.js';
 export type { PersistenceProvider, PersistenceTransaction, CompactionOperation } from './persistence/persistence-provider.js';
 export type {
-  ModelProvider,
+  Summarizer,
   Summary,
   SummaryUsage,
   SummarizeRequest,
@@ -38,7 +38,7 @@ export type {
   ResummarizeRequest,
   SummaryLine,
   SummaryToolCall,
-} from './model/model-provider.js';
+} from './summarizer/summarizer.js';
 export type { Embedder } from './embedding/embedder.js';
 export type { TokenCounter } from './tokens/token-counter.js';
 export { createMemoryReadTool, MEMORY_READ_DEFINITION, type MemoryReadTool, type ToolResult } from './tools/memory-read.js';
@@ -50,10 +50,10 @@ export {
   createInMemoryArchiveState,
   type InMemoryArchiveOptions,
   type InMemoryArchiveState,
-} from './memory/in-memory/in-memory-archive.js';
-export { createExtractiveSummarizer } from './model/extractive/extractive-summarizer.js';
-export { createOpenAIModel } from './openai/openai-summarizer.js';
-export { withFallback } from './model/fallback-model.js';
+} from './archive/in-memory/in-memory-archive.js';
+export { createExtractiveSummarizer } from './summarizer/extractive/extractive-summarizer.js';
+export { createOpenAISummarizer } from './openai/openai-summarizer.js';
+export { withFallback } from './summarizer/with-fallback.js';
 export { createHashingEmbedder } from './embedding/hashing-embedder.js';
 export { createOpenAIEmbedder } from './openai/openai-embedder.js';
 export { createTokenCounter } from './tokens/create-token-counter.js';

@@ -7,7 +7,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { ConversationMessage, NewMessage } from './conversation/types.js';
-import { createCompactor, type Compactor, type CompressOptions } from './compaction/compactor.js';
+import { createCompactor, type Compactor, type CompactOptions } from './compaction/compactor.js';
 import type { CompactionEvent, CompactionResult } from './compaction/compaction-result.js';
 import { reconcileAll, type ReconcileOutcome } from './compaction/reconcile.js';
 import { errorMessage, failureReason, InvalidConfigError, MemfoldError } from './errors.js';
@@ -16,15 +16,15 @@ import { resolveCompactionSettings, type CompactionSettings } from './compaction
 import { resolveRuntimeConfig, type RuntimeConfig } from './config.js';
 import type { Embedder } from './embedding/embedder.js';
 import { createHashingEmbedder } from './embedding/hashing-embedder.js';
-import { createInMemoryArchive } from './memory/in-memory/in-memory-archive.js';
-import type { MemoryManager } from './memory/memory-manager.js';
-import { createExtractiveSummarizer } from './model/extractive/extractive-summarizer.js';
-import { withFallback } from './model/fallback-model.js';
-import type { ModelProvider } from './model/model-provider.js';
+import { createInMemoryArchive } from './archive/in-memory/in-memory-archive.js';
+import type { Archive } from './archive/archive.js';
+import { createExtractiveSummarizer } from './summarizer/extractive/extractive-summarizer.js';
+import { withFallback } from './summarizer/with-fallback.js';
+import type { Summarizer } from './summarizer/summarizer.js';
 import { createCircuitBreaker } from './openai/openai-circuit-breaker.js';
 import { createOpenAIEmbedder } from './openai/openai-embedder.js';
 import { createModelQueue, rateLimitedQueueOptions, type ModelQueue } from './openai/openai-queue.js';
-import { createOpenAIModel } from './openai/openai-summarizer.js';
+import { createOpenAISummarizer } from './openai/openai-summarizer.js';
 import { createInMemoryPersistence } from './persistence/in-memory/in-memory-persistence.js';
 import { createKyselyPersistence, openLanceArchive } from './on-demand-adapters.js';
 import type { PersistenceProvider } from './persistence/persistence-provider.js';
@@ -54,11 +54,11 @@ export interface MemfoldOptions {
   env?: Record<string, string | undefined>;
   compaction?: Partial<CompactionSettings>;
   /** Adapters to use instead of the configured ones (tests, custom backends). */
-  model?: ModelProvider;
+  summarizer?: Summarizer;
   embedder?: Embedder;
   tokens?: TokenCounter;
   persistence?: PersistenceProvider;
-  memory?: MemoryManager;
+  archive?: Archive;
   /**
    * System prompt template of the OpenAI-compatible summarizer (`MEMFOLD_SUMMARY_MODEL`); `{{maxTokens}}` is filled
    * in. Default DEFAULT_SUMMARIZATION_PROMPT. Not read by the extractive summarizer; refused with a `model` adapter,
@@ -94,8 +94,8 @@ export interface Memfold {
   readonly config: RuntimeConfig;
   readonly compactor: Compactor;
   readonly persistence: PersistenceProvider;
-  readonly memory: MemoryManager;
-  readonly model: ModelProvider;
+  readonly archive: Archive;
+  readonly summarizer: Summarizer;
   readonly tokens: TokenCounter;
   /** Append messages to the live table; returns them as stored (ids, seq, times). */
   append(conversationId: string, messages: NewMessage[]): Promise<ConversationMessage[]>;
@@ -104,7 +104,7 @@ export interface Memfold {
   /** What the model should see: `history` with long tool outputs cut. */
   context(conversationId: string): Promise<ConversationMessage[]>;
   /** Compact the stored history when it passes the trigger (or always with `force`): `compactor.compactStored`. Never throws. */
-  compact(conversationId: string, options?: CompressOptions): Promise<CompactionResult>;
+  compact(conversationId: string, options?: CompactOptions): Promise<CompactionResult>;
   /**
    * Finish or undo interrupted compactions: of one conversation (waiting for its lock), or of every
    * conversation of the namespace (skipping, as `busy`, those being compacted right now).
@@ -127,10 +127,10 @@ function remoteCallQueue(config: RuntimeConfig): ModelQueue {
   return createModelQueue(rateLimitedQueueOptions(config.modelConcurrency, config.modelRequestsPerMinute));
 }
 
-function buildModel(config: RuntimeConfig, queue: ModelQueue, prompt: string | undefined): ModelProvider {
+function buildModel(config: RuntimeConfig, queue: ModelQueue, prompt: string | undefined): Summarizer {
   const extractive = createExtractiveSummarizer();
   if (!config.summaryModel) return extractive;
-  const remote = createOpenAIModel({
+  const remote = createOpenAISummarizer({
     model: config.summaryModel,
     timeoutMs: config.modelTimeoutMs,
     deadlineMs: config.modelDeadlineMs,
@@ -171,7 +171,7 @@ async function openPersistence(config: RuntimeConfig, migrate: boolean): Promise
   return createKyselyPersistence({ dialect: 'pglite', dataDir, ...common });
 }
 
-async function openArchive(config: RuntimeConfig, embedder: Embedder, onWarning: (message: string, error: unknown) => void): Promise<MemoryManager> {
+async function openArchive(config: RuntimeConfig, embedder: Embedder, onWarning: (message: string, error: unknown) => void): Promise<Archive> {
   if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(config.lancedbUri)) await mkdir(config.lancedbUri, { recursive: true });
   return openLanceArchive({ uri: config.lancedbUri, embedder, namespace: config.namespace, onWarning });
 }
@@ -185,7 +185,7 @@ function checkOptions(options: MemfoldOptions): void {
   if (options.prompt !== undefined && (typeof options.prompt !== 'string' || options.prompt.trim() === '')) {
     throw new InvalidConfigError('prompt', 'must be a non-empty string');
   }
-  if (options.prompt !== undefined && options.model !== undefined) {
+  if (options.prompt !== undefined && options.summarizer !== undefined) {
     throw new InvalidConfigError('prompt', 'applies to the summarizer memfold builds (MEMFOLD_SUMMARY_MODEL); a `model` adapter renders its own prompt');
   }
   if (options.onEvent !== undefined && typeof options.onEvent !== 'function') throw new InvalidConfigError('onEvent', 'must be a function');
@@ -219,9 +219,9 @@ export async function createMemfold(options: MemfoldOptions = {}): Promise<Memfo
   const config = resolveRuntimeConfig(options.config, options.env ?? process.env);
   const settings = resolveCompactionSettings(options.compaction);
   const queue = remoteCallQueue(config);
-  const model = options.model ?? buildModel(config, queue, options.prompt);
+  const model = options.summarizer ?? buildModel(config, queue, options.prompt);
   const tokens = options.tokens ?? createTokenCounter(config.assistantModel ? { model: config.assistantModel } : {});
-  const embedder = options.memory ? undefined : (options.embedder ?? buildEmbedder(config, queue));
+  const embedder = options.archive ? undefined : (options.embedder ?? buildEmbedder(config, queue));
   const emit = (event: MemfoldEvent) => options.onEvent?.(event);
 
   /** Reasons vector search was unavailable, collected per memory_read call (see `memoryRead`). */
@@ -238,7 +238,7 @@ export async function createMemfold(options: MemfoldOptions = {}): Promise<Memfo
   /** What this call opened (never the adapters passed in), closed again if opening fails part-way. */
   const opened: Array<{ close(): Promise<void> }> = [];
   let persistence: PersistenceProvider;
-  let memory: MemoryManager;
+  let memory: Archive;
   let compactor: Compactor;
   try {
     const inMemory = options.store === 'memory';
@@ -250,12 +250,12 @@ export async function createMemfold(options: MemfoldOptions = {}): Promise<Memfo
     if (options.persistence) persistence = options.persistence;
     else if (inMemory) persistence = own(createInMemoryPersistence({ namespace: config.namespace, maxMessageBytes: config.maxMessageBytes }));
     else persistence = own(await openPersistence(config, options.migrate ?? true));
-    if (options.memory) memory = options.memory;
+    if (options.archive) memory = options.archive;
     else if (inMemory) memory = own(createInMemoryArchive({ embedder: embedder!, namespace: config.namespace, onWarning: onArchiveWarning }));
     else memory = own(await openArchive(config, embedder!, onArchiveWarning));
     compactor = createCompactor({
-      model,
-      memory,
+      summarizer: model,
+      archive: memory,
       persistence,
       tokens,
       settings,
@@ -268,7 +268,7 @@ export async function createMemfold(options: MemfoldOptions = {}): Promise<Memfo
 
   const reconcile = async (conversationId?: string): Promise<ReconcileOutcome[]> => {
     if (conversationId !== undefined) return compactor.reconcile(conversationId);
-    const outcomes = await reconcileAll({ memory, persistence, settings: compactor.settings });
+    const outcomes = await reconcileAll({ archive: memory, persistence, settings: compactor.settings });
     for (const outcome of outcomes) emit({ type: 'reconciled', ...outcome });
     return outcomes;
   };
@@ -287,8 +287,8 @@ export async function createMemfold(options: MemfoldOptions = {}): Promise<Memfo
     config,
     compactor,
     persistence,
-    memory,
-    model,
+    archive: memory,
+    summarizer: model,
     tokens,
     append: (conversationId, messages) => persistence.append(conversationId, messages),
     history,

@@ -3,14 +3,14 @@
  * functions of the same signature that import them on first call. Importing memfold then costs only
  * what every use needs; a program that opens no store, or only the in-memory one, never loads them.
  */
-import type { LanceArchiveOptions } from './memory/lancedb/lancedb-archive.js';
-import type { MemoryManager } from './memory/memory-manager.js';
+import type { LanceArchiveOptions } from './archive/lancedb/lancedb-archive.js';
+import type { Archive } from './archive/archive.js';
 import type { KyselyPersistenceOptions } from './persistence/kysely/kysely-store.js';
 import type { PersistenceProvider } from './persistence/persistence-provider.js';
 
-/** The LanceDB archive (see `memory/lancedb/lancedb-archive.ts`), loading LanceDB on the first call. */
-export async function openLanceArchive(options: LanceArchiveOptions): Promise<MemoryManager> {
-  const lance = await import('./memory/lancedb/lancedb-archive.js');
+/** The LanceDB archive (see `archive/lancedb/lancedb-archive.ts`), loading LanceDB on the first call. */
+export async function openLanceArchive(options: LanceArchiveOptions): Promise<Archive> {
+  const lance = await import('./archive/lancedb/lancedb-archive.js');
   return lance.openLanceArchive(options);
 }
 

@@ -60,7 +60,7 @@ describe("createMemfold({ store: 'memory' })", () => {
       const read = await memfold.memoryRead(id).execute({ query: 'storage locker code' });
       expect(read.ok).toBe(true);
       expect(read.output).toContain('7351-heron');
-      const hits = await memfold.memory.search({ conversationId: id, query: 'topic-3 1003' });
+      const hits = await memfold.archive.search({ conversationId: id, query: 'topic-3 1003' });
       expect(hits.length).toBeGreaterThan(0);
     } finally {
       await memfold.close();

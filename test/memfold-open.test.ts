@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { RuntimeConfig } from '../src/config.js';
 import { InvalidConfigError, MemfoldError } from '../src/errors.js';
 import { createMemfold, type MemfoldOptions } from '../src/memfold.js';
-import type { ModelProvider } from '../src/model/model-provider.js';
+import type { Summarizer } from '../src/summarizer/summarizer.js';
 import { copyPgliteTemplate, createPostgresTestDatabase, persistenceBackends, postgresServerUrl } from './support/backends.js';
 
 interface Home {
@@ -56,7 +56,7 @@ const homes = persistenceBackends().map((backend) => ({
 }));
 
 /** A summarizer whose window leaves no room for a chunk: the compactor refuses it after the stores opened. */
-const tinyModel: ModelProvider = {
+const tinyModel: Summarizer = {
   id: 'tiny',
   contextWindow: 300,
   summarize: () => Promise.reject(new Error('never called')),
@@ -114,7 +114,7 @@ for (const { name, open } of homes) {
 
     it('a failure after both stores opened (a summarizer window too small for a chunk) closes them', async () => {
       const home = await openHome(open);
-      const error = await createMemfold({ config: home.config, env: {}, model: tinyModel }).catch((e: unknown) => e);
+      const error = await createMemfold({ config: home.config, env: {}, summarizer: tinyModel }).catch((e: unknown) => e);
       expect(MemfoldError.isInstance(error) && error.code).toBe('invalid_config');
       expect((error as Error).message).toContain('compaction.summarizerInputShare');
       if (home.connections) expect(await home.connections()).toBe(0);
@@ -130,7 +130,7 @@ describe('adapters passed in', () => {
     cleanups.push(cleanup);
     const lancedb = await mkdtemp(path.join(os.tmpdir(), 'memfold-open-l-'));
     cleanups.push(() => rm(lancedb, { recursive: true, force: true }));
-    await expect(createMemfold({ persistence, model: tinyModel, config: { lancedbUri: lancedb }, env: {} })).rejects.toThrow(/summarizerInputShare/);
+    await expect(createMemfold({ persistence, summarizer: tinyModel, config: { lancedbUri: lancedb }, env: {} })).rejects.toThrow(/summarizerInputShare/);
     const [stored] = await persistence.append('c2', [{ role: 'user', content: 'the store is still open' }]);
     expect(stored!.content).toBe('the store is still open');
   });

@@ -9,14 +9,14 @@ import { describe, expect, it } from 'vitest';
 const SRC = path.resolve(import.meta.dirname, '../src');
 /** Folders of adapters: a backend's code, which only the composition root and the CLI may wire in. */
 const ADAPTER_DIRS = [
-  'memory/lancedb',
-  'memory/in-memory',
+  'archive/lancedb',
+  'archive/in-memory',
   'persistence/kysely',
   'persistence/pglite',
   'persistence/postgres',
   'persistence/in-memory',
   'openai',
-  'model/extractive',
+  'summarizer/extractive',
 ];
 
 interface Edge {
@@ -81,7 +81,7 @@ describe('the import graph of src/', () => {
     expect(fromCompaction.length).toBeGreaterThan(20);
     const adapters = fromCompaction.filter((e) => ADAPTER_DIRS.some((dir) => e.to.startsWith(`${dir}/`)));
     expect(adapters.map((e) => `${e.from} -> ${e.to}`)).toEqual([]);
-    const ports = fromCompaction.filter((e) => /^(memory|persistence|model|embedding)\//.test(e.to) && !e.typeOnly);
+    const ports = fromCompaction.filter((e) => /^(archive|persistence|summarizer|embedding)\//.test(e.to) && !e.typeOnly);
     expect(ports.map((e) => `${e.from} -> ${e.to}`)).toEqual([]);
   });
 

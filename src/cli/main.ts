@@ -60,7 +60,7 @@ async function dispatch(memfold: Memfold, parsed: ParsedCommand, output: Output,
       return result.ok ? 0 : 1;
     }
     case 'inspect': {
-      const batches = await memfold.memory.list({ conversationId: p.conversation!, kind: 'summary' });
+      const batches = await memfold.archive.list({ conversationId: p.conversation!, kind: 'summary' });
       if (json)
         printJson(
           output,

@@ -18,7 +18,7 @@ export interface ArchiveTarget {
 export async function archiveFolded(
   folded: FoldedChunks,
   target: ArchiveTarget,
-  deps: Pick<CompactionDeps, 'memory' | 'settings'>,
+  deps: Pick<CompactionDeps, 'archive' | 'settings'>,
   countMessage: (m: ConversationMessage) => number,
 ): Promise<SummaryBatch[]> {
   const { conversationId, operationId, writer } = target;
@@ -46,7 +46,7 @@ export async function archiveFolded(
   let labelled = build(new Set());
   const taken = new Set(
     (
-      await deps.memory.read(
+      await deps.archive.read(
         conversationId,
         labelled.entries.map((e) => e.label),
       )

@@ -5,7 +5,7 @@
  */
 import type { ArchiveEntry } from '../conversation/types.js';
 import { MemfoldError } from '../errors.js';
-import type { MemoryManager } from '../memory/memory-manager.js';
+import type { Archive } from '../archive/archive.js';
 
 export class ReadbackError extends MemfoldError {
   constructor(label: string, problem: string) {
@@ -39,7 +39,7 @@ export interface ArchiveWriter {
  * the journal is how reconcile finds what this writer may have stored.
  */
 export function createArchiveWriter(
-  memory: MemoryManager,
+  memory: Archive,
   conversationId: string,
   operationId: string,
   journal: (labels: string[]) => Promise<void> = async () => undefined,
@@ -81,7 +81,7 @@ export function createArchiveWriter(
  * them. A label held by another operation's row is left alone (a write refused on it, or a journal
  * naming a label it never got). Idempotent: a crash halfway is undone by running it again.
  */
-export async function removeOwnEntries(memory: MemoryManager, conversationId: string, operationId: string, labels: readonly string[]): Promise<void> {
+export async function removeOwnEntries(memory: Archive, conversationId: string, operationId: string, labels: readonly string[]): Promise<void> {
   if (labels.length === 0) return;
   const own = new Set((await memory.read(conversationId, [...labels])).filter((e) => e.operationId === operationId).map((e) => e.label));
   if (own.size === 0) return;

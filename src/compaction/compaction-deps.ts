@@ -4,8 +4,8 @@
  */
 import type { ConversationMessage } from '../conversation/types.js';
 import { MemfoldError } from '../errors.js';
-import type { MemoryManager } from '../memory/memory-manager.js';
-import type { ModelProvider } from '../model/model-provider.js';
+import type { Archive } from '../archive/archive.js';
+import type { Summarizer } from '../summarizer/summarizer.js';
 import type { PersistenceProvider } from '../persistence/persistence-provider.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
 import type { CompactionEvent } from './compaction-result.js';
@@ -16,8 +16,8 @@ import type { ArchiveWriter } from './archive-writer.js';
 import type { ResummarizeContext } from './resummarize.js';
 
 export interface CompactionDeps {
-  model: ModelProvider;
-  memory: MemoryManager;
+  summarizer: Summarizer;
+  archive: Archive;
   persistence: PersistenceProvider;
   tokens: TokenCounter;
   settings: CompactionSettings;
@@ -32,7 +32,7 @@ export interface CompactionDeps {
  * Tokens the transcript part of one summarizer request may take: a chunk, within the summarizer's window
  * share less its fixed instructions and room for the summary so far and the answer. Refused when nothing fits.
  */
-export function summarizerInputBudget(model: ModelProvider, tokens: TokenCounter, settings: CompactionSettings): number {
+export function summarizerInputBudget(model: Summarizer, tokens: TokenCounter, settings: CompactionSettings): number {
   const systemTokens = tokens.count(promptOverhead(model, settings.maxSummaryTokens));
   const windowShare = Math.floor(model.contextWindow * settings.summarizerInputShare);
   const inputBudget = Math.min(settings.chunkTokens, windowShare - systemTokens - 2 * settings.maxSummaryTokens - 64);
@@ -47,7 +47,7 @@ export function summarizerInputBudget(model: ModelProvider, tokens: TokenCounter
 
 export function foldOptions(deps: CompactionDeps, conversationId: string, depth: number, signal?: AbortSignal): FoldOptions {
   return {
-    model: deps.model,
+    summarizer: deps.summarizer,
     tokens: deps.tokens,
     maxSummaryTokens: deps.settings.maxSummaryTokens,
     ...(signal ? { signal } : {}),
@@ -69,8 +69,8 @@ export async function reconcileAndReport(conversationId: string, deps: Compactio
 }
 
 /** The summary batches no higher-depth batch covers, in time order (`list` is time-ordered by the port's contract). */
-export function listFrontier(deps: Pick<CompactionDeps, 'memory'>, conversationId: string) {
-  return deps.memory.list({ conversationId, kind: 'summary', unmarkedOnly: true });
+export function listFrontier(deps: Pick<CompactionDeps, 'archive'>, conversationId: string) {
+  return deps.archive.list({ conversationId, kind: 'summary', unmarkedOnly: true });
 }
 
 /** What re-summarization needs for one operation: its writer, and the fold options of the depth it writes. */
@@ -84,7 +84,7 @@ export function resummarizeContext(
   return {
     ...ids,
     settings: deps.settings,
-    memory: deps.memory,
+    archive: deps.archive,
     writer,
     inputBudget: deps.inputBudget,
     fold: foldOptions(deps, ids.conversationId, depth, signal),

@@ -97,19 +97,24 @@ function requireShare(settings: CompactionSettings, key: keyof CompactionSetting
   if (!(value > 0 && value <= 1)) throw new InvalidConfigError(`compaction.${key}`, `must be in (0, 1] (got ${value})`);
 }
 
+/** The integer settings and the least value each may take. */
+const INTEGER_MINIMUMS = {
+  contextWindow: 256,
+  trigger: 1,
+  keepRecentTokens: 0,
+  keepRecentMessages: 0,
+  keepFirstTurns: 0,
+  chunkTokens: 64,
+  maxSummaryTokens: 16,
+  clipFirst: 0,
+  clipLast: 1,
+  clipBuffer: 0,
+  toolOutputMaxLines: 1,
+  transcriptSegmentTokens: 16,
+} as const satisfies Partial<Record<keyof CompactionSettings, number>>;
+
 export function validateCompactionSettings(settings: CompactionSettings): void {
-  requireInt(settings, 'contextWindow', 256);
-  requireInt(settings, 'trigger', 1);
-  requireInt(settings, 'keepRecentTokens', 0);
-  requireInt(settings, 'keepRecentMessages', 0);
-  requireInt(settings, 'keepFirstTurns', 0);
-  requireInt(settings, 'chunkTokens', 64);
-  requireInt(settings, 'maxSummaryTokens', 16);
-  requireInt(settings, 'clipFirst', 0);
-  requireInt(settings, 'clipLast', 1);
-  requireInt(settings, 'clipBuffer', 0);
-  requireInt(settings, 'toolOutputMaxLines', 1);
-  requireInt(settings, 'transcriptSegmentTokens', 16);
+  for (const [key, min] of Object.entries(INTEGER_MINIMUMS)) requireInt(settings, key as keyof typeof INTEGER_MINIMUMS, min);
   requireShare(settings, 'warnAt');
   requireShare(settings, 'summarizerInputShare');
   if (settings.trigger > settings.contextWindow) {

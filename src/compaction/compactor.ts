@@ -1,6 +1,6 @@
 /**
  * The compactor: the entries callers use. `compactStored` (what `memfold.compact` calls) reads the live rows
- * and compacts them as `compress` does a history the caller hands in: planned first (a skip takes no lock),
+ * and compacts them as `compactHistory` does a history the caller hands in: planned first (a skip takes no lock),
  * then, under the conversation's lock, reconciled and checked against the live rows.
  * The steps themselves live in their own modules (plan.ts, run-compaction.ts and the steps it sequences).
  * Neither entry throws: every failure comes back as a result, after undoing what was written.
@@ -9,8 +9,8 @@ import { randomUUID } from 'node:crypto';
 import type { ArchiveEntry, ConversationMessage } from '../conversation/types.js';
 import { validateHistory } from '../conversation/validate-history.js';
 import { InvalidArgumentError, MemfoldError, errorMessage } from '../errors.js';
-import type { MemoryManager } from '../memory/memory-manager.js';
-import type { ModelProvider } from '../model/model-provider.js';
+import type { Archive } from '../archive/archive.js';
+import type { Summarizer } from '../summarizer/summarizer.js';
 import type { PersistenceProvider } from '../persistence/persistence-provider.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
 import { countOnce, listFrontier, reconcileAndReport, summarizerInputBudget, type CompactionDeps } from './compaction-deps.js';
@@ -28,8 +28,8 @@ export { LOOP_GUARD_LIMIT } from './loop-guard.js';
 export type { ResummarizeResult } from './resummarize-depth.js';
 
 export interface CompactorOptions {
-  model: ModelProvider;
-  memory: MemoryManager;
+  summarizer: Summarizer;
+  archive: Archive;
   persistence: PersistenceProvider;
   tokens: TokenCounter;
   settings?: Partial<CompactionSettings>;
@@ -38,7 +38,7 @@ export interface CompactorOptions {
   onEvent?: (event: CompactionEvent) => void;
 }
 
-export interface CompressOptions {
+export interface CompactOptions {
   /** Compact even below the trigger. */
   force?: boolean;
   /** Wait for another compaction of the same conversation instead of skipping with `busy`. */
@@ -52,14 +52,14 @@ export interface Compactor {
    * Compact the stored conversation: take its lock, reconcile, load the live rows, plan and run. The result's
    * history is the live history (after the compaction, or as it stood when nothing changed). Never throws.
    */
-  compactStored(conversationId: string, options?: CompressOptions): Promise<CompactionResult>;
+  compactStored(conversationId: string, options?: CompactOptions): Promise<CompactionResult>;
   /**
    * Compact `history`, the conversation as the caller holds it. Planned before the lock (below the trigger
    * nothing is locked or read); under the lock, after reconciling, a history that is no longer live (part of
    * it archived meanwhile) is re-planned from the live rows. On skip or failure the result's history is
    * the one given. Never throws.
    */
-  compress(history: readonly ConversationMessage[], conversationId: string, options?: CompressOptions): Promise<CompactionResult>;
+  compactHistory(history: readonly ConversationMessage[], conversationId: string, options?: CompactOptions): Promise<CompactionResult>;
   /** Operator re-summarization: fold every frontier batch of `depth` into one batch of depth + 1 and refresh the clip-archive. */
   resummarizeDepth(conversationId: string, depth: number): Promise<ResummarizeResult>;
   /** The frontier: summary batches no higher-depth batch covers, in time order. */
@@ -84,10 +84,10 @@ function requireConversationId(conversationId: unknown): asserts conversationId 
 
 export function createCompactor(options: CompactorOptions): Compactor {
   const settings = resolveCompactionSettings(options.settings);
-  const { model, memory, persistence, tokens } = options;
+  const { summarizer: model, archive: memory, persistence, tokens } = options;
   const deps: CompactionDeps = {
-    model,
-    memory,
+    summarizer: model,
+    archive: memory,
     persistence,
     tokens,
     settings,
@@ -122,7 +122,11 @@ export function createCompactor(options: CompactorOptions): Compactor {
   const reconcileFirst = (conversationId: string) => atStage('reconcile_failed', () => reconcileAndReport(conversationId, deps));
   const loadLive = async (conversationId: string) => assembleContext(await atStage('unexpected', () => persistence.loadHistory(conversationId)));
 
-  async function compress(history: readonly ConversationMessage[], conversationId: string, compressOptions: CompressOptions = {}): Promise<CompactionResult> {
+  async function compactHistory(
+    history: readonly ConversationMessage[],
+    conversationId: string,
+    compressOptions: CompactOptions = {},
+  ): Promise<CompactionResult> {
     const started = deps.clock();
     // Before validation `history` may be anything: the result must still be built without throwing.
     const given = Array.isArray(history) ? [...(history as ConversationMessage[])] : [];
@@ -189,10 +193,10 @@ export function createCompactor(options: CompactorOptions): Compactor {
       }
       // The rows read once, then the path every history takes: planned before the lock, so a turn below the
       // trigger locks and reconciles nothing; under the lock a plan made stale meanwhile is made again.
-      return compress(stored, conversationId, compressOptions);
+      return compactHistory(stored, conversationId, compressOptions);
     },
 
-    compress,
+    compactHistory,
 
     async resummarizeDepth(conversationId, depth) {
       if (!Number.isInteger(depth) || depth < 0) throw new InvalidArgumentError('depth', 'must be an integer >= 0');

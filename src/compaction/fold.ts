@@ -5,7 +5,7 @@
  * Outputs longer than maxSummaryTokens are cut.
  */
 import type { ConversationMessage } from '../conversation/types.js';
-import type { ModelProvider, SummarizeRequest, Summary, SummaryLine } from '../model/model-provider.js';
+import type { Summarizer, SummarizeRequest, Summary, SummaryLine } from '../summarizer/summarizer.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
 import { clipText } from './chunk.js';
 import { renderMessage, renderTranscript } from './transcript-format.js';
@@ -16,7 +16,7 @@ export interface FoldStep {
 }
 
 export interface FoldOptions {
-  model: ModelProvider;
+  summarizer: Summarizer;
   tokens: TokenCounter;
   maxSummaryTokens: number;
   signal?: AbortSignal;
@@ -69,15 +69,15 @@ export function foldChunkOf(chunk: readonly FoldMessage[], budget: number, count
 }
 
 /** The fixed text the summarizer sends with each request (its instructions), as the adapter reports it. */
-export function promptOverhead(model: ModelProvider, maxSummaryTokens: number): string {
+export function promptOverhead(model: Summarizer, maxSummaryTokens: number): string {
   return model.promptOverhead?.(maxSummaryTokens) ?? '';
 }
 
 /** One request, its usage observed by the token counter (real counts only), its text cut to maxSummaryTokens. */
 async function summarizeOnce(request: SummarizeRequest, measuredText: string, options: FoldOptions): Promise<FoldStep> {
-  const summary = await options.model.summarize(request);
-  if (!summary.fallback && !options.model.estimatesUsage) {
-    options.tokens.observe(promptOverhead(options.model, options.maxSummaryTokens) + measuredText, summary.usage.inputTokens);
+  const summary = await options.summarizer.summarize(request);
+  if (!summary.fallback && !options.summarizer.estimatesUsage) {
+    options.tokens.observe(promptOverhead(options.summarizer, options.maxSummaryTokens) + measuredText, summary.usage.inputTokens);
   }
   const text = clipText(summary.text.trim(), options.maxSummaryTokens, (t) => options.tokens.count(t));
   return { text, summary };

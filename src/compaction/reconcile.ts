@@ -10,7 +10,7 @@
  */
 import type { ConversationMessage } from '../conversation/types.js';
 import type { CompactionSettings } from './compaction-settings.js';
-import type { MemoryManager } from '../memory/memory-manager.js';
+import type { Archive } from '../archive/archive.js';
 import type { CompactionOperation, PersistenceProvider } from '../persistence/persistence-provider.js';
 import { removeOwnEntries } from './archive-writer.js';
 import { buildClipArchive } from './clip-archive.js';
@@ -25,13 +25,13 @@ export interface ReconcileOutcome {
 }
 
 export interface ReconcileDeps {
-  memory: MemoryManager;
+  archive: Archive;
   persistence: PersistenceProvider;
   settings: Pick<CompactionSettings, 'clipFirst' | 'clipLast'>;
 }
 
 async function finish(operation: CompactionOperation, deps: ReconcileDeps, entries: OperationEntries, live: ConversationMessage[]): Promise<ReconcileOutcome> {
-  const { memory, persistence, settings } = deps;
+  const { archive: memory, persistence, settings } = deps;
   const { conversationId } = operation;
   const kept = new Set(entries.archived.map((e) => e.label));
   await removeOwnEntries(
@@ -54,7 +54,7 @@ async function finish(operation: CompactionOperation, deps: ReconcileDeps, entri
 }
 
 async function undo(operation: CompactionOperation, deps: ReconcileDeps, reason: string): Promise<ReconcileOutcome> {
-  const { memory, persistence } = deps;
+  const { archive: memory, persistence } = deps;
   await removeOwnEntries(memory, operation.conversationId, operation.id, operation.labels);
   await persistence.recordOperation({
     id: operation.id,
@@ -70,7 +70,7 @@ async function undo(operation: CompactionOperation, deps: ReconcileDeps, reason:
 /** Finish or undo one pending operation. */
 export async function reconcileOperation(operation: CompactionOperation, deps: ReconcileDeps): Promise<ReconcileOutcome> {
   if (operation.status !== 'archived') return undo(operation, deps, `stopped while ${operation.status}`);
-  const entries = splitOperationEntries(operation, await deps.memory.read(operation.conversationId, operation.labels));
+  const entries = splitOperationEntries(operation, await deps.archive.read(operation.conversationId, operation.labels));
   const live = (await deps.persistence.loadHistory(operation.conversationId)).filter((m) => m.kind !== 'clip_archive');
   const problem = unfinishableReason(operation, entries.archived, live);
   return problem ? undo(operation, deps, problem) : finish(operation, deps, entries, live);

@@ -27,7 +27,7 @@ export async function resummarizeDepthLocked(conversationId: string, depth: numb
   const operationId = deps.newId();
   await persistence.recordOperation({ id: operationId, conversationId, status: 'planned', messageIds: [], labels: [] });
   const journal = (labels: string[]) => persistence.updateOperation({ id: operationId, conversationId, status: 'planned', labels });
-  const writer = createArchiveWriter(deps.memory, conversationId, operationId, journal);
+  const writer = createArchiveWriter(deps.archive, conversationId, operationId, journal);
   try {
     const parent = await foldRun(run, resummarizeContext(deps, { conversationId, operationId }, writer, depth + 1));
     const clipArchive = buildClipArchive(replaceRun(current, run, parent), settings.clipFirst, settings.clipLast);

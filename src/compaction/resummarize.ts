@@ -4,7 +4,7 @@
  */
 import type { ArchiveEntry, SummaryBatch } from '../conversation/types.js';
 import type { CompactionSettings } from './compaction-settings.js';
-import type { MemoryManager } from '../memory/memory-manager.js';
+import type { Archive } from '../archive/archive.js';
 import type { ArchiveWriter } from './archive-writer.js';
 import { baseLabels, buildBatches, childTimes } from './batch-builder.js';
 import { byTime } from './clip-archive.js';
@@ -15,7 +15,7 @@ export interface ResummarizeContext {
   conversationId: string;
   operationId: string;
   settings: CompactionSettings;
-  memory: MemoryManager;
+  archive: Archive;
   writer: ArchiveWriter;
   fold: FoldOptions;
   /** Tokens one summarizer request may carry for its transcript part. */
@@ -35,7 +35,7 @@ export async function foldRun(run: readonly ArchiveEntry[], ctx: ResummarizeCont
   ];
   ctx.onFold?.(depth, steps);
   const draft = { depth, summary: steps[0]!.text, sourceTimes: childTimes(run), sourceIds: run.map((c) => c.label) };
-  const existing = await ctx.memory.read(ctx.conversationId, baseLabels([draft]));
+  const existing = await ctx.archive.read(ctx.conversationId, baseLabels([draft]));
   const [parent] = buildBatches(ctx.conversationId, ctx.operationId, [draft], new Set([...existing.map((e) => e.label), ...ctx.writer.written]));
   await ctx.writer.writeVerified([parent!]);
   await ctx.writer.mark(

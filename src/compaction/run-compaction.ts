@@ -38,7 +38,7 @@ export async function runCompaction(
   let status: OperationStatus = 'planned';
   // The journal: every label is on the operation row before it is written (see reconcile.ts).
   const journal = (labels: string[]) => persistence.updateOperation({ id: operationId, conversationId, status, labels });
-  const writer = createArchiveWriter(deps.memory, conversationId, operationId, journal);
+  const writer = createArchiveWriter(deps.archive, conversationId, operationId, journal);
   const timed = async <T>(stage: CompactionStage, work: () => Promise<T>): Promise<T> => {
     emit({ type: 'stage', conversationId, stage });
     const t0 = clock();

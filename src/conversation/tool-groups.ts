@@ -1,5 +1,5 @@
 /**
- * The tool-group rule, pure, for every module that reads message order (append, `compress`'s history
+ * The tool-group rule, pure, for every module that reads message order (append, `compactHistory`'s history
  * check, the planner's units). A group is a message that is not a tool result plus the tool results
  * after it; a tool result answers a call of the assistant message that opens its group (the OpenAI
  * chat contract). Call ids may repeat across turns, so a result is matched within its group only.

@@ -1,5 +1,5 @@
 /**
- * The check at the `compress(history, conversationId)` boundary, pure: a history given by a caller
+ * The check at the `compactHistory(history, conversationId)` boundary, pure: a history given by a caller
  * must look like one the store returns, so planning, labels and the commit never run on garbage.
  * Throws InvalidArgumentError naming `history[i].<field>`.
  *

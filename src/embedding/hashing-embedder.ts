@@ -3,7 +3,7 @@
  *
  * It is lexical, not semantic: two texts are close when they share words (rare ones count as much as
  * any, common English function words not at all). That is why the archive lets full-text ranking lead
- * when this embedder is in use (see src/memory/README.md).
+ * when this embedder is in use (see src/archive/README.md).
  */
 import { InvalidArgumentError, MemfoldError } from '../errors.js';
 import type { Embedder } from './embedder.js';

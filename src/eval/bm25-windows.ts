@@ -4,9 +4,9 @@
  * budget memory_read has. No prompt, no compaction: what a plain search over everything said can show.
  */
 import type { NewMessage } from '../conversation/types.js';
-import { bm25Scores } from '../memory/ranking/bm25.js';
-import { pickWindows, withNeighbourTerms, type WindowItem } from '../memory/ranking/message-windows.js';
-import { searchTerms } from '../memory/ranking/search-terms.js';
+import { bm25Scores } from '../archive/ranking/bm25.js';
+import { pickWindows, withNeighbourTerms, type WindowItem } from '../archive/ranking/message-windows.js';
+import { searchTerms } from '../archive/ranking/search-terms.js';
 import { toolTokens } from './readable.js';
 
 /** One message a line, as `[time] speaker: text` (line breaks kept; the readable check ignores whitespace). */

@@ -88,7 +88,7 @@ async function scoreMemfoldRun(memfold: Memfold, run: AgenticRun, window: number
 
   const context = await memfold.context(storeId);
   checkpoint(new Set(context.map((m) => m.id)), messages.length);
-  const summaries = await memfold.memory.list({ conversationId: storeId, kind: 'summary' });
+  const summaries = await memfold.archive.list({ conversationId: storeId, kind: 'summary' });
   cost.promptTokens = context.reduce((s, m) => s + memfold.tokens.countMessage(m), 0);
   cost.rawTokens = stats.appended.reduce((s, m) => s + memfold.tokens.countMessage(m), 0);
   cost.lostMessages = lostMessages(stats.appended, context, summaries);
@@ -101,7 +101,7 @@ async function scoreMemfoldRun(memfold: Memfold, run: AgenticRun, window: number
   for (const value of valuesFromToolOutputs(run.actions, run.messages)) {
     const promptText = promptBefore(value.neededAt, snapshots, stats.appended, maxLines).map(messageText).join('\n');
     // Searched in the final archive: anything archived after `neededAt` was still in the prompt then.
-    const hits = await memfold.memory.search({ conversationId: storeId, query: valueQuery(value), limit: AVAILABILITY_RANK });
+    const hits = await memfold.archive.search({ conversationId: storeId, query: valueQuery(value), limit: AVAILABILITY_RANK });
     values.push({ ...value, inPrompt: promptText.includes(value.value), viaMemory: hits.some((h) => h.entry.content.includes(value.value)) });
   }
   cost.searchMs = performance.now() - searchStarted;

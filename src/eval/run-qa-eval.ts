@@ -90,7 +90,7 @@ async function scoreMemfold(
   cost.wallMs = performance.now() - started;
 
   const context = await memfold.context(storeId);
-  const summaries = await memfold.memory.list({ conversationId: storeId, kind: 'summary' });
+  const summaries = await memfold.archive.list({ conversationId: storeId, kind: 'summary' });
   const coverage = batchCoverage(summaries);
   const clip = context.find((m) => m.kind === 'clip_archive');
   const live = new Map(context.filter((m) => m.kind !== 'clip_archive').map((m) => [m.id, m]));
@@ -115,7 +115,7 @@ async function scoreMemfold(
     const evidenceIds = indexes.map((i) => messages[i]!.id!);
     const evidenceTexts = indexes.map((i) => messages[i]!.content);
     // The search memory_read runs for {query}: the question's own words, nothing else.
-    const hits = await memfold.memory.search({ conversationId: storeId, query: question.question, limit: SEARCH_DEPTH });
+    const hits = await memfold.archive.search({ conversationId: storeId, query: question.question, limit: SEARCH_DEPTH });
     const covering = coveringBatches(summaries, evidenceIds);
     const shownCovering = shownLabels.filter((label) => evidenceIds.some((id) => coverage.get(label)?.has(id)));
     const aboutEvidence = [

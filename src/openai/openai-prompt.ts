@@ -3,7 +3,7 @@
  * `{{maxTokens}}` is filled by `interpolatePrompt`) and one user message holding the summary so far and the
  * transcript (or the summaries to merge), each in its tag.
  */
-import type { SummarizeRequest, SummaryLine } from '../model/model-provider.js';
+import type { SummarizeRequest, SummaryLine } from '../summarizer/summarizer.js';
 
 export const DEFAULT_SUMMARIZATION_PROMPT = `You compress part of a long conversation into a summary that another model will rely on instead of the original messages.
 

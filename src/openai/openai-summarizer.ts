@@ -6,7 +6,7 @@
  */
 import type OpenAI from 'openai';
 import { InvalidArgumentError, MemfoldError } from '../errors.js';
-import type { ModelProvider, SummarizeRequest, Summary } from '../model/model-provider.js';
+import type { Summarizer, SummarizeRequest, Summary } from '../summarizer/summarizer.js';
 import { createCircuitBreaker, type CircuitBreaker } from './openai-circuit-breaker.js';
 import { DEFAULT_MODEL_CONCURRENCY, DEFAULT_SUMMARIZER_CONTEXT_WINDOW, PLACEHOLDER_API_KEY, defaultModelDeadlineMs } from './openai-defaults.js';
 import { lazyOpenAIClient } from './openai-client.js';
@@ -16,7 +16,7 @@ import { findOutputFault } from './openai-output-faults.js';
 import { createModelQueue, type ModelQueue } from './openai-queue.js';
 import { runQueuedWithRetry, type RetryOverrides } from './openai-queued-retry.js';
 
-export interface OpenAIModelOptions {
+export interface OpenAISummarizerOptions {
   /** Endpoint ending in `/v1`. Unset: the `openai` client's default (OPENAI_BASE_URL or api.openai.com). */
   baseURL?: string;
   /** Unset: `not-needed` (see PLACEHOLDER_API_KEY). */
@@ -71,7 +71,7 @@ function visibleOutputTokens(usage: OpenAI.CompletionUsage | undefined): { outpu
   return { outputTokens: usage.completion_tokens - (usage.completion_tokens_details?.reasoning_tokens ?? 0) };
 }
 
-export function createOpenAIModel(options: OpenAIModelOptions): ModelProvider {
+export function createOpenAISummarizer(options: OpenAISummarizerOptions): Summarizer {
   if (!options.model || options.model.trim() === '') throw new InvalidArgumentError('model', 'must be a non-empty model name');
   if (!(options.timeoutMs > 0)) throw new InvalidArgumentError('timeoutMs', `must be > 0 (got ${options.timeoutMs})`);
   if (!Number.isInteger(options.maxRetries) || options.maxRetries < 0) {

@@ -7,11 +7,11 @@
 import type { ArchiveEntry, ConversationMessage } from '../conversation/types.js';
 import { indentArchivedText, normalizeLineBreaks } from '../compaction/headers.js';
 import { renderMessage } from '../compaction/transcript-format.js';
-import type { MemoryManager, SearchHit } from '../memory/memory-manager.js';
-import { bm25Scores } from '../memory/ranking/bm25.js';
-import { pickWindows, withNeighbourTerms, type WindowItem } from '../memory/ranking/message-windows.js';
-import { timeHints, withinHints, type TimeHint } from '../memory/ranking/query-dates.js';
-import { searchTerms } from '../memory/ranking/search-terms.js';
+import type { Archive, SearchHit } from '../archive/archive.js';
+import { bm25Scores } from '../archive/ranking/bm25.js';
+import { pickWindows, withNeighbourTerms, type WindowItem } from '../archive/ranking/message-windows.js';
+import { timeHints, withinHints, type TimeHint } from '../archive/ranking/query-dates.js';
+import { searchTerms } from '../archive/ranking/search-terms.js';
 import type { MemoryReadArgs } from './memory-read-args.js';
 import type { ReadStrategy } from './memory-read-strategy.js';
 
@@ -114,7 +114,7 @@ function messageScores(items: readonly PoolItem[], query: string, strategy: Read
 
 /** Candidate segments from the times the query names, after the plain candidates (each segment once). */
 async function datedCandidates(
-  memory: MemoryManager,
+  memory: Archive,
   filter: { conversationId: string; from?: string; to?: string },
   query: string,
   hints: readonly TimeHint[],
@@ -171,7 +171,7 @@ function leftOutLine(labels: readonly string[], count: number, what: string): st
   return `Left out for the token budget: ${count} more ${what} (in ${named}${more}). Read one in full with {"label": "<label>"}, or ask again with a larger max_tokens, a narrower query, or from/to.`;
 }
 
-export async function searchAnswer(memory: MemoryManager, conversationId: string, args: MemoryReadArgs, options: SearchAnswerOptions): Promise<string> {
+export async function searchAnswer(memory: Archive, conversationId: string, args: MemoryReadArgs, options: SearchAnswerOptions): Promise<string> {
   const { strategy, budget, countTokens } = options;
   const query = args.query!;
   const archiveQuery = strategy.cleanQuery ? searchTerms(query, { stem: false }).join(' ') || query : query;

@@ -25,7 +25,7 @@ export interface ReadStrategy {
   summaries: 'pointer' | 'excerpt' | 'first' | 'none';
   /**
    * Added to the score of a matching message written within a date the query names ("in May 2023", "on 3 June,
-   * 2023"; see memory/ranking/query-dates.ts); such a query also draws candidates from segments of that time. 0 turns it off.
+   * 2023"; see archive/ranking/query-dates.ts); such a query also draws candidates from segments of that time. 0 turns it off.
    */
   dateBoost: number;
   /**

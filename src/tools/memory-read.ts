@@ -7,7 +7,7 @@ import type { ArchiveEntry } from '../conversation/types.js';
 import { errorMessage } from '../errors.js';
 import { indentArchivedText } from '../compaction/headers.js';
 import { InvalidArgumentError } from '../errors.js';
-import type { MemoryManager } from '../memory/memory-manager.js';
+import type { Archive } from '../archive/archive.js';
 import {
   MEMORY_READ_DEFAULT_TOKENS,
   MEMORY_READ_MAX_TOKENS,
@@ -60,14 +60,14 @@ export const MEMORY_READ_DEFINITION: FunctionToolDefinition = {
 /** A label read shows the entry's text in full; its hit line is the same one a search shows. */
 const describe = describeEntry;
 
-async function children(memory: MemoryManager, entry: ArchiveEntry): Promise<ArchiveEntry[]> {
+async function children(memory: Archive, entry: ArchiveEntry): Promise<ArchiveEntry[]> {
   if (entry.kind !== 'summary') return [];
   if (entry.depth > 0) return memory.read(entry.conversationId, entry.sourceIds);
   const transcripts = await memory.list({ conversationId: entry.conversationId, kind: 'transcript', from: entry.start, to: entry.end });
   return transcripts.filter((t) => t.parentLabel === entry.label);
 }
 
-async function readLabel(memory: MemoryManager, conversationId: string, label: string): Promise<ToolResult> {
+async function readLabel(memory: Archive, conversationId: string, label: string): Promise<ToolResult> {
   const [entry] = await memory.read(conversationId, [label]);
   if (!entry) return { ok: false, output: `No archived entry has the label ${label} in this conversation.`, error: 'not_found' };
   const lines = [describe(entry), indentArchivedText(entry.content)];
@@ -79,7 +79,7 @@ async function readLabel(memory: MemoryManager, conversationId: string, label: s
 
 const charsOver4 = (text: string) => Math.ceil(text.length / 4);
 
-export function createMemoryReadTool(memory: MemoryManager, conversationId: string, options: MemoryReadOptions = {}): MemoryReadTool {
+export function createMemoryReadTool(memory: Archive, conversationId: string, options: MemoryReadOptions = {}): MemoryReadTool {
   const maxTokens = options.maxTokens ?? MEMORY_READ_DEFAULT_TOKENS;
   if (!Number.isInteger(maxTokens) || maxTokens < MEMORY_READ_MIN_TOKENS || maxTokens > MEMORY_READ_MAX_TOKENS) {
     throw new InvalidArgumentError('maxTokens', `must be an integer from ${MEMORY_READ_MIN_TOKENS} to ${MEMORY_READ_MAX_TOKENS}`);

@@ -34,9 +34,9 @@ import { createMemoryReadTool } from '../../src/tools/memory-read.js';
 import { embedAll } from '../../src/embedding/embedder.js';
 import { createHashingEmbedder } from '../../src/embedding/hashing-embedder.js';
 import { loadLocomo } from '../../src/eval/datasets/locomo.js';
-import { DEFAULT_LANCE_ARCHIVE_OPTIONS, openLanceArchive } from '../../src/memory/lancedb/lancedb-archive.js';
-import { archiveSchema, toRow } from '../../src/memory/lancedb/lancedb-schema.js';
-import type { MemoryManager } from '../../src/memory/memory-manager.js';
+import { DEFAULT_LANCE_ARCHIVE_OPTIONS, openLanceArchive } from '../../src/archive/lancedb/lancedb-archive.js';
+import { archiveSchema, toRow } from '../../src/archive/lancedb/lancedb-schema.js';
+import type { Archive } from '../../src/archive/archive.js';
 import { fmt, now, percentile, table, tempDir, type BenchOptions, type BenchResult } from './bench-kit.js';
 
 const LOCOMO = new URL('../../../shared/data/locomo/locomo10.json', import.meta.url).pathname;
@@ -192,7 +192,7 @@ async function fill(uri: string, from: number, to: number, bodies: readonly Body
 }
 
 /** Queries per cell, stopping early once a cell has run for CELL_SECONDS (the slow cells of the largest table). */
-async function measure(memory: MemoryManager, queries: number, sentences: readonly string[], random: () => number): Promise<{ ms: number[] }> {
+async function measure(memory: Archive, queries: number, sentences: readonly string[], random: () => number): Promise<{ ms: number[] }> {
   const ask = () => {
     const words = sentences[Math.floor(random() * sentences.length)]!.split(/\s+/);
     const at = Math.floor(random() * Math.max(1, words.length - 4));
@@ -211,12 +211,7 @@ async function measure(memory: MemoryManager, queries: number, sentences: readon
 }
 
 /** The same, through the memory_read tool's default query path (candidate segments, message ranking, one budget). */
-async function measureTool(
-  memory: MemoryManager,
-  queries: number,
-  sentences: readonly string[],
-  random: () => number,
-): Promise<{ ms: number[]; tokens: number[] }> {
+async function measureTool(memory: Archive, queries: number, sentences: readonly string[], random: () => number): Promise<{ ms: number[]; tokens: number[] }> {
   const ask = () => {
     const words = sentences[Math.floor(random() * sentences.length)]!.split(/\s+/);
     const at = Math.floor(random() * Math.max(1, words.length - 4));
@@ -277,7 +272,7 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
         const t0 = now();
         const open = (fusionWeights?: { fullText: number; vector: number }) =>
           openLanceArchive({ uri, embedder, scalarIndexes, ...(fusionWeights ? { fusionWeights } : {}) });
-        const archives: Array<[Mode, MemoryManager]> = [];
+        const archives: Array<[Mode, Archive]> = [];
         for (const [mode, weights] of Object.entries(MODES) as Array<[keyof typeof MODES, (typeof MODES)[keyof typeof MODES]]>)
           archives.push([mode, await open(weights)]);
         // memory_read's default query path, on the default archive.

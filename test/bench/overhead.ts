@@ -9,7 +9,7 @@
 import { pathToFileURL } from 'node:url';
 import type { CompactionResult, CompactionStage } from '../../src/compaction/compaction-result.js';
 import { createMemfold, type Memfold } from '../../src/memfold.js';
-import type { ModelProvider } from '../../src/model/model-provider.js';
+import type { Summarizer } from '../../src/summarizer/summarizer.js';
 import {
   createBenchDatabase,
   fmt,
@@ -33,13 +33,13 @@ const STAGES: CompactionStage[] = ['fold', 'archive', 'resummarize', 'commit'];
 const CONVERSATION = 'bench-overhead';
 
 /** A summarizer with no latency: a short fixed summary, usage counted as chars/4. */
-function instantModel(): ModelProvider & { calls: number } {
+function instantModel(): Summarizer & { calls: number } {
   const model = {
     id: 'instant',
     contextWindow: 128_000,
     estimatesUsage: true,
     calls: 0,
-    async summarize(request: Parameters<ModelProvider['summarize']>[0]) {
+    async summarize(request: Parameters<Summarizer['summarize']>[0]) {
       model.calls++;
       const read = request.purpose === 'fold' ? request.lines.map((line) => line.text) : request.summaries;
       const chars = read.reduce((sum, text) => sum + text.length, 0);
@@ -106,7 +106,11 @@ async function runCase(backend: CaseResult['backend'], n: number, databaseUrl: s
   const home = await tempDir(`overhead-${backend}`);
   const database = backend === 'postgres' ? await createBenchDatabase(databaseUrl!) : undefined;
   try {
-    const memfold = await createMemfold({ env: {}, config: { home: home.dir, ...(database ? { databaseUrl: database.url } : {}) }, model: instantModel() });
+    const memfold = await createMemfold({
+      env: {},
+      config: { home: home.dir, ...(database ? { databaseUrl: database.url } : {}) },
+      summarizer: instantModel(),
+    });
     try {
       await memfold.append('warm-up', syntheticMessages(0, WARM_UP_MESSAGES));
       await memfold.compact('warm-up', { force: true });

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ConversationMessage } from '../../src/conversation/types.js';
-import { createExtractiveSummarizer } from '../../src/model/extractive/extractive-summarizer.js';
-import type { ModelProvider } from '../../src/model/model-provider.js';
+import { createExtractiveSummarizer } from '../../src/summarizer/extractive/extractive-summarizer.js';
+import type { Summarizer } from '../../src/summarizer/summarizer.js';
 import { persistenceBackends } from '../support/backends.js';
 import { dialogue as conversation } from '../support/messages.js';
 import { checkInvariants } from '../support/invariants.js';
@@ -40,14 +40,14 @@ for (const backend of persistenceBackends()) {
     it('the summarizer reads every compacted message whole: no request is cut when no message exceeds a chunk', async () => {
       const requests: string[] = [];
       const extractive = createExtractiveSummarizer();
-      const model: ModelProvider = {
+      const model: Summarizer = {
         ...extractive,
         summarize: (request) => {
           requests.push(request.purpose === 'fold' ? request.lines.map((line) => line.text).join('\n') : request.summaries.join('\n'));
           return extractive.summarize(request);
         },
       };
-      stack = await openStack(backend, { compaction: settings, model });
+      stack = await openStack(backend, { compaction: settings, summarizer: model });
       // Short messages: the date and speaker each transcript line adds weigh more than the text itself.
       const short = Array.from({ length: 400 }, (_, i) => ({ role: i % 2 === 0 ? ('user' as const) : ('assistant' as const), content: `note ${i} ok` }));
       await stack.memfold.append('conv-r', short);
@@ -83,7 +83,7 @@ for (const backend of persistenceBackends()) {
       const frontier = await stack.memfold.compactor.frontier('deep');
       const { clipFirst, clipLast, clipBuffer } = stack.memfold.compactor.settings;
       expect(frontier.length).toBeLessThanOrEqual(clipFirst + clipLast + clipBuffer);
-      const marked = (await stack.memfold.memory.list({ conversationId: 'deep', kind: 'summary', depth: 0 })).filter((b) => b.parentLabel);
+      const marked = (await stack.memfold.archive.list({ conversationId: 'deep', kind: 'summary', depth: 0 })).filter((b) => b.parentLabel);
       expect(marked.length).toBeGreaterThan(0);
       const hit = await stack.memfold.memoryRead('deep').execute({ query: 'topic-12 1012' });
       expect(hit.ok).toBe(true);
@@ -160,7 +160,7 @@ for (const backend of persistenceBackends()) {
       await stack.memfold.append('bob', conversation(30, 500));
       expect((await stack.memfold.compact('alice')).status).toBe('compacted');
       expect((await stack.memfold.compact('bob')).status).toBe('compacted');
-      const bobLabels = (await stack.memfold.memory.list({ conversationId: 'bob' })).map((e) => e.label);
+      const bobLabels = (await stack.memfold.archive.list({ conversationId: 'bob' })).map((e) => e.label);
       const tool = stack.memfold.memoryRead('alice');
       const attempts: unknown[] = [
         { query: 'topic-505 2505' },

@@ -7,19 +7,25 @@ import type { ConversationMessage } from '../../src/conversation/types.js';
 import { createCompactor } from '../../src/compaction/compactor.js';
 import { createHashingEmbedder } from '../../src/embedding/hashing-embedder.js';
 import { MemfoldError } from '../../src/errors.js';
-import { createInMemoryArchive } from '../../src/memory/in-memory/in-memory-archive.js';
-import type { MemoryManager } from '../../src/memory/memory-manager.js';
-import { createExtractiveSummarizer } from '../../src/model/extractive/extractive-summarizer.js';
+import { createInMemoryArchive } from '../../src/archive/in-memory/in-memory-archive.js';
+import type { Archive } from '../../src/archive/archive.js';
+import { createExtractiveSummarizer } from '../../src/summarizer/extractive/extractive-summarizer.js';
 import { createInMemoryPersistence } from '../../src/persistence/in-memory/in-memory-persistence.js';
 import { createTokenCounter } from '../../src/tokens/create-token-counter.js';
 import { dialogue } from '../support/messages.js';
 
 const settings = { contextWindow: 2_000, keepRecentTokens: 400, keepRecentMessages: 4, chunkTokens: 300 };
 
-function setup(wrapMemory: (memory: MemoryManager) => MemoryManager = (memory) => memory) {
+function setup(wrapMemory: (memory: Archive) => Archive = (memory) => memory) {
   const persistence = createInMemoryPersistence();
   const memory = createInMemoryArchive({ embedder: createHashingEmbedder() });
-  const compactor = createCompactor({ model: createExtractiveSummarizer(), memory: wrapMemory(memory), persistence, tokens: createTokenCounter(), settings });
+  const compactor = createCompactor({
+    summarizer: createExtractiveSummarizer(),
+    archive: wrapMemory(memory),
+    persistence,
+    tokens: createTokenCounter(),
+    settings,
+  });
   return { persistence, memory, compactor };
 }
 
@@ -32,7 +38,7 @@ describe('compactor on the in-memory adapters', () => {
     const { persistence, memory, compactor } = setup();
     await seed(persistence, 'short', 2);
     const before = await persistence.loadHistory('short');
-    const result = await compactor.compress(before, 'short');
+    const result = await compactor.compactHistory(before, 'short');
     expect(result).toMatchObject({ status: 'skipped', skipReason: 'below_trigger' });
     expect(await persistence.loadHistory('short')).toEqual(before);
     expect(await memory.list({ conversationId: 'short' })).toEqual([]);
@@ -41,7 +47,7 @@ describe('compactor on the in-memory adapters', () => {
   it('archives the middle: every removed message is in a transcript, the clip-archive is stored, the operation committed', async () => {
     const { persistence, memory, compactor } = setup();
     const appended = await seed(persistence, 'long', 30);
-    const result = await compactor.compress(await persistence.loadHistory('long'), 'long');
+    const result = await compactor.compactHistory(await persistence.loadHistory('long'), 'long');
     expect(result.status).toBe('compacted');
     expect(result.tokensAfter).toBeLessThan(compactor.settings.trigger);
 
@@ -70,7 +76,7 @@ describe('compactor on the in-memory adapters', () => {
     }));
     await seed(persistence, 'fails', 30);
     const before = await persistence.loadHistory('fails');
-    const result = await compactor.compress(before, 'fails');
+    const result = await compactor.compactHistory(before, 'fails');
     expect(result).toMatchObject({ status: 'failed', failureCode: 'archive_failed' });
     expect(await persistence.loadHistory('fails')).toEqual(before);
     expect(await memory.list({ conversationId: 'fails' })).toEqual([]);
@@ -81,7 +87,7 @@ describe('compactor on the in-memory adapters', () => {
     const { persistence, compactor } = setup();
     await seed(persistence, 'held', 30);
     const history = await persistence.loadHistory('held');
-    const held = await persistence.withConversationLock('held', () => compactor.compress(history, 'held'));
+    const held = await persistence.withConversationLock('held', () => compactor.compactHistory(history, 'held'));
     expect(held.acquired && held.value).toMatchObject({ status: 'skipped', skipReason: 'busy' });
     expect(await persistence.loadHistory('held')).toEqual(history);
   });

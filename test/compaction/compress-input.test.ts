@@ -39,7 +39,7 @@ describe('compress refuses a malformed history', () => {
 
   for (const [name, history, conversationId, field] of cases) {
     it(`${name}: failed with invalid_input naming ${field}, live rows untouched`, async () => {
-      const result = await stack.memfold.compactor.compress(history() as ConversationMessage[], conversationId, { force: true });
+      const result = await stack.memfold.compactor.compactHistory(history() as ConversationMessage[], conversationId, { force: true });
       expect(result).toMatchObject({ status: 'failed', failureCode: 'invalid_input' });
       expect(result.error).toContain(`Invalid argument ${field}:`);
       expect(await stack.memfold.history('conv')).toEqual(stored);

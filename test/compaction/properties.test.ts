@@ -7,9 +7,9 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConversationMessage } from '../../src/conversation/types.js';
 import { MemfoldError } from '../../src/errors.js';
-import { createExtractiveSummarizer } from '../../src/model/extractive/extractive-summarizer.js';
-import type { ModelProvider } from '../../src/model/model-provider.js';
-import type { MemoryManager } from '../../src/memory/memory-manager.js';
+import { createExtractiveSummarizer } from '../../src/summarizer/extractive/extractive-summarizer.js';
+import type { Summarizer } from '../../src/summarizer/summarizer.js';
+import type { Archive } from '../../src/archive/archive.js';
 import { turnMessages, turnShape } from '../support/arbitraries.js';
 import { persistenceBackends } from '../support/backends.js';
 import { checkInvariants } from '../support/invariants.js';
@@ -60,7 +60,7 @@ const EXPECTED_CODE: Record<Exclude<FaultKind, 'none'>, string> = {
   mark: 'archive_failed',
 };
 
-function faultyMemory(memory: MemoryManager, faults: FaultSwitch): MemoryManager {
+function faultyMemory(memory: Archive, faults: FaultSwitch): Archive {
   return {
     ...memory,
     async write(entries) {
@@ -85,7 +85,7 @@ function faultyMemory(memory: MemoryManager, faults: FaultSwitch): MemoryManager
   };
 }
 
-function faultyModel(faults: FaultSwitch): ModelProvider {
+function faultyModel(faults: FaultSwitch): Summarizer {
   const extractive = createExtractiveSummarizer();
   return {
     ...extractive,
@@ -118,7 +118,7 @@ for (const backend of persistenceBackends()) {
     const faults = new FaultSwitch();
     let stack: Stack;
     beforeAll(async () => {
-      stack = await openStack(backend, { compaction: settings, model: faultyModel(faults), wrapMemory: (m) => faultyMemory(m, faults) });
+      stack = await openStack(backend, { compaction: settings, summarizer: faultyModel(faults), wrapMemory: (m) => faultyMemory(m, faults) });
     });
     afterAll(async () => stack?.close());
 

@@ -7,8 +7,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ConversationMessage, NewMessage } from '../../src/conversation/types.js';
 import type { MemfoldEvent } from '../../src/memfold.js';
 import { createMemfold } from '../../src/memfold.js';
-import { createExtractiveSummarizer } from '../../src/model/extractive/extractive-summarizer.js';
-import type { ModelProvider } from '../../src/model/model-provider.js';
+import { createExtractiveSummarizer } from '../../src/summarizer/extractive/extractive-summarizer.js';
+import type { Summarizer } from '../../src/summarizer/summarizer.js';
 import { createTokenCounter } from '../../src/tokens/create-token-counter.js';
 import { persistenceBackends } from '../support/backends.js';
 import { parseLabel } from '../../src/compaction/labels.js';
@@ -111,7 +111,7 @@ for (const backend of persistenceBackends()) {
         compaction: settings,
         tokens: createTokenCounter({ mode: 'chars4' }),
         persistence: stack.memfold.persistence,
-        memory: stack.archive,
+        archive: stack.archive,
         onEvent: (e) => events.push(e),
       });
       expect(events).toEqual([expect.objectContaining({ type: 'reconciled', operationId: operation.id, action: 'rolled_back' })]);
@@ -125,7 +125,7 @@ for (const backend of persistenceBackends()) {
       expect((await stack.memfold.compact('conv-s')).status).toBe('compacted');
       appended.push(...(await stack.memfold.append('conv-s', dialogue(20, 30))));
 
-      const again = await stack.memfold.compactor.compress(stale, 'conv-s', { force: true });
+      const again = await stack.memfold.compactor.compactHistory(stale, 'conv-s', { force: true });
       expect(again.status).toBe('compacted');
       expect(again.history.at(-1)!.content).toContain('topic-49');
       await checkInvariants(stack.memfold, 'conv-s', appended);
@@ -161,14 +161,14 @@ for (const backend of persistenceBackends()) {
       let s!: Stack;
       const late: ConversationMessage[] = [];
       const extractive = createExtractiveSummarizer();
-      const model: ModelProvider = {
+      const model: Summarizer = {
         ...extractive,
         async summarize(request) {
           if (late.length === 0) late.push(...(await s.memfold.append('conv-a', dialogue(2, 100))));
           return extractive.summarize(request);
         },
       };
-      stack = s = await openStack(backend, { compaction: settings, model });
+      stack = s = await openStack(backend, { compaction: settings, summarizer: model });
       const appended = await seed(stack, 'conv-a', 30);
       const result = await stack.memfold.compact('conv-a');
       expect(result.status).toBe('compacted');

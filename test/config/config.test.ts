@@ -3,7 +3,7 @@
  * settings is refused with an InvalidConfigError naming the variable or field; good values resolve.
  */
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_COMPACTION_SETTINGS, resolveCompactionSettings } from '../../src/compaction/compaction-settings.js';
+import { type CompactionSettings, DEFAULT_COMPACTION_SETTINGS, resolveCompactionSettings } from '../../src/compaction/compaction-settings.js';
 import { resolveRuntimeConfig } from '../../src/config.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, MAX_MESSAGE_BYTES_LIMIT, validateMaxMessageBytes } from '../../src/persistence/message-size-limit.js';
 import { InvalidConfigError } from '../../src/errors.js';
@@ -172,6 +172,8 @@ describe('resolveCompactionSettings', () => {
   });
 
   it('ignores settings given as undefined (spread from optional options)', () => {
-    expect(resolveCompactionSettings({ contextWindow: undefined, warnAt: undefined })).toEqual(DEFAULT_COMPACTION_SETTINGS);
+    // A JavaScript caller (or one without exactOptionalPropertyTypes) can pass undefined for a setting.
+    const unset = { contextWindow: undefined, warnAt: undefined } as unknown as Partial<CompactionSettings>;
+    expect(resolveCompactionSettings(unset)).toEqual(DEFAULT_COMPACTION_SETTINGS);
   });
 });

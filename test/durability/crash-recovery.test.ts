@@ -140,7 +140,7 @@ describe.skipIf(databaseUrl === undefined)('SIGKILL during compaction, then reco
     for (const id of CONVERSATIONS) await checkInvariants(memfold, id, appended.get(id)!, { toolPairs: true });
     expect(await memfold.persistence.listPendingOperations()).toEqual([]);
     const depths = await Promise.all(
-      CONVERSATIONS.map(async (id) => Math.max(0, ...(await memfold.memory.list({ conversationId: id, kind: 'summary' })).map((b) => b.depth))),
+      CONVERSATIONS.map(async (id) => Math.max(0, ...(await memfold.archive.list({ conversationId: id, kind: 'summary' })).map((b) => b.depth))),
     );
     console.log(
       `crash test (seed ${SEED}): ${tally.runs} runs, ${tally.kills} killed by SIGKILL ${JSON.stringify(killsByPoint)}, ` +

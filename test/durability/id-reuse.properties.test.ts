@@ -17,10 +17,10 @@ import { runImport } from '../../src/cli/commands/import.js';
 import { MemfoldError } from '../../src/errors.js';
 import { createHashingEmbedder } from '../../src/embedding/hashing-embedder.js';
 import { createMemfold, type Memfold } from '../../src/memfold.js';
-import { openLanceArchive } from '../../src/memory/lancedb/lancedb-archive.js';
-import type { MemoryManager } from '../../src/memory/memory-manager.js';
-import { createExtractiveSummarizer } from '../../src/model/extractive/extractive-summarizer.js';
-import type { ModelProvider } from '../../src/model/model-provider.js';
+import { openLanceArchive } from '../../src/archive/lancedb/lancedb-archive.js';
+import type { Archive } from '../../src/archive/archive.js';
+import { createExtractiveSummarizer } from '../../src/summarizer/extractive/extractive-summarizer.js';
+import type { Summarizer } from '../../src/summarizer/summarizer.js';
 import type { PersistenceProvider } from '../../src/persistence/persistence-provider.js';
 import { createTokenCounter } from '../../src/tokens/create-token-counter.js';
 import { persistenceBackends, type OpenedBackend } from '../support/backends.js';
@@ -88,7 +88,7 @@ class Crash {
   }
 }
 
-function crashingMemory(memory: MemoryManager, crash: Crash): MemoryManager {
+function crashingMemory(memory: Archive, crash: Crash): Archive {
   return {
     ...memory,
     async write(entries) {
@@ -131,7 +131,7 @@ function crashingPersistence(persistence: PersistenceProvider, crash: Crash): Pe
   };
 }
 
-function crashingModel(crash: Crash): ModelProvider {
+function crashingModel(crash: Crash): Summarizer {
   const extractive = createExtractiveSummarizer();
   return { ...extractive, summarize: (request) => (crash.check('model'), extractive.summarize(request)) };
 }
@@ -160,14 +160,14 @@ async function snapshot(memfold: Memfold, conversationId: string): Promise<unkno
 /** Rows of committed operations, by label: none may change content or owner later. */
 async function committedRows(memfold: Memfold, conversationId: string): Promise<Map<string, ArchiveEntry>> {
   const committed = new Set((await memfold.persistence.listOperations(conversationId)).filter((op) => op.status === 'committed').map((op) => op.id));
-  return new Map((await memfold.memory.list({ conversationId })).filter((e) => committed.has(e.operationId)).map((e) => [e.label, e]));
+  return new Map((await memfold.archive.list({ conversationId })).filter((e) => committed.has(e.operationId)).map((e) => [e.label, e]));
 }
 
 for (const backend of persistenceBackends()) {
   describe(`${backend.name}: ids collide with live, archived and pending ones`, () => {
     const crash = new Crash();
     let opened: OpenedBackend;
-    let archive: MemoryManager;
+    let archive: Archive;
     let memfold: Memfold;
     let dir: string;
 
@@ -182,9 +182,9 @@ for (const backend of persistenceBackends()) {
         env: {},
         tokens: createTokenCounter({ mode: 'chars4' }),
         compaction: settings,
-        model: crashingModel(crash),
+        summarizer: crashingModel(crash),
         persistence: crashingPersistence(opened.persistence, crash),
-        memory: crashingMemory(archive, crash),
+        archive: crashingMemory(archive, crash),
       });
     }
 

@@ -109,7 +109,7 @@ describe('embedding endpoint back up', () => {
     try {
       await memfold.append('orders', orderChat(20));
       expect((await memfold.compact('orders')).status).toBe('compacted');
-      const hits = await memfold.memory.search({ conversationId: 'orders', query: 'ORD-503' });
+      const hits = await memfold.archive.search({ conversationId: 'orders', query: 'ORD-503' });
       expect(hits.some((hit) => hit.entry.content.includes('ORD-503'))).toBe(true);
       expect(events.filter((event) => event.type === 'warning')).toEqual([]);
     } finally {

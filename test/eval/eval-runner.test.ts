@@ -87,7 +87,7 @@ describe.skipIf(!HAS_DATA && !process.env.CI)('memfold eval on real conversation
 
     const context = await memfold.context(storeId);
     expect(context.some((m) => m.id === evidenceId)).toBe(false);
-    const summaries = await memfold.memory.list({ conversationId: storeId, kind: 'summary' });
+    const summaries = await memfold.archive.list({ conversationId: storeId, kind: 'summary' });
     const batch = summaries.find((b) => b.depth === 0 && b.sourceIds.includes(evidenceId))!;
     expect(batch).toBeDefined();
 
@@ -100,7 +100,7 @@ describe.skipIf(!HAS_DATA && !process.env.CI)('memfold eval on real conversation
     expect(outcome).toMatchObject({ strict: survives, lenient: survives, verbatim: false });
 
     // memory_read's rank: the first hit that is the batch, one of its ancestors, or a transcript holding the turn.
-    const hits = await memfold.memory.search({ conversationId: storeId, query: question.question, limit: SEARCH_DEPTH });
+    const hits = await memfold.archive.search({ conversationId: storeId, query: question.question, limit: SEARCH_DEPTH });
     const holds = (e: ArchiveEntry) => (e.kind === 'transcript' ? (e.messages ?? []).some((m) => m.id === evidenceId) : chain.some((b) => b.label === e.label));
     const index = hits.findIndex((h) => holds(h.entry));
     expect(outcome.rank).toBe(index < 0 ? null : index + 1);

@@ -12,10 +12,10 @@ import type { NewMessage } from '../../src/conversation/types.js';
 import { InvalidArgumentError } from '../../src/errors.js';
 import { createMemfold } from '../../src/memfold.js';
 import { createCircuitBreaker, type CircuitBreaker } from '../../src/openai/openai-circuit-breaker.js';
-import { createExtractiveSummarizer } from '../../src/model/extractive/extractive-summarizer.js';
-import { withFallback } from '../../src/model/fallback-model.js';
-import type { ModelProvider, SummarizeRequest } from '../../src/model/model-provider.js';
-import { createOpenAIModel } from '../../src/openai/openai-summarizer.js';
+import { createExtractiveSummarizer } from '../../src/summarizer/extractive/extractive-summarizer.js';
+import { withFallback } from '../../src/summarizer/with-fallback.js';
+import type { Summarizer, SummarizeRequest } from '../../src/summarizer/summarizer.js';
+import { createOpenAISummarizer } from '../../src/openai/openai-summarizer.js';
 import { persistenceBackends } from '../support/backends.js';
 import { orderChat } from '../support/messages.js';
 import { behaviors, startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai-server.js';
@@ -39,7 +39,7 @@ afterAll(async () => {
 describe('circuit breaker on the summarizer', () => {
   let now: number;
   let breaker: CircuitBreaker;
-  let model: ModelProvider;
+  let model: Summarizer;
   const sent = () => server.requests.filter((r) => r.path === '/v1/chat/completions').length;
   const reasons = async (calls: number) => {
     const out: Array<string | undefined> = [];
@@ -52,7 +52,7 @@ describe('circuit breaker on the summarizer', () => {
     server.setBehavior(HANG);
     now = 1_000_000;
     breaker = createCircuitBreaker({ failures: 3, cooldownMs: COOLDOWN_MS, clock: () => now });
-    const remote = createOpenAIModel({ baseURL: server.baseURL, model: 'fake', timeoutMs: 60, maxRetries: 0, breaker, retry: { sleep: async () => {} } });
+    const remote = createOpenAISummarizer({ baseURL: server.baseURL, model: 'fake', timeoutMs: 60, maxRetries: 0, breaker, retry: { sleep: async () => {} } });
     model = withFallback(remote, createExtractiveSummarizer());
   });
 

@@ -40,8 +40,8 @@ async function compactWith(behavior: FakeBehavior, env: Record<string, string> =
     const before = fake.requests.length;
     const result = await memfold.compact('orders');
     const requests = fake.requests.slice(before);
-    const batches = await memfold.memory.list({ conversationId: 'orders', kind: 'summary' });
-    const hits = await memfold.memory.search({ conversationId: 'orders', query: 'ORD-503' });
+    const batches = await memfold.archive.list({ conversationId: 'orders', kind: 'summary' });
+    const hits = await memfold.archive.search({ conversationId: 'orders', query: 'ORD-503' });
     return { result, requests, batches, hits };
   } finally {
     await memfold.close();

@@ -64,7 +64,7 @@ async function compactConcurrently(server: FakeOpenAIOptions, env: Record<string
     const ids = Array.from({ length: conversations }, (_, i) => `conv-${i}`);
     for (const id of ids) await memfold.append(id, chat(20, id.toUpperCase()));
     const results = await Promise.all(ids.map((id) => memfold.compact(id)));
-    await Promise.all(ids.map((id) => memfold.memory.search({ conversationId: id, query: `${id.toUpperCase()}-503` })));
+    await Promise.all(ids.map((id) => memfold.archive.search({ conversationId: id, query: `${id.toUpperCase()}-503` })));
     return { results, requests: fake.requests };
   } finally {
     await memfold.close();

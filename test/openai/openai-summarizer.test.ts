@@ -2,8 +2,8 @@ import { createServer } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MemfoldError } from '../../src/errors.js';
 import { createModelQueue } from '../../src/openai/openai-queue.js';
-import { createOpenAIModel, type OpenAIModelOptions } from '../../src/openai/openai-summarizer.js';
-import type { SummarizeRequest } from '../../src/model/model-provider.js';
+import { createOpenAISummarizer, type OpenAISummarizerOptions } from '../../src/openai/openai-summarizer.js';
+import type { SummarizeRequest } from '../../src/summarizer/summarizer.js';
 import { behaviors, startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai-server.js';
 
 const request = (text = 'hello world'): SummarizeRequest => ({
@@ -21,11 +21,11 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-describe('createOpenAIModel against the fake server', () => {
+describe('createOpenAISummarizer against the fake server', () => {
   let server: FakeOpenAI;
   let sleeps: number[];
-  const model = (extra: Partial<OpenAIModelOptions> = {}) =>
-    createOpenAIModel({
+  const model = (extra: Partial<OpenAISummarizerOptions> = {}) =>
+    createOpenAISummarizer({
       baseURL: server.baseURL,
       model: 'fake-model',
       timeoutMs: 2_000,
@@ -159,7 +159,7 @@ describe('createOpenAIModel against the fake server', () => {
 
   it('retries a refused connection', async () => {
     const port = await closedPort();
-    const error = (await createOpenAIModel({
+    const error = (await createOpenAISummarizer({
       baseURL: `http://127.0.0.1:${port}/v1`,
       model: 'm',
       timeoutMs: 1_000,
@@ -231,7 +231,7 @@ describe('createOpenAIModel against the fake server', () => {
   it('defaults the deadline to twice timeoutMs: a retry-after beyond it ends the call at once', async () => {
     server.setBehavior(behaviors.status(429, { 'retry-after': '7' }));
     const error = await failure(
-      createOpenAIModel({ baseURL: server.baseURL, model: 'm', timeoutMs: 2_000, maxRetries: 2, retry: { sleep: async (ms) => void sleeps.push(ms) } }),
+      createOpenAISummarizer({ baseURL: server.baseURL, model: 'm', timeoutMs: 2_000, maxRetries: 2, retry: { sleep: async (ms) => void sleeps.push(ms) } }),
     );
     expect(error.details['reason']).toBe('deadline exceeded (http 429)');
     expect(server.requests).toHaveLength(1);
@@ -269,9 +269,9 @@ describe('createOpenAIModel against the fake server', () => {
   });
 
   it('validates its options', () => {
-    expect(() => createOpenAIModel({ model: '', timeoutMs: 1, maxRetries: 0 })).toThrow(/Invalid argument model/);
-    expect(() => createOpenAIModel({ model: 'm', timeoutMs: 0, maxRetries: 0 })).toThrow(/timeoutMs/);
-    expect(() => createOpenAIModel({ model: 'm', timeoutMs: 1, maxRetries: 0, deadlineMs: 0 })).toThrow(/deadlineMs/);
+    expect(() => createOpenAISummarizer({ model: '', timeoutMs: 1, maxRetries: 0 })).toThrow(/Invalid argument model/);
+    expect(() => createOpenAISummarizer({ model: 'm', timeoutMs: 0, maxRetries: 0 })).toThrow(/timeoutMs/);
+    expect(() => createOpenAISummarizer({ model: 'm', timeoutMs: 1, maxRetries: 0, deadlineMs: 0 })).toThrow(/deadlineMs/);
     expect(() => createModelQueue({ concurrency: 0 })).toThrow(/concurrency/);
     expect(() => createModelQueue({ concurrency: 1, intervalCap: 2 })).toThrow(/interval/);
   });

@@ -3,10 +3,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defaultMigrationsDir, listMigrations, runMigrations } from '../../src/persistence/migrate.js';
+import { defaultMigrationsDir, listMigrations, runMigrations } from '../../src/persistence/kysely/kysely-migrations.js';
 import { createPgliteDialect } from '../../src/persistence/pglite/pglite-dialect.js';
 import { createPostgresDialect } from '../../src/persistence/postgres/postgres-dialect.js';
-import type { StoreDialect } from '../../src/persistence/store-dialect.js';
+import type { StoreDialect } from '../../src/persistence/kysely/store-dialect.js';
 import type { PersistenceProvider } from '../../src/persistence/persistence-provider.js';
 import { copyPgliteTemplate, createPostgresTestDatabase, persistenceBackends } from '../support/backends.js';
 

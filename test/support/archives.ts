@@ -1,5 +1,5 @@
 /**
- * The archive backends the MemoryManager contract suites run against:
+ * The archive backends the Archive contract suites run against:
  *   for (const backend of archiveBackends()) describe(`${backend.name}: ...`, ...)
  * - lancedb: a LanceDB table in a temp folder;
  * - memory: `createInMemoryArchive` on a fresh state.
@@ -10,10 +10,10 @@
  */
 import { createHashingEmbedder } from '../../src/embedding/hashing-embedder.js';
 import type { Embedder } from '../../src/embedding/embedder.js';
-import { createInMemoryArchive, createInMemoryArchiveState } from '../../src/memory/in-memory/in-memory-archive.js';
-import { openLanceArchive } from '../../src/memory/lancedb/lancedb-archive.js';
-import type { MemoryManager } from '../../src/memory/memory-manager.js';
-import { tempFolder } from '../memory/archive-fixtures.js';
+import { createInMemoryArchive, createInMemoryArchiveState } from '../../src/archive/in-memory/in-memory-archive.js';
+import { openLanceArchive } from '../../src/archive/lancedb/lancedb-archive.js';
+import type { Archive } from '../../src/archive/archive.js';
+import { tempFolder } from '../archive/archive-fixtures.js';
 
 export type ArchiveBackendName = 'lancedb' | 'memory';
 
@@ -28,7 +28,7 @@ export interface ArchiveOpenOptions {
 
 export interface ArchiveTable {
   /** An archive on this table; the caller closes it. */
-  open(options?: ArchiveOpenOptions): Promise<MemoryManager>;
+  open(options?: ArchiveOpenOptions): Promise<Archive>;
   /** Removes the table (the folder); archives on it must be closed first. */
   cleanup(): Promise<void>;
 }

@@ -34,7 +34,7 @@ export async function checkInvariants(
 ): Promise<InvariantReport> {
   const rows = await memfold.persistence.loadHistory(conversationId);
   const live = rows.filter((m) => m.kind !== 'clip_archive');
-  const entries = await memfold.memory.list({ conversationId });
+  const entries = await memfold.archive.list({ conversationId });
 
   // No operation is left half-done, and every archived row belongs to a committed operation.
   const operations = await memfold.persistence.listOperations(conversationId);

@@ -9,15 +9,15 @@ import path from 'node:path';
 import type { CompactionSettings } from '../../src/compaction/compaction-settings.js';
 import { createHashingEmbedder } from '../../src/embedding/hashing-embedder.js';
 import { createMemfold, type Memfold, type MemfoldOptions } from '../../src/memfold.js';
-import { openLanceArchive } from '../../src/memory/lancedb/lancedb-archive.js';
-import type { MemoryManager } from '../../src/memory/memory-manager.js';
+import { openLanceArchive } from '../../src/archive/lancedb/lancedb-archive.js';
+import type { Archive } from '../../src/archive/archive.js';
 import { createTokenCounter } from '../../src/tokens/create-token-counter.js';
 import type { TestBackend } from './backends.js';
 
 export interface Stack {
   memfold: Memfold;
   /** The real LanceDB archive (also reachable as memfold.memory unless a wrapper was given). */
-  archive: MemoryManager;
+  archive: Archive;
   lanceDir: string;
   /** Run raw SQL on the test database (to provoke real database failures). */
   exec(statement: string): Promise<void>;
@@ -26,7 +26,7 @@ export interface Stack {
 
 export async function openStack(
   backend: TestBackend,
-  options: { compaction?: Partial<CompactionSettings>; wrapMemory?: (memory: MemoryManager) => MemoryManager } & Omit<
+  options: { compaction?: Partial<CompactionSettings>; wrapMemory?: (memory: Archive) => Archive } & Omit<
     MemfoldOptions,
     'persistence' | 'memory' | 'compaction'
   > = {},
@@ -40,7 +40,7 @@ export async function openStack(
     tokens: createTokenCounter({ mode: 'chars4' }),
     ...rest,
     persistence,
-    memory: wrapMemory ? wrapMemory(archive) : archive,
+    archive: wrapMemory ? wrapMemory(archive) : archive,
   });
   return {
     memfold,
@@ -56,11 +56,11 @@ export async function openStack(
   };
 }
 
-/** A MemoryManager that delegates to a real one, with faults switched on by the test. */
+/** A Archive that delegates to a real one, with faults switched on by the test. */
 export function withFaults(
-  memory: MemoryManager,
+  memory: Archive,
   faults: { failWrite?: boolean; corruptRead?: boolean; failWriteAfterStoring?: boolean; failUndo?: boolean },
-): MemoryManager {
+): Archive {
   const undoFault = () => {
     if (faults.failUndo) throw new Error('injected failure of an undo');
   };

@@ -5,10 +5,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHashingEmbedder } from '../../src/embedding/hashing-embedder.js';
-import { openLanceArchive } from '../../src/memory/lancedb/lancedb-archive.js';
-import type { MemoryManager } from '../../src/memory/memory-manager.js';
+import { openLanceArchive } from '../../src/archive/lancedb/lancedb-archive.js';
+import type { Archive } from '../../src/archive/archive.js';
 import { createMemoryReadTool } from '../../src/tools/memory-read.js';
-import { summary, tempFolder } from '../memory/archive-fixtures.js';
+import { summary, tempFolder } from '../archive/archive-fixtures.js';
 
 /** Pairs where a LIKE or prefix match of the first would also see the second. */
 const CONVERSATIONS = ['a%', 'ab', 'a_', "o'brien", "x' OR '1'='1", 'back\\slash', 'back\\\\slash', 'café', 'cafe\u0301', '👩‍💻'];
@@ -32,7 +32,7 @@ const QUERIES = [
 
 describe('memory_read with hostile input', () => {
   let folder: Awaited<ReturnType<typeof tempFolder>>;
-  let archive: MemoryManager;
+  let archive: Archive;
 
   beforeAll(async () => {
     folder = await tempFolder('memory-read-hostile');
@@ -92,7 +92,7 @@ describe('memory_read with hostile input', () => {
 
 describe('memory_read output framing', () => {
   let folder: Awaited<ReturnType<typeof tempFolder>>;
-  let archive: MemoryManager;
+  let archive: Archive;
 
   beforeAll(async () => {
     folder = await tempFolder('memory-read-framing');

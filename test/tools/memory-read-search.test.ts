@@ -6,17 +6,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConversationMessage } from '../../src/conversation/types.js';
 import { createHashingEmbedder } from '../../src/embedding/hashing-embedder.js';
-import { openLanceArchive } from '../../src/memory/lancedb/lancedb-archive.js';
-import type { MemoryManager } from '../../src/memory/memory-manager.js';
+import { openLanceArchive } from '../../src/archive/lancedb/lancedb-archive.js';
+import type { Archive } from '../../src/archive/archive.js';
 import { createMemoryReadTool } from '../../src/tools/memory-read.js';
-import { message, summary, tempFolder, transcript } from '../memory/archive-fixtures.js';
+import { message, summary, tempFolder, transcript } from '../archive/archive-fixtures.js';
 
 const tokens = (text: string) => Math.ceil(text.length / 4);
 const FILLER = (i: number) => `Filler turn ${i}: we chatted about the weather, the traffic on the way home and what to cook tonight.`;
 
 describe('memory_read search answers', () => {
   let folder: Awaited<ReturnType<typeof tempFolder>>;
-  let archive: MemoryManager;
+  let archive: Archive;
   let messages: ConversationMessage[];
 
   beforeAll(async () => {

@@ -6,14 +6,14 @@ import type { Memfold } from '../../memfold.js';
 import type { CompactionProgress } from '../compaction-progress.js';
 import { printJson, type Output } from '../output.js';
 
-export interface CompactOptions {
+export interface CompactCommandOptions {
   force: boolean;
   json: boolean;
   /** Draws the stages and the summarizing bar; the caller wires it to createMemfold's onEvent. */
   progress?: CompactionProgress;
 }
 
-export async function runCompact(memfold: Memfold, conversationId: string, options: CompactOptions, output: Output): Promise<number> {
+export async function runCompact(memfold: Memfold, conversationId: string, options: CompactCommandOptions, output: Output): Promise<number> {
   let result: CompactionResult;
   try {
     result = await memfold.compact(conversationId, { force: options.force, wait: true });

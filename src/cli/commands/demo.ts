@@ -34,7 +34,7 @@ export async function runDemo(memfold: Memfold, flags: DemoFlags, output: Output
   const { compactions, archivedMessages: archived, contextTokens: tokens } = stats;
 
   const context = await memfold.context(conversationId);
-  const batches = await memfold.memory.list({ conversationId, kind: 'summary' });
+  const batches = await memfold.archive.list({ conversationId, kind: 'summary' });
   const tool = memfold.memoryRead(conversationId);
   const searches = [];
   for (const fact of PLANTED_FACTS) {

@@ -169,7 +169,7 @@ export function parseJsonlDataset(turnsText: string, questionsText: string, name
     }
     if (building.turnIds.has(turnId)) throw new InvalidArgumentError(`${where}.turn_id`, `repeats "${turnId}" in conversation ${conversationId}`);
     building.turnIds.add(turnId);
-    building.firstSpeaker ??= speaker;
+    if (speaker !== undefined) building.firstSpeaker ??= speaker;
     const message: NewMessage = {
       role: role ?? (speaker === building.firstSpeaker ? 'user' : 'assistant'),
       content: text,

@@ -1,6 +1,6 @@
 /**
  * The message operations of the port over in-memory tables: the same checks and results as
- * `kysely/kysely-transaction.ts`. Each operation checks everything before it changes anything, and
+ * `kysely/kysely-messages.ts`. Each operation checks everything before it changes anything, and
  * runs without awaiting in between, so it is all-or-nothing on its own; the store runs the writes one
  * at a time and `transaction()` runs them on a snapshot.
  */

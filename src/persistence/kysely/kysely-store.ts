@@ -7,18 +7,19 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { Kysely } from 'kysely';
 import { DEFAULT_MAX_MESSAGE_BYTES, validateMaxMessageBytes } from '../message-size-limit.js';
 import { MemfoldError } from '../../errors.js';
-import { requireMigrated, runMigrations } from '../migrate.js';
+import { requireMigrated, runMigrations } from './kysely-migrations.js';
 import type { PersistenceProvider, PersistenceTransaction } from '../persistence-provider.js';
 import { toPersistenceError } from '../persistence-error.js';
 import { createPgliteDialect } from '../pglite/pglite-dialect.js';
 import { createPostgresDialect } from '../postgres/postgres-dialect.js';
-import type { StoreDialect } from '../store-dialect.js';
+import type { StoreDialect } from './store-dialect.js';
 import { createKeyedMutex } from '../keyed-mutex.js';
-import { advisoryLockKey, createSemaphore, withAdvisoryLock, type LockResult } from './conversation-lock.js';
-import { createKyselyTransaction, type StoreContext } from './kysely-transaction.js';
-import { listConversations, listOperations, listPendingOperations, recordOperation, updateOperation } from './operation-log.js';
+import { advisoryLockKey, createSemaphore, withAdvisoryLock, type LockResult } from './kysely-conversation-lock.js';
+import { kyselyMessageOperations } from './kysely-messages.js';
+import type { StoreContext } from './kysely-store-context.js';
+import { listConversations, listOperations, listPendingOperations, recordOperation, updateOperation } from './kysely-operation-log.js';
 import { MAX_NAMESPACE_BYTES, requireKey, requireText } from '../../conversation/text.js';
-import type { Database } from './schema.js';
+import type { Database } from './kysely-schema.js';
 
 interface CommonOptions {
   /** Scope of the conversations this store sees. Default `'default'`. */
@@ -66,7 +67,7 @@ export async function openKyselyStore(options: KyselyPersistenceOptions): Promis
 }
 
 function createStore(db: Kysely<Database>, backend: StoreDialect, context: StoreContext): PersistenceProvider {
-  const operations = createKyselyTransaction(db, context);
+  const operations = kyselyMessageOperations(db, context);
   const mutex = createKeyedMutex();
   // Each held advisory lock keeps a pooled connection; leave two for the work done under the locks.
   const lockSlots = createSemaphore(Math.max(1, (backend.poolSize ?? 3) - 2));
@@ -85,38 +86,25 @@ function createStore(db: Kysely<Database>, backend: StoreDialect, context: Store
     }
   }
 
+  /** `fn` as a store method: refused (as a rejected promise) when the store is closed or inside transaction(). */
+  function outside<A extends unknown[], R>(method: string, fn: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
+    return async (...args) => {
+      assertOutsideTransaction(method);
+      return fn(...args);
+    };
+  }
+
   return {
     backend: backend.backend,
 
-    async migrate() {
-      assertOutsideTransaction('migrate');
-      return runMigrations(db);
-    },
+    migrate: outside('migrate', () => runMigrations(db)),
 
-    async append(conversationId, messages) {
-      assertOutsideTransaction('append');
-      return operations.append(conversationId, messages);
-    },
-    async deleteByIds(conversationId, ids) {
-      assertOutsideTransaction('deleteByIds');
-      return operations.deleteByIds(conversationId, ids);
-    },
-    async loadHistory(conversationId) {
-      assertOutsideTransaction('loadHistory');
-      return operations.loadHistory(conversationId);
-    },
-    async countLive(conversationId, ids) {
-      assertOutsideTransaction('countLive');
-      return operations.countLive(conversationId, ids);
-    },
-    async findUsedIds(conversationId, ids) {
-      assertOutsideTransaction('findUsedIds');
-      return operations.findUsedIds(conversationId, ids);
-    },
-    async commitCompaction(commit) {
-      assertOutsideTransaction('commitCompaction');
-      return operations.commitCompaction(commit);
-    },
+    append: outside('append', operations.append),
+    deleteByIds: outside('deleteByIds', operations.deleteByIds),
+    loadHistory: outside('loadHistory', operations.loadHistory),
+    countLive: outside('countLive', operations.countLive),
+    findUsedIds: outside('findUsedIds', operations.findUsedIds),
+    commitCompaction: outside('commitCompaction', operations.commitCompaction),
 
     async transaction<T>(fn: (tx: PersistenceTransaction) => Promise<T>): Promise<T> {
       assertOutsideTransaction('transaction');
@@ -126,7 +114,7 @@ function createStore(db: Kysely<Database>, backend: StoreDialect, context: Store
         return await db.transaction().execute((trx) =>
           inTransaction.run(marker, async () => {
             try {
-              return await fn(createKyselyTransaction(trx, context));
+              return await fn(kyselyMessageOperations(trx, context));
             } catch (error) {
               fnFailed = true;
               throw error;
@@ -161,26 +149,11 @@ function createStore(db: Kysely<Database>, backend: StoreDialect, context: Store
       }
     },
 
-    async recordOperation(operation) {
-      assertOutsideTransaction('recordOperation');
-      return recordOperation(db, context, operation);
-    },
-    async updateOperation(update) {
-      assertOutsideTransaction('updateOperation');
-      return updateOperation(db, context, update);
-    },
-    async listOperations(conversationId) {
-      assertOutsideTransaction('listOperations');
-      return listOperations(db, context, conversationId);
-    },
-    async listPendingOperations(conversationId) {
-      assertOutsideTransaction('listPendingOperations');
-      return listPendingOperations(db, context, conversationId);
-    },
-    async listConversations() {
-      assertOutsideTransaction('listConversations');
-      return listConversations(db, context);
-    },
+    recordOperation: outside('recordOperation', (operation) => recordOperation(db, context, operation)),
+    updateOperation: outside('updateOperation', (update) => updateOperation(db, context, update)),
+    listOperations: outside('listOperations', (conversationId) => listOperations(db, context, conversationId)),
+    listPendingOperations: outside('listPendingOperations', (conversationId) => listPendingOperations(db, context, conversationId)),
+    listConversations: outside('listConversations', () => listConversations(db, context)),
 
     close() {
       closed ??= (async () => {

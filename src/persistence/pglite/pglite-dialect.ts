@@ -6,7 +6,7 @@
 import type { PGlite } from '@electric-sql/pglite';
 import type pg from 'pg';
 import { MemfoldError } from '../../errors.js';
-import type { StoreDialect } from '../store-dialect.js';
+import type { StoreDialect } from '../kysely/store-dialect.js';
 import { acquireDataDirLock } from './pglite-lock-file.js';
 
 /** Lock `dataDir`, open (or initialize) the PGlite database in it, and wrap it in a dialect. */

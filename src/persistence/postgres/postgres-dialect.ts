@@ -1,5 +1,5 @@
 /** PostgreSQL through a `pg` pool, under Kysely's PostgresDialect. */
-import type { StoreDialect } from '../store-dialect.js';
+import type { StoreDialect } from '../kysely/store-dialect.js';
 
 /** Connections per store (pg's own default). */
 export const POSTGRES_POOL_SIZE = 10;

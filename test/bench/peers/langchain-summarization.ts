@@ -61,6 +61,7 @@ export async function replayWithLangChain(messages: readonly NewMessage[], optio
     model: new ScriptedChatModel(() => reply),
     tools: [],
     middleware: [
+      // @ts-expect-error LangChain's middleware types are written without exactOptionalPropertyTypes (which memfold turns on).
       summarizationMiddleware({
         model: summarizer,
         trigger: { tokens: options.triggerTokens },

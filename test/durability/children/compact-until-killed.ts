@@ -9,10 +9,10 @@
  */
 import { createHashingEmbedder } from '../../../src/embedding/hashing-embedder.js';
 import { createMemfold } from '../../../src/memfold.js';
-import { openLanceArchive } from '../../../src/memory/lancedb/lancedb-archive.js';
-import type { MemoryManager } from '../../../src/memory/memory-manager.js';
-import { createExtractiveSummarizer } from '../../../src/model/extractive/extractive-summarizer.js';
-import type { ModelProvider } from '../../../src/model/model-provider.js';
+import { openLanceArchive } from '../../../src/archive/lancedb/lancedb-archive.js';
+import type { Archive } from '../../../src/archive/archive.js';
+import { createExtractiveSummarizer } from '../../../src/summarizer/extractive/extractive-summarizer.js';
+import type { Summarizer } from '../../../src/summarizer/summarizer.js';
 import { createKyselyPersistence } from '../../../src/persistence/kysely/kysely-store.js';
 import type { PersistenceProvider } from '../../../src/persistence/persistence-provider.js';
 import { createTokenCounter } from '../../../src/tokens/create-token-counter.js';
@@ -32,7 +32,7 @@ const after = (point: 'fold' | 'write' | 'mark') => {
 };
 
 const archive = await openLanceArchive({ uri: job.lanceDir, embedder: createHashingEmbedder() });
-const memory: MemoryManager = {
+const memory: Archive = {
   ...archive,
   async write(entries) {
     await archive.write(entries);
@@ -57,7 +57,7 @@ const persistence: PersistenceProvider = {
 };
 
 const extractive = createExtractiveSummarizer();
-const model: ModelProvider = {
+const model: Summarizer = {
   ...extractive,
   async summarize(request) {
     const completion = await extractive.summarize(request);
@@ -70,8 +70,8 @@ const memfold = await createMemfold({
   env: {},
   compaction: job.settings,
   tokens: createTokenCounter({ mode: 'chars4' }),
-  model,
-  memory,
+  summarizer: model,
+  archive: memory,
   persistence,
   onEvent: (event) => {
     // The plan is made and the operation recorded `planned` when the fold stage starts.

@@ -1,0 +1,209 @@
+/**
+ * The Archive adapter on a plain map: the LanceDB archive's contract without files, for
+ * `createMemfold({ store: 'memory' })` and fast tests. Search is BM25 over the entries' words plus,
+ * with an embedder, cosine similarity of vectors, fused as the LanceDB adapter fuses them
+ * (`in-memory-ranking.ts` says how its words differ from LanceDB's tokenizer).
+ */
+import type { ArchiveEntry } from '../../conversation/types.js';
+import { embedAll, type Embedder } from '../../embedding/embedder.js';
+import { errorMessage, InvalidArgumentError, MemfoldError } from '../../errors.js';
+import { checkFilter, compareEntriesByTime, requireConversationId, requireLabels, validateEntry, type CheckedFilter } from '../archive-entry-checks.js';
+import { candidateDepth, defaultFusionWeights, fuseRankings } from '../lancedb/rrf.js';
+import type { ListOptions, Archive, SearchHit, SearchQuery } from '../archive.js';
+import { entryTerms, fullTextRanking, vectorRanking } from './in-memory-ranking.js';
+
+/** One stored entry and what search needs of it. */
+interface StoredEntry {
+  namespace: string;
+  entry: ArchiveEntry;
+  startMs: number;
+  endMs: number;
+  terms: string[];
+  vector?: Float32Array;
+}
+
+/** The rows of one in-memory archive "table". Pass one to several archives to share it (namespaces, reopening). */
+export interface InMemoryArchiveState {
+  /** By `JSON.stringify([namespace, conversationId, label])`. */
+  rows: Map<string, StoredEntry>;
+}
+
+export function createInMemoryArchiveState(): InMemoryArchiveState {
+  return { rows: new Map() };
+}
+
+export interface InMemoryArchiveOptions {
+  /** Embeds entries on write and the query on search. Default none: search is full text alone. */
+  embedder?: Embedder;
+  /** Scope of conversations sharing the state. Default `default`. */
+  namespace?: string;
+  /** Weights of the two rankings in reciprocal rank fusion. Default as the LanceDB archive's (`defaultFusionWeights`). */
+  fusionWeights?: { fullText: number; vector: number };
+  /** The rows to use. Default: a fresh state of this archive alone. */
+  state?: InMemoryArchiveState;
+  /** Told when the embedder fails during a search (which then answers from full text). Default: ignored. */
+  onWarning?: (message: string, error: unknown) => void;
+}
+
+const SEARCH_LIMIT = 5;
+const MAX_SEARCH_LIMIT = 50;
+/** A query with at least one letter or digit has words for full text; otherwise only vectors can answer. */
+const HAS_WORDS = /[\p{L}\p{N}]/u;
+
+const rowKey = (namespace: string, conversationId: string, label: string) => JSON.stringify([namespace, conversationId, label]);
+
+/** A copy without a null parentLabel (the port leaves it out when unset), so callers cannot change stored rows. */
+function copyEntry(entry: ArchiveEntry): ArchiveEntry {
+  const copy = structuredClone(entry);
+  if (copy.parentLabel === null || copy.parentLabel === undefined) delete copy.parentLabel;
+  if (copy.messages === undefined) delete copy.messages;
+  return copy;
+}
+
+function matches(row: StoredEntry, namespace: string, filter: CheckedFilter): boolean {
+  const { entry } = row;
+  return (
+    row.namespace === namespace &&
+    entry.conversationId === filter.conversationId &&
+    (filter.depth === undefined || entry.depth === filter.depth) &&
+    (filter.kind === undefined || entry.kind === filter.kind) &&
+    (filter.fromMs === undefined || row.endMs >= filter.fromMs) &&
+    (filter.toMs === undefined || row.startMs <= filter.toMs) &&
+    (!filter.unmarkedOnly || entry.parentLabel === undefined)
+  );
+}
+
+export function createInMemoryArchive(options: InMemoryArchiveOptions = {}): Archive {
+  const namespace = options.namespace ?? 'default';
+  if (typeof namespace !== 'string' || namespace.length === 0) throw new InvalidArgumentError('namespace', 'must be a non-empty string');
+  const { embedder } = options;
+  const weights = options.fusionWeights ?? (embedder ? defaultFusionWeights(embedder.id) : { fullText: 1, vector: 0 });
+  for (const [name, weight] of Object.entries(weights)) {
+    if (!(Number.isFinite(weight) && weight >= 0)) throw new InvalidArgumentError(`fusionWeights.${name}`, 'must be a finite number >= 0');
+  }
+  const { rows } = options.state ?? createInMemoryArchiveState();
+  const warn = options.onWarning ?? (() => undefined);
+  let closed = false;
+  const ensureOpen = (): void => {
+    if (closed) throw new MemfoldError('archive_error', 'In-memory archive is closed');
+  };
+  const scoped = (filter: CheckedFilter) => [...rows.entries()].filter(([, row]) => matches(row, namespace, filter));
+
+  /** Vectors of the entries' content, checked for count and size; none without an embedder. */
+  async function vectorsOf(contents: string[]): Promise<Array<Float32Array | undefined>> {
+    if (embedder === undefined) return contents.map(() => undefined);
+    const vectors = await embedAll(embedder, contents);
+    const size = embedder.dimensions || vectors[0]?.length;
+    if (vectors.length !== contents.length || vectors.some((vector) => vector.length !== size)) {
+      throw new MemfoldError('embedding_error', `Embedder ${embedder.id} returned vectors of the wrong count or size (expected ${contents.length} x ${size})`);
+    }
+    return vectors;
+  }
+
+  return {
+    async write(entries: ArchiveEntry[]): Promise<void> {
+      ensureOpen();
+      if (!Array.isArray(entries)) throw new InvalidArgumentError('entries', 'must be an array');
+      const times = entries.map((entry, index) => validateEntry(entry, index));
+      // Within one call the last entry of a label wins, as if written one after another.
+      const latest = new Map<string, number>();
+      entries.forEach((entry, index) => latest.set(rowKey(namespace, entry.conversationId, entry.label), index));
+      const chosen = [...latest.entries()].sort(([, a], [, b]) => a - b);
+      const vectors = await vectorsOf(chosen.map(([, index]) => entries[index]!.content));
+      ensureOpen();
+      // From here no await: the check against stored rows and the writes happen at once.
+      const taken: string[] = [];
+      chosen.forEach(([key, index], i) => {
+        const entry = entries[index]!;
+        const stored = rows.get(key);
+        // A label is replaced only by a write of the operation that holds it (a retry): never another's row.
+        if (stored !== undefined && stored.entry.operationId !== entry.operationId) {
+          taken.push(`${entry.label} (operation ${stored.entry.operationId})`);
+          return;
+        }
+        const vector = vectors[i];
+        rows.set(key, { namespace, entry: copyEntry(entry), ...times[index]!, terms: entryTerms(entry.content), ...(vector ? { vector } : {}) });
+      });
+      if (taken.length > 0) {
+        throw new MemfoldError(
+          'archive_error',
+          `In-memory archive write refused: ${taken.join(', ')} already belong to another operation, and a write never replaces another operation's row`,
+          {
+            details: { labels: taken },
+          },
+        );
+      }
+    },
+
+    async read(conversationId, labels) {
+      ensureOpen();
+      requireConversationId(conversationId);
+      return requireLabels(labels).flatMap((label) => {
+        const row = rows.get(rowKey(namespace, conversationId, label));
+        return row ? [copyEntry(row.entry)] : [];
+      });
+    },
+
+    async list(listOptions: ListOptions) {
+      ensureOpen();
+      return scoped(checkFilter(listOptions))
+        .map(([, row]) => row)
+        .sort(compareEntriesByTime)
+        .map((row) => copyEntry(row.entry));
+    },
+
+    async search(query: SearchQuery): Promise<SearchHit[]> {
+      ensureOpen();
+      if (typeof query?.query !== 'string') throw new InvalidArgumentError('query', 'must be a string');
+      const limit = query.limit ?? SEARCH_LIMIT;
+      if (!Number.isInteger(limit) || limit < 1) throw new InvalidArgumentError('limit', `must be an integer from 1 to ${MAX_SEARCH_LIMIT}`);
+      const take = Math.min(limit, MAX_SEARCH_LIMIT);
+      const candidates = scoped(checkFilter(query)).map(([key, row]) => ({ key, ...row }));
+      // Each ranking contributes a deeper candidate list than the final limit, so fusion can reorder.
+      const depth = candidateDepth(take, weights);
+      const fullText = HAS_WORDS.test(query.query) && weights.fullText > 0 ? fullTextRanking(candidates, query.query, depth) : [];
+      let nearest: string[] = [];
+      if (embedder !== undefined && weights.vector > 0 && query.query.trim().length > 0) {
+        try {
+          const [vector] = await embedAll(embedder, [query.query]);
+          if (vector) nearest = vectorRanking(candidates, vector, depth);
+        } catch (error) {
+          // A failing (remote) embedder must not take search down: full text still answers.
+          warn(`Embedder ${embedder.id} failed; searching by full text only: ${errorMessage(error)}`, error);
+        }
+      }
+      const byKey = new Map(candidates.map((row) => [row.key, row.entry]));
+      return fuseRankings([
+        { ids: fullText, weight: weights.fullText },
+        { ids: nearest, weight: weights.vector },
+      ])
+        .slice(0, take)
+        .map(({ id, score }) => ({ entry: copyEntry(byKey.get(id)!), score }));
+    },
+
+    async mark(conversationId, labels, parentLabel) {
+      ensureOpen();
+      requireConversationId(conversationId);
+      const targets = requireLabels(labels);
+      if (parentLabel !== null && (typeof parentLabel !== 'string' || parentLabel.length === 0)) {
+        throw new InvalidArgumentError('parentLabel', 'must be a non-empty string or null');
+      }
+      for (const label of targets) {
+        const row = rows.get(rowKey(namespace, conversationId, label));
+        if (row === undefined) continue;
+        if (parentLabel === null) delete row.entry.parentLabel;
+        else row.entry.parentLabel = parentLabel;
+      }
+    },
+
+    async delete(conversationId, labels) {
+      ensureOpen();
+      requireConversationId(conversationId);
+      for (const label of requireLabels(labels)) rows.delete(rowKey(namespace, conversationId, label));
+    },
+
+    async close() {
+      closed = true;
+    },
+  };
+}

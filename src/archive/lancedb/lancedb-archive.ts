@@ -1,0 +1,413 @@
+/**
+ * The LanceDB adapter of the Archive port: one table of ArchiveEntry rows (summaries and transcripts),
+ * scoped by namespace and conversation, searched by full text (BM25) and vectors fused by weighted RRF.
+ */
+import { connect, MatchQuery, type Connection, type Query, type Table, type VectorQuery } from '@lancedb/lancedb';
+import type { ArchiveEntry } from '../../conversation/types.js';
+import { embedAll, type Embedder } from '../../embedding/embedder.js';
+import { errorMessage, InvalidArgumentError, MemfoldError } from '../../errors.js';
+import type { ListOptions, Archive, SearchHit, SearchQuery } from '../archive.js';
+import { chunked, filterWhere, labelsWhere, requireConversationId } from './lancedb-filter.js';
+import { ARCHIVE_INDEXES, FULL_TEXT_INDEXES, maintainIndexes } from './lancedb-indexes.js';
+import { deferTableCreation } from './lancedb-deferred-archive.js';
+import {
+  archiveSchema,
+  checkSchema,
+  COLUMN,
+  compareEntriesByTime,
+  embedderForTable,
+  ENTRY_COLUMNS,
+  fromRow,
+  rowKey,
+  toRow,
+  validateEntry,
+} from './lancedb-schema.js';
+import { enqueueWrite, isCommitConflict, withConflictRetry, writesSettled } from './lancedb-writes.js';
+import { candidateDepth, defaultFusionWeights, fuseRankings } from './rrf.js';
+
+export interface LanceArchiveOptions {
+  /** Folder or object-store URI (`./.memfold/lancedb`, `s3://bucket/path`). */
+  uri: string;
+  /**
+   * Embeds entry content on write and the query on search. Its `dimensions` fixes the size of a new table's vectors;
+   * 0 means it learns the size from its first answer (the OpenAI adapter): an existing table then gives the size,
+   * and a missing one is created on the first write (`lancedb-deferred-archive.ts`), so opening makes no embedding call.
+   */
+  embedder: Embedder;
+  /** Scope of conversations sharing the table. Default `default`. */
+  namespace?: string;
+  /** Default `memfold_archive`. */
+  tableName?: string;
+  /**
+   * Weights of the two rankings in reciprocal rank fusion (k = 60). Default: `{ fullText: 1, vector: 0 }` (full text
+   * alone) when `embedder.id` starts with `hashing` (see rrf.ts for why), `{ fullText: 1, vector: 1 }` for any other
+   * (semantic) embedder. A weight of 0 turns that ranking off; a ranking alone is not fused.
+   */
+  fusionWeights?: { fullText: number; vector: number };
+  /** Run `optimize()` (compaction + incremental index update) once an index lags this many rows. Default 128. */
+  optimizeAfterUnindexedRows?: number;
+  /**
+   * Create the scalar indexes (namespace, conversation_id, depth, kind, key) beside the full-text one. Default true.
+   * False creates only the full-text index (benchmarks compare the two); indexes that already exist are kept and maintained.
+   */
+  scalarIndexes?: boolean;
+  /**
+   * Seconds between checks for commits by other processes. Default 0: every read sees every committed write
+   * (a `memory_read` server sees what a compacting process archived a moment ago). Larger is cheaper on object stores.
+   */
+  readConsistencySeconds?: number;
+  /** Passed to LanceDB for object stores (credentials, region, endpoint). */
+  storageOptions?: Record<string, string>;
+  /** Retries of a write that lost a commit race. Default 4 (delays 25, 50, 100, 200 ms). */
+  commitRetries?: number;
+  /** Injected for tests. Default `setTimeout`. */
+  sleep?: (ms: number) => Promise<void>;
+  /** Told when index maintenance fails (the write it followed has succeeded; rows stay searchable). Default: ignored. */
+  onWarning?: (message: string, error: unknown) => void;
+}
+
+export const DEFAULT_LANCE_ARCHIVE_OPTIONS = Object.freeze({
+  namespace: 'default',
+  tableName: 'memfold_archive',
+  optimizeAfterUnindexedRows: 128,
+  scalarIndexes: true,
+  readConsistencySeconds: 0,
+  commitRetries: 4,
+  commitRetryBaseDelayMs: 25,
+  searchLimit: 5,
+  maxSearchLimit: 50,
+});
+
+const sleepWithTimer = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/** Columns the search and list queries return: the entry, plus the times as numbers for ordering. */
+const SELECT = ENTRY_COLUMNS;
+/** A query with at least one letter or digit has words for full text; otherwise only vectors can answer. */
+const HAS_WORDS = /[\p{L}\p{N}]/u;
+
+function wrap(operation: string, error: unknown): MemfoldError {
+  if (MemfoldError.isInstance(error)) return error;
+  return new MemfoldError('archive_error', `LanceDB archive ${operation} failed: ${errorMessage(error)}`, {
+    cause: error,
+    retryable: isCommitConflict(error),
+  });
+}
+
+function requireLabels(labels: unknown): string[] {
+  if (!Array.isArray(labels) || labels.some((label) => typeof label !== 'string')) {
+    throw new InvalidArgumentError('labels', 'must be an array of strings');
+  }
+  return labels as string[];
+}
+
+function isZero(vector: Float32Array): boolean {
+  return vector.every((value) => value === 0);
+}
+
+/** Open (creating when missing) the archive table at `uri` and return the Archive over it. */
+export async function openLanceArchive(options: LanceArchiveOptions): Promise<Archive> {
+  const settings = { ...DEFAULT_LANCE_ARCHIVE_OPTIONS, ...definedOnly(options) };
+  const { uri } = options;
+  const { namespace, tableName } = settings;
+  if (typeof uri !== 'string' || uri.length === 0) throw new InvalidArgumentError('uri', 'must be a non-empty string');
+  if (typeof namespace !== 'string' || namespace.length === 0) throw new InvalidArgumentError('namespace', 'must be a non-empty string');
+  if (!Number.isInteger(options.embedder?.dimensions) || options.embedder.dimensions < 0) {
+    throw new InvalidArgumentError('embedder.dimensions', 'must be an integer >= 1, or 0 when the embedder learns it from its first answer');
+  }
+  for (const [name, min] of [
+    ['optimizeAfterUnindexedRows', 1],
+    ['readConsistencySeconds', 0],
+    ['commitRetries', 0],
+  ] as const) {
+    if (!(Number.isInteger(settings[name]) && settings[name] >= min)) throw new InvalidArgumentError(name, `must be an integer >= ${min}`);
+  }
+  if (typeof settings.scalarIndexes !== 'boolean') throw new InvalidArgumentError('scalarIndexes', 'must be a boolean');
+  const weights = options.fusionWeights ?? defaultFusionWeights(options.embedder.id);
+  for (const [name, weight] of Object.entries(weights)) {
+    if (!(Number.isFinite(weight) && weight >= 0)) throw new InvalidArgumentError(`fusionWeights.${name}`, 'must be a finite number >= 0');
+  }
+  const sleep = options.sleep ?? sleepWithTimer;
+  const retry = <T>(operation: () => Promise<T>) =>
+    withConflictRetry(operation, { retries: settings.commitRetries, baseDelayMs: settings.commitRetryBaseDelayMs, sleep });
+  const warn = options.onWarning ?? (() => undefined);
+  const tableKey = `${uri}\u0000${tableName}`;
+
+  let db: Connection;
+  let table: Table;
+  let dimensions: number;
+  let connection: Connection | undefined;
+  try {
+    connection = await connect(uri, {
+      readConsistencyInterval: settings.readConsistencySeconds,
+      ...(options.storageOptions ? { storageOptions: options.storageOptions } : {}),
+    });
+    db = connection;
+    const existing = await openExisting(db, tableName);
+    if (existing === undefined && options.embedder.dimensions === 0) {
+      return deferTableCreation({
+        embedder: options.embedder,
+        tableExists: async () => {
+          const found = await openExisting(db, tableName).catch((error: unknown) => {
+            throw wrap('open', error);
+          });
+          found?.close();
+          return found !== undefined;
+        },
+        open: (sized) => openLanceArchive({ ...options, embedder: sized }),
+        release: () => db.close(),
+      });
+    }
+    // `existOk`: another process may create it first.
+    table = existing ?? (await db.createEmptyTable(tableName, archiveSchema(options.embedder), { existOk: true }));
+    dimensions = checkSchema(await table.schema(), options.embedder, tableName);
+  } catch (error) {
+    connection?.close();
+    throw wrap('open', error);
+  }
+  const embedder = options.embedder.dimensions === dimensions ? options.embedder : embedderForTable(options.embedder, dimensions, tableName);
+
+  /** True once every index exists: from then on upkeep only optimizes, and may run behind the writes. */
+  let indexesReady = false;
+  const maintain = async (): Promise<void> => {
+    try {
+      const outcome = await maintainIndexes(table, settings.optimizeAfterUnindexedRows, retry, settings.scalarIndexes ? ARCHIVE_INDEXES : FULL_TEXT_INDEXES);
+      indexesReady ||= !(outcome.kind === 'skip' && outcome.reason === 'empty table');
+    } catch (error) {
+      warn(`LanceDB archive index maintenance failed (rows stay searchable, unindexed): ${errorMessage(error)}`, error);
+    }
+  };
+  await enqueueWrite(tableKey, maintain);
+  /**
+   * Index upkeep after a write. Creating the indexes (the first rows) is awaited: full-text search needs
+   * its index. Later upkeep (optimize) is queued behind the write instead: its cost grows with the whole
+   * table, all conversations together, and a compaction should not wait for it; rows stay searchable
+   * meanwhile. One queued upkeep at a time is enough; `close()` waits for it.
+   */
+  let upkeepQueued = false;
+  const upkeep = async (): Promise<void> => {
+    if (!indexesReady) return enqueueWrite(tableKey, maintain);
+    if (upkeepQueued) return;
+    upkeepQueued = true;
+    void enqueueWrite(tableKey, async () => {
+      upkeepQueued = false;
+      await maintain();
+    });
+  };
+
+  let closed = false;
+  const ensureOpen = (): void => {
+    if (closed) throw new MemfoldError('archive_error', 'LanceDB archive is closed');
+  };
+  /** Serialize a mutation on this table, retry its commit conflicts, wrap its errors. */
+  const mutate = (operation: string, task: () => Promise<void>): Promise<void> =>
+    enqueueWrite(tableKey, async () => {
+      try {
+        await retry(task);
+      } catch (error) {
+        throw wrap(operation, error);
+      }
+    });
+  /**
+   * Rows of one conversation matching `where` (which must start with its scope); `build` turns the plain query
+   * into a full-text or vector query (it must return the query to run). Every row is checked against the scope
+   * too, so a row of another scope can never come back, even if a where-clause were wrong.
+   */
+  const rows = async (
+    operation: string,
+    conversationId: string,
+    where: string,
+    build?: (query: Query) => Query | VectorQuery,
+    score?: '_score' | '_distance',
+  ): Promise<Record<string, unknown>[]> => {
+    let found: Record<string, unknown>[];
+    try {
+      // A search names its score column: LanceDB otherwise adds it itself and logs a deprecation warning
+      // on stderr for every query (the projection will stop adding it).
+      const plain = table
+        .query()
+        .where(where)
+        .select(score ? [...SELECT, score] : SELECT);
+      const query = build ? build(plain) : plain;
+      found = (await query.toArray()) as Record<string, unknown>[];
+    } catch (error) {
+      throw wrap(operation, error);
+    }
+    if (found.some((row) => row[COLUMN.namespace] !== namespace || row[COLUMN.conversationId] !== conversationId)) {
+      throw new MemfoldError(
+        'archive_error',
+        `LanceDB archive ${operation} returned rows outside namespace and conversation ${JSON.stringify([namespace, conversationId])}`,
+      );
+    }
+    return found;
+  };
+
+  const readEntries = async (conversationId: string, labels: unknown): Promise<ArchiveEntry[]> => {
+    ensureOpen();
+    requireConversationId(conversationId);
+    const wanted = requireLabels(labels);
+    const found = new Map<string, ArchiveEntry>();
+    for (const slice of chunked([...new Set(wanted)])) {
+      for (const row of await rows('read', conversationId, labelsWhere(namespace, conversationId, slice))) {
+        const entry = fromRow(row);
+        found.set(entry.label, entry);
+      }
+    }
+    return wanted.flatMap((label) => {
+      const entry = found.get(label);
+      return entry ? [entry] : [];
+    });
+  };
+
+  /** The error of a write some of whose labels another operation holds, naming them. */
+  const labelsTakenError = async (entries: readonly ArchiveEntry[], chosen: readonly number[]): Promise<MemfoldError> => {
+    const taken: string[] = [];
+    for (const index of chosen) {
+      const entry = entries[index]!;
+      const [stored] = await readEntries(entry.conversationId, [entry.label]);
+      if (stored !== undefined && stored.operationId !== entry.operationId) taken.push(`${entry.label} (operation ${stored.operationId})`);
+    }
+    return new MemfoldError(
+      'archive_error',
+      `LanceDB archive write refused: ${taken.length > 0 ? taken.join(', ') : 'some labels'} already belong to another operation, and a write never replaces another operation's row`,
+      {
+        details: { labels: taken },
+      },
+    );
+  };
+
+  return {
+    async write(entries: ArchiveEntry[]): Promise<void> {
+      ensureOpen();
+      if (!Array.isArray(entries)) throw new InvalidArgumentError('entries', 'must be an array');
+      if (entries.length === 0) return;
+      const times = entries.map((entry, index) => validateEntry(entry, index));
+      // Within one call the last entry of a label wins, as if written one after another.
+      const latest = new Map<string, number>();
+      entries.forEach((entry, index) => latest.set(rowKey(namespace, entry.conversationId, entry.label), index));
+      const chosen = [...latest.values()].sort((a, b) => a - b);
+      const vectors = await embedAll(
+        embedder,
+        chosen.map((index) => entries[index]!.content),
+      );
+      if (vectors.length !== chosen.length || vectors.some((vector) => vector.length !== embedder.dimensions)) {
+        throw new MemfoldError(
+          'embedding_error',
+          `Embedder ${embedder.id} returned vectors of the wrong count or size (expected ${chosen.length} x ${embedder.dimensions})`,
+        );
+      }
+      const data = chosen.map((index, i) => toRow(namespace, entries[index]!, times[index]!, vectors[i]!));
+      let refused = 0;
+      await mutate('write', async () => {
+        // A label is replaced only by a write of the operation that holds it (a retry): never another's row.
+        const merged = await table
+          .mergeInsert(COLUMN.key)
+          .whenMatchedUpdateAll({ where: `target.${COLUMN.operationId} = source.${COLUMN.operationId}` })
+          .whenNotMatchedInsertAll()
+          .execute(data);
+        refused = data.length - merged.numInsertedRows - merged.numUpdatedRows;
+      });
+      await upkeep();
+      if (refused > 0) throw await labelsTakenError(entries, chosen);
+    },
+
+    read: readEntries,
+
+    async list(listOptions: ListOptions) {
+      ensureOpen();
+      const found = await rows('list', listOptions.conversationId, filterWhere(namespace, listOptions));
+      return found
+        .map((row) => ({ entry: fromRow(row), startMs: Number(row[COLUMN.startMs]), endMs: Number(row[COLUMN.endMs]) }))
+        .sort(compareEntriesByTime)
+        .map(({ entry }) => entry);
+    },
+
+    async search(query: SearchQuery): Promise<SearchHit[]> {
+      ensureOpen();
+      if (typeof query?.query !== 'string') throw new InvalidArgumentError('query', 'must be a string');
+      const limit = query.limit ?? settings.searchLimit;
+      if (!Number.isInteger(limit) || limit < 1) throw new InvalidArgumentError('limit', `must be an integer from 1 to ${settings.maxSearchLimit}`);
+      const take = Math.min(limit, settings.maxSearchLimit);
+      const where = filterWhere(namespace, query);
+      const depth = candidateDepth(take, weights);
+      const byKey = new Map<string, Record<string, unknown>>();
+      const keysOf = (found: Record<string, unknown>[]) =>
+        found.map((row) => {
+          const key = String(row[COLUMN.key]);
+          if (!byKey.has(key)) byKey.set(key, row);
+          return key;
+        });
+      const fullTextSearch = async (): Promise<Record<string, unknown>[]> =>
+        HAS_WORDS.test(query.query) && weights.fullText > 0
+          ? // A structured MatchQuery: the text is never parsed as query syntax, so no input can break it.
+            rows('full-text search', query.conversationId, where, (q) => q.fullTextSearch(new MatchQuery(query.query, COLUMN.content)).limit(depth), '_score')
+          : [];
+      const vectorSearch = async (): Promise<Record<string, unknown>[]> => {
+        if (weights.vector <= 0 || query.query.trim().length === 0) return [];
+        let vector: Float32Array | undefined;
+        try {
+          [vector] = await embedAll(embedder, [query.query]);
+        } catch (error) {
+          // A failing (remote) embedder must not take search down: full text still answers.
+          warn(`Embedder ${embedder.id} failed; searching by full text only: ${errorMessage(error)}`, error);
+          return [];
+        }
+        // A zero vector (no features) has no direction: cosine search cannot rank by it.
+        if (!vector || isZero(vector)) return [];
+        return rows('vector search', query.conversationId, where, (q) => q.nearestTo(vector).distanceType('cosine').limit(depth), '_distance');
+      };
+      const [fullText, nearest] = await Promise.all([fullTextSearch(), vectorSearch()]);
+      const ranked = fuseRankings([
+        { ids: keysOf(fullText), weight: weights.fullText },
+        { ids: keysOf(nearest), weight: weights.vector },
+      ]);
+      return ranked.slice(0, take).map(({ id, score }) => ({ entry: fromRow(byKey.get(id)!), score }));
+    },
+
+    async mark(conversationId, labels, parentLabel) {
+      ensureOpen();
+      requireConversationId(conversationId);
+      const targets = [...new Set(requireLabels(labels))];
+      if (parentLabel !== null && (typeof parentLabel !== 'string' || parentLabel.length === 0)) {
+        throw new InvalidArgumentError('parentLabel', 'must be a non-empty string or null');
+      }
+      if (targets.length === 0) return;
+      await mutate('mark', async () => {
+        for (const slice of chunked(targets)) {
+          await table.update({ values: { [COLUMN.parentLabel]: parentLabel }, where: labelsWhere(namespace, conversationId, slice) });
+        }
+      });
+      await upkeep();
+    },
+
+    async delete(conversationId, labels) {
+      ensureOpen();
+      requireConversationId(conversationId);
+      const targets = [...new Set(requireLabels(labels))];
+      if (targets.length === 0) return;
+      await mutate('delete', async () => {
+        for (const slice of chunked(targets)) await table.delete(labelsWhere(namespace, conversationId, slice));
+      });
+    },
+
+    async close() {
+      if (closed) return;
+      closed = true;
+      await writesSettled(tableKey);
+      table.close();
+      db.close();
+    },
+  };
+}
+
+/** The table, or undefined when it does not exist (yet). */
+async function openExisting(db: Connection, tableName: string): Promise<Table | undefined> {
+  try {
+    return await db.openTable(tableName);
+  } catch (error) {
+    if (!/not found|does not exist/i.test(errorMessage(error))) throw error;
+    return undefined;
+  }
+}
+
+function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

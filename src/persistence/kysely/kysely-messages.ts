@@ -1,0 +1,232 @@
+/**
+ * The message-table operations of the port, written once against a Kysely handle: the store calls
+ * them on the pool (each opening its own transaction) and `transaction()` on its Kysely transaction.
+ */
+import { sql, type Kysely } from 'kysely';
+import type { ConversationMessage, NewMessage } from '../../conversation/types.js';
+import { InvalidArgumentError, MemfoldError } from '../../errors.js';
+import type { CommitCompaction, CommitReport, PersistenceTransaction, UsedId } from '../persistence-provider.js';
+import { guard } from '../persistence-error.js';
+import { checkBatchIds } from '../append-batch-checks.js';
+import { clipArchiveId } from '../clip-archive-id.js';
+import { checkAgainstStored, findUsedIds } from './kysely-append-checks.js';
+import { messageDigest } from '../../conversation/message-digest.js';
+import { requireKey, requireText, requireTextArray } from '../../conversation/text.js';
+import { normalizeNewMessages, type NormalizedMessage } from '../normalize-new-messages.js';
+import { upsertOperationRow } from './kysely-operation-log.js';
+import { toMessage } from './kysely-row-mapping.js';
+import type { Database } from './kysely-schema.js';
+import type { StoreContext } from './kysely-store-context.js';
+
+/** Rows per INSERT: 8 parameters a row stays far below PostgreSQL's 65,535-parameter limit. */
+const INSERT_BATCH = 1000;
+
+const MESSAGE_COLUMNS = ['conversation_id', 'id', 'seq', 'role', 'kind', 'content', 'created_at'] as const;
+
+export { clipArchiveId };
+
+/** The ledger digest of a message about to be stored. */
+function digestOf(row: NormalizedMessage): string {
+  const { text, ...rest } = row.content;
+  return messageDigest({ role: row.role, content: text, ...rest });
+}
+
+/** Run `fn` in a transaction, or directly when `db` already is one. */
+export function inTransaction<T>(db: Kysely<Database>, fn: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
+  return db.isTransaction ? fn(db) : db.transaction().execute(fn);
+}
+
+/**
+ * The port's PersistenceTransaction over `db`. Multi-statement operations (append, deleteByIds,
+ * commitCompaction) open their own transaction on a pool handle and join the caller's on a transaction handle.
+ */
+export function kyselyMessageOperations(db: Kysely<Database>, context: StoreContext): PersistenceTransaction {
+  const { namespace, clock, maxMessageBytes } = context;
+
+  /** Create the conversation row if needed and take its row lock until the transaction ends. */
+  async function touchConversation(trx: Kysely<Database>, conversationId: string, reserve: number): Promise<number> {
+    const now = clock().toISOString();
+    const row = await trx
+      .insertInto('conversations')
+      .values({ namespace, id: conversationId, created_at: now, updated_at: now, next_seq: 1 + reserve })
+      .onConflict((conflict) =>
+        conflict.columns(['namespace', 'id']).doUpdateSet({
+          next_seq: sql<number>`conversations.next_seq + ${reserve}::bigint`,
+          updated_at: now,
+        }),
+      )
+      .returning('next_seq')
+      .executeTakeFirstOrThrow();
+    // The first seq reserved by this call.
+    return Number(row.next_seq) - reserve;
+  }
+
+  async function deleteIds(trx: Kysely<Database>, conversationId: string, ids: string[]): Promise<number> {
+    if (ids.length === 0) return 0;
+    const result = await trx
+      .deleteFrom('messages')
+      .where('namespace', '=', namespace)
+      .where('conversation_id', '=', conversationId)
+      // One array parameter, however many ids.
+      .where(sql<boolean>`id = any(${ids}::text[])`)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
+  return {
+    async append(conversationId: string, messages: NewMessage[]): Promise<ConversationMessage[]> {
+      requireKey(conversationId, 'conversationId');
+      const rows = normalizeNewMessages(messages, { maxMessageBytes });
+      checkBatchIds(rows, clipArchiveId(conversationId));
+      if (rows.length === 0) return [];
+      return guard(`append to conversation ${JSON.stringify(conversationId)}`, () =>
+        inTransaction(db, async (trx) => {
+          // The upsert locks the conversation row, so concurrent appends take turns and get contiguous seqs.
+          const first = await touchConversation(trx, conversationId, rows.length);
+          // A default time is read under the conversation's row lock, so default times follow seq order
+          // even when appends race.
+          const now = clock().toISOString();
+          // A refusal here rolls back the upsert above: nothing of the batch is written.
+          await checkAgainstStored(trx, { namespace, conversationId }, rows);
+          const stored: ConversationMessage[] = [];
+          for (let start = 0; start < rows.length; start += INSERT_BATCH) {
+            const batch = rows.slice(start, start + INSERT_BATCH).map((row, offset) => ({
+              namespace,
+              conversation_id: conversationId,
+              id: row.id,
+              seq: first + start + offset,
+              role: row.role,
+              kind: 'message',
+              content: JSON.stringify(row.content),
+              created_at: row.createdAt ?? now,
+            }));
+            await trx
+              .insertInto('message_ids')
+              .values(
+                batch.map((row, offset) => ({
+                  namespace,
+                  conversation_id: conversationId,
+                  id: row.id,
+                  digest: digestOf(rows[start + offset]!),
+                })),
+              )
+              .execute();
+            const inserted = await trx.insertInto('messages').values(batch).returning(MESSAGE_COLUMNS).execute();
+            stored.push(...inserted.map(toMessage));
+          }
+          return stored.sort((a, b) => a.seq - b.seq);
+        }),
+      );
+    },
+
+    async deleteByIds(conversationId: string, ids: string[]): Promise<number> {
+      requireKey(conversationId, 'conversationId');
+      const wanted = requireTextArray(ids, 'ids');
+      return guard(`delete messages of conversation ${JSON.stringify(conversationId)}`, () =>
+        inTransaction(db, async (trx) => {
+          const deleted = await deleteIds(trx, conversationId, wanted);
+          if (deleted > 0) {
+            await trx
+              .updateTable('conversations')
+              .set({ updated_at: clock().toISOString() })
+              .where('namespace', '=', namespace)
+              .where('id', '=', conversationId)
+              .execute();
+          }
+          return deleted;
+        }),
+      );
+    },
+
+    async findUsedIds(conversationId: string, ids: string[]): Promise<UsedId[]> {
+      requireKey(conversationId, 'conversationId');
+      const wanted = requireTextArray(ids, 'ids');
+      return guard(`look up used ids of conversation ${JSON.stringify(conversationId)}`, () => findUsedIds(db, { namespace, conversationId }, wanted));
+    },
+
+    async loadHistory(conversationId: string): Promise<ConversationMessage[]> {
+      requireKey(conversationId, 'conversationId');
+      return guard(`load conversation ${JSON.stringify(conversationId)}`, async () => {
+        const rows = await db
+          .selectFrom('messages')
+          .select(MESSAGE_COLUMNS)
+          .where('namespace', '=', namespace)
+          .where('conversation_id', '=', conversationId)
+          .orderBy('seq')
+          .execute();
+        return rows.map(toMessage);
+      });
+    },
+
+    async countLive(conversationId: string, ids: string[]): Promise<number> {
+      requireKey(conversationId, 'conversationId');
+      const wanted = requireTextArray(ids, 'ids');
+      if (wanted.length === 0) return 0;
+      return guard(`count live messages of conversation ${JSON.stringify(conversationId)}`, async () => {
+        const row = await db
+          .selectFrom('messages')
+          .select((eb) => eb.fn.countAll<string>().as('live'))
+          .where('namespace', '=', namespace)
+          .where('conversation_id', '=', conversationId)
+          .where(sql<boolean>`id = any(${wanted}::text[])`)
+          .executeTakeFirstOrThrow();
+        return Number(row.live);
+      });
+    },
+
+    async commitCompaction(commit: CommitCompaction): Promise<CommitReport> {
+      const conversationId = requireKey(commit?.conversationId, 'commit.conversationId');
+      const operationId = requireKey(commit.operationId, 'commit.operationId');
+      const wanted = requireTextArray(commit.deleteIds, 'commit.deleteIds');
+      const text = requireText(commit.clipArchive, 'commit.clipArchive');
+      const labels = requireTextArray(commit.labels, 'commit.labels');
+      return guard(`commit compaction ${operationId} of conversation ${JSON.stringify(conversationId)}`, () =>
+        inTransaction(db, async (trx) => {
+          await touchConversation(trx, conversationId, 0);
+          const deleted = await deleteIds(trx, conversationId, wanted);
+          const expected = new Set(wanted).size;
+          if (deleted !== expected) {
+            // Some archived message is no longer live: the caller planned on a stale history. Throwing rolls back.
+            throw new MemfoldError('persistence_error', `Commit of ${operationId} expected to delete ${expected} live messages but found ${deleted}`, {
+              details: { field: 'commit.deleteIds' },
+            });
+          }
+          const now = clock().toISOString();
+          const clip = await trx
+            .insertInto('messages')
+            .values({
+              namespace,
+              conversation_id: conversationId,
+              id: clipArchiveId(conversationId),
+              seq: 0,
+              role: 'system',
+              kind: 'clip_archive',
+              content: JSON.stringify({ text }),
+              created_at: now,
+            })
+            // seq 0 is the clip-archive's slot: replace whatever holds it.
+            .onConflict((conflict) =>
+              conflict.columns(['namespace', 'conversation_id', 'seq']).doUpdateSet((eb) => ({
+                id: eb.ref('excluded.id'),
+                content: eb.ref('excluded.content'),
+                created_at: eb.ref('excluded.created_at'),
+              })),
+            )
+            .returning(MESSAGE_COLUMNS)
+            .executeTakeFirstOrThrow();
+          const marked = await upsertOperationRow(
+            trx,
+            namespace,
+            { id: operationId, conversationId, status: 'committed', messageIds: wanted, labels, error: null },
+            now,
+          );
+          if (!marked) {
+            // Throwing rolls back the deletes above: the commit is all or nothing.
+            throw new InvalidArgumentError('commit.operationId', `${JSON.stringify(operationId)} belongs to another conversation or namespace`);
+          }
+          return { deleted, clipArchive: toMessage(clip) };
+        }),
+      );
+    },
+  };
+}

@@ -1,0 +1,64 @@
+/** Database rows to the port's types: bigint strings to numbers, Date to ISO strings, absent fields omitted. */
+import type { ConversationMessage, MessageKind, Role } from '../../conversation/types.js';
+import type { CompactionOperation, OperationStatus } from '../persistence-provider.js';
+import type { StoredContent } from './kysely-schema.js';
+
+/** A timestamptz as pg returns it (Date), or already a string, as an ISO string. */
+export function toIso(value: Date | string): string {
+  return (value instanceof Date ? value : new Date(value)).toISOString();
+}
+
+/** The message columns the store selects. */
+export interface MessageRow {
+  conversation_id: string;
+  id: string;
+  seq: string | number;
+  role: string;
+  kind: string;
+  content: StoredContent;
+  created_at: Date | string;
+}
+
+/** A message row as the port's ConversationMessage (`kind` always set). */
+export function toMessage(row: MessageRow): ConversationMessage {
+  const message: ConversationMessage = {
+    id: row.id,
+    conversationId: row.conversation_id,
+    seq: Number(row.seq),
+    role: row.role as Role,
+    content: row.content.text,
+    createdAt: toIso(row.created_at),
+    kind: row.kind as MessageKind,
+  };
+  if (row.content.toolCalls !== undefined) message.toolCalls = row.content.toolCalls;
+  if (row.content.toolCallId !== undefined) message.toolCallId = row.content.toolCallId;
+  if (row.content.name !== undefined) message.name = row.content.name;
+  return message;
+}
+
+/** A compaction_operations row as pg returns it. */
+export interface OperationRow {
+  id: string;
+  conversation_id: string;
+  status: string;
+  message_ids: string[];
+  labels: string[];
+  error: string | null;
+  created_at: Date | string;
+  updated_at: Date | string;
+}
+
+/** An operation row as the port's CompactionOperation (`error` omitted when null). */
+export function toOperation(row: OperationRow): CompactionOperation {
+  const operation: CompactionOperation = {
+    id: row.id,
+    conversationId: row.conversation_id,
+    status: row.status as OperationStatus,
+    messageIds: row.message_ids,
+    labels: row.labels,
+    createdAt: toIso(row.created_at),
+    updatedAt: toIso(row.updated_at),
+  };
+  if (row.error !== null) operation.error = row.error;
+  return operation;
+}

@@ -1,0 +1,84 @@
+/**
+ * The offline summarizer: deterministic, no network, a few milliseconds per chunk. It works from the port's
+ * structured request (the transcript lines, or the summaries to merge, and the summary so far to avoid
+ * repeating), keeps the sentences that carry the most names, numbers, dates and rare words in telegraphic
+ * style with relative dates resolved, and writes them in the default prompt's sections.
+ */
+import { InvalidArgumentError, MemfoldError } from '../../errors.js';
+import type { Summarizer, SummarizeRequest, Summary, SummaryLine } from '../summarizer.js';
+import { renderSections, unitCost } from './render.js';
+import { selectUnits } from './selection.js';
+import { unitsFromPlainText, unitsFromTranscript, type Unit } from './units.js';
+
+export const EXTRACTIVE_MODEL_ID = 'extractive';
+
+/** Said when the request holds nothing to summarize (a summarizer never returns empty text). */
+export const NOTHING_TO_SUMMARIZE = '(nothing to summarize)';
+
+/** Token estimate used for the budget and usage: ceil(chars / 4). */
+export function estimateTokens(text: string): number {
+  return Math.ceil(text.length / 4);
+}
+
+/** Cut `text` to at most `maxChars`, at a line (else a word) boundary. */
+function fit(text: string, maxChars: number): string {
+  if (text.length <= maxChars) return text;
+  const cut = text.slice(0, maxChars);
+  const line = cut.lastIndexOf('\n');
+  if (line > maxChars / 2) return cut.slice(0, line).trimEnd();
+  const space = cut.lastIndexOf(' ');
+  return (space > 0 ? cut.slice(0, space) : cut).trimEnd();
+}
+
+/** The pure summarization step: same request, same output (its `signal` is not read). */
+export function summarizeExtractive(input: SummarizeRequest): string {
+  const maxChars = input.maxOutputTokens * 4;
+  // Summaries to merge are read as plain lines: their headings and `- [date] speaker:` items keep their section.
+  const units: Unit[] = input.purpose === 'fold' ? unitsFromTranscript(input.lines) : unitsFromPlainText(input.summaries.join('\n\n'));
+  const previousSummary = input.purpose === 'fold' ? input.previousSummary : undefined;
+  const { chosen } = selectUnits(units, maxChars, unitCost, previousSummary);
+  let text = renderSections(chosen);
+  if (text === '') {
+    // Nothing fit whole (a tiny budget): keep the start of the most informative unit.
+    const best = [...units].sort((a, b) => b.words.size - a.words.size || a.order - b.order)[0];
+    text = best ? best.text : '';
+  }
+  text = fit(text, maxChars);
+  return text === '' ? fit(NOTHING_TO_SUMMARIZE, maxChars) || '-' : text;
+}
+
+/** Characters of what the summarizer read, for the usage estimate. */
+function inputChars(request: SummarizeRequest): number {
+  if (request.purpose === 'resummarize') return request.summaries.reduce((sum, text) => sum + text.length + 2, 0);
+  const lineChars = (line: SummaryLine) =>
+    line.time.length +
+    line.role.length +
+    (line.name?.length ?? 0) +
+    line.text.length +
+    5 +
+    (line.toolCalls ?? []).reduce((sum, call) => sum + call.name.length + call.id.length + call.arguments.length + 10, 0);
+  return request.lines.reduce((sum, line) => sum + lineChars(line), 0) + (request.previousSummary?.length ?? 0);
+}
+
+export function createExtractiveSummarizer(): Summarizer {
+  return {
+    id: EXTRACTIVE_MODEL_ID,
+    contextWindow: Number.POSITIVE_INFINITY,
+    // Usage is chars/4, not a tokenizer's count: token estimators must not calibrate on it.
+    estimatesUsage: true,
+    async summarize(request): Promise<Summary> {
+      if (request.signal?.aborted) {
+        throw new MemfoldError('model_error', 'extractive: aborted', { cause: request.signal.reason, details: { reason: 'aborted' } });
+      }
+      if (!Number.isInteger(request.maxOutputTokens) || request.maxOutputTokens < 1) {
+        throw new InvalidArgumentError('maxOutputTokens', `must be an integer >= 1 (got ${request.maxOutputTokens})`);
+      }
+      const text = summarizeExtractive(request);
+      return {
+        text,
+        usage: { inputTokens: Math.ceil(inputChars(request) / 4), outputTokens: estimateTokens(text) },
+        model: EXTRACTIVE_MODEL_ID,
+      };
+    },
+  };
+}

@@ -1,0 +1,163 @@
+/**
+ * Turn a request into candidate units: one per sentence (or clause) of a message, one per tool call,
+ * one per group of values of a tool result, or one per line item of earlier summaries. Each unit knows
+ * its date, speaker, section, the text it would be written as, and its weighted words.
+ */
+import type { SummaryLine } from '../summarizer.js';
+import { SECTIONS, classifySentence, isError, weightedWords, type SectionKey } from './classify.js';
+import { resolveRelativeDates } from './relative-dates.js';
+import { splitSentences } from './sentences.js';
+import { telegraph } from './telegraph.js';
+
+export interface Unit {
+  /** Position in the input: output keeps this order within a section. */
+  order: number;
+  /** Units of one group (message or summary line) in one section share one output line. */
+  group: number;
+  date?: string;
+  speaker?: string;
+  section: SectionKey;
+  text: string;
+  words: Map<string, number>;
+}
+
+/** Longest string value kept from tool arguments or results. */
+const MAX_VALUE_CHARS = 80;
+/** Values per tool-result unit. */
+const PAIRS_PER_UNIT = 8;
+
+function isoDay(createdAt: string): string | undefined {
+  const time = Date.parse(createdAt);
+  return Number.isNaN(time) ? undefined : new Date(time).toISOString().slice(0, 10);
+}
+
+function clip(value: string): string {
+  const flat = value.replace(/\s+/g, ' ').trim();
+  return flat.length > MAX_VALUE_CHARS ? `${flat.slice(0, MAX_VALUE_CHARS - 1)}…` : flat;
+}
+
+/** `key=value` pairs of the primitive leaves of a JSON value (keys are the nearest named field). */
+function leaves(value: unknown, key: string, out: string[]): void {
+  if (value === null || value === undefined || value === '') return;
+  if (Array.isArray(value)) {
+    for (const item of value) leaves(item, key, out);
+  } else if (typeof value === 'object') {
+    for (const [k, v] of Object.entries(value as Record<string, unknown>)) leaves(v, k, out);
+  } else {
+    const text = clip(String(value));
+    out.push(key ? `${key}=${text}` : text);
+  }
+}
+
+function parseJson(text: string): unknown {
+  const trimmed = text.trim();
+  if (!/^[[{]/.test(trimmed)) return undefined;
+  try {
+    return JSON.parse(trimmed) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Tool-result chunks: one per element of a top-level array of objects, else groups of PAIRS_PER_UNIT values. */
+function resultChunks(value: unknown): string[] {
+  const items = Array.isArray(value) ? value : [value];
+  const chunks: string[] = [];
+  for (const item of items) {
+    const pairs: string[] = [];
+    leaves(item, '', pairs);
+    for (let i = 0; i < pairs.length; i += PAIRS_PER_UNIT) chunks.push(pairs.slice(i, i + PAIRS_PER_UNIT).join(', '));
+  }
+  return chunks;
+}
+
+function callText(name: string, args: string): string {
+  const parsed = parseJson(args);
+  if (parsed === undefined) return `call ${name}(${clip(args)})`;
+  const pairs: string[] = [];
+  leaves(parsed, '', pairs);
+  return `call ${name}(${pairs.join(', ')})`;
+}
+
+/** Units from parsed transcript lines; relative dates resolved against each message's date. */
+export function unitsFromTranscript(lines: SummaryLine[]): Unit[] {
+  const units: Unit[] = [];
+  // One output line per speaker and day within a section: the prefix is paid once, the speaker and date stay explicit.
+  const groups = new Map<string, number>();
+  const push = (_message: number, date: string | undefined, speaker: string, section: SectionKey, text: string): void => {
+    if (text === '') return;
+    const key = `${date ?? ''}|${speaker}`;
+    const group = groups.get(key) ?? groups.size;
+    groups.set(key, group);
+    const unit: Unit = { order: units.length, group, speaker, section, text, words: weightedWords(text) };
+    if (date) unit.date = date;
+    units.push(unit);
+  };
+  const lastSpeakerIndex = lines.length - 1;
+  lines.forEach((line, index) => {
+    const date = isoDay(line.time);
+    const base = new Date(line.time);
+    const toolName = line.name ?? 'tool';
+    const speaker = line.role === 'tool' ? `${toolName} result` : (line.name ?? line.role);
+    if (line.role === 'tool') {
+      const parsed = parseJson(line.text);
+      if (parsed !== undefined) {
+        for (const chunk of resultChunks(parsed)) push(index, date, speaker, isError(chunk) ? 'errors' : 'tools', chunk);
+        return;
+      }
+    }
+    // A question is unanswered when nobody spoke after it.
+    const unanswered = index === lastSpeakerIndex && line.role !== 'tool';
+    for (const sentence of splitSentences(resolveRelativeDates(line.text, base))) {
+      let section = classifySentence(sentence, line.role === 'user', unanswered);
+      if (line.role === 'tool' && section === 'facts') section = 'tools';
+      const keepVerbatim = section === 'tools' || section === 'errors';
+      push(index, date, speaker, section, keepVerbatim ? clipLine(sentence) : telegraph(sentence));
+    }
+    for (const call of line.toolCalls ?? []) push(index, date, speaker, 'tools', callText(call.name, call.arguments));
+  });
+  return units;
+}
+
+/** Longest verbatim line kept (tool output and error lines can be huge). */
+const MAX_LINE_CHARS = 400;
+
+function clipLine(text: string): string {
+  return text.length > MAX_LINE_CHARS ? `${text.slice(0, MAX_LINE_CHARS - 1)}…` : text;
+}
+
+const HEADING = new Map(SECTIONS.map((s) => [s.heading.toLowerCase(), s.key] as const));
+const ITEM = /^\s*[-*•]\s+(?:\[(\d{4}-\d{2}-\d{2})\]\s+([^:\n]{1,60}?):\s+)?(.*)$/;
+
+/**
+ * Units from plain text: earlier summaries being re-summarized, or any request without transcript lines.
+ * Section headings and `- [date] speaker: ...` items of summaries written by this summarizer keep their section,
+ * date and speaker; batch headers (`[depth:...]`) and clip-archive markers are skipped.
+ */
+export function unitsFromPlainText(text: string): Unit[] {
+  const units: Unit[] = [];
+  let section: SectionKey | undefined;
+  text.split(/\r?\n/).forEach((raw, group) => {
+    const line = raw.trim();
+    if (line === '' || /^\[(?:depth:|Context Summary)/.test(line)) return;
+    const heading = HEADING.get(line.toLowerCase());
+    if (heading) {
+      section = heading;
+      return;
+    }
+    const item = ITEM.exec(line);
+    const date = item?.[1];
+    const speaker = item?.[2];
+    const body = item ? item[3]! : line;
+    for (const part of body.split(/;\s+/).flatMap((p) => splitSentences(p))) {
+      const key = section ?? classifySentence(part, false, false);
+      const written = key === 'tools' || key === 'errors' ? clipLine(part) : telegraph(part);
+      if (written === '') continue;
+      const unit: Unit = { order: units.length, group, section: key, text: written, words: weightedWords(written) };
+      if (date) unit.date = date;
+      if (speaker) unit.speaker = speaker;
+      units.push(unit);
+    }
+  });
+  return units;
+}

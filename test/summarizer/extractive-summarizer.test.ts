@@ -1,0 +1,171 @@
+import { describe, expect, it } from 'vitest';
+import { renderTranscript } from '../../src/compaction/transcript-format.js';
+import { createExtractiveSummarizer, summarizeExtractive } from '../../src/summarizer/extractive/extractive-summarizer.js';
+import { splitSentences } from '../../src/summarizer/extractive/sentences.js';
+import { telegraph } from '../../src/summarizer/extractive/telegraph.js';
+import type { SummarizeRequest } from '../../src/summarizer/summarizer.js';
+import { describeWithSharedData } from '../support/shared-data.js';
+import { linesOf, locomoSessions, tauRun } from './extractive-data.js';
+
+const at = (minute: number) => new Date(Date.UTC(2024, 2, 15, 9, minute)).toISOString(); // Friday 2024-03-15
+
+const filler = Array.from({ length: 30 }, (_, i) => ({
+  role: (i % 2 ? 'assistant' : 'user') as 'user' | 'assistant',
+  content: `Okay, that sounds good to me and I think we can keep going with the work for now, thanks a lot ${i % 3 ? 'really' : 'again'}.`,
+  createdAt: at(10 + i),
+}));
+
+const planted = renderTranscript([
+  { role: 'user', name: 'Priya', content: 'Can you fix the flaky login test? I met Jonathan Okafor yesterday about it.', createdAt: at(0) },
+  ...filler.slice(0, 10),
+  { role: 'assistant', content: 'The invoice total is $4,870.25 for order 99321.', createdAt: at(1) },
+  ...filler.slice(10, 20),
+  {
+    role: 'assistant',
+    content: 'Running the suite.',
+    toolCalls: [{ id: 'c1', type: 'function', function: { name: 'run_tests', arguments: '{"path":"src/auth/login.test.ts","retries":3}' } }],
+    createdAt: at(2),
+  },
+  {
+    role: 'tool',
+    name: 'run_tests',
+    toolCallId: 'c1',
+    content: 'TypeError: Cannot read properties of undefined (reading token) at src/auth/session.ts:42',
+    createdAt: at(3),
+  },
+  ...filler.slice(20),
+  { role: 'assistant', content: 'We decided to pin node 20.11 in CI. TODO: rotate the staging API key.', createdAt: at(4) },
+]);
+
+const req = (transcript: string, maxOutputTokens: number, previous?: string): SummarizeRequest => ({
+  purpose: 'fold',
+  lines: linesOf(transcript),
+  maxOutputTokens,
+  ...(previous ? { previousSummary: previous } : {}),
+});
+
+describe('extractive summarizer', () => {
+  const model = createExtractiveSummarizer();
+
+  it('is a Summarizer with id extractive and no practical window', () => {
+    expect(model.id).toBe('extractive');
+    expect(model.contextWindow).toBe(Number.POSITIVE_INFINITY);
+  });
+
+  it('keeps a planted name, number, date, file path and error line, under section headings', async () => {
+    const { text, usage, model: who } = await model.summarize(req(planted, 300));
+    expect(who).toBe('extractive');
+    expect(text).toContain('Jonathan Okafor');
+    expect(text).toContain('$4,870.25');
+    expect(text).toContain('yesterday (2024-03-14)');
+    expect(text).toContain('src/auth/login.test.ts');
+    expect(text).toMatch(/Errors:\n- \[2024-03-15\] run_tests result: TypeError: Cannot read properties of undefined/);
+    expect(text).toMatch(/^User asked:\n- \[2024-03-15\] Priya: /);
+    expect(text).toContain('Decisions:');
+    expect(text).toMatch(/Open items:\n.*TODO: rotate staging API key/);
+    expect(text).not.toMatch(/thanks a lot/);
+    expect(usage.outputTokens).toBe(Math.ceil(text.length / 4));
+    expect(usage.inputTokens).toBeGreaterThan(usage.outputTokens);
+  });
+
+  it('is deterministic', async () => {
+    const a = await model.summarize(req(planted, 200));
+    const b = await createExtractiveSummarizer().summarize(req(planted, 200));
+    expect(a.text).toBe(b.text);
+  });
+
+  it.each([16, 40, 100, 300])('stays within maxOutputTokens = %i', async (max) => {
+    const { text } = await model.summarize(req(planted, max));
+    expect(text.length).toBeGreaterThan(0);
+    expect(Math.ceil(text.length / 4)).toBeLessThanOrEqual(max);
+  });
+
+  it('writes only the sections that have content', async () => {
+    const chat = renderTranscript([
+      { role: 'user', name: 'Ana', content: 'My sister Lucia moved to Porto in 2021.', createdAt: at(0) },
+      { role: 'assistant', name: 'Ben', content: 'Porto has great tiles and the Douro river.', createdAt: at(1) },
+    ]);
+    const { text } = await model.summarize(req(chat, 200));
+    expect(text.startsWith('Facts:\n')).toBe(true);
+    for (const heading of ['User asked:', 'Files and tools:', 'Errors:', 'Decisions:', 'Open items:']) expect(text).not.toContain(heading);
+  });
+
+  it('skips what the previous summary already says', async () => {
+    const chat = renderTranscript([
+      { role: 'user', name: 'Ana', content: 'My sister Lucia moved to Porto in 2021.', createdAt: at(0) },
+      { role: 'user', name: 'Ana', content: 'Her cat Miso turned 7 in March.', createdAt: at(1) },
+    ]);
+    const fresh = await model.summarize(req(chat, 200));
+    expect(fresh.text).toContain('Lucia');
+    const again = await model.summarize(req(chat, 200, 'Facts:\n- [2024-03-15] Ana: sister Lucia moved to Porto in 2021'));
+    expect(again.text).not.toContain('Lucia');
+    expect(again.text).toContain('Miso');
+  });
+
+  it('re-summarizes earlier summaries as plain text, keeping their sections, dates and speakers', async () => {
+    const first = summarizeExtractive(req(planted, 300));
+    const batch = `[depth:0|start:2024-03-15T09:00:00.000Z|end:2024-03-15T09:40:00.000Z|count:35]\n${first}`;
+    const again = summarizeExtractive({ purpose: 'resummarize', summaries: [batch, batch.replace(/2024-03-15/g, '2024-03-16')], maxOutputTokens: 150 });
+    expect(again).not.toContain('[depth:');
+    expect(again).toMatch(/^\w[\w ]*:\n- \[2024-03-1[56]\] /);
+    expect(Math.ceil(again.length / 4)).toBeLessThanOrEqual(150);
+    expect(again).toContain('Errors:');
+  });
+
+  it('never answers empty text, even for an empty request', async () => {
+    const { text } = await model.summarize({ purpose: 'fold', lines: [], maxOutputTokens: 50 });
+    expect(text).toBe('(nothing to summarize)');
+  });
+
+  it('rejects an aborted request', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    await expect(model.summarize({ ...req(planted, 100), signal: controller.signal })).rejects.toThrow(/aborted/);
+  });
+
+  it('keeps reservation ids and amounts from τ-bench tool output', () => {
+    const transcript = tauRun(0);
+    const text = summarizeExtractive(req(transcript, 1024));
+    expect(Math.ceil(text.length / 4)).toBeLessThanOrEqual(1024);
+    const toolsAndFacts = text
+      .split(/\n\n/)
+      .filter((b) => /^(Files and tools|Facts):/.test(b))
+      .join('\n');
+    expect(toolsAndFacts).toContain('HATHAT');
+    expect(toolsAndFacts).toMatch(/call book_reservation\(user_id=mia_li_3668/);
+    expect(toolsAndFacts).toContain('certificate_7504069');
+    expect(toolsAndFacts).toContain('$305');
+    expect(text).toMatch(/Errors:\n.*payment amount does not add up, total price is 305, but paid 255/);
+  });
+});
+
+describe('sentences and telegraphic style', () => {
+  it('splits sentences but not numbers, paths, abbreviations or list markers', () => {
+    expect(splitSentences('Dr. Smith paid $3.50 for src/a.ts today. Then he left! Did he? 1. Economy')).toEqual([
+      'Dr. Smith paid $3.50 for src/a.ts today.',
+      'Then he left!',
+      'Did he?',
+      '1. Economy',
+    ]);
+  });
+
+  it('drops filler and function words but keeps names, negations, numbers and paths', () => {
+    expect(telegraph('I think it was really so nice that you know, Super Bowl tickets cost $200.')).toBe('nice Super Bowl tickets cost $200');
+    expect(telegraph("I don't want to fly before 11 AM.")).toBe("don't want to fly before 11 AM");
+    expect(telegraph('Just open the file at ./src/index.ts')).toBe('open file ./src/index.ts');
+  });
+});
+
+describeWithSharedData('extractive summarizer on LoCoMo', () => {
+  it('summarizes a real LoCoMo session within 1/3.5 of its tokens, with dates resolved', () => {
+    const { sessions } = locomoSessions(0);
+    const session = sessions.get(1)!;
+    const budget = Math.floor(Math.ceil(session.transcript.length / 4) / 3.5);
+    const text = summarizeExtractive(req(session.transcript, budget));
+    expect(Math.ceil(text.length / 4)).toBeLessThanOrEqual(budget);
+    expect(text.length).toBeGreaterThan(budget * 4 * 0.8);
+    expect(text).toContain('[2023-05-08] Caroline:');
+    expect(text).toContain('LGBTQ support group yesterday (2023-05-07)');
+    expect(text).toContain('last year (2022)');
+  });
+});
