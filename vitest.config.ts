@@ -11,7 +11,7 @@ const INTEGRATION = [
   'test/persistence/**/*.test.ts',
   'test/durability/**/*.test.ts',
   'test/cli/{import,messages,scoping}.test.ts',
-  'test/compaction/{compress-input,properties,replay-datasets}.test.ts',
+  'test/compaction/{compact-history-input,properties,replay-datasets}.test.ts',
   'test/embedding/embedding-unavailable.test.ts',
   'test/eval/eval-{cli,runner}.test.ts',
   'test/memfold-open.test.ts',

@@ -112,8 +112,10 @@ export async function main(argv: readonly string[], output: Output = processOutp
       const { runEval } = await import('./commands/eval.js');
       return await runEval(command, output);
     } catch (error) {
-      output.err(`memfold eval: ${errorMessage(error)}`);
-      return 1;
+      // A flag refused after parsing (`--dataset`, `--window`, ...) is a bad argument like any other: exit 2.
+      const badFlag = error instanceof InvalidArgumentError && error.field.startsWith('--');
+      output.err(`memfold eval: ${errorMessage(error)}${badFlag ? `\n\n${usage('eval')}` : ''}`);
+      return badFlag ? 2 : 1;
     }
   }
   const compaction: Partial<CompactionSettings> = {};

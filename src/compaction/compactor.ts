@@ -49,8 +49,9 @@ export interface CompactOptions {
 export interface Compactor {
   readonly settings: CompactionSettings;
   /**
-   * Compact the stored conversation: take its lock, reconcile, load the live rows, plan and run. The result's
-   * history is the live history (after the compaction, or as it stood when nothing changed). Never throws.
+   * Compact the stored conversation: load the live rows and plan (below the trigger nothing is locked), then as
+   * `compactHistory` does: under the lock, reconcile, re-plan if the rows changed, run. The result's history is the
+   * live history (after the compaction, or as it stood when nothing changed). Never throws.
    */
   compactStored(conversationId: string, options?: CompactOptions): Promise<CompactionResult>;
   /**
@@ -122,11 +123,7 @@ export function createCompactor(options: CompactorOptions): Compactor {
   const reconcileFirst = (conversationId: string) => atStage('reconcile_failed', () => reconcileAndReport(conversationId, deps));
   const loadLive = async (conversationId: string) => assembleContext(await atStage('unexpected', () => persistence.loadHistory(conversationId)));
 
-  async function compactHistory(
-    history: readonly ConversationMessage[],
-    conversationId: string,
-    compressOptions: CompactOptions = {},
-  ): Promise<CompactionResult> {
+  async function compactHistory(history: readonly ConversationMessage[], conversationId: string, options: CompactOptions = {}): Promise<CompactionResult> {
     const started = deps.clock();
     // Before validation `history` may be anything: the result must still be built without throwing.
     const given = Array.isArray(history) ? [...(history as ConversationMessage[])] : [];
@@ -134,7 +131,7 @@ export function createCompactor(options: CompactorOptions): Compactor {
     try {
       validateHistory(history, conversationId);
       const count = countOnce(tokens);
-      const force = compressOptions.force ?? false;
+      const force = options.force ?? false;
       const prepared = prepare(history, conversationId, count, force);
       result = prepared.result;
       if (prepared.kind === 'skip') return result;
@@ -146,13 +143,13 @@ export function createCompactor(options: CompactorOptions): Compactor {
           // an indexed count tells, and only then are the live rows loaded to plan again.
           const ids = prepared.plan.compactable.map((m) => m.id);
           if ((await atStage('unexpected', () => persistence.countLive(conversationId, ids))) === ids.length) {
-            return run(prepared, conversationId, count, compressOptions.signal);
+            return run(prepared, conversationId, count, options.signal);
           }
-          const replanned = prepare(await atStage('unexpected', () => persistence.loadHistory(conversationId)), conversationId, count, force);
+          const replanned = prepare(await loadLive(conversationId), conversationId, count, force);
           result = replanned.result;
-          return run(replanned, conversationId, count, compressOptions.signal);
+          return run(replanned, conversationId, count, options.signal);
         },
-        { wait: compressOptions.wait ?? false },
+        { wait: options.wait ?? false },
       );
       if (!locked.acquired) return Object.assign(result, { skipReason: 'busy' as const });
       result = locked.value;
@@ -177,7 +174,7 @@ export function createCompactor(options: CompactorOptions): Compactor {
       return locked.value;
     },
 
-    async compactStored(conversationId, compressOptions = {}) {
+    async compactStored(conversationId, options = {}) {
       const started = deps.clock();
       let stored: ConversationMessage[];
       try {
@@ -193,7 +190,7 @@ export function createCompactor(options: CompactorOptions): Compactor {
       }
       // The rows read once, then the path every history takes: planned before the lock, so a turn below the
       // trigger locks and reconciles nothing; under the lock a plan made stale meanwhile is made again.
-      return compactHistory(stored, conversationId, compressOptions);
+      return compactHistory(stored, conversationId, options);
     },
 
     compactHistory,

@@ -59,7 +59,7 @@ export function renderTranscript(messages: ReadonlyArray<Parameters<typeof rende
   return messages.map(renderMessage).join('\n');
 }
 
-/** Parse text produced by `renderTranscript` back into lines (used by the extractive summarizer). */
+/** Parse text produced by `renderTranscript` back into lines (exported for readers of archived transcripts). */
 export function parseTranscript(text: string): TranscriptLine[] {
   const out: TranscriptLine[] = [];
   const parts = splitLines(text);

@@ -43,7 +43,7 @@ export function validateHistory(history: unknown, conversationId: unknown): asse
     if (first !== undefined) throw new InvalidArgumentError(`${at}.id`, `duplicates history[${first}].id (${JSON.stringify(id)})`);
     ids.set(id, i);
     if (message.conversationId !== conversationId) {
-      throw new InvalidArgumentError(`${at}.conversationId`, `must be ${JSON.stringify(conversationId)}, the conversation being compressed`);
+      throw new InvalidArgumentError(`${at}.conversationId`, `must be ${JSON.stringify(conversationId)}, the conversation being compacted`);
     }
     if (typeof message.role !== 'string' || !ROLES.has(message.role)) {
       throw new InvalidArgumentError(`${at}.role`, `must be one of system, user, assistant, tool; got ${describeValue(message.role)}`);

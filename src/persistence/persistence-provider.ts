@@ -53,7 +53,7 @@ export interface PersistenceTransaction {
   findUsedIds(conversationId: string, ids: string[]): Promise<UsedId[]>;
 }
 
-/** An id a conversation already accepted, and the digest (`agent/message-digest.ts`) of its message. */
+/** An id a conversation already accepted, and the digest (`conversation/message-digest.ts`) of its message. */
 export interface UsedId {
   id: string;
   /** Absent for ids recorded before digests were kept (migrations/003). */

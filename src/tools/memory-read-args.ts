@@ -13,7 +13,7 @@ export const MEMORY_READ_DEFAULT_LIMIT = 5;
 export const MEMORY_READ_MAX_LIMIT = 20;
 /** A query longer than a few paragraphs is not a search; the cap also bounds the embedder's input. */
 export const MEMORY_READ_MAX_QUERY_CHARS = 2_000;
-/** Labels are `compaction-batch-{conversationId}-{ISO time}[~suffix]`, and a conversation id may take 1 KiB. */
+/** Labels are short (`d0-…`, `t-…`), but labels of the earlier form held the conversation id, which may take 1 KiB. */
 export const MEMORY_READ_MAX_LABEL_CHARS = 2_000;
 /**
  * One token budget for a whole search answer, filled best first. 3,000 tokens holds about 25 windows of three

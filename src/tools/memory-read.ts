@@ -51,7 +51,7 @@ export const MEMORY_READ_DEFINITION: FunctionToolDefinition = {
     description:
       'Search or read the archived part of this conversation (older messages that were summarized out of the context). ' +
       'Use `query` to search by words, names, numbers or paths: the answer shows the exact archived messages that match, ' +
-      'each with its neighbours, best first, then one line per matching summary; ' +
+      'each with its neighbours, best first (summaries only when no message matches, or with kind "summary"); ' +
       'use `label` to read one archived batch or transcript segment in full, with what lies under it.',
     parameters: memoryReadParameters(),
   },

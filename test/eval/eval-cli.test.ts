@@ -90,13 +90,13 @@ describe('memfold eval (generic JSONL)', () => {
     expect(await readFile(path.join(out, 'availability.svg'), 'utf8')).toMatch(/^<svg /);
   });
 
-  it('refuses bad arguments, naming them', async () => {
+  it('refuses bad arguments with exit 2, naming them', async () => {
     expect((await run('eval', turnsFile)).err).toMatch(/--dataset: is required/);
     const bogus = await run('eval', turnsFile, '--dataset', 'bogus');
-    expect(bogus.code).toBe(1);
+    expect(bogus.code).toBe(2);
     expect(bogus.err).toMatch(/--dataset: must be one of locomo, jsonl, tau-bench/);
     expect((await run('eval', turnsFile, '--dataset', 'jsonl', '--out', path.join(dir, 'x'))).err).toMatch(/--questions: is required/);
-    expect(await run('eval', turnsFile, '--dataset', 'jsonl', '--window', '8000', '--windows', '4000')).toMatchObject({ code: 1 });
+    expect(await run('eval', turnsFile, '--dataset', 'jsonl', '--window', '8000', '--windows', '4000')).toMatchObject({ code: 2 });
     const full = await mkdtemp(path.join(dir, 'home-'));
     await writeFile(path.join(full, 'file'), '');
     expect((await run('eval', turnsFile, '--dataset', 'jsonl', '--questions', questionsFile, '--home', full)).err).toMatch(

@@ -7,6 +7,7 @@ import type { ArchiveEntry } from '../../conversation/types.js';
 import { embedAll, type Embedder } from '../../embedding/embedder.js';
 import { errorMessage, InvalidArgumentError, MemfoldError } from '../../errors.js';
 import type { ListOptions, Archive, SearchHit, SearchQuery } from '../archive.js';
+import { requireLabels } from '../archive-entry-checks.js';
 import { chunked, filterWhere, labelsWhere, requireConversationId } from './lancedb-filter.js';
 import { ARCHIVE_INDEXES, FULL_TEXT_INDEXES, maintainIndexes } from './lancedb-indexes.js';
 import { deferTableCreation } from './lancedb-deferred-archive.js';
@@ -90,13 +91,6 @@ function wrap(operation: string, error: unknown): MemfoldError {
     cause: error,
     retryable: isCommitConflict(error),
   });
-}
-
-function requireLabels(labels: unknown): string[] {
-  if (!Array.isArray(labels) || labels.some((label) => typeof label !== 'string')) {
-    throw new InvalidArgumentError('labels', 'must be an array of strings');
-  }
-  return labels as string[];
 }
 
 function isZero(vector: Float32Array): boolean {

@@ -1,4 +1,4 @@
-/** compress at its boundary: a malformed history is refused with the field named, never thrown, and nothing is written. */
+/** compactHistory at its boundary: a malformed history is refused with the field named, never thrown, and nothing is written. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConversationMessage } from '../../src/conversation/types.js';
 import { persistenceBackends } from '../support/backends.js';
@@ -7,7 +7,7 @@ import { openStack, type Stack } from '../support/stack.js';
 
 const [backend] = persistenceBackends();
 
-describe('compress refuses a malformed history', () => {
+describe('compactHistory refuses a malformed history', () => {
   let stack: Stack;
   let stored: ConversationMessage[];
   beforeAll(async () => {
