@@ -3,6 +3,7 @@
  * Pure. Tokens are counted the way the data README counts them (`referenceTokens`), so these
  * baselines reproduce its figures (truncate-oldest on LoCoMo: 0.19 / 0.37 / 0.77 at 4k / 8k / 16k).
  */
+import { prefixSums, runsReuse, type PrefixReuse } from './cache-reuse.js';
 
 export type BaselineName = 'truncate-oldest' | 'head+tail' | 'no-compaction';
 export const BASELINES: readonly BaselineName[] = ['truncate-oldest', 'head+tail', 'no-compaction'];
@@ -72,4 +73,49 @@ export function baselinePrompt(name: BaselineName, tokens: readonly number[], wi
   if (name === 'truncate-oldest') return truncateOldest(tokens, window);
   if (name === 'head+tail') return headAndTail(tokens, window);
   return noCompaction(tokens, window);
+}
+
+/** A baseline's prompt before one request, as runs of message positions (see `PromptRuns`); null when it cannot be made. */
+export interface BaselineRequest {
+  /** Index of the message the request answers: the prompt holds the messages before it. */
+  at: number;
+  runs: Array<[number, number]> | null;
+  promptTokens: number;
+}
+
+/**
+ * The baseline's prompt before each request: the messages `baselinePrompt(name, tokens.slice(0, at), window)` keeps,
+ * for every `at` of `requests` (ascending), in O(messages + requests): the tail's start only moves forward.
+ */
+export function baselineRequests(name: BaselineName, tokens: readonly number[], window: number, requests: readonly number[]): BaselineRequest[] {
+  const prefix = prefixSums(tokens);
+  const headBudget = name === 'head+tail' ? Math.floor(window * HEAD_SHARE) : 0;
+  // The messages the head holds once the conversation is long enough: it stops at the first that does not fit.
+  let headEnd = 0;
+  while (headEnd < tokens.length && prefix[headEnd + 1]! <= headBudget) headEnd++;
+  const tailBudget = window - headBudget;
+  let start = 0;
+  return requests.map((at) => {
+    if (name === 'no-compaction') return { at, runs: prefix[at]! <= window ? [[0, at]] : null, promptTokens: prefix[at]! };
+    // The newest messages within the budget, as newest() picks them.
+    while (prefix[at]! - prefix[start]! > tailBudget) start++;
+    const head = Math.min(at, headEnd);
+    const from = Math.max(start, head);
+    const runs: Array<[number, number]> =
+      from === head
+        ? [[0, at]]
+        : [
+            [0, head],
+            [from, at],
+          ];
+    return { at, runs: runs.filter(([a, b]) => b > a), promptTokens: prefix[head]! + prefix[at]! - prefix[from]! };
+  });
+}
+
+/** Prompt-cache reuse of the baseline's prompts before `requests` (see `runsReuse`). */
+export function baselineReuse(name: BaselineName, tokens: readonly number[], window: number, requests: readonly number[]): PrefixReuse {
+  return runsReuse(
+    baselineRequests(name, tokens, window, requests).map((r) => r.runs),
+    prefixSums(tokens),
+  );
 }

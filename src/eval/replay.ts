@@ -9,6 +9,12 @@ import type { Memfold } from '../memfold.js';
 export interface ReplayOptions {
   /** Called after every compaction that ran (compacted or failed), with every message appended so far. */
   onCompaction?: (result: CompactionResult, appended: readonly ConversationMessage[]) => Promise<void> | void;
+  /**
+   * Called just before each assistant message is appended (`at`: its index in the messages replayed), with the
+   * context the model would be sent to write it: the live context as the replay holds it. The array is the
+   * replay's own and changes afterwards: copy what you keep.
+   */
+  onPrompt?: (prompt: readonly ConversationMessage[], at: number) => void;
   /** Called after each appended message. */
   onProgress?: (done: number, total: number, stats: ReplayStats) => void;
   /** Stop at the first failed compaction (default true). */
@@ -42,6 +48,7 @@ export async function replayConversation(
   let context = await memfold.context(conversationId);
   stats.contextTokens = context.reduce((sum, m) => sum + count(m), 0);
   for (let i = 0; i < messages.length; i++) {
+    if (messages[i]!.role === 'assistant') options.onPrompt?.(context, i);
     const [stored] = await memfold.append(conversationId, [messages[i]!]);
     stats.appended.push(stored!);
     context.push(stored!);
