@@ -1,4 +1,5 @@
 import type { CompactionResult } from '../compaction/compaction-result.js';
+import { reuseShare, type PrefixReuse } from './cache-reuse.js';
 
 /** What a method spends to build its prompts, summed over conversations. */
 export interface MethodCost {
@@ -14,6 +15,15 @@ export interface MethodCost {
   modelCalls: number;
   compactions: number;
   failedCompactions: number;
+  /** tokensBefore - tokensAfter of every compacted result, summed. */
+  tokensFreed: number;
+  /**
+   * Prompt-cache reuse (`cache-reuse.ts`): tokens of the leading messages each request's prompt shares with the
+   * previous request's, and tokens of those prompts (every request after a conversation's first; a request is made
+   * before each assistant message, and none when the prompt exceeds the window: no-compaction).
+   */
+  reusedPromptTokens: number;
+  comparedPromptTokens: number;
   /** Messages neither live nor summarized by a depth-0 batch (memfold must keep this at 0). */
   lostMessages: number;
   /** Conversations over the window that the method cannot cut (no-compaction). */
@@ -35,6 +45,9 @@ export function zeroCost(): MethodCost {
     modelCalls: 0,
     compactions: 0,
     failedCompactions: 0,
+    tokensFreed: 0,
+    reusedPromptTokens: 0,
+    comparedPromptTokens: 0,
     lostMessages: 0,
     overWindow: 0,
     wallMs: 0,
@@ -53,6 +66,33 @@ export function addCompaction(cost: MethodCost, result: CompactionResult): void 
   cost.modelCalls += result.modelCalls;
   cost.summarizerInputTokens += result.summarizerInputTokens;
   cost.summarizerOutputTokens += result.summarizerOutputTokens;
-  if (result.status === 'compacted') cost.compactions++;
+  if (result.status === 'compacted') {
+    cost.compactions++;
+    cost.tokensFreed += result.tokensBefore - result.tokensAfter;
+  }
   if (result.status === 'failed') cost.failedCompactions++;
+}
+
+/** Adds a conversation's prompt-cache reuse to a cost. */
+export function addReuse(cost: MethodCost, reuse: PrefixReuse): void {
+  cost.reusedPromptTokens += reuse.reusedTokens;
+  cost.comparedPromptTokens += reuse.promptTokens;
+}
+
+/** What a cost's sums give (null where nothing was counted, and the compaction figures of methods that do not compact). */
+export interface CostFigures {
+  /** reusedPromptTokens / comparedPromptTokens, in [0, 1]. */
+  promptCacheReuse: number | null;
+  /** compactions / rawTokens x 100,000 (memfold: rawTokens are the tokens appended). */
+  compactionsPer100kTokens: number | null;
+  /** tokensFreed / compactions. */
+  meanTokensFreed: number | null;
+}
+
+export function costFigures(cost: MethodCost, compacts: boolean): CostFigures {
+  return {
+    promptCacheReuse: reuseShare({ reusedTokens: cost.reusedPromptTokens, promptTokens: cost.comparedPromptTokens }),
+    compactionsPer100kTokens: compacts && cost.rawTokens > 0 ? (cost.compactions / cost.rawTokens) * 100_000 : null,
+    meanTokensFreed: compacts && cost.compactions > 0 ? cost.tokensFreed / cost.compactions : null,
+  };
 }

@@ -1,6 +1,6 @@
 /** Markdown tables of an evaluation, for the terminal and report.md. Pure. */
 import type { AgenticEvalResult } from './run-agentic-eval.js';
-import type { MethodCost } from './method-cost.js';
+import { costFigures, type MethodCost } from './method-cost.js';
 import { headlineGroup, type QaMetrics } from './metrics.js';
 import type { QaEvalResult } from './run-qa-eval.js';
 
@@ -16,6 +16,7 @@ function table(header: readonly string[], rows: ReadonlyArray<readonly string[]>
 function costRow(method: string, cost: MethodCost, usesModel: boolean): string[] {
   const dash = (text: string) => (usesModel ? text : '—');
   const perCompacted = cost.compactedTokens > 0 ? cost.summarizerInputTokens / cost.compactedTokens : 0;
+  const figures = costFigures(cost, usesModel);
   return [
     method,
     share(cost.rawTokens === 0 ? 0 : cost.promptTokens / cost.rawTokens),
@@ -27,6 +28,9 @@ function costRow(method: string, cost: MethodCost, usesModel: boolean): string[]
     dash(count(cost.modelCalls)),
     dash(`${count(cost.compactions)}${cost.failedCompactions ? ` (${cost.failedCompactions} failed)` : ''}`),
     dash(count(cost.lostMessages)),
+    figures.promptCacheReuse === null ? '—' : figures.promptCacheReuse.toFixed(3),
+    figures.compactionsPer100kTokens === null ? '—' : figures.compactionsPer100kTokens.toFixed(1),
+    tokens(figures.meanTokensFreed),
     dash(seconds(cost.wallMs)),
     `${cost.overWindow}`,
   ];
@@ -43,9 +47,18 @@ const COST_HEADER = [
   'model calls',
   'compactions',
   'lost messages',
+  'prompt cache reuse',
+  'compactions per 100k appended',
+  'mean tokens freed',
   'wall s',
   'over window',
 ];
+
+const COST_NOTES = [
+  "prompt cache reuse: over every request after a conversation's first (one before each assistant message), the tokens of the leading messages its prompt shares with the previous request's prompt (same role, name, content, tool calls and tool call id), summed, over the summed tokens of those prompts; counted with the prompt's own counter (memfold: its own; baselines: chars/4 of each message as they print it). A provider's cache works on tokens, so whole messages make this a lower bound. Its ceiling is below 1: a request's new messages are never cached. no-compaction reaches that ceiling while the conversation fits; beyond the window no request can be made, so those turns are not counted (— when none fits). bm25-windows builds no prompt.",
+  "compactions per 100k appended: compactions / tokens appended (raw tokens, memfold's counter) x 100,000.",
+  "mean tokens freed: tokens before - tokens after of each compaction (its result's counts, the clip-archive included), averaged.",
+].join('\n');
 
 function qaRow(category: string, method: string, m: QaMetrics, memory: boolean): string[] {
   const recall = (v: number) => (memory ? share(v) : '—');
@@ -180,7 +193,7 @@ export function formatQaReport(result: QaEvalResult): string {
       ),
     );
   }
-  parts.push('', QA_NOTES);
+  parts.push('', QA_NOTES, COST_NOTES);
   return parts.join('\n');
 }
 
@@ -228,6 +241,7 @@ export function formatAgenticReport(result: AgenticEvalResult): string {
     [
       'pair integrity: share of tool calls never separated from their result in any prompt (memfold: after every compaction; baselines: before every assistant turn). Must be 1.00 for memfold.',
       'values: arguments of the task\'s ground-truth actions that first appear in a tool output, judged in the prompt just before the agent passes them to a tool; memory_read is asked for the argument\'s name (e.g. "reservation id"), top 5.',
+      COST_NOTES,
     ].join('\n'),
   );
   return parts.join('\n');

@@ -6,7 +6,8 @@
 import type { ConversationMessage, NewMessage } from '../conversation/types.js';
 import { cutToolOutput } from '../compaction/context-view.js';
 import type { Memfold } from '../memfold.js';
-import { baselinePrompt, BASELINES, referenceTokens, type BaselineName } from './baselines.js';
+import { baselinePrompt, baselineReuse, BASELINES, referenceTokens, type BaselineName } from './baselines.js';
+import { assistantTurns, reuseTracker } from './cache-reuse.js';
 import {
   aggregateRuns,
   messageText,
@@ -19,7 +20,7 @@ import {
 } from './agentic-metrics.js';
 import { lostMessages } from './coverage.js';
 import type { EvalStore } from './eval-store.js';
-import { addCompaction, sumCosts, zeroCost, type MethodCost } from './method-cost.js';
+import { addCompaction, addReuse, costFigures, sumCosts, zeroCost, type CostFigures, type MethodCost } from './method-cost.js';
 import { AVAILABILITY_RANK } from './metrics.js';
 import { replayConversation } from './replay.js';
 import { storeConversationId, withStoreIds } from './store-ids.js';
@@ -30,6 +31,8 @@ export interface AgenticMethodResult {
   method: 'memfold' | BaselineName;
   metrics: AgenticMetrics;
   cost: MethodCost;
+  /** Prompt-cache reuse, compactions per 100k tokens appended, mean tokens freed: from `cost`. */
+  figures: CostFigures;
   outcomes: RunOutcome[];
 }
 
@@ -74,9 +77,11 @@ async function scoreMemfoldRun(memfold: Memfold, run: AgenticRun, window: number
   };
   const snapshots: Snapshot[] = [];
   const cost = zeroCost();
+  const reuse = reuseTracker((m: ConversationMessage) => memfold.tokens.countMessage(m));
   const started = performance.now();
   const stats = await replayConversation(memfold, storeId, messages, {
     stopOnFailure: false,
+    onPrompt: (prompt) => reuse.add(prompt),
     onCompaction: (result, appended) => {
       addCompaction(cost, result);
       if (result.status === 'compacted') snapshots.push({ appended: appended.length, history: result.history });
@@ -85,6 +90,7 @@ async function scoreMemfoldRun(memfold: Memfold, run: AgenticRun, window: number
     onProgress: () => tick(`${window} tokens, ${run.id}`),
   });
   cost.wallMs = performance.now() - started;
+  addReuse(cost, reuse.total());
 
   const context = await memfold.context(storeId);
   checkpoint(new Set(context.map((m) => m.id)), messages.length);
@@ -134,15 +140,15 @@ function scoreBaselineRun(run: AgenticRun, name: BaselineName, window: number): 
     return { ...v, inPrompt: promptText.includes(v.value), viaMemory: false };
   });
   const final = promptBefore(run.messages.length);
-  return {
-    outcome: { runId: run.id, toolPairs: pairs.length, splitPairs: split.size, values },
-    cost: { ...zeroCost(), promptTokens: final.promptTokens, rawTokens: tokens.reduce((s, t) => s + t, 0), overWindow: final.fits ? 0 : 1 },
-  };
+  const cost = { ...zeroCost(), promptTokens: final.promptTokens, rawTokens: tokens.reduce((s, t) => s + t, 0), overWindow: final.fits ? 0 : 1 };
+  addReuse(cost, baselineReuse(name, tokens, window, assistantTurns(run.messages)));
+  return { outcome: { runId: run.id, toolPairs: pairs.length, splitPairs: split.size, values }, cost };
 }
 
 function methodResult(window: number, method: AgenticMethodResult['method'], scores: readonly RunScore[]): AgenticMethodResult {
   const outcomes = scores.map((s) => s.outcome);
-  return { window, method, metrics: aggregateRuns(outcomes), cost: sumCosts(scores.map((s) => s.cost)), outcomes };
+  const cost = sumCosts(scores.map((s) => s.cost));
+  return { window, method, metrics: aggregateRuns(outcomes), cost, figures: costFigures(cost, method === 'memfold'), outcomes };
 }
 
 export async function runAgenticEval(name: string, runs: readonly AgenticRun[], options: AgenticEvalOptions): Promise<AgenticEvalResult> {

@@ -11,7 +11,8 @@ import type { ToolResult } from '../tools/memory-read.js';
 import { BASELINES, type BaselineName } from './baselines.js';
 import { batchCoverage, coveringBatches, hitCoverage, lostMessages, shownCoverage } from './coverage.js';
 import type { EvalStore } from './eval-store.js';
-import { addCompaction, sumCosts, zeroCost, type MethodCost } from './method-cost.js';
+import { reuseTracker } from './cache-reuse.js';
+import { addCompaction, addReuse, costFigures, sumCosts, zeroCost, type CostFigures, type MethodCost } from './method-cost.js';
 import type { EvalConversation, QaDataset, SkippedQuestions } from './eval-types.js';
 import { aggregateByCategory, scoreQuestion, SEARCH_DEPTH, type QaMetrics, type QuestionOutcome } from './metrics.js';
 import { replayConversation } from './replay.js';
@@ -36,6 +37,8 @@ export interface MethodResult {
   /** `all`, then each category. */
   metrics: Record<string, QaMetrics>;
   cost: MethodCost;
+  /** Prompt-cache reuse, compactions per 100k tokens appended, mean tokens freed: from `cost`. */
+  figures: CostFigures;
   outcomes: QuestionOutcome[];
 }
 
@@ -81,13 +84,16 @@ async function scoreMemfold(
   const storeId = storeConversationId(conversation.id, window);
   const messages = withStoreIds(storeId, conversation.messages);
   const cost = zeroCost();
+  const reuse = reuseTracker((m: ConversationMessage) => memfold.tokens.countMessage(m));
   const started = performance.now();
   const stats = await replayConversation(memfold, storeId, messages, {
     stopOnFailure: false,
     onCompaction: (result) => addCompaction(cost, result),
+    onPrompt: (prompt) => reuse.add(prompt),
     onProgress: () => tick(`${window} tokens, ${conversation.id}`),
   });
   cost.wallMs = performance.now() - started;
+  addReuse(cost, reuse.total());
 
   const context = await memfold.context(storeId);
   const summaries = await memfold.archive.list({ conversationId: storeId, kind: 'summary' });
@@ -150,7 +156,7 @@ async function scoreMemfold(
 function methodResult(window: number, method: MethodName, scores: readonly ConversationScore[]): MethodResult {
   const cost = sumCosts(scores.map((s) => s.cost));
   const outcomes = scores.flatMap((s) => s.outcomes);
-  return { window, method, metrics: aggregateByCategory(outcomes), cost, outcomes };
+  return { window, method, metrics: aggregateByCategory(outcomes), cost, figures: costFigures(cost, method.startsWith('memfold')), outcomes };
 }
 
 function baselineScores(conversations: readonly EvalConversation[], name: BaselineName, window: number): ConversationScore[] {
@@ -158,7 +164,15 @@ function baselineScores(conversations: readonly EvalConversation[], name: Baseli
     const score = scoreBaseline(conversation, name, window);
     return {
       outcomes: score.outcomes,
-      cost: { ...zeroCost(), conversations: 1, promptTokens: score.promptTokens, rawTokens: score.rawTokens, overWindow: score.fits ? 0 : 1 },
+      cost: {
+        ...zeroCost(),
+        conversations: 1,
+        promptTokens: score.promptTokens,
+        rawTokens: score.rawTokens,
+        overWindow: score.fits ? 0 : 1,
+        reusedPromptTokens: score.reuse.reusedTokens,
+        comparedPromptTokens: score.reuse.promptTokens,
+      },
     };
   });
 }

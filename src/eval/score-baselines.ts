@@ -1,5 +1,6 @@
 /** Scores of the baselines on one conversation at one window. Pure. */
-import { baselinePrompt, referenceTokens, type BaselineName } from './baselines.js';
+import { baselinePrompt, baselineReuse, referenceTokens, type BaselineName } from './baselines.js';
+import { assistantTurns, type PrefixReuse } from './cache-reuse.js';
 import type { NewMessage } from '../conversation/types.js';
 import type { EvalConversation, EvalQuestion } from './eval-types.js';
 import { scoreQuestion, type QuestionOutcome } from './metrics.js';
@@ -15,6 +16,8 @@ export interface BaselineScore extends PromptCost {
   outcomes: QuestionOutcome[];
   /** False when the conversation exceeds the window and the baseline cannot cut it (no-compaction). */
   fits: boolean;
+  /** Prompt-cache reuse of the baseline's prompt before each assistant message (none for bm25-windows). */
+  reuse: PrefixReuse;
 }
 
 /** Positions of a question's evidence turns among the conversation's messages. */
@@ -42,7 +45,8 @@ export function scoreBaseline(conversation: EvalConversation, name: BaselineName
     const evidenceTexts = evidence.map((i) => conversation.messages[i]!.content);
     return scoreQuestion({ conversationId: conversation.id, question, evidenceIds: evidence.map(String), verbatim, promptText, evidenceTexts, prompt: view });
   });
-  return { outcomes, fits: prompt.fits, promptTokens: prompt.promptTokens, rawTokens: tokens.reduce((s, t) => s + t, 0) };
+  const reuse = baselineReuse(name, tokens, window, assistantTurns(conversation.messages));
+  return { outcomes, fits: prompt.fits, promptTokens: prompt.promptTokens, rawTokens: tokens.reduce((s, t) => s + t, 0), reuse };
 }
 
 /**
@@ -66,5 +70,5 @@ export function scoreBm25Windows(conversation: EvalConversation, budget: number)
     });
   });
   const rawTokens = conversation.referenceLines.reduce((s, line) => s + referenceTokens(line), 0);
-  return { outcomes, fits: true, promptTokens: 0, rawTokens };
+  return { outcomes, fits: true, promptTokens: 0, rawTokens, reuse: { reusedTokens: 0, promptTokens: 0 } };
 }

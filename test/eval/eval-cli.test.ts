@@ -78,6 +78,14 @@ describe('memfold eval (generic JSONL)', () => {
     const memfold = results.results.find((r) => r.method === 'memfold')!;
     expect(memfold.cost.compactions).toBeGreaterThan(0);
     expect(memfold.cost.lostMessages).toBe(0);
+    // The cost table's figures: prompt-cache reuse a share, compactions per 100k appended and mean tokens freed positive.
+    expect(memfold.figures.promptCacheReuse).toBeGreaterThanOrEqual(0);
+    expect(memfold.figures.promptCacheReuse!).toBeLessThanOrEqual(1);
+    expect(memfold.figures.compactionsPer100kTokens!).toBeGreaterThan(0);
+    expect(memfold.figures.meanTokensFreed!).toBeGreaterThan(0);
+    const report = await readFile(path.join(out, 'report.md'), 'utf8');
+    expect(report).toContain('| prompt cache reuse | compactions per 100k appended | mean tokens freed |');
+    expect(report).toMatch(/^prompt cache reuse: /m);
     const [early, late] = memfold.outcomes;
     // The first turn was compacted away; memory_read finds it by the question's words.
     expect(early).toMatchObject({ category: 'early', verbatim: false });

@@ -69,6 +69,29 @@ describe.skipIf(!HAS_DATA && !process.env.CI)('memfold eval on real conversation
     expect(none.metrics.all!.survivalStrict).toBe(0);
   });
 
+  it('reports prompt-cache reuse for every method that builds a prompt, and memfold’s compaction rate and size', () => {
+    const memfold = qa.results[0]!;
+    const { promptCacheReuse, compactionsPer100kTokens, meanTokensFreed } = memfold.figures;
+    // Compactions change the head of the prompt, and between them the prompt only grows.
+    expect(promptCacheReuse).toBeGreaterThan(0);
+    expect(promptCacheReuse!).toBeLessThan(1);
+    expect(memfold.cost.reusedPromptTokens).toBeLessThanOrEqual(memfold.cost.comparedPromptTokens);
+    expect(compactionsPer100kTokens).toBeCloseTo((memfold.cost.compactions / memfold.cost.rawTokens) * 100_000, 10);
+    expect(compactionsPer100kTokens!).toBeGreaterThan(0);
+    // Each compaction frees something, never more than the context it started from (about the trigger).
+    expect(meanTokensFreed!).toBeGreaterThan(0);
+    expect(meanTokensFreed!).toBeLessThan(WINDOW);
+    for (const name of ['truncate-oldest', 'head+tail', 'no-compaction']) {
+      const reuse = qa.results.find((r) => r.method === name)!.figures.promptCacheReuse;
+      expect(reuse, name).toBeGreaterThanOrEqual(0);
+      expect(reuse!, name).toBeLessThanOrEqual(1);
+    }
+    expect(qa.results.find((r) => r.method === 'bm25-windows')!.figures.promptCacheReuse).toBeNull();
+    const agenticMemfold = agentic.results.find((r) => r.method === 'memfold')!;
+    expect(agenticMemfold.figures.promptCacheReuse!).toBeGreaterThan(0);
+    expect(agenticMemfold.figures.promptCacheReuse!).toBeLessThanOrEqual(1);
+  });
+
   it('the baselines in the run are the pure baselines', () => {
     const truncate = qa.results.find((r) => r.method === 'truncate-oldest')!;
     const expected = aggregate(dataset.conversations.flatMap((c) => scoreBaseline(c, 'truncate-oldest', WINDOW).outcomes));
