@@ -6,10 +6,13 @@
  *
  * Per policy: summarizer input tokens / raw conversation tokens; input tokens per token compacted (pushed out of
  * the thread; the floor is 1.0, each token read once); and the share of the conversation neither shown to a
- * summarizer nor left in the final thread (lost).
+ * summarizer nor left in the final thread (lost). Also the prompt-cache reuse of the assistant model's prompts
+ * (src/eval/cache-reuse.ts: leading messages shared with the previous call's prompt), compactions per 100k tokens
+ * appended, and the mean tokens a compaction frees from the thread.
  */
 import OpenAI from 'openai';
 import type { BaseMessage } from '@langchain/core/messages';
+import { prefixReuse, reuseShare, reuseTracker, sameMessage, type PrefixReuse, type PromptMessage } from '../../src/eval/cache-reuse.js';
 import type { ConversationMessage, NewMessage } from '../../src/conversation/types.js';
 import { buildFoldRequest, DEFAULT_SUMMARIZATION_PROMPT, interpolatePrompt } from '../../src/openai/openai-prompt.js';
 import { renderMessage, renderTranscript } from '../../src/compaction/transcript-format.js';
@@ -31,6 +34,15 @@ const CUT_MARKER = '[... cut for the summarizer';
 const LANGCHAIN_SUMMARY_PREFIX = 'Here is a summary of the conversation to date:';
 const hasPreviousSummary = (request: RecordedRequest) => JSON.stringify(request.body).includes('<previous_summary>');
 const countMessage = (m: Pick<ConversationMessage, 'role' | 'content' | 'name'>) => tokens.countMessage(m);
+const countPrompt = (prompt: readonly PromptMessage[]) => prompt.reduce((sum, m) => sum + tokens.countMessage(m), 0);
+
+/**
+ * The assistant model's calls: one before each answer, i.e. each assistant turn that follows a non-assistant one
+ * (LangChain's agent answers once per input; consecutive assistant turns are one answer), at its index.
+ */
+function answerTurns(messages: readonly NewMessage[]): Set<number> {
+  return new Set(messages.flatMap((m, i) => (i > 0 && m.role === 'assistant' && messages[i - 1]!.role !== 'assistant' ? [i] : [])));
+}
 
 /** What one replay of one conversation left behind. */
 interface Replay {
@@ -41,6 +53,11 @@ interface Replay {
   kept: (i: number) => boolean;
   /** Whether a request carries the summary made before it. */
   carriesSummary: (request: RecordedRequest) => boolean;
+  /** Prompt-cache reuse of the assistant model's prompts, one before each answer. */
+  reuse: PrefixReuse;
+  /** Times the thread was compacted, and the thread tokens those compactions freed. */
+  compactions: number;
+  freedTokens: number;
 }
 
 interface Figures {
@@ -54,6 +71,10 @@ interface Figures {
   /** Requests after a conversation's first, and those of them that carry the previous summary. */
   laterRequests: number;
   carryingSummary: number;
+  reusedTokens: number;
+  comparedTokens: number;
+  compactions: number;
+  freedTokens: number;
 }
 
 /** The chat requests since `from`, with their text joined for searching. */
@@ -78,6 +99,10 @@ function measure(conversation: LocomoConversation, replay: Replay): Figures {
     cutRequests: 0,
     laterRequests: Math.max(0, replay.requests.length - 1),
     carryingSummary: replay.requests.slice(1).filter(replay.carriesSummary).length,
+    reusedTokens: replay.reuse.reusedTokens,
+    comparedTokens: replay.reuse.promptTokens,
+    compactions: replay.compactions,
+    freedTokens: replay.freedTokens,
   };
   for (const request of replay.requests) {
     figures.inputTokens += requestTokens(request);
@@ -108,8 +133,17 @@ async function memfoldPolicy(server: FakeOpenAI, home: string) {
     close: () => memfold.close(),
     async replay(conversation: LocomoConversation): Promise<Replay> {
       const from = server.requests.length;
+      const answers = answerTurns(conversation.messages);
+      const reuse = reuseTracker((m: ConversationMessage) => tokens.countMessage(m));
+      let freedTokens = 0;
       const stats = await replayConversation(memfold, conversation.id, conversation.messages, {
-        onCompaction: (result) => void (fallbacks += result.fallbacks.length),
+        onCompaction: (result) => {
+          fallbacks += result.fallbacks.length;
+          if (result.status === 'compacted') freedTokens += result.tokensBefore - result.tokensAfter;
+        },
+        onPrompt: (prompt, at) => {
+          if (answers.has(at)) reuse.add(prompt);
+        },
       });
       if (stats.failures.length > 0) throw new Error(`memfold compaction failed on ${conversation.id}: ${stats.failures[0]!.error}`);
       const live = new Set((await memfold.history(conversation.id)).map((m) => m.id));
@@ -119,6 +153,9 @@ async function memfoldPolicy(server: FakeOpenAI, home: string) {
         shown: (i) => text.includes(renderMessage(stats.appended[i]!)),
         kept: (i) => live.has(stats.appended[i]!.id),
         carriesSummary: hasPreviousSummary,
+        reuse: reuse.total(),
+        compactions: stats.compactions,
+        freedTokens,
       };
     },
   };
@@ -133,10 +170,14 @@ async function summarizeEverything(server: FakeOpenAI, settings: CompactionSetti
   const system = interpolatePrompt(DEFAULT_SUMMARIZATION_PROMPT, { maxTokens: settings.maxSummaryTokens });
   const messages = conversation.messages.map((m) => ({ ...m, createdAt: String(m.createdAt) }));
   const from = server.requests.length;
+  const answers = answerTurns(conversation.messages);
+  const reuse = reuseTracker(countMessage);
+  let freedTokens = 0;
   let summary: string | undefined;
   let live: number[] = [];
   let liveTokens = 0;
   for (let i = 0; i < messages.length; i++) {
+    if (answers.has(i)) reuse.add([...(summary === undefined ? [] : [{ role: 'system' as const, content: summary }]), ...live.map((j) => messages[j]!)]);
     live.push(i);
     liveTokens += countMessage(messages[i]!);
     if (liveTokens < settings.trigger) continue;
@@ -150,11 +191,21 @@ async function summarizeEverything(server: FakeOpenAI, settings: CompactionSetti
     });
     summary = answer.choices[0]?.message.content ?? '';
     live = [];
+    const before = liveTokens;
     liveTokens = countMessage({ role: 'system', content: summary });
+    freedTokens += before - liveTokens;
   }
   const kept = new Set(live);
   const { requests, text } = requestsSince(server, from);
-  return { requests, shown: (i) => text.includes(renderMessage(messages[i]!)), kept: (i) => kept.has(i), carriesSummary: hasPreviousSummary };
+  return {
+    requests,
+    shown: (i) => text.includes(renderMessage(messages[i]!)),
+    kept: (i) => kept.has(i),
+    carriesSummary: hasPreviousSummary,
+    reuse: reuse.total(),
+    compactions: requests.length,
+    freedTokens,
+  };
 }
 
 /** LangChain's middleware with memfold's trigger and recent budget; `trim` undefined = its default trim. */
@@ -162,7 +213,7 @@ async function langChainPolicy(server: FakeOpenAI, settings: CompactionSettings,
   const countTokens = (messages: BaseMessage[]) =>
     messages.reduce((sum, m) => sum + countMessage({ role: 'user', content: String(m.content), ...(m.name ? { name: m.name } : {}) }), 0);
   const from = server.requests.length;
-  const { thread, turnIds } = await replayWithLangChain(conversation.messages, {
+  const { thread, turnIds, calls } = await replayWithLangChain(conversation.messages, {
     baseURL: server.baseURL,
     triggerTokens: settings.trigger,
     keepTokens: settings.keepRecentTokens,
@@ -175,25 +226,45 @@ async function langChainPolicy(server: FakeOpenAI, settings: CompactionSettings,
   // getBufferString writes `Human: {name}, {content}` (`AI: {content}` unnamed); a second assistant turn in one answer starts a line.
   const shown = (i: number) => [', ', ': ', '\n'].some((before) => text.includes(`${before}${turns[i]!.content}`));
   const carriesSummary = (request: RecordedRequest) => JSON.stringify(request.body).includes(LANGCHAIN_SUMMARY_PREFIX);
-  return { requests, shown, kept: (i) => live.has(turnIds[i]), carriesSummary };
+  // The calls that answer a turn (the last input, if no turn answers it, is left out: memfold makes no request there).
+  const answering = calls.filter((call) => call.answerAt < conversation.messages.length);
+  // A call whose prompt is not the thread it was invoked with: the middleware summarized it first.
+  const compacted = calls.filter(
+    (call) => call.prompt.length !== call.thread.length || call.prompt.some((m, k) => !sameMessage(promptMessage(m), promptMessage(call.thread[k]!))),
+  );
+  return {
+    requests,
+    shown,
+    kept: (i) => live.has(turnIds[i]),
+    carriesSummary,
+    reuse: prefixReuse(
+      answering.map((call) => call.prompt.map(promptMessage)),
+      (m) => tokens.countMessage(m),
+    ),
+    compactions: compacted.length,
+    freedTokens: compacted.reduce((sum, call) => sum + langChainTokens(call.thread) - langChainTokens(call.prompt), 0),
+  };
 }
+
+const LANGCHAIN_ROLES: Record<string, PromptMessage['role']> = { human: 'user', ai: 'assistant', system: 'system', tool: 'tool' };
+
+/** A LangChain message as the fields the reuse compares (LangChain's scripted answers carry no tool calls). */
+function promptMessage(m: BaseMessage): PromptMessage {
+  const role = LANGCHAIN_ROLES[m.getType()];
+  if (!role) throw new Error(`unexpected LangChain message type ${m.getType()}`);
+  return { role, content: String(m.content), ...(m.name ? { name: m.name } : {}) };
+}
+
+const langChainTokens = (messages: readonly BaseMessage[]) => countPrompt(messages.map(promptMessage));
 
 const POLICIES = ['memfold', 'summarize everything', 'LangChain (default trim)', 'LangChain (trim off)'] as const;
 type Policy = (typeof POLICIES)[number];
 
 function add(a: Figures | undefined, b: Figures): Figures {
   if (!a) return { ...b };
-  const sum = (key: keyof Figures) => a[key] + b[key];
-  return {
-    calls: sum('calls'),
-    inputTokens: sum('inputTokens'),
-    rawTokens: sum('rawTokens'),
-    compactedTokens: sum('compactedTokens'),
-    lostTokens: sum('lostTokens'),
-    cutRequests: sum('cutRequests'),
-    laterRequests: sum('laterRequests'),
-    carryingSummary: sum('carryingSummary'),
-  };
+  const total = { ...a };
+  for (const key of Object.keys(total) as Array<keyof Figures>) total[key] += b[key];
+  return total;
 }
 
 export async function run(options: BenchOptions): Promise<BenchResult> {
@@ -242,6 +313,9 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
       fmt(t.inputTokens / t.compactedTokens, 2),
       pct(t.lostTokens / t.rawTokens),
       `${t.carryingSummary} / ${t.laterRequests}`,
+      fmt(reuseShare({ reusedTokens: t.reusedTokens, promptTokens: t.comparedTokens }) ?? undefined, 3),
+      fmt((t.compactions / t.rawTokens) * 100_000, 1),
+      fmt(t.compactions > 0 ? t.freedTokens / t.compactions : undefined),
     ];
   });
   const mf = totals.get('memfold')!;
@@ -256,7 +330,19 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
       `memfold chunks of ${fmt(settings.chunkTokens)} tokens. One fake OpenAI-compatible server answers every summarizer; its summaries are about 12 words.`,
     '',
     table(
-      ['policy', '>summarizer calls', '>input tokens', '>input / raw', '>tokens compacted', '>input per token compacted', '>lost', '>previous summary carried'],
+      [
+        'policy',
+        '>summarizer calls',
+        '>input tokens',
+        '>input / raw',
+        '>tokens compacted',
+        '>input per token compacted',
+        '>lost',
+        '>previous summary carried',
+        '>prompt cache reuse',
+        '>compactions per 100k appended',
+        '>mean tokens freed',
+      ],
       rows,
     ),
     '',
@@ -265,6 +351,9 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
       "Previous summary carried: requests (after each conversation's first) that hold the summary made before them; one that does not starts the summary over. " +
       "memfold and summarize-everything send memfold's transcript (each message with its date and speaker), LangChain its buffer string (speaker, no date). " +
       'LangChain replays through `createAgent` with `summarizationMiddleware({ trigger: { tokens }, keep: { tokens }, tokenCounter })`; its default `trimTokensToSummarize` (4,000) keeps only the newest messages of each evicted block, previous summary included; "trim off" sets it beyond any thread.',
+    "Prompt cache reuse: over the assistant model's calls (one per answer: each assistant turn after a non-assistant one) after each conversation's first, the tokens of the leading messages its prompt shares with the previous call's (same role, name, content, tool calls, tool call id), over those prompts' tokens; memfold's prompt is its context as the replay holds it, LangChain's the thread its model is sent, summarize-everything's its summary then the turns since; whole messages make it a lower bound of a provider's token cache, and a call's new turns keep it below 1.",
+    'Compactions per 100k appended: compactions / raw tokens x 100,000 (memfold: compacted results; summarize-everything: its summarizer calls; LangChain: model calls whose thread the middleware summarized first).',
+    "Mean tokens freed: the thread's tokens before - after each compaction, averaged (memfold: its results' tokensBefore - tokensAfter).",
   ].join('\n');
   return {
     name: 'summarizer-cost',

@@ -24,15 +24,19 @@ export interface LangChainReplayOptions {
   trimTokensToSummarize?: number;
 }
 
-/** Answers every call with `next()`: the agent's model, scripted from the conversation. */
+/** Answers every call with `next()`: the agent's model, scripted from the conversation; `seen` gets each prompt. */
 class ScriptedChatModel extends BaseChatModel {
-  constructor(private readonly next: () => AIMessage) {
+  constructor(
+    private readonly next: () => AIMessage,
+    private readonly seen: (prompt: BaseMessage[]) => void,
+  ) {
     super({});
   }
   _llmType(): string {
     return 'scripted';
   }
-  async _generate(): Promise<ChatResult> {
+  async _generate(messages: BaseMessage[]): Promise<ChatResult> {
+    this.seen([...messages]);
     const message = this.next();
     return { generations: [{ message, text: String(message.content) }] };
   }
@@ -46,19 +50,35 @@ export function isLangChainSummary(message: BaseMessage): boolean {
   return message.additional_kwargs?.lc_source === 'summarization';
 }
 
+/** One call of the agent's model. */
+export interface LangChainModelCall {
+  /** Index of the first assistant turn the call answers (the number of turns when it answers none: the last input). */
+  answerAt: number;
+  /** The thread the agent was invoked with: the previous thread and the new input. */
+  thread: BaseMessage[];
+  /** What the model was sent: the thread after the middleware (summarized when it reached the trigger). */
+  prompt: BaseMessage[];
+}
+
 export interface LangChainReplay {
   /** The thread after the last turn: LangChain's summary (if any) and the messages it kept. */
   thread: BaseMessage[];
   /** Id of the thread message that holds turn i (consecutive assistant turns share one answer). */
   turnIds: string[];
+  /** Every call of the agent's model, in order. */
+  calls: LangChainModelCall[];
 }
 
 /** Replays `messages`: user turns are the agent's input, assistant turns its scripted answers. */
 export async function replayWithLangChain(messages: readonly NewMessage[], options: LangChainReplayOptions): Promise<LangChainReplay> {
   let reply = new AIMessage('');
+  const prompts: BaseMessage[][] = [];
   const summarizer = new ChatOpenAI({ model: 'fake', apiKey: 'unused', configuration: { baseURL: options.baseURL }, maxRetries: 0 });
   const agent = createAgent({
-    model: new ScriptedChatModel(() => reply),
+    model: new ScriptedChatModel(
+      () => reply,
+      (prompt) => prompts.push(prompt),
+    ),
     tools: [],
     middleware: [
       // @ts-expect-error LangChain's middleware types are written without exactOptionalPropertyTypes (which memfold turns on).
@@ -74,6 +94,7 @@ export async function replayWithLangChain(messages: readonly NewMessage[], optio
   });
   let thread: BaseMessage[] = [];
   const turnIds: string[] = [];
+  const calls: LangChainModelCall[] = [];
   for (let i = 0; i < messages.length; ) {
     const input: BaseMessage[] = [];
     for (; i < messages.length && messages[i]!.role !== 'assistant'; i++) {
@@ -93,10 +114,13 @@ export async function replayWithLangChain(messages: readonly NewMessage[], optio
       thread.push(reply);
       continue;
     }
-    const state = await agent.invoke({ messages: [...thread, ...input] });
+    const sent = [...thread, ...input];
+    const before = prompts.length;
+    const state = await agent.invoke({ messages: sent });
+    for (const prompt of prompts.slice(before)) calls.push({ answerAt: first, thread: sent, prompt });
     thread = state.messages;
   }
-  return { thread, turnIds };
+  return { thread, turnIds, calls };
 }
 
 function name(message: NewMessage): { name?: string } {
