@@ -6,7 +6,7 @@ export type CompactionStatus = 'compacted' | 'skipped' | 'failed';
  * Why compaction did not run: under the trigger, no message between the kept head and tail, another
  * compaction holds the conversation, or the loop guard paused automatic compaction (see LOOP_GUARD_LIMIT).
  */
-export type CompactionSkipReason = 'below_trigger' | 'nothing_to_compact' | 'busy' | 'paused';
+export type CompactionSkipReason = 'below_trigger' | 'nothing_to_compact' | 'too_little_to_free' | 'busy' | 'paused';
 
 /** Where a failed compaction stopped. Nothing is lost in any of them: the live rows stay as they were. */
 export type CompactionFailureCode =

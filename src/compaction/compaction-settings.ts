@@ -6,8 +6,22 @@ import { InvalidConfigError } from '../errors.js';
 export interface CompactionSettings {
   /** Tokens the assistant's model accepts. */
   contextWindow: number;
-  /** Compaction runs when the history's tokens reach this. Default: window - min(20% of window, 20,000). */
+  /**
+   * Compaction runs when the history's tokens reach this. Default: the window less a reserve of 20% of it, or, for
+   * windows above 200,000 tokens, less min(20% of it, 20,000).
+   */
   trigger: number;
+  /**
+   * The low-water mark: a compaction cuts the verbatim tail so that the history comes down to about this many tokens
+   * (the clip-archive counted at its largest), not just under the trigger, so that compactions are fewer and larger.
+   * Default: TARGET_SHARE of the window (below the trigger).
+   */
+  targetTokens: number;
+  /**
+   * A compaction that would free fewer tokens than this does nothing (`skipReason: 'too_little_to_free'`) unless it
+   * is forced or the history has reached the window. Default: MIN_FREED_SHARE of the window.
+   */
+  minFreedTokens: number;
   /** Share of the window at which a context warning is reported. */
   warnAt: number;
   /** Verbatim tail kept by tokens; the cut lands on a turn boundary. */
@@ -36,14 +50,39 @@ export interface CompactionSettings {
 
 export const DEFAULT_CONTEXT_WINDOW = 128_000;
 
-/** The trigger for a window: the window less a reserve of 20% of it, at most 20,000 tokens. */
+/** Windows above this keep a reserve of at most 20,000 tokens; smaller ones keep 20% of the window. */
+const LARGE_WINDOW = 200_000;
+
+/**
+ * The trigger for a window: the window less a reserve for the next turns and the answer, 20% of the window, or for
+ * windows above 200,000 tokens min(20%, 20,000) (a 1M-token window need not leave 200,000 tokens unused).
+ */
 export function defaultTrigger(contextWindow: number): number {
-  return contextWindow - Math.min(Math.floor(contextWindow * 0.2), 20_000);
+  const share = Math.floor(contextWindow * 0.2);
+  return contextWindow - (contextWindow > LARGE_WINDOW ? Math.min(share, 20_000) : share);
+}
+
+/** The default low-water mark as a share of the window (measured: README, "When memfold compacts"). */
+export const TARGET_SHARE = 0.5;
+/** The default least a compaction must free, as a share of the window. */
+export const MIN_FREED_SHARE = 0.1;
+
+/** Target and minimum freed for a window and trigger: the shares above, kept below the trigger so both hold. */
+function defaultTargets(
+  contextWindow: number,
+  trigger: number,
+  given: Partial<CompactionSettings>,
+): Pick<CompactionSettings, 'targetTokens' | 'minFreedTokens'> {
+  const targetTokens = given.targetTokens ?? Math.max(0, Math.min(Math.floor(contextWindow * TARGET_SHARE), trigger - 1));
+  const minFreedTokens = given.minFreedTokens ?? Math.max(0, Math.min(Math.floor(contextWindow * MIN_FREED_SHARE), trigger - targetTokens));
+  return { targetTokens, minFreedTokens };
 }
 
 export const DEFAULT_COMPACTION_SETTINGS: Readonly<CompactionSettings> = Object.freeze({
   contextWindow: DEFAULT_CONTEXT_WINDOW,
   trigger: defaultTrigger(DEFAULT_CONTEXT_WINDOW),
+  targetTokens: Math.floor(DEFAULT_CONTEXT_WINDOW * TARGET_SHARE),
+  minFreedTokens: Math.floor(DEFAULT_CONTEXT_WINDOW * MIN_FREED_SHARE),
   warnAt: 0.7,
   keepRecentTokens: 16_384,
   keepRecentMessages: 6,
@@ -80,7 +119,8 @@ export function resolveCompactionSettings(input: Partial<CompactionSettings> = {
     maxSummaryTokens: Math.min(DEFAULT_COMPACTION_SETTINGS.maxSummaryTokens, Math.floor(contextWindow * 0.08)),
     transcriptSegmentTokens: Math.min(DEFAULT_COMPACTION_SETTINGS.transcriptSegmentTokens, Math.floor(contextWindow * 0.2)),
   };
-  const settings: CompactionSettings = { ...DEFAULT_COMPACTION_SETTINGS, ...scaled, ...defined, contextWindow };
+  const merged: CompactionSettings = { ...DEFAULT_COMPACTION_SETTINGS, ...scaled, ...defined, contextWindow };
+  const settings: CompactionSettings = { ...merged, ...defaultTargets(contextWindow, merged.trigger, defined) };
   validateCompactionSettings(settings);
   return settings;
 }
@@ -101,6 +141,8 @@ function requireShare(settings: CompactionSettings, key: keyof CompactionSetting
 const INTEGER_MINIMUMS = {
   contextWindow: 256,
   trigger: 1,
+  targetTokens: 0,
+  minFreedTokens: 0,
   keepRecentTokens: 0,
   keepRecentMessages: 0,
   keepFirstTurns: 0,
@@ -119,6 +161,15 @@ export function validateCompactionSettings(settings: CompactionSettings): void {
   requireShare(settings, 'summarizerInputShare');
   if (settings.trigger > settings.contextWindow) {
     throw new InvalidConfigError('compaction.trigger', `must be <= contextWindow (${settings.contextWindow})`);
+  }
+  if (settings.targetTokens >= settings.trigger) {
+    throw new InvalidConfigError('compaction.targetTokens', `must be < trigger (${settings.trigger}): a compaction comes down to it`);
+  }
+  if (settings.minFreedTokens > settings.trigger - settings.targetTokens) {
+    throw new InvalidConfigError(
+      'compaction.minFreedTokens',
+      `must be <= trigger - targetTokens (${settings.trigger - settings.targetTokens}), or no compaction from the trigger could free it`,
+    );
   }
   if (settings.keepRecentTokens >= settings.trigger) {
     throw new InvalidConfigError('compaction.keepRecentTokens', `must be < trigger (${settings.trigger}) so compaction can make room`);

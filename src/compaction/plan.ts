@@ -6,7 +6,7 @@ import type { ConversationMessage } from '../conversation/types.js';
 import type { CompactionSettings } from './compaction-settings.js';
 import { turnStarts, unitStarts } from './turns.js';
 
-export type SkipReason = 'below_trigger' | 'nothing_to_compact';
+export type SkipReason = 'below_trigger' | 'nothing_to_compact' | 'too_little_to_free';
 
 export interface CompactionPlan {
   kind: 'compact';
@@ -21,6 +21,8 @@ export interface CompactionPlan {
   /** The verbatim tail. */
   recent: ConversationMessage[];
   tokensBefore: number;
+  /** What the compaction is expected to free: the compactable messages and the old clip-archive, less the new one. */
+  expectedFreed: number;
 }
 
 export type PlanOutcome = CompactionPlan | { kind: 'skip'; reason: SkipReason; tokensBefore: number };
@@ -38,11 +40,15 @@ function suffixTokens(tokens: readonly number[]): number[] {
 
 /**
  * Where the verbatim tail starts in `body`. Keeps at least `keepRecentMessages` messages and as much
- * more as fits in `keepRecentTokens`, then moves the cut to a turn boundary: forward when that still
+ * more as fits in `keepRecentTokens` (the tail budget), then moves the cut to a turn boundary: forward when that still
  * keeps enough messages, back when the whole turn fits the budget, otherwise it stays on a unit
  * boundary inside the turn (a long agent turn is split, but never between a tool call and its result).
  */
-export function findTailStart(body: readonly ConversationMessage[], tokens: readonly number[], settings: CompactionSettings): number {
+export function findTailStart(
+  body: readonly ConversationMessage[],
+  tokens: readonly number[],
+  settings: Pick<CompactionSettings, 'keepRecentTokens' | 'keepRecentMessages'>,
+): number {
   const n = body.length;
   if (n === 0) return 0;
   const units = unitStarts(body);
@@ -89,6 +95,19 @@ export function findFirstTurnsEnd(body: readonly ConversationMessage[], tokens: 
   return fits;
 }
 
+/** The clip-archive at its largest: the first and last batches it shows, each at its largest. */
+export function clipArchiveBound(settings: CompactionSettings): number {
+  return (settings.clipFirst + settings.clipLast) * settings.maxSummaryTokens;
+}
+
+/**
+ * The tail budget that brings the history down to `targetTokens`: what the target leaves after the system
+ * prompt, the opening turns and the clip-archive at its largest, never more than `keepRecentTokens`.
+ */
+export function tailBudget(settings: CompactionSettings, keptTokens: number): number {
+  return Math.max(0, Math.min(settings.keepRecentTokens, settings.targetTokens - keptTokens - clipArchiveBound(settings)));
+}
+
 export function planCompaction(
   history: readonly ConversationMessage[],
   settings: CompactionSettings,
@@ -101,21 +120,37 @@ export function planCompaction(
 
   const system: ConversationMessage[] = [];
   let previousClipArchive: ConversationMessage | undefined;
+  let previousClipTokens = 0;
+  let systemTokens = 0;
   const body: ConversationMessage[] = [];
   const bodyTokens: number[] = [];
   history.forEach((message, i) => {
-    if (isClipArchive(message)) previousClipArchive = message;
-    else if (message.role === 'system' && body.length === 0) system.push(message);
-    else {
+    if (isClipArchive(message)) {
+      previousClipArchive = message;
+      previousClipTokens = tokens[i]!;
+    } else if (message.role === 'system' && body.length === 0) {
+      system.push(message);
+      systemTokens += tokens[i]!;
+    } else {
       body.push(message);
       bodyTokens.push(tokens[i]!);
     }
   });
 
   const firstEnd = findFirstTurnsEnd(body, bodyTokens, settings);
-  const tailStart = Math.max(firstEnd, findTailStart(body, bodyTokens, settings));
+  const sum = (from: number, to: number) => bodyTokens.slice(from, to).reduce((a, b) => a + b, 0);
+  const keepRecentTokens = tailBudget(settings, systemTokens + sum(0, firstEnd));
+  const tailStart = Math.max(firstEnd, findTailStart(body, bodyTokens, { keepRecentTokens, keepRecentMessages: settings.keepRecentMessages }));
   const compactable = body.slice(firstEnd, tailStart);
   if (compactable.length === 0) return { kind: 'skip', reason: 'nothing_to_compact', tokensBefore };
+
+  // The new clip-archive holds one more batch or so than the old one, up to its largest.
+  const newClipTokens = Math.min(clipArchiveBound(settings), previousClipTokens + settings.maxSummaryTokens);
+  const expectedFreed = sum(firstEnd, tailStart) + previousClipTokens - newClipTokens;
+  // Too small a step only moves the next compaction closer; at the window itself any step is worth taking.
+  if (!options.force && expectedFreed < settings.minFreedTokens && tokensBefore < settings.contextWindow) {
+    return { kind: 'skip', reason: 'too_little_to_free', tokensBefore };
+  }
 
   const plan: CompactionPlan = {
     kind: 'compact',
@@ -124,6 +159,7 @@ export function planCompaction(
     compactable,
     recent: body.slice(tailStart),
     tokensBefore,
+    expectedFreed,
   };
   if (previousClipArchive) plan.previousClipArchive = previousClipArchive;
   return plan;

@@ -98,7 +98,7 @@ describe('memfold compact', () => {
   it('without --force under the trigger, names the trigger and offers --force', async () => {
     const below = await memfold(['compact', 'short', '--home', home]);
     expect(below.code, below.stderr).toBe(0);
-    expect(below.stdout).toMatch(/skipped: below the trigger \(2 messages, \d+ tokens; compaction starts at 108000 tokens; --force compacts anyway\)/);
+    expect(below.stdout).toMatch(/skipped: below the trigger \(2 messages, \d+ tokens; compaction starts at 102400 tokens; --force compacts anyway\)/);
   });
 
   it('an out-of-range --window exits 2 naming the setting, before anything is opened', async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { resolveCompactionSettings } from '../../src/compaction/compaction-settings.js';
 import { chunkByTokens } from '../../src/compaction/chunk.js';
-import { planCompaction } from '../../src/compaction/plan.js';
+import { clipArchiveBound, planCompaction } from '../../src/compaction/plan.js';
 import { turnStarts, unitStarts } from '../../src/compaction/turns.js';
 import { chars4, msg, toolCall, toolTurn } from '../support/messages.js';
 
@@ -65,6 +65,42 @@ describe('planCompaction', () => {
     if (plan.kind !== 'compact') throw new Error('expected a plan');
     expect(plan.previousClipArchive).toBe(clip);
     expect(plan.compactable).not.toContain(clip);
+  });
+
+  it('cuts the tail so that the history comes down to the target, the clip-archive counted at its largest', () => {
+    // A long dialogue: 40 turns of about 60 tokens a message, well past a 4,000-token window's trigger.
+    const dialogueTurns = Array.from({ length: 40 }, (_, n) => [msg('user', `question ${n} `.repeat(20)), msg('assistant', `answer ${n} `.repeat(20))]).flat();
+    const long = [msg('system', 'You are helpful.'), ...dialogueTurns];
+    const wide = resolveCompactionSettings({ contextWindow: 4_000, keepRecentMessages: 2 });
+    const tokensOf = (messages: typeof long) => messages.reduce((s, m) => s + chars4(m), 0);
+    for (const targetTokens of [1_800, 2_400]) {
+      const plan = planCompaction(long, { ...wide, targetTokens }, chars4);
+      if (plan.kind !== 'compact') throw new Error(`expected a plan, got ${plan.reason}`);
+      const kept = tokensOf([...plan.system, ...plan.firstTurns, ...plan.recent]);
+      expect(kept + clipArchiveBound(wide)).toBeLessThanOrEqual(targetTokens);
+      // No more than one turn under it: the tail is as long as the target allows.
+      expect(kept + clipArchiveBound(wide) + 2 * 70).toBeGreaterThan(targetTokens);
+      expect(plan.expectedFreed).toBe(tokensOf(plan.compactable) - Math.min(clipArchiveBound(wide), wide.maxSummaryTokens));
+    }
+  });
+
+  it('does nothing when a compaction would free less than minFreedTokens, unless forced or at the window', () => {
+    const small = resolveCompactionSettings({ contextWindow: 4_000, keepRecentMessages: 2 });
+    const turns = Array.from({ length: 6 }, (_, k) => [msg('user', `q ${k} `.repeat(30)), msg('assistant', `a ${k} `.repeat(30))]).flat();
+    // Past the trigger because of one huge recent message: the tail keeps it, and little lies between head and tail.
+    const withHuge = (words: number) => [...turns, msg('user', 'pasted log line '.repeat(words)), msg('assistant', 'looking')];
+    const tokensOf = (messages: ReturnType<typeof withHuge>) => messages.reduce((s, m) => s + chars4(m), 0);
+    const history = withHuge(700);
+    expect(tokensOf(history)).toBeGreaterThanOrEqual(small.trigger);
+    expect(tokensOf(history)).toBeLessThan(small.contextWindow);
+    expect(planCompaction(history, small, chars4)).toMatchObject({ kind: 'skip', reason: 'too_little_to_free' });
+    const forced = planCompaction(history, small, chars4, { force: true });
+    if (forced.kind !== 'compact') throw new Error('expected a forced plan');
+    expect(forced.expectedFreed).toBeLessThan(small.minFreedTokens);
+    // At the window itself any step is taken.
+    const full = withHuge(900);
+    expect(tokensOf(full)).toBeGreaterThanOrEqual(small.contextWindow);
+    expect(planCompaction(full, small, chars4).kind).toBe('compact');
   });
 
   it('says when there is nothing between the kept head and tail', () => {

@@ -144,6 +144,17 @@ describe('resolveCompactionSettings', () => {
     expect(small).toMatchObject({ contextWindow: 4_000, trigger: 3_200, keepRecentTokens: 1_000, chunkTokens: 2_000 });
   });
 
+  it('reserves 20% of the window up to 200k tokens, then min(20%, 20,000); the target and minimum freed follow the window', () => {
+    expect(resolveCompactionSettings({ contextWindow: 16_000 })).toMatchObject({ trigger: 12_800, targetTokens: 8_000, minFreedTokens: 1_600 });
+    expect(resolveCompactionSettings({ contextWindow: 128_000 }).trigger).toBe(102_400);
+    expect(resolveCompactionSettings({ contextWindow: 200_000 }).trigger).toBe(160_000);
+    expect(resolveCompactionSettings({ contextWindow: 1_000_000 }).trigger).toBe(980_000);
+    // A trigger given below the default target pulls the target and the minimum under it.
+    const low = resolveCompactionSettings({ contextWindow: 16_000, trigger: 6_000 });
+    expect(low.targetTokens).toBeLessThan(6_000);
+    expect(low.minFreedTokens).toBeLessThanOrEqual(6_000 - low.targetTokens);
+  });
+
   it.each([
     [{ contextWindw: 4_000 }, 'compaction.contextWindw'],
     [{ contextWindow: Number.NaN }, 'compaction.contextWindow'],
@@ -165,6 +176,10 @@ describe('resolveCompactionSettings', () => {
     [{ trigger: 0 }, 'compaction.trigger'],
     [{ contextWindow: 4_000, keepRecentTokens: 3_500 }, 'compaction.keepRecentTokens'],
     [{ transcriptSegmentTokens: 8 }, 'compaction.transcriptSegmentTokens'],
+    [{ contextWindow: 16_000, targetTokens: 12_800 }, 'compaction.targetTokens'],
+    [{ targetTokens: -1 }, 'compaction.targetTokens'],
+    [{ contextWindow: 16_000, targetTokens: 8_000, minFreedTokens: 5_000 }, 'compaction.minFreedTokens'],
+    [{ minFreedTokens: 0.5 }, 'compaction.minFreedTokens'],
     [null, 'compaction'],
     [[1, 2], 'compaction'],
   ])('refuses %j naming the field', (input, field) => {

@@ -45,6 +45,11 @@ export function describeSkip(result: CompactionResult, settings: CompactionSetti
         `(keepRecentMessages ${settings.keepRecentMessages}, keepRecentTokens ${settings.keepRecentTokens}); ` +
         'nothing lies between them to summarize, with or without --force'
       );
+    case 'too_little_to_free':
+      return (
+        `too little to free (${size}): compacting now would free fewer than minFreedTokens (${settings.minFreedTokens}) ` +
+        `of the ${settings.trigger}-token trigger, so the next compaction would come right after it; --force compacts anyway`
+      );
     case 'busy':
       return `another compaction of conversation ${conversationId} is running (${size}); try again when it ends`;
     case 'paused':
