@@ -61,6 +61,32 @@ export interface UsedId {
 }
 
 /**
+ * The loop guard's record of one conversation (`migrations/004_compaction_pause.sql`): the compactions in a row
+ * that left its context at or over the trigger (or failed), the trigger they were counted against, and since when
+ * automatic compaction is paused. The compactor's loop guard decides (`compaction/loop-guard.ts`); the store keeps
+ * what it decided, so every process sharing the store sees it.
+ */
+export interface LoopGuardState {
+  /** Compactions in a row that did not bring the context under `trigger`: 1 or more (no streak, no record). */
+  streak: number;
+  /** The trigger, in tokens, the streak was counted against. */
+  trigger: number;
+  /** When automatic compaction was paused (ISO time); absent while it is not paused. */
+  pausedAt?: string;
+  updatedAt: string;
+}
+
+/** What `setLoopGuardState` writes. */
+export interface LoopGuardUpdate {
+  /** An integer from 1 to 2,147,483,647. */
+  streak: number;
+  /** An integer from 1 to 2,147,483,647. */
+  trigger: number;
+  /** Automatic compaction is paused: `pausedAt` is set (kept when it already was); false removes it. */
+  paused: boolean;
+}
+
+/**
  * The live message table. Messages come back in `seq` order, the clip-archive row (seq 0) first.
  */
 export interface PersistenceProvider extends PersistenceTransaction {
@@ -93,5 +119,15 @@ export interface PersistenceProvider extends PersistenceTransaction {
    */
   listPendingOperations(conversationId?: string): Promise<CompactionOperation[]>;
   listConversations(): Promise<Array<{ id: string; messageCount: number; updatedAt: string }>>;
+  /** The conversation's loop guard record, or undefined when it has no streak. */
+  getLoopGuardState(conversationId: string): Promise<LoopGuardState | undefined>;
+  /**
+   * Write the conversation's loop guard record and return it as stored. `pausedAt` keeps its first time while
+   * `paused` stays true. Refuses (`InvalidArgumentError` naming the field) a bad update, and a conversation nothing
+   * was ever appended to (`conversationId`).
+   */
+  setLoopGuardState(conversationId: string, update: LoopGuardUpdate): Promise<LoopGuardState>;
+  /** Remove the conversation's loop guard record (its streak and pause); true when there was one. */
+  clearLoopGuardState(conversationId: string): Promise<boolean>;
   close(): Promise<void>;
 }

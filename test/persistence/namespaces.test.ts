@@ -64,6 +64,21 @@ for (const backend of storeBackends()) {
       await again.close();
     });
 
+    it("keeps one namespace's loop guard record from another", async () => {
+      const red = await shared.open('red');
+      await red.append('guarded', [{ role: 'user', content: 'red' }]);
+      await red.setLoopGuardState('guarded', { streak: 2, trigger: 100, paused: true });
+      await red.close();
+      const blue = await shared.open('blue');
+      await blue.append('guarded', [{ role: 'user', content: 'blue' }]);
+      expect(await blue.getLoopGuardState('guarded')).toBeUndefined();
+      expect(await blue.clearLoopGuardState('guarded')).toBe(false);
+      await blue.close();
+      const again = await shared.open('red');
+      expect(await again.getLoopGuardState('guarded')).toMatchObject({ streak: 2, pausedAt: expect.any(String) });
+      await again.close();
+    });
+
     it('uses the namespace "default" when none is given', async () => {
       const implicit = await shared.open(undefined as unknown as string);
       await implicit.append('c', [{ role: 'user', content: 'x' }]);

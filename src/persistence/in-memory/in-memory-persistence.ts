@@ -8,6 +8,7 @@ import { DEFAULT_MAX_MESSAGE_BYTES, validateMaxMessageBytes } from '../message-s
 import { MemfoldError } from '../../errors.js';
 import { MAX_NAMESPACE_BYTES, requireKey, requireText } from '../../conversation/text.js';
 import type { PersistenceProvider, PersistenceTransaction } from '../persistence-provider.js';
+import { clearLoopGuardState, getLoopGuardState, setLoopGuardState } from './in-memory-loop-guard.js';
 import { createInMemoryMessages, type InMemoryContext, type InMemoryMessageOperations } from './in-memory-messages.js';
 import { listConversations, listOperations, recordOperation, updateOperation } from './in-memory-operation-log.js';
 import { conversationKey, copyOf, createInMemoryPersistenceState, type InMemoryPersistenceState, type InMemoryTables } from './in-memory-tables.js';
@@ -123,6 +124,10 @@ export function createInMemoryPersistence(options: InMemoryPersistenceOptions = 
         );
       }),
     listConversations: () => read('listConversations', () => listConversations(state.tables, namespace)),
+    getLoopGuardState: (conversationId) => read('getLoopGuardState', () => getLoopGuardState(state.tables, namespace, conversationId)),
+    setLoopGuardState: (conversationId, update) =>
+      write('setLoopGuardState', () => setLoopGuardState(state.tables, namespace, conversationId, update, clock().toISOString())),
+    clearLoopGuardState: (conversationId) => write('clearLoopGuardState', () => clearLoopGuardState(state.tables, namespace, conversationId)),
 
     async close() {
       closed = true;

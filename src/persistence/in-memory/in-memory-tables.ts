@@ -5,7 +5,7 @@
  */
 import type { ConversationMessage } from '../../conversation/types.js';
 import { createKeyedMutex } from '../keyed-mutex.js';
-import type { CompactionOperation } from '../persistence-provider.js';
+import type { CompactionOperation, LoopGuardState } from '../persistence-provider.js';
 
 /** A row of `conversations` plus its messages and id ledger. */
 export interface ConversationRecord {
@@ -19,6 +19,8 @@ export interface ConversationRecord {
   messages: ConversationMessage[];
   /** Every id the conversation ever accepted, with its message digest (`message_ids`). */
   usedIds: Map<string, string>;
+  /** The loop guard's record (`compaction_pauses`); absent when the conversation has no streak. */
+  loopGuard?: LoopGuardState;
 }
 
 export interface OperationRecord {

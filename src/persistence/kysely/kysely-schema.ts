@@ -57,10 +57,21 @@ export interface MessageIdsTable {
   digest: string | null;
 }
 
+/** Row type of `compaction_pauses`: the loop guard's record of a conversation (migrations/004_compaction_pause.sql). */
+export interface CompactionPausesTable {
+  namespace: string;
+  conversation_id: string;
+  streak: number;
+  trigger_tokens: number;
+  paused_at: Timestamp | null;
+  updated_at: Timestamp;
+}
+
 /** The schema Kysely is typed with. */
 export interface Database {
   conversations: ConversationsTable;
   messages: MessagesTable;
   compaction_operations: CompactionOperationsTable;
   message_ids: MessageIdsTable;
+  compaction_pauses: CompactionPausesTable;
 }

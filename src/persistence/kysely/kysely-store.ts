@@ -15,6 +15,7 @@ import { createPostgresDialect } from '../postgres/postgres-dialect.js';
 import type { StoreDialect } from './store-dialect.js';
 import { createKeyedMutex } from '../keyed-mutex.js';
 import { advisoryLockKey, createSemaphore, withAdvisoryLock, type LockResult } from './kysely-conversation-lock.js';
+import { clearLoopGuardState, getLoopGuardState, setLoopGuardState } from './kysely-loop-guard.js';
 import { kyselyMessageOperations } from './kysely-messages.js';
 import type { StoreContext } from './kysely-store-context.js';
 import { listConversations, listOperations, listPendingOperations, recordOperation, updateOperation } from './kysely-operation-log.js';
@@ -154,6 +155,9 @@ function createStore(db: Kysely<Database>, backend: StoreDialect, context: Store
     listOperations: outside('listOperations', (conversationId) => listOperations(db, context, conversationId)),
     listPendingOperations: outside('listPendingOperations', (conversationId) => listPendingOperations(db, context, conversationId)),
     listConversations: outside('listConversations', () => listConversations(db, context)),
+    getLoopGuardState: outside('getLoopGuardState', (conversationId) => getLoopGuardState(db, context, conversationId)),
+    setLoopGuardState: outside('setLoopGuardState', (conversationId, update) => setLoopGuardState(db, context, conversationId, update)),
+    clearLoopGuardState: outside('clearLoopGuardState', (conversationId) => clearLoopGuardState(db, context, conversationId)),
 
     close() {
       closed ??= (async () => {
