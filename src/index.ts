@@ -8,6 +8,8 @@ export {
   type Compactor,
   type CompactorOptions,
   type CompactOptions,
+  type ContextUsage,
+  type NextCompaction,
   type ResummarizeResult,
 } from './compaction/compactor.js';
 export type {
@@ -28,7 +30,13 @@ export { DEFAULT_COMPACTION_SETTINGS, resolveCompactionSettings, type Compaction
 export { resolveRuntimeConfig, type RuntimeConfig } from './config.js';
 export { MemfoldError, InvalidArgumentError, InvalidConfigError, type MemfoldErrorCode } from './errors.js';
 export type { Archive, SearchQuery, SearchHit, ListOptions, ArchiveFilter } from './archive/archive.js';
-export type { PersistenceProvider, PersistenceTransaction, CompactionOperation } from './persistence/persistence-provider.js';
+export type {
+  PersistenceProvider,
+  PersistenceTransaction,
+  CompactionOperation,
+  LoopGuardState,
+  LoopGuardUpdate,
+} from './persistence/persistence-provider.js';
 export type {
   Summarizer,
   Summary,

@@ -7,7 +7,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { ConversationMessage, NewMessage } from './conversation/types.js';
-import { createCompactor, type Compactor, type CompactOptions } from './compaction/compactor.js';
+import { createCompactor, type Compactor, type CompactOptions, type ContextUsage } from './compaction/compactor.js';
+import { createContextWarnings } from './compaction/context-warnings.js';
 import type { CompactionEvent, CompactionResult } from './compaction/compaction-result.js';
 import { reconcileAll, type ReconcileOutcome } from './compaction/reconcile.js';
 import { errorMessage, failureReason, InvalidConfigError, MemfoldError } from './errors.js';
@@ -97,12 +98,24 @@ export interface Memfold {
   readonly archive: Archive;
   readonly summarizer: Summarizer;
   readonly tokens: TokenCounter;
-  /** Append messages to the live table; returns them as stored (ids, seq, times). */
+  /**
+   * Append messages to the live table; returns them as stored (ids, seq, times). Emits `context_warning` when the
+   * conversation's context reaches `warnAt` × window and was below it when last seen (once per crossing). It keeps
+   * a running count per conversation: the first append of a conversation in this process, and the first after its
+   * live rows changed otherwise (a compaction), loads the history once to start it; the others count only their
+   * own messages.
+   */
   append(conversationId: string, messages: NewMessage[]): Promise<ConversationMessage[]>;
   /** The live rows: system prompt, clip-archive, then the rest in order. */
   history(conversationId: string): Promise<ConversationMessage[]>;
   /** What the model should see: `history` with long tool outputs cut. */
   context(conversationId: string): Promise<ConversationMessage[]>;
+  /**
+   * The conversation's context against the settings: its tokens as `compact` counts them, their share of the
+   * window, the trigger, target and warning mark, and what the next `compact()` would do (`next`). Reads only:
+   * `compactor.usage`. Refuses an empty id (`conversationId`).
+   */
+  usage(conversationId: string): Promise<ContextUsage>;
   /** Compact the stored history when it passes the trigger (or always with `force`): `compactor.compactStored`. Never throws. */
   compact(conversationId: string, options?: CompactOptions): Promise<CompactionResult>;
   /**
@@ -223,6 +236,8 @@ export async function createMemfold(options: MemfoldOptions = {}): Promise<Memfo
   const tokens = options.tokens ?? createTokenCounter(config.assistantModel ? { model: config.assistantModel } : {});
   const embedder = options.archive ? undefined : (options.embedder ?? buildEmbedder(config, queue));
   const emit = (event: MemfoldEvent) => options.onEvent?.(event);
+  // One tracker of context_warning crossings for append and compaction, so a crossing is reported once.
+  const contextWarnings = createContextWarnings({ settings, countMessage: (message) => tokens.countMessage(message), emit });
 
   /** Reasons vector search was unavailable, collected per memory_read call (see `memoryRead`). */
   const vectorNotes = new AsyncLocalStorage<Set<string>>();
@@ -259,6 +274,7 @@ export async function createMemfold(options: MemfoldOptions = {}): Promise<Memfo
       persistence,
       tokens,
       settings,
+      contextWarnings,
       ...(options.onEvent ? { onEvent: emit } : {}),
     });
   } catch (error) {
@@ -269,7 +285,10 @@ export async function createMemfold(options: MemfoldOptions = {}): Promise<Memfo
   const reconcile = async (conversationId?: string): Promise<ReconcileOutcome[]> => {
     if (conversationId !== undefined) return compactor.reconcile(conversationId);
     const outcomes = await reconcileAll({ archive: memory, persistence, settings: compactor.settings });
-    for (const outcome of outcomes) emit({ type: 'reconciled', ...outcome });
+    for (const outcome of outcomes) {
+      if (outcome.action === 'committed') contextWarnings.changed(outcome.conversationId);
+      emit({ type: 'reconciled', ...outcome });
+    }
     return outcomes;
   };
   if (options.reconcileOnOpen ?? true) {
@@ -290,11 +309,16 @@ export async function createMemfold(options: MemfoldOptions = {}): Promise<Memfo
     archive: memory,
     summarizer: model,
     tokens,
-    append: (conversationId, messages) => persistence.append(conversationId, messages),
+    async append(conversationId, messages) {
+      const stored = await persistence.append(conversationId, messages);
+      await contextWarnings.appended(conversationId, stored, () => persistence.loadHistory(conversationId));
+      return stored;
+    },
     history,
     async context(conversationId) {
       return assembleContext(await persistence.loadHistory(conversationId), compactor.settings.toolOutputMaxLines);
     },
+    usage: (conversationId) => compactor.usage(conversationId),
     compact: (conversationId, compressOptions) => compactor.compactStored(conversationId, compressOptions),
     reconcile,
     memoryRead(conversationId) {

@@ -22,6 +22,10 @@ export type CompactionFailureCode =
 export type CompactionStage = 'plan' | 'fold' | 'archive' | 'resummarize' | 'commit';
 
 export type CompactionEvent =
+  /**
+   * The context reached `threshold` (floor(contextWindow × warnAt)) tokens: once per crossing, seen after an append
+   * or when compaction counts the history (`context-warnings.ts`).
+   */
   | { type: 'context_warning'; conversationId: string; tokens: number; threshold: number }
   | { type: 'stage'; conversationId: string; stage: CompactionStage }
   | { type: 'fold_progress'; conversationId: string; done: number; total: number; depth: number }
@@ -31,7 +35,9 @@ export type CompactionEvent =
   /** Reconciling on open failed (the next compaction of each affected conversation tries again). */
   | { type: 'reconcile_failed'; error: string }
   /** The loop guard paused automatic compaction of the conversation. */
-  | { type: 'auto_compaction_paused'; conversationId: string; tokens: number; trigger: number; reason: string };
+  | { type: 'auto_compaction_paused'; conversationId: string; tokens: number; trigger: number; reason: string }
+  /** The loop guard could not read or write its record in the live store; the compaction's result stands, uncounted. */
+  | { type: 'loop_guard_failed'; conversationId: string; error: string };
 
 export interface CompactionResult {
   /** `compacted`: the live table changed; `skipped`: nothing ran (`skipReason` says why); `failed`: nothing changed (`failureCode`, `error`). */

@@ -17,6 +17,7 @@ import { countOnce, listFrontier, reconcileAndReport, summarizerInputBudget, typ
 import { initialResult, type CompactionEvent, type CompactionFailureCode, type CompactionResult } from './compaction-result.js';
 import { resolveCompactionSettings, type CompactionSettings } from './compaction-settings.js';
 import { assembleContext } from './context-view.js';
+import { createContextWarnings, type ContextWarnings } from './context-warnings.js';
 import { createLoopGuard } from './loop-guard.js';
 import { planCompaction, type CompactionPlan } from './plan.js';
 import type { ReconcileOutcome } from './reconcile.js';
@@ -36,6 +37,37 @@ export interface CompactorOptions {
   clock?: () => number;
   newId?: () => string;
   onEvent?: (event: CompactionEvent) => void;
+  /**
+   * Where `context_warning` crossings are tracked (`createContextWarnings`). `createMemfold` passes the one its
+   * `append` reports to, so a crossing is reported once whichever path sees it. Default: the compactor's own.
+   */
+  contextWarnings?: ContextWarnings;
+}
+
+/** What the next automatic `compact()` would do (`Compactor.usage`): the planner's answer, and the loop guard's. */
+export type NextCompaction = 'none' | 'compact' | 'too_little_to_free' | 'nothing_to_compact' | 'paused';
+
+/** A conversation's context against the settings: `Compactor.usage`, `memfold.usage`. */
+export interface ContextUsage {
+  conversationId: string;
+  /** The live history's tokens as compaction counts them (tool outputs whole, the clip-archive included). */
+  tokens: number;
+  contextWindow: number;
+  /** tokens / contextWindow × 100, unrounded. */
+  percent: number;
+  /** Tokens at which compaction runs. */
+  trigger: number;
+  /** Tokens a compaction comes down to, about. */
+  targetTokens: number;
+  /** The share of the window at which `context_warning` fires (the setting). */
+  warnAt: number;
+  /** The same mark in tokens: floor(contextWindow × warnAt). */
+  warnTokens: number;
+  /**
+   * `none`: under the trigger; `compact`: it would compact; `too_little_to_free`, `nothing_to_compact`: it would
+   * skip for that reason; `paused`: the loop guard has paused automatic compaction (a forced one still runs).
+   */
+  next: NextCompaction;
 }
 
 export interface CompactOptions {
@@ -67,10 +99,19 @@ export interface Compactor {
   frontier(conversationId: string): Promise<ArchiveEntry[]>;
   /** Finish or undo the conversation's interrupted compactions (waits for its lock). */
   reconcile(conversationId: string): Promise<ReconcileOutcome[]>;
-  /** Whether the loop guard has paused automatic compaction of this conversation. */
-  isPaused(conversationId: string): boolean;
-  /** Lift the loop guard's pause (a forced compaction that gets under the trigger also lifts it). */
-  resume(conversationId: string): void;
+  /**
+   * Whether the loop guard has paused automatic compaction of this conversation. Read from the live store, so a
+   * pause set by another process (or before this one started) counts.
+   */
+  isPaused(conversationId: string): Promise<boolean>;
+  /** Lift the loop guard's pause and forget its streak, in the live store: for every process (a compaction that gets under the trigger also lifts it). */
+  resume(conversationId: string): Promise<void>;
+  /**
+   * The conversation's live history against the settings: its tokens as `compactStored` counts them, and what the
+   * next automatic compaction would do, from the same planner and loop guard. Reads only; throws on a bad id or a
+   * failing store.
+   */
+  usage(conversationId: string): Promise<ContextUsage>;
 }
 
 type Prepared = { kind: 'run'; plan: CompactionPlan; result: CompactionResult } | { kind: 'skip'; result: CompactionResult };
@@ -81,6 +122,11 @@ function failureCodeOf(error: unknown): CompactionFailureCode {
 
 function requireConversationId(conversationId: unknown): asserts conversationId is string {
   if (typeof conversationId !== 'string' || conversationId.length === 0) throw new InvalidArgumentError('conversationId', 'must be a non-empty string');
+}
+
+/** The highest seq of a history (0 when it holds none but the clip-archive). */
+function lastSeqOf(history: readonly ConversationMessage[]): number {
+  return history.reduce((last, message) => Math.max(last, message.seq), 0);
 }
 
 export function createCompactor(options: CompactorOptions): Compactor {
@@ -97,30 +143,54 @@ export function createCompactor(options: CompactorOptions): Compactor {
     emit: (event) => options.onEvent?.(event),
     inputBudget: summarizerInputBudget(model, tokens, settings),
   };
-  const guard = createLoopGuard(settings, deps.emit);
+  const guard = createLoopGuard(settings, persistence, deps.emit);
+  const warnings = options.contextWarnings ?? createContextWarnings({ settings, countMessage: (message) => tokens.countMessage(message), emit: deps.emit });
+
+  /**
+   * The loop guard's writes after a result is settled: a store that fails them must not turn a compaction that
+   * committed into a failure. The failure is reported instead, and the guard counts nothing for that run.
+   */
+  async function guardQuietly(conversationId: string, write: () => Promise<void>): Promise<void> {
+    try {
+      await write();
+    } catch (error) {
+      deps.emit({ type: 'loop_guard_failed', conversationId, error: errorMessage(error) });
+    }
+  }
 
   /** Plan a validated history: a skip (below the trigger, nothing to compact, paused) or a plan to run. */
-  function prepare(history: readonly ConversationMessage[], conversationId: string, count: (m: ConversationMessage) => number, force: boolean): Prepared {
+  async function prepare(
+    history: readonly ConversationMessage[],
+    conversationId: string,
+    count: (m: ConversationMessage) => number,
+    force: boolean,
+  ): Promise<Prepared> {
     const outcome = planCompaction(history, settings, count, { force });
     const result = initialResult(history, outcome.tokensBefore);
-    const threshold = Math.floor(settings.contextWindow * settings.warnAt);
-    if (outcome.tokensBefore >= threshold) deps.emit({ type: 'context_warning', conversationId, tokens: outcome.tokensBefore, threshold });
+    warnings.observe(conversationId, outcome.tokensBefore, lastSeqOf(history));
     if (outcome.kind === 'skip') {
-      if (outcome.reason === 'below_trigger') guard.clear(conversationId);
+      if (outcome.reason === 'below_trigger') await guardQuietly(conversationId, () => guard.underTrigger(conversationId));
       return { kind: 'skip', result: Object.assign(result, { skipReason: outcome.reason }) };
     }
-    if (!force && guard.isPaused(conversationId)) return { kind: 'skip', result: Object.assign(result, { skipReason: 'paused' as const }) };
+    if (!force && (await guard.isPaused(conversationId))) return { kind: 'skip', result: Object.assign(result, { skipReason: 'paused' as const }) };
     return { kind: 'run', plan: outcome, result };
   }
 
   async function run(prepared: Prepared, conversationId: string, count: (m: ConversationMessage) => number, signal?: AbortSignal): Promise<CompactionResult> {
     if (prepared.kind === 'skip') return prepared.result;
     const done = await runCompaction(prepared.plan, conversationId, deps, prepared.result, count, signal);
-    guard.track(conversationId, done);
+    if (done.status === 'compacted') warnings.changed(conversationId, done.tokensAfter);
+    await guardQuietly(conversationId, () => guard.track(conversationId, done));
     return done;
   }
 
-  const reconcileFirst = (conversationId: string) => atStage('reconcile_failed', () => reconcileAndReport(conversationId, deps));
+  /** Reconcile the conversation (the caller holds its lock); an operation finished there changed the live rows. */
+  async function reconcileLocked(conversationId: string): Promise<ReconcileOutcome[]> {
+    const outcomes = await reconcileAndReport(conversationId, deps);
+    if (outcomes.some((outcome) => outcome.action === 'committed')) warnings.changed(conversationId);
+    return outcomes;
+  }
+  const reconcileFirst = (conversationId: string) => atStage('reconcile_failed', () => reconcileLocked(conversationId));
   const loadLive = async (conversationId: string) => assembleContext(await atStage('unexpected', () => persistence.loadHistory(conversationId)));
 
   async function compactHistory(history: readonly ConversationMessage[], conversationId: string, options: CompactOptions = {}): Promise<CompactionResult> {
@@ -132,7 +202,7 @@ export function createCompactor(options: CompactorOptions): Compactor {
       validateHistory(history, conversationId);
       const count = countOnce(tokens);
       const force = options.force ?? false;
-      const prepared = prepare(history, conversationId, count, force);
+      const prepared = await prepare(history, conversationId, count, force);
       result = prepared.result;
       if (prepared.kind === 'skip') return result;
       const locked = await persistence.withConversationLock(
@@ -145,7 +215,7 @@ export function createCompactor(options: CompactorOptions): Compactor {
           if ((await atStage('unexpected', () => persistence.countLive(conversationId, ids))) === ids.length) {
             return run(prepared, conversationId, count, options.signal);
           }
-          const replanned = prepare(await loadLive(conversationId), conversationId, count, force);
+          const replanned = await prepare(await loadLive(conversationId), conversationId, count, force);
           result = replanned.result;
           return run(replanned, conversationId, count, options.signal);
         },
@@ -164,12 +234,41 @@ export function createCompactor(options: CompactorOptions): Compactor {
   return {
     settings,
     frontier: (conversationId) => listFrontier(deps, conversationId),
-    isPaused: (conversationId) => guard.isPaused(conversationId),
-    resume: (conversationId) => guard.clear(conversationId),
+    async isPaused(conversationId) {
+      requireConversationId(conversationId);
+      return guard.isPaused(conversationId);
+    },
+
+    async resume(conversationId) {
+      requireConversationId(conversationId);
+      await guard.clear(conversationId);
+    },
+
+    async usage(conversationId) {
+      requireConversationId(conversationId);
+      const history = assembleContext(await persistence.loadHistory(conversationId));
+      const outcome = planCompaction(history, settings, countOnce(tokens));
+      let next: NextCompaction;
+      if (outcome.kind === 'compact') next = (await guard.isPaused(conversationId)) ? 'paused' : 'compact';
+      else next = outcome.reason === 'below_trigger' ? 'none' : outcome.reason;
+      const { contextWindow, trigger, targetTokens, warnAt } = settings;
+      const tokensNow = outcome.tokensBefore;
+      return {
+        conversationId,
+        tokens: tokensNow,
+        contextWindow,
+        percent: (tokensNow / contextWindow) * 100,
+        trigger,
+        targetTokens,
+        warnAt,
+        warnTokens: warnings.threshold,
+        next,
+      };
+    },
 
     async reconcile(conversationId) {
       requireConversationId(conversationId);
-      const locked = await persistence.withConversationLock(conversationId, () => reconcileAndReport(conversationId, deps), { wait: true });
+      const locked = await persistence.withConversationLock(conversationId, () => reconcileLocked(conversationId), { wait: true });
       if (!locked.acquired) throw new MemfoldError('busy', `Conversation ${conversationId} is being compacted`);
       return locked.value;
     },
@@ -199,6 +298,8 @@ export function createCompactor(options: CompactorOptions): Compactor {
       if (!Number.isInteger(depth) || depth < 0) throw new InvalidArgumentError('depth', 'must be an integer >= 0');
       const locked = await persistence.withConversationLock(conversationId, () => resummarizeDepthLocked(conversationId, depth, deps), { wait: true });
       if (!locked.acquired) throw new MemfoldError('busy', `Conversation ${conversationId} is being compacted`);
+      // The clip-archive was replaced: the running count of the context is stale.
+      warnings.changed(conversationId);
       return locked.value;
     },
   };

@@ -1,41 +1,78 @@
 /**
  * The loop guard: compactions that leave the context at or over the trigger (or fail) are counted per
- * conversation; at LOOP_GUARD_LIMIT in a row automatic compaction pauses. The count lives in the process.
+ * conversation; at LOOP_GUARD_LIMIT in a row automatic compaction pauses. The count and the pause live in the
+ * live store (`PersistenceProvider.getLoopGuardState` and its pair), so every process sharing the store, and the
+ * next one to open it, sees them. A streak counts against one trigger: a compactor with another trigger starts
+ * from nothing.
  */
+import type { PersistenceProvider } from '../persistence/persistence-provider.js';
 import type { CompactionEvent, CompactionResult } from './compaction-result.js';
 import type { CompactionSettings } from './compaction-settings.js';
 
 /** Compactions in a row that leave the context at or over the trigger before automatic compaction pauses. */
 export const LOOP_GUARD_LIMIT = 2;
 
+export type LoopGuardStore = Pick<PersistenceProvider, 'getLoopGuardState' | 'setLoopGuardState' | 'clearLoopGuardState'>;
+
 export interface LoopGuard {
-  isPaused(conversationId: string): boolean;
-  /** Forget the streak: `resume()`, a history under the trigger, or a compaction that gets under it. */
-  clear(conversationId: string): void;
-  /** Count one finished compaction; emits `auto_compaction_paused` when the streak reaches the limit. */
-  track(conversationId: string, result: CompactionResult): void;
+  /** Whether the stored record pauses automatic compaction at this trigger (one read). */
+  isPaused(conversationId: string): Promise<boolean>;
+  /** Forget the streak and the pause (`resume()`): one delete. */
+  clear(conversationId: string): Promise<void>;
+  /**
+   * The history was found under the trigger, which lifts a pause. The record is deleted only when this process
+   * counted or read a streak for the conversation, so a turn under the trigger costs no write.
+   */
+  underTrigger(conversationId: string): Promise<void>;
+  /**
+   * Count one finished compaction (the caller holds the conversation's lock, so the read and the write are one
+   * step): one that gets under the trigger deletes the record; any other adds one to the streak, pausing at the
+   * limit and emitting `auto_compaction_paused` when it reaches it.
+   */
+  track(conversationId: string, result: CompactionResult): Promise<void>;
 }
 
-export function createLoopGuard(settings: Pick<CompactionSettings, 'trigger'>, emit: (event: CompactionEvent) => void): LoopGuard {
-  const ineffective = new Map<string, number>();
+export function createLoopGuard(settings: Pick<CompactionSettings, 'trigger'>, store: LoopGuardStore, emit: (event: CompactionEvent) => void): LoopGuard {
+  const { trigger } = settings;
+  /** Conversations this process counted or read a streak for: the only ones `underTrigger` writes for. */
+  const streaks = new Set<string>();
+
+  async function clear(conversationId: string): Promise<void> {
+    await store.clearLoopGuardState(conversationId);
+    streaks.delete(conversationId);
+  }
+
   return {
-    isPaused: (conversationId) => (ineffective.get(conversationId) ?? 0) >= LOOP_GUARD_LIMIT,
-    clear: (conversationId) => void ineffective.delete(conversationId),
-    track(conversationId, result) {
-      if (result.status === 'compacted' && result.tokensAfter < settings.trigger) {
-        ineffective.delete(conversationId);
+    async isPaused(conversationId) {
+      const state = await store.getLoopGuardState(conversationId);
+      if (state === undefined || state.trigger !== trigger) return false;
+      streaks.add(conversationId);
+      return state.pausedAt !== undefined;
+    },
+
+    clear,
+
+    async underTrigger(conversationId) {
+      if (streaks.has(conversationId)) await clear(conversationId);
+    },
+
+    async track(conversationId, result) {
+      if (result.status === 'compacted' && result.tokensAfter < trigger) {
+        await clear(conversationId);
         return;
       }
-      const streak = (ineffective.get(conversationId) ?? 0) + 1;
-      ineffective.set(conversationId, streak);
+      const stored = await store.getLoopGuardState(conversationId);
+      const streak = (stored?.trigger === trigger ? stored.streak : 0) + 1;
+      await store.setLoopGuardState(conversationId, { streak, trigger, paused: streak >= LOOP_GUARD_LIMIT });
+      streaks.add(conversationId);
       if (streak === LOOP_GUARD_LIMIT) {
         const why = result.status === 'failed' ? `failed (${result.failureCode})` : `left ${result.tokensAfter} tokens`;
         emit({
           type: 'auto_compaction_paused',
           conversationId,
           tokens: result.tokensAfter,
-          trigger: settings.trigger,
-          reason: `${LOOP_GUARD_LIMIT} compactions in a row did not bring the context under the trigger (${settings.trigger} tokens; the last ${why}); automatic compaction is paused for this conversation, forced compaction still runs`,
+          trigger,
+          reason: `${LOOP_GUARD_LIMIT} compactions in a row did not bring the context under the trigger (${trigger} tokens; the last ${why}); automatic compaction is paused for this conversation, forced compaction still runs`,
         });
       }
     },

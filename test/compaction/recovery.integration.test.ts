@@ -196,14 +196,15 @@ for (const backend of persistenceBackends()) {
       expect((await stack.memfold.compact('conv-g')).status).toBe('compacted');
       const paused = events.filter((e) => e.type === 'auto_compaction_paused');
       expect(paused).toEqual([expect.objectContaining({ conversationId: 'conv-g', trigger: stack.memfold.compactor.settings.trigger })]);
-      expect(stack.memfold.compactor.isPaused('conv-g')).toBe(true);
+      expect(await stack.memfold.compactor.isPaused('conv-g')).toBe(true);
 
       appended.push(...(await stack.memfold.append('conv-g', big(7))));
       expect(await stack.memfold.compact('conv-g')).toMatchObject({ status: 'skipped', skipReason: 'paused' });
       expect((await stack.memfold.compact('conv-g', { force: true })).status).toBe('compacted');
       expect(await stack.memfold.compact('conv-g')).toMatchObject({ status: 'skipped' });
 
-      stack.memfold.compactor.resume('conv-g');
+      await stack.memfold.compactor.resume('conv-g');
+      expect(await stack.memfold.compactor.isPaused('conv-g')).toBe(false);
       appended.push(...(await stack.memfold.append('conv-g', big(8))));
       expect((await stack.memfold.compact('conv-g')).status).toBe('compacted');
       await checkInvariants(stack.memfold, 'conv-g', appended);
