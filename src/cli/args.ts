@@ -32,6 +32,16 @@ export const COMMANDS: Record<string, CommandSpec> = {
   import: { positionals: ['file'], flags: { conversation: 'string', json: 'boolean' }, summary: 'append messages from a JSONL file (one message a line)' },
   compact: { positionals: ['conversation'], flags: { force: 'boolean', window: 'int', json: 'boolean' }, summary: 'compact a stored conversation now' },
   context: { positionals: ['conversation'], flags: { json: 'boolean' }, summary: 'print what the model would see' },
+  usage: {
+    positionals: ['conversation'],
+    flags: { window: 'int', json: 'boolean' },
+    summary: "the context's tokens against the window, the trigger and the target, and what the next compaction would do",
+  },
+  resume: {
+    positionals: ['conversation'],
+    flags: { json: 'boolean' },
+    summary: "lift the loop guard's pause of a conversation, for every process sharing the store",
+  },
   search: {
     positionals: ['query'],
     flags: { conversation: 'string', depth: 'int', kind: 'string', from: 'string', to: 'string', limit: 'int', json: 'boolean' },

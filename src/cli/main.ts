@@ -14,13 +14,14 @@ import { createCompactionProgress, type CompactionProgress } from './compaction-
 import { runCompact } from './commands/compact.js';
 import { runDemo } from './commands/demo.js';
 import { runImport } from './commands/import.js';
+import { runResume, runUsage } from './commands/usage.js';
 import { formatContext, printJson, printStored, processOutput, type Output } from './output.js';
 
 /** The demo's context window: small, so that a few hundred turns fold into several depths. */
 export const DEMO_CONTEXT_WINDOW = 4_096;
 
 /** Commands that only read: they open the store without migrating it and never create one. */
-const READ_COMMANDS: ReadonlySet<string> = new Set(['context', 'search', 'inspect']);
+const READ_COMMANDS: ReadonlySet<string> = new Set(['context', 'search', 'inspect', 'usage']);
 
 function version(): string {
   // This file runs as src/cli/main.ts (tests) or dist/src/cli/main.js (the bin): the package root is two or three up.
@@ -51,6 +52,10 @@ async function dispatch(memfold: Memfold, parsed: ParsedCommand, output: Output,
       else printStored(output, context.length > 0 ? formatContext(context) : `conversation ${p.conversation} has no messages`);
       return 0;
     }
+    case 'usage':
+      return runUsage(memfold, p.conversation!, { json }, output);
+    case 'resume':
+      return runResume(memfold, p.conversation!, { json }, output);
     case 'search': {
       const args: Record<string, unknown> = { query: p.query };
       for (const key of ['depth', 'kind', 'from', 'to', 'limit']) if (flags[key] !== undefined) args[key] = flags[key];

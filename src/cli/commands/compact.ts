@@ -53,7 +53,10 @@ export function describeSkip(result: CompactionResult, settings: CompactionSetti
     case 'busy':
       return `another compaction of conversation ${conversationId} is running (${size}); try again when it ends`;
     case 'paused':
-      return `automatic compaction is paused: the last ${LOOP_GUARD_LIMIT} compactions left the context at or over the trigger (${size}; --force compacts anyway)`;
+      return (
+        `automatic compaction is paused: ${LOOP_GUARD_LIMIT} compactions in a row left the context at or over the trigger (${size}); ` +
+        `the pause is kept in the store for every process until \`memfold resume ${conversationId}\` or a compaction under the trigger lifts it; --force compacts anyway`
+      );
     default:
       return `${String(result.skipReason)} (${size})`;
   }
