@@ -145,7 +145,7 @@ describe('resolveCompactionSettings', () => {
   });
 
   it('reserves 20% of the window up to 200k tokens, then min(20%, 20,000); the target and minimum freed follow the window', () => {
-    expect(resolveCompactionSettings({ contextWindow: 16_000 })).toMatchObject({ trigger: 12_800, targetTokens: 8_000, minFreedTokens: 1_600 });
+    expect(resolveCompactionSettings({ contextWindow: 16_000 })).toMatchObject({ trigger: 12_800, targetTokens: 5_600, minFreedTokens: 1_600 });
     expect(resolveCompactionSettings({ contextWindow: 128_000 }).trigger).toBe(102_400);
     expect(resolveCompactionSettings({ contextWindow: 200_000 }).trigger).toBe(160_000);
     expect(resolveCompactionSettings({ contextWindow: 1_000_000 }).trigger).toBe(980_000);
