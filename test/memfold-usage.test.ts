@@ -15,7 +15,8 @@ import type { PersistenceProvider } from '../src/persistence/persistence-provide
 import { createTokenCounter } from '../src/tokens/create-token-counter.js';
 import { dialogue } from './support/messages.js';
 
-const settings = { contextWindow: 2_000, keepRecentTokens: 400, keepRecentMessages: 4, chunkTokens: 300 };
+/** Target and minimum freed given, so the cases below do not move with their defaults. */
+const settings = { contextWindow: 2_000, keepRecentTokens: 400, keepRecentMessages: 4, chunkTokens: 300, targetTokens: 1_000, minFreedTokens: 200 };
 
 async function open(
   options: { compaction?: Partial<CompactionSettings>; persistence?: PersistenceProvider } = {},

@@ -7,6 +7,7 @@ import { cp, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resolveCompactionSettings } from '../../src/compaction/compaction-settings.js';
 import type { NewMessage } from '../../src/conversation/types.js';
 import { createKyselyPersistence } from '../../src/persistence/kysely/kysely-store.js';
 import type { PersistenceProvider } from '../../src/persistence/persistence-provider.js';
@@ -58,17 +59,22 @@ describe('memfold usage and resume', () => {
     const short = await runCli(['usage', 'short', '--home', home]);
     expect(short.code, short.stderr).toBe(0);
     expect(short.stdout).toMatch(/^conversation short: \d+ tokens of a 128000-token window \(0\.\d%\)$/m);
-    expect(short.stdout).toContain('trigger 102400 (80%), target 64000 (50%), warning at 89600 (70%)');
+    const defaults = resolveCompactionSettings();
+    const percent = (tokens: number) => `${Math.round((tokens / defaults.contextWindow) * 100)}%`;
+    expect(short.stdout).toContain(
+      `trigger ${defaults.trigger} (${percent(defaults.trigger)}), target ${defaults.targetTokens} (${percent(defaults.targetTokens)}), warning at 89600 (70%)`,
+    );
     expect(short.stdout).toContain('next compaction: none: below the trigger');
 
     const long = await runCli(['usage', 'long', '--window', '2000', '--json', '--home', home]);
     expect(long.code, long.stderr).toBe(0);
     const usage = JSON.parse(long.stdout);
+    const small = resolveCompactionSettings({ contextWindow: 2000 });
     expect(usage).toMatchObject({
       conversationId: 'long',
       contextWindow: 2000,
-      trigger: 1600,
-      targetTokens: 1000,
+      trigger: small.trigger,
+      targetTokens: small.targetTokens,
       warnAt: 0.7,
       warnTokens: 1400,
       next: 'compact',

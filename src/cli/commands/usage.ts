@@ -2,7 +2,7 @@
 import type { ContextUsage, NextCompaction } from '../../compaction/compactor.js';
 import type { CompactionSettings } from '../../compaction/compaction-settings.js';
 import type { Memfold } from '../../memfold.js';
-import { printJson, type Output } from '../output.js';
+import { printJson, printStored, type Output } from '../output.js';
 
 /** What the next `compact` would do, in the settings' own terms. */
 export function describeNext(next: NextCompaction, settings: CompactionSettings, conversationId: string): string {
@@ -32,7 +32,7 @@ export function formatUsage(usage: ContextUsage, settings: CompactionSettings): 
 export async function runUsage(memfold: Memfold, conversationId: string, options: { json: boolean }, output: Output): Promise<number> {
   const usage = await memfold.usage(conversationId);
   if (options.json) printJson(output, usage);
-  else output.out(formatUsage(usage, memfold.compactor.settings));
+  else printStored(output, formatUsage(usage, memfold.compactor.settings));
   return 0;
 }
 
@@ -45,8 +45,11 @@ export async function runResume(memfold: Memfold, conversationId: string, option
   await memfold.compactor.resume(conversationId);
   if (options.json) printJson(output, { conversationId, cleared: state ?? null });
   else if (state?.pausedAt !== undefined) {
-    output.out(`resumed: automatic compaction of conversation ${conversationId} runs again (paused since ${state.pausedAt}, trigger ${state.trigger} tokens)`);
-  } else if (state !== undefined) output.out(`conversation ${conversationId} was not paused; its streak of ${state.streak} is cleared`);
-  else output.out(`conversation ${conversationId} was not paused`);
+    printStored(
+      output,
+      `resumed: automatic compaction of conversation ${conversationId} runs again (paused since ${state.pausedAt}, trigger ${state.trigger} tokens)`,
+    );
+  } else if (state !== undefined) printStored(output, `conversation ${conversationId} was not paused; its streak of ${state.streak} is cleared`);
+  else printStored(output, `conversation ${conversationId} was not paused`);
   return 0;
 }
