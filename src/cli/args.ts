@@ -2,10 +2,28 @@
  * Argument parsing for the `memfold` command, pure: argv in, a parsed command or an error naming
  * the argument out.
  */
+import { z } from 'zod';
+import { parseWithSchema } from '../conversation/schema-issues.js';
 import { InvalidArgumentError } from '../errors.js';
+import { DATASETS } from '../eval/datasets/dataset-kinds.js';
 import { EVAL_HELP } from './commands/eval-help.js';
 
-type FlagType = 'string' | 'int' | 'boolean';
+/**
+ * A flag: a switch (`--json`), or a value whose zod schema validates the text given and types it. Each flag's rule
+ * lives here, once; an error names the flag (`--depth: must be an integer >= 0 (got "x")`).
+ */
+type FlagType = 'switch' | z.ZodType<string | number>;
+
+const text = z.string();
+/** An integer flag, at least `min`: the text must be a whole number as written. */
+function int(min: number): z.ZodType<number> {
+  return z
+    .string()
+    .refine((raw) => /^-?\d+$/.test(raw.trim()), { error: (issue) => `must be an integer >= ${min} (got ${JSON.stringify(issue.input)})` })
+    .transform(Number)
+    .pipe(z.number().min(min, { error: (issue) => `must be an integer >= ${min} (got ${issue.input})` }));
+}
+const kind = z.enum(['summary', 'transcript'], { error: (issue) => `must be summary or transcript (got ${JSON.stringify(issue.input)})` });
 
 interface CommandSpec {
   positionals: string[];
@@ -17,7 +35,7 @@ interface CommandSpec {
 }
 
 /** Options every command takes: where the stores live and which namespace of conversations to use. */
-const COMMON: Record<string, FlagType> = { home: 'string', namespace: 'string', help: 'boolean' };
+const COMMON: Record<string, FlagType> = { home: text, namespace: text, help: 'switch' };
 const COMMON_HELP = [
   '  --home <dir>  embedded store folder (default $MEMFOLD_HOME or ./.memfold)',
   '  --namespace <name>  scope of conversations: the command sees no other (default $MEMFOLD_NAMESPACE or default)',
@@ -26,44 +44,52 @@ const COMMON_HELP = [
 export const COMMANDS: Record<string, CommandSpec> = {
   demo: {
     positionals: [],
-    flags: { turns: 'int', window: 'int', json: 'boolean' },
+    flags: { turns: int(1), window: int(256), json: 'switch' },
     summary: 'replay a generated multi-session conversation with a small window, offline',
   },
-  import: { positionals: ['file'], flags: { conversation: 'string', json: 'boolean' }, summary: 'append messages from a JSONL file (one message a line)' },
-  compact: { positionals: ['conversation'], flags: { force: 'boolean', window: 'int', json: 'boolean' }, summary: 'compact a stored conversation now' },
-  context: { positionals: ['conversation'], flags: { json: 'boolean' }, summary: 'print what the model would see' },
+  import: { positionals: ['file'], flags: { conversation: text, json: 'switch' }, summary: 'append messages from a JSONL file (one message a line)' },
+  compact: { positionals: ['conversation'], flags: { force: 'switch', window: int(256), json: 'switch' }, summary: 'compact a stored conversation now' },
+  context: { positionals: ['conversation'], flags: { json: 'switch' }, summary: 'print what the model would see' },
   usage: {
     positionals: ['conversation'],
-    flags: { window: 'int', json: 'boolean' },
+    flags: { window: int(256), json: 'switch' },
     summary: "the context's tokens against the window, the trigger and the target, and what the next compaction would do",
   },
   resume: {
     positionals: ['conversation'],
-    flags: { json: 'boolean' },
+    flags: { json: 'switch' },
     summary: "lift the loop guard's pause of a conversation, for every process sharing the store",
   },
   search: {
     positionals: ['query'],
-    flags: { conversation: 'string', depth: 'int', kind: 'string', from: 'string', to: 'string', limit: 'int', json: 'boolean' },
+    flags: { conversation: text, depth: int(0), kind, from: text, to: text, limit: int(1), json: 'switch' },
     required: ['conversation'],
     summary: "search a conversation's archive (memory_read)",
   },
-  inspect: { positionals: ['conversation'], flags: { json: 'boolean' }, summary: 'list archived batches by depth' },
+  inspect: { positionals: ['conversation'], flags: { json: 'switch' }, summary: 'list archived batches by depth' },
   resummarize: {
     positionals: ['conversation'],
-    flags: { depth: 'int', json: 'boolean' },
+    flags: { depth: int(0), json: 'switch' },
     required: ['depth'],
     summary: 'fold every frontier batch of a depth into one batch of the next depth',
   },
-  migrate: { positionals: [], flags: { json: 'boolean' }, summary: 'apply database migrations' },
+  migrate: { positionals: [], flags: { json: 'switch' }, summary: 'apply database migrations' },
   reconcile: {
     positionals: [],
-    flags: { conversation: 'string', json: 'boolean' },
+    flags: { conversation: text, json: 'switch' },
     summary: 'finish or undo compactions a crash interrupted (all conversations, or --conversation)',
   },
   eval: {
     positionals: ['file'],
-    flags: { dataset: 'string', questions: 'string', window: 'int', windows: 'string', conversations: 'int', out: 'string', json: 'boolean' },
+    flags: {
+      dataset: z.enum(DATASETS, { error: (issue) => `must be one of ${DATASETS.join(', ')} (got ${JSON.stringify(issue.input)})` }),
+      questions: text,
+      window: int(256),
+      windows: text,
+      conversations: int(1),
+      out: text,
+      json: 'switch',
+    },
     required: ['dataset'],
     summary: 'replay a dataset (locomo, jsonl, tau-bench) into a fresh store and score what survives, against baselines',
     help: EVAL_HELP,
@@ -77,13 +103,6 @@ export interface ParsedCommand {
 }
 
 export type ParsedArgs = ParsedCommand | { command: 'help'; topic?: string } | { command: 'version' };
-
-function convert(name: string, type: FlagType, raw: string): string | number {
-  if (type === 'string') return raw;
-  const value = Number(raw);
-  if (!Number.isInteger(value)) throw new InvalidArgumentError(`--${name}`, `must be an integer (got "${raw}")`);
-  return value;
-}
 
 /** The spec of a known command; own keys only, so `constructor` or `__proto__` is unknown too. */
 function commandSpec(name: string): CommandSpec {
@@ -126,14 +145,14 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
           .map((f) => `--${f}`)
           .join(', ')})`,
       );
-    if (type === 'boolean') {
+    if (type === 'switch') {
       if (eq >= 0) throw new InvalidArgumentError(`--${name}`, 'takes no value');
       flags[name] = true;
       continue;
     }
     const raw = eq >= 0 ? arg.slice(eq + 1) : rest[++i];
     if (raw === undefined) throw new InvalidArgumentError(`--${name}`, 'needs a value');
-    flags[name] = convert(name, type, raw);
+    flags[name] = parseWithSchema(type, raw, { prefix: `--${name}` });
   }
   if (flags.help) return { command: 'help', topic: command };
   if (positionals.length > spec.positionals.length)
@@ -151,11 +170,17 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
   return { command, positionals: named, flags };
 }
 
+/** How help names a flag's value: `n` for a number, the choices of an enum, else `value`. */
+function flagValueName(schema: z.ZodType<string | number>): string {
+  if (schema instanceof z.ZodEnum) return (schema.options as string[]).join('|');
+  return schema instanceof z.ZodPipe ? 'n' : 'value';
+}
+
 export function usage(topic?: string): string {
   const spec = topic && Object.hasOwn(COMMANDS, topic) ? COMMANDS[topic] : undefined;
   if (topic && spec) {
     const flags = Object.entries(spec.flags).map(
-      ([f, t]) => `  --${f}${t === 'boolean' ? '' : ` <${t === 'int' ? 'n' : 'value'}>`}${spec.required?.includes(f) ? ' (required)' : ''}`,
+      ([f, t]) => `  --${f}${t === 'switch' ? '' : ` <${flagValueName(t)}>`}${spec.required?.includes(f) ? ' (required)' : ''}`,
     );
     return [
       `memfold ${topic} ${spec.positionals.map((p) => `<${p}>`).join(' ')}`.trimEnd(),

@@ -15,8 +15,9 @@ import { formatAgenticReport, formatQaReport } from './report.js';
 import { runAgenticEval, type AgenticEvalResult } from './run-agentic-eval.js';
 import { runQaEval, type QaEvalResult, type ReadVariant } from './run-qa-eval.js';
 
-export const DATASETS = ['locomo', 'jsonl', 'tau-bench'] as const;
-export type DatasetKind = (typeof DATASETS)[number];
+import type { DatasetKind } from './datasets/dataset-kinds.js';
+
+export { DATASETS, type DatasetKind } from './datasets/dataset-kinds.js';
 export const DEFAULT_WINDOWS: readonly number[] = [4_000, 8_000, 16_000];
 export const DEFAULT_OUT_DIR = 'memfold-eval';
 

@@ -29,6 +29,25 @@ describe('parseArgs', () => {
     expect(() => parseArgs(argv)).toThrow(new RegExp(`Invalid argument ${field.replace(/[<>-]/g, (c) => `\\${c}`)}:`));
   });
 
+  it.each([
+    [['resummarize', 'c1', '--depth', '-1'], '--depth: must be an integer >= 0 (got -1)'],
+    [['resummarize', 'c1', '--depth', '2.5'], '--depth: must be an integer >= 0 (got "2.5")'],
+    [['search', 'q', '--conversation', 'c', '--limit', '0'], '--limit: must be an integer >= 1 (got 0)'],
+    [['search', 'q', '--conversation', 'c', '--kind', 'batch'], '--kind: must be summary or transcript (got "batch")'],
+    [['compact', 'c', '--window', '100'], '--window: must be an integer >= 256 (got 100)'],
+    [['demo', '--turns', '0'], '--turns: must be an integer >= 1 (got 0)'],
+    [['eval', 'f', '--dataset', 'bogus'], '--dataset: must be one of locomo, jsonl, tau-bench (got "bogus")'],
+    [['eval', 'f', '--dataset', 'locomo', '--conversations', '0'], '--conversations: must be an integer >= 1 (got 0)'],
+  ])('checks %j against the flag schema: %s', (argv, message) => {
+    expect(() => parseArgs(argv)).toThrow(`Invalid argument ${message}`);
+  });
+
+  it('types the values its schemas accept', () => {
+    expect(parseArgs(['search', 'q', '--conversation', 'c', '--kind', 'summary', '--limit=7', '--depth', '0'])).toMatchObject({
+      flags: { kind: 'summary', limit: 7, depth: 0 },
+    });
+  });
+
   it('every command takes --home and --namespace, and the usage says so', () => {
     for (const command of ['import', 'compact', 'context', 'inspect', 'resummarize', 'migrate', 'demo', 'reconcile']) {
       const argv = { import: ['f.jsonl'], compact: ['c'], context: ['c'], inspect: ['c'], resummarize: ['c', '--depth', '0'] }[command as 'import'] ?? [];

@@ -3,7 +3,7 @@
  * window and prints how much of what the questions need survives, for memfold and the baselines.
  */
 import { InvalidArgumentError } from '../../errors.js';
-import { DATASETS, DEFAULT_OUT_DIR, DEFAULT_WINDOWS, evaluate, parseWindows, type DatasetKind } from '../../eval/evaluate.js';
+import { DEFAULT_OUT_DIR, DEFAULT_WINDOWS, evaluate, parseWindows, type DatasetKind } from '../../eval/evaluate.js';
 import type { ParsedCommand } from '../args.js';
 import { printJson, type Output } from '../output.js';
 import { createProgressBar, type ProgressBar } from '../progress.js';
@@ -17,14 +17,12 @@ function windowsOf(flags: ParsedCommand['flags']): number[] {
 
 export async function runEval(parsed: ParsedCommand, output: Output): Promise<number> {
   const { flags } = parsed;
-  const dataset = flags.dataset as string;
-  if (!(DATASETS as readonly string[]).includes(dataset))
-    throw new InvalidArgumentError('--dataset', `must be one of ${DATASETS.join(', ')} (got "${dataset}")`);
-  if (flags.conversations !== undefined && (flags.conversations as number) < 1) throw new InvalidArgumentError('--conversations', 'must be >= 1');
+  // --dataset and --conversations are checked by their flag schemas (args.ts).
+  const dataset = flags.dataset as DatasetKind;
   const windows = windowsOf(flags);
   let bar: ProgressBar | undefined;
   const { result, markdown, files, guaranteesHeld } = await evaluate({
-    dataset: dataset as DatasetKind,
+    dataset,
     file: parsed.positionals.file!,
     windows,
     outDir: typeof flags.out === 'string' ? flags.out : DEFAULT_OUT_DIR,
