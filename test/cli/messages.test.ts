@@ -101,11 +101,11 @@ describe('memfold compact', () => {
     expect(below.stdout).toMatch(/skipped: below the trigger \(2 messages, \d+ tokens; compaction starts at 102400 tokens; --force compacts anyway\)/);
   });
 
-  it('an out-of-range --window exits 2 naming the setting, before anything is opened', async () => {
+  it('an out-of-range --window exits 2 naming the flag, before anything is opened', async () => {
     const fresh = path.join(await tempDir('memfold-window-'), 'home');
     const refused = await memfold(['compact', 'c1', '--window', '100', '--home', fresh]);
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toContain('Invalid argument --window: Invalid config field compaction.contextWindow: must be an integer >= 256 (got 100)');
+    expect(refused.stderr).toContain('Invalid argument --window: must be an integer >= 256 (got 100)');
     expect(existsSync(fresh)).toBe(false);
   });
 });
