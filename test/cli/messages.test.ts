@@ -5,32 +5,23 @@
  * process (parsing, configuration, output included) on a home of its own.
  */
 import { existsSync } from 'node:fs';
-import { cp, mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
+import { cp, rm } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/run-cli.js';
 import type { NewMessage } from '../../src/conversation/types.js';
 import { createKyselyPersistence } from '../../src/persistence/kysely/kysely-store.js';
 import { copyPgliteTemplate, createPostgresTestDatabase, postgresServerUrl } from '../support/backends.js';
+import { fileCleanups } from '../support/cleanups.js';
 
-const cleanups: Array<() => Promise<unknown>> = [];
-afterAll(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup();
-});
-
-/** A temp folder removed after the suite. */
-async function tempDir(prefix: string): Promise<string> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), prefix));
-  cleanups.push(() => rm(dir, { recursive: true, force: true }));
-  return dir;
-}
+const cleanups = fileCleanups();
+const tempDir = cleanups.tempDir;
 
 /** A home holding a migrated PGlite store (a copy of the prepared template). */
 async function storeHome(): Promise<string> {
   const template = await copyPgliteTemplate();
-  cleanups.push(() => rm(template.root, { recursive: true, force: true }));
+  cleanups.add(() => rm(template.root, { recursive: true, force: true }));
   const home = await tempDir('memfold-msg-');
   await cp(template.dataDir, path.join(home, 'pg'), { recursive: true });
   return home;
@@ -263,7 +254,7 @@ describe.skipIf(serverUrl === undefined)('read commands on a PostgreSQL database
 
   it('refuse naming memfold migrate and create no table; after memfold migrate they work', async () => {
     const database = await createPostgresTestDatabase(serverUrl!);
-    cleanups.push(() => database.drop());
+    cleanups.add(() => database.drop());
     const env = { DATABASE_URL: database.url, MEMFOLD_HOME: await tempDir('memfold-pgread-') };
     for (const args of [
       ['context', 'x'],

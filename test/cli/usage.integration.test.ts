@@ -3,27 +3,19 @@
  * as text and JSON, the loop guard's stored pause shown and lifted, and usage as a read command (no store made).
  */
 import { existsSync } from 'node:fs';
-import { cp, mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
+import { cp, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { resolveCompactionSettings } from '../../src/compaction/compaction-settings.js';
 import type { NewMessage } from '../../src/conversation/types.js';
 import { createKyselyPersistence } from '../../src/persistence/kysely/kysely-store.js';
 import type { PersistenceProvider } from '../../src/persistence/persistence-provider.js';
 import { copyPgliteTemplate } from '../support/backends.js';
 import { runCli } from '../support/run-cli.js';
+import { fileCleanups } from '../support/cleanups.js';
 
-const cleanups: Array<() => Promise<unknown>> = [];
-afterAll(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup();
-});
-
-async function tempDir(prefix: string): Promise<string> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), prefix));
-  cleanups.push(() => rm(dir, { recursive: true, force: true }));
-  return dir;
-}
+const cleanups = fileCleanups();
+const tempDir = cleanups.tempDir;
 
 function turns(count: number, words: number): NewMessage[] {
   return Array.from({ length: count }, (_, i) => ({
@@ -46,7 +38,7 @@ describe('memfold usage and resume', () => {
 
   beforeAll(async () => {
     const template = await copyPgliteTemplate();
-    cleanups.push(() => rm(template.root, { recursive: true, force: true }));
+    cleanups.add(() => rm(template.root, { recursive: true, force: true }));
     home = await tempDir('memfold-usage-');
     await cp(template.dataDir, path.join(home, 'pg'), { recursive: true });
     await withStore(async (store) => {
