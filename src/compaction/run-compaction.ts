@@ -99,7 +99,8 @@ export async function runCompaction(
       status: 'compacted' as const,
       messagesAfter: result.history.length,
       archivedMessages: messageIds.length,
-      tokensAfter: result.history.reduce((sum, m) => sum + countMessage(m), 0),
+      // Counted as tokensBefore and the trigger are: tool outputs whole (the history returned shows them cut).
+      tokensAfter: assembleContext(history).reduce((sum, m) => sum + countMessage(m), 0),
     });
   } catch (error) {
     const stageError = error instanceof StageError ? error : new StageError('unexpected', error);

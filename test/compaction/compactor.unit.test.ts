@@ -64,6 +64,26 @@ describe('compactor on the in-memory adapters', () => {
     expect(await persistence.listPendingOperations()).toEqual([]);
   });
 
+  it('counts tokensAfter as tokensBefore and the trigger are: a long tool output in the kept tail whole, not as the context cuts it', async () => {
+    const { persistence, compactor } = setup();
+    await seed(persistence, 'tools', 30);
+    const longOutput = Array.from({ length: 400 }, (_, i) => `row ${i}: status shipped`).join('\n');
+    await persistence.append('tools', [
+      { role: 'user', content: 'list the rows' },
+      { role: 'assistant', content: '', toolCalls: [{ id: 'call-1', type: 'function', function: { name: 'rows', arguments: '{}' } }] },
+      { role: 'tool', toolCallId: 'call-1', content: longOutput },
+      { role: 'assistant', content: 'done' },
+    ]);
+    const result = await compactor.compactStored('tools', { force: true });
+    expect(result.status).toBe('compacted');
+    const tokens = createTokenCounter();
+    const live = await persistence.loadHistory('tools');
+    expect(live.some((m) => m.content === longOutput)).toBe(true);
+    expect(result.tokensAfter).toBe(live.reduce((sum, m) => sum + tokens.countMessage(m), 0));
+    // The history handed back is the context: the output cut to toolOutputMaxLines.
+    expect(result.history.some((m) => m.content === longOutput)).toBe(false);
+  });
+
   it('fails without losing a message when the archive refuses a write, and undoes what it archived', async () => {
     let writes = 0;
     const { persistence, memory, compactor } = setup((inner) => ({
