@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+import { extractTagged, renderUserMessage, TRANSCRIPT_TAG } from '../../src/openai/openai-prompt.js';
+
+describe('the summarizer request’s transcript lines', () => {
+  it('give the time on the first line and again only when it changes', () => {
+    const at = (minute: number) => `2024-06-01T10:${String(minute).padStart(2, '0')}:00.000Z`;
+    const user = renderUserMessage({
+      purpose: 'fold',
+      maxOutputTokens: 100,
+      lines: [
+        { time: at(0), role: 'user', name: 'Ann', text: 'first' },
+        { time: at(0), role: 'assistant', text: 'same minute' },
+        { time: at(5), role: 'user', name: 'Ann', text: 'later\nsecond line' },
+        { time: at(5), role: 'tool', toolCallId: 'c1', text: '{"ok":true}' },
+      ],
+    });
+    expect(extractTagged(user, TRANSCRIPT_TAG)!.split('\n')).toEqual([
+      `[${at(0)}] user(Ann): first`,
+      'assistant: same minute',
+      `[${at(5)}] user(Ann): later`,
+      '  second line',
+      'tool#c1: {"ok":true}',
+    ]);
+  });
+});
