@@ -14,7 +14,8 @@ import OpenAI from 'openai';
 import type { BaseMessage } from '@langchain/core/messages';
 import { prefixReuse, reuseShare, reuseTracker, sameMessage, type PrefixReuse, type PromptMessage } from '../../src/eval/cache-reuse.js';
 import type { ConversationMessage, NewMessage } from '../../src/conversation/types.js';
-import { buildFoldRequest, DEFAULT_SUMMARIZATION_PROMPT, interpolatePrompt } from '../../src/openai/openai-prompt.js';
+import { buildFoldRequest, DEFAULT_SUMMARIZATION_PROMPT, interpolatePrompt, renderSummaryLine } from '../../src/openai/openai-prompt.js';
+import { summaryLine } from '../../src/compaction/fold.js';
 import { renderMessage, renderTranscript } from '../../src/compaction/transcript-format.js';
 import type { CompactionSettings } from '../../src/compaction/compaction-settings.js';
 import { loadLocomo, type LocomoConversation } from '../../src/eval/datasets/locomo.js';
@@ -84,6 +85,12 @@ function requestsSince(server: FakeOpenAI, from: number): { requests: RecordedRe
   return { requests, text };
 }
 
+/** Whether memfold's adapter sent `message` in one of the requests: as its line, with its time or (after a line of the same time) without. */
+function sentToSummarizer(text: string, message: ConversationMessage): boolean {
+  const line = summaryLine(message);
+  return text.includes(renderSummaryLine(line)) || text.includes(`\n${renderSummaryLine(line, line.time)}`);
+}
+
 function requestTokens(request: RecordedRequest): number {
   const messages: Array<{ role: ConversationMessage['role']; content?: unknown }> = request.body?.messages ?? [];
   return messages.reduce((sum, m) => sum + countMessage({ role: m.role, content: String(m.content ?? '') }), 0);
@@ -150,7 +157,7 @@ async function memfoldPolicy(server: FakeOpenAI, home: string) {
       const { requests, text } = requestsSince(server, from);
       return {
         requests,
-        shown: (i) => text.includes(renderMessage(stats.appended[i]!)),
+        shown: (i) => sentToSummarizer(text, stats.appended[i]!),
         kept: (i) => live.has(stats.appended[i]!.id),
         carriesSummary: hasPreviousSummary,
         reuse: reuse.total(),
