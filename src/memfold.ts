@@ -140,7 +140,7 @@ function remoteCallQueue(config: RuntimeConfig): ModelQueue {
   return createModelQueue(rateLimitedQueueOptions(config.modelConcurrency, config.modelRequestsPerMinute));
 }
 
-function buildModel(config: RuntimeConfig, queue: ModelQueue, prompt: string | undefined): Summarizer {
+function buildSummarizer(config: RuntimeConfig, queue: ModelQueue, prompt: string | undefined): Summarizer {
   const extractive = createExtractiveSummarizer();
   if (!config.summaryModel) return extractive;
   const remote = createOpenAISummarizer({
@@ -232,7 +232,7 @@ export async function createMemfold(options: MemfoldOptions = {}): Promise<Memfo
   const config = resolveRuntimeConfig(options.config, options.env ?? process.env);
   const settings = resolveCompactionSettings(options.compaction);
   const queue = remoteCallQueue(config);
-  const model = options.summarizer ?? buildModel(config, queue, options.prompt);
+  const summarizer = options.summarizer ?? buildSummarizer(config, queue, options.prompt);
   const tokens = options.tokens ?? createTokenCounter(config.assistantModel ? { model: config.assistantModel } : {});
   const embedder = options.archive ? undefined : (options.embedder ?? buildEmbedder(config, queue));
   const emit = (event: MemfoldEvent) => options.onEvent?.(event);
@@ -253,7 +253,7 @@ export async function createMemfold(options: MemfoldOptions = {}): Promise<Memfo
   /** What this call opened (never the adapters passed in), closed again if opening fails part-way. */
   const opened: Array<{ close(): Promise<void> }> = [];
   let persistence: PersistenceProvider;
-  let memory: Archive;
+  let archive: Archive;
   let compactor: Compactor;
   try {
     const inMemory = options.store === 'memory';
@@ -265,12 +265,12 @@ export async function createMemfold(options: MemfoldOptions = {}): Promise<Memfo
     if (options.persistence) persistence = options.persistence;
     else if (inMemory) persistence = own(createInMemoryPersistence({ namespace: config.namespace, maxMessageBytes: config.maxMessageBytes }));
     else persistence = own(await openPersistence(config, options.migrate ?? true));
-    if (options.archive) memory = options.archive;
-    else if (inMemory) memory = own(createInMemoryArchive({ embedder: embedder!, namespace: config.namespace, onWarning: onArchiveWarning }));
-    else memory = own(await openArchive(config, embedder!, onArchiveWarning));
+    if (options.archive) archive = options.archive;
+    else if (inMemory) archive = own(createInMemoryArchive({ embedder: embedder!, namespace: config.namespace, onWarning: onArchiveWarning }));
+    else archive = own(await openArchive(config, embedder!, onArchiveWarning));
     compactor = createCompactor({
-      summarizer: model,
-      archive: memory,
+      summarizer,
+      archive,
       persistence,
       tokens,
       settings,
@@ -284,7 +284,7 @@ export async function createMemfold(options: MemfoldOptions = {}): Promise<Memfo
 
   const reconcile = async (conversationId?: string): Promise<ReconcileOutcome[]> => {
     if (conversationId !== undefined) return compactor.reconcile(conversationId);
-    const outcomes = await reconcileAll({ archive: memory, persistence, settings: compactor.settings });
+    const outcomes = await reconcileAll({ archive, persistence, settings: compactor.settings });
     for (const outcome of outcomes) {
       if (outcome.action === 'committed') contextWarnings.changed(outcome.conversationId);
       emit({ type: 'reconciled', ...outcome });
@@ -306,8 +306,8 @@ export async function createMemfold(options: MemfoldOptions = {}): Promise<Memfo
     config,
     compactor,
     persistence,
-    archive: memory,
-    summarizer: model,
+    archive,
+    summarizer,
     tokens,
     async append(conversationId, messages) {
       const stored = await persistence.append(conversationId, messages);
@@ -322,7 +322,7 @@ export async function createMemfold(options: MemfoldOptions = {}): Promise<Memfo
     compact: (conversationId, compressOptions) => compactor.compactStored(conversationId, compressOptions),
     reconcile,
     memoryRead(conversationId) {
-      const tool = createMemoryReadTool(memory, conversationId, {
+      const tool = createMemoryReadTool(archive, conversationId, {
         ...(options.memoryReadTokens !== undefined ? { maxTokens: options.memoryReadTokens } : {}),
         countTokens: (text) => tokens.count(text),
       });

@@ -39,7 +39,7 @@ export interface ArchiveWriter {
  * the journal is how reconcile finds what this writer may have stored.
  */
 export function createArchiveWriter(
-  memory: Archive,
+  archive: Archive,
   conversationId: string,
   operationId: string,
   journal: (labels: string[]) => Promise<void> = async () => undefined,
@@ -52,8 +52,8 @@ export function createArchiveWriter(
       // Record before writing: a write that fails halfway (or a crash) may still have stored some rows.
       written.push(...entries.map((e) => e.label));
       await journal([...written]);
-      await memory.write(entries);
-      const read = await memory.read(
+      await archive.write(entries);
+      const read = await archive.read(
         conversationId,
         entries.map((e) => e.label),
       );
@@ -65,12 +65,12 @@ export function createArchiveWriter(
     },
     async mark(labels, parentLabel) {
       marked.push(...labels);
-      await memory.mark(conversationId, labels, parentLabel);
+      await archive.mark(conversationId, labels, parentLabel);
     },
     async rollback() {
       const errors: unknown[] = [];
-      if (marked.length > 0) await memory.mark(conversationId, marked, null).catch((e: unknown) => errors.push(e));
-      if (written.length > 0) await removeOwnEntries(memory, conversationId, operationId, written).catch((e: unknown) => errors.push(e));
+      if (marked.length > 0) await archive.mark(conversationId, marked, null).catch((e: unknown) => errors.push(e));
+      if (written.length > 0) await removeOwnEntries(archive, conversationId, operationId, written).catch((e: unknown) => errors.push(e));
       return errors;
     },
   };
@@ -81,16 +81,16 @@ export function createArchiveWriter(
  * them. A label held by another operation's row is left alone (a write refused on it, or a journal
  * naming a label it never got). Idempotent: a crash halfway is undone by running it again.
  */
-export async function removeOwnEntries(memory: Archive, conversationId: string, operationId: string, labels: readonly string[]): Promise<void> {
+export async function removeOwnEntries(archive: Archive, conversationId: string, operationId: string, labels: readonly string[]): Promise<void> {
   if (labels.length === 0) return;
-  const own = new Set((await memory.read(conversationId, [...labels])).filter((e) => e.operationId === operationId).map((e) => e.label));
+  const own = new Set((await archive.read(conversationId, [...labels])).filter((e) => e.operationId === operationId).map((e) => e.label));
   if (own.size === 0) return;
-  const children = (await memory.list({ conversationId, kind: 'summary' })).filter((e) => e.parentLabel !== undefined && own.has(e.parentLabel));
+  const children = (await archive.list({ conversationId, kind: 'summary' })).filter((e) => e.parentLabel !== undefined && own.has(e.parentLabel));
   if (children.length > 0)
-    await memory.mark(
+    await archive.mark(
       conversationId,
       children.map((c) => c.label),
       null,
     );
-  await memory.delete(conversationId, [...own]);
+  await archive.delete(conversationId, [...own]);
 }

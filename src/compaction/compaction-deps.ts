@@ -32,14 +32,14 @@ export interface CompactionDeps {
  * Tokens the transcript part of one summarizer request may take: a chunk, within the summarizer's window
  * share less its fixed instructions and room for the summary so far and the answer. Refused when nothing fits.
  */
-export function summarizerInputBudget(model: Summarizer, tokens: TokenCounter, settings: CompactionSettings): number {
-  const systemTokens = tokens.count(promptOverhead(model, settings.maxSummaryTokens));
-  const windowShare = Math.floor(model.contextWindow * settings.summarizerInputShare);
+export function summarizerInputBudget(summarizer: Summarizer, tokens: TokenCounter, settings: CompactionSettings): number {
+  const systemTokens = tokens.count(promptOverhead(summarizer, settings.maxSummaryTokens));
+  const windowShare = Math.floor(summarizer.contextWindow * settings.summarizerInputShare);
   const inputBudget = Math.min(settings.chunkTokens, windowShare - systemTokens - 2 * settings.maxSummaryTokens - 64);
   if (!(inputBudget >= 64)) {
     throw new MemfoldError(
       'invalid_config',
-      `Invalid config field compaction.summarizerInputShare: the summarizer window (${model.contextWindow}) leaves no room for a chunk`,
+      `Invalid config field compaction.summarizerInputShare: the summarizer window (${summarizer.contextWindow}) leaves no room for a chunk`,
     );
   }
   return inputBudget;

@@ -131,17 +131,17 @@ function lastSeqOf(history: readonly ConversationMessage[]): number {
 
 export function createCompactor(options: CompactorOptions): Compactor {
   const settings = resolveCompactionSettings(options.settings);
-  const { summarizer: model, archive: memory, persistence, tokens } = options;
+  const { summarizer, archive, persistence, tokens } = options;
   const deps: CompactionDeps = {
-    summarizer: model,
-    archive: memory,
+    summarizer,
+    archive,
     persistence,
     tokens,
     settings,
     clock: options.clock ?? Date.now,
     newId: options.newId ?? randomUUID,
     emit: (event) => options.onEvent?.(event),
-    inputBudget: summarizerInputBudget(model, tokens, settings),
+    inputBudget: summarizerInputBudget(summarizer, tokens, settings),
   };
   const guard = createLoopGuard(settings, persistence, deps.emit);
   const warnings = options.contextWarnings ?? createContextWarnings({ settings, countMessage: (message) => tokens.countMessage(message), emit: deps.emit });
@@ -191,7 +191,9 @@ export function createCompactor(options: CompactorOptions): Compactor {
     return outcomes;
   }
   const reconcileFirst = (conversationId: string) => atStage('reconcile_failed', () => reconcileLocked(conversationId));
-  const loadLive = async (conversationId: string) => assembleContext(await atStage('unexpected', () => persistence.loadHistory(conversationId)));
+  /** The live rows as a history: system prompt, clip-archive, then the rest. */
+  const liveHistory = async (conversationId: string) => assembleContext(await persistence.loadHistory(conversationId));
+  const loadLive = (conversationId: string) => atStage('unexpected', () => liveHistory(conversationId));
 
   async function compactHistory(history: readonly ConversationMessage[], conversationId: string, options: CompactOptions = {}): Promise<CompactionResult> {
     const started = deps.clock();
@@ -246,8 +248,7 @@ export function createCompactor(options: CompactorOptions): Compactor {
 
     async usage(conversationId) {
       requireConversationId(conversationId);
-      const history = assembleContext(await persistence.loadHistory(conversationId));
-      const outcome = planCompaction(history, settings, countOnce(tokens));
+      const outcome = planCompaction(await liveHistory(conversationId), settings, countOnce(tokens));
       let next: NextCompaction;
       if (outcome.kind === 'compact') next = (await guard.isPaused(conversationId)) ? 'paused' : 'compact';
       else next = outcome.reason === 'below_trigger' ? 'none' : outcome.reason;

@@ -69,8 +69,8 @@ export function foldChunkOf(chunk: readonly FoldMessage[], budget: number, count
 }
 
 /** The fixed text the summarizer sends with each request (its instructions), as the adapter reports it. */
-export function promptOverhead(model: Summarizer, maxSummaryTokens: number): string {
-  return model.promptOverhead?.(maxSummaryTokens) ?? '';
+export function promptOverhead(summarizer: Summarizer, maxSummaryTokens: number): string {
+  return summarizer.promptOverhead?.(maxSummaryTokens) ?? '';
 }
 
 /** One request, its usage observed by the token counter (real counts only), its text cut to maxSummaryTokens. */

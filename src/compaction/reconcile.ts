@@ -31,16 +31,16 @@ export interface ReconcileDeps {
 }
 
 async function finish(operation: CompactionOperation, deps: ReconcileDeps, entries: OperationEntries, live: ConversationMessage[]): Promise<ReconcileOutcome> {
-  const { archive: memory, persistence, settings } = deps;
+  const { archive, persistence, settings } = deps;
   const { conversationId } = operation;
   const kept = new Set(entries.archived.map((e) => e.label));
   await removeOwnEntries(
-    memory,
+    archive,
     conversationId,
     operation.id,
     operation.labels.filter((label) => !kept.has(label)),
   );
-  const frontier = await memory.list({ conversationId, kind: 'summary', unmarkedOnly: true });
+  const frontier = await archive.list({ conversationId, kind: 'summary', unmarkedOnly: true });
   const wanted = new Set(operation.messageIds);
   await persistence.commitCompaction({
     conversationId,
@@ -54,8 +54,8 @@ async function finish(operation: CompactionOperation, deps: ReconcileDeps, entri
 }
 
 async function undo(operation: CompactionOperation, deps: ReconcileDeps, reason: string): Promise<ReconcileOutcome> {
-  const { archive: memory, persistence } = deps;
-  await removeOwnEntries(memory, operation.conversationId, operation.id, operation.labels);
+  const { archive, persistence } = deps;
+  await removeOwnEntries(archive, operation.conversationId, operation.id, operation.labels);
   await persistence.recordOperation({
     id: operation.id,
     conversationId: operation.conversationId,

@@ -42,8 +42,8 @@ export function openEvalStore(options: EvalStoreOptions): EvalStore {
           memfold = createMemfold({ env, config, tokens, compaction: { contextWindow: window } });
           owner = memfold;
         } else {
-          memfold = owner.then(({ persistence, archive: memory }) =>
-            createMemfold({ env, config, tokens, persistence, archive: memory, reconcileOnOpen: false, compaction: { contextWindow: window } }),
+          memfold = owner.then(({ persistence, archive }) =>
+            createMemfold({ env, config, tokens, persistence, archive, reconcileOnOpen: false, compaction: { contextWindow: window } }),
           );
         }
         byWindow.set(window, memfold);

@@ -114,7 +114,7 @@ function messageScores(items: readonly PoolItem[], query: string, strategy: Read
 
 /** Candidate segments from the times the query names, after the plain candidates (each segment once). */
 async function datedCandidates(
-  memory: Archive,
+  archive: Archive,
   filter: { conversationId: string; from?: string; to?: string },
   query: string,
   hints: readonly TimeHint[],
@@ -126,7 +126,7 @@ async function datedCandidates(
       // The hint narrows the caller's own from/to, never widens it.
       const from = new Date(h.fromMs).toISOString();
       const to = new Date(h.toMs).toISOString();
-      return memory.search({
+      return archive.search({
         ...filter,
         kind: 'transcript',
         query,
@@ -171,7 +171,7 @@ function leftOutLine(labels: readonly string[], count: number, what: string): st
   return `Left out for the token budget: ${count} more ${what} (in ${named}${more}). Read one in full with {"label": "<label>"}, or ask again with a larger max_tokens, a narrower query, or from/to.`;
 }
 
-export async function searchAnswer(memory: Archive, conversationId: string, args: MemoryReadArgs, options: SearchAnswerOptions): Promise<string> {
+export async function searchAnswer(archive: Archive, conversationId: string, args: MemoryReadArgs, options: SearchAnswerOptions): Promise<string> {
   const { strategy, budget, countTokens } = options;
   const query = args.query!;
   const archiveQuery = strategy.cleanQuery ? searchTerms(query, { stem: false }).join(' ') || query : query;
@@ -186,12 +186,12 @@ export async function searchAnswer(memory: Archive, conversationId: string, args
   const hints = strategy.dateBoost > 0 ? timeHints(query) : [];
   const candidates = Math.max(strategy.candidateSegments, args.limit);
   const searchSummaries = async (): Promise<SearchHit[]> =>
-    args.kind !== 'transcript' ? memory.search({ ...filter, kind: 'summary', query: archiveQuery, limit: args.limit }) : [];
+    args.kind !== 'transcript' ? archive.search({ ...filter, kind: 'summary', query: archiveQuery, limit: args.limit }) : [];
   // With summaries left out beside matching messages, their search runs only when no transcript matched.
   const summariesUpFront = !wantTranscripts || strategy.summaries !== 'none';
   const [plain, dated, early] = await Promise.all([
-    wantTranscripts ? memory.search({ ...filter, kind: 'transcript', query: archiveQuery, limit: candidates }) : [],
-    wantTranscripts && hints.length > 0 ? datedCandidates(memory, filter, archiveQuery, hints, Math.ceil(candidates / 2)) : [],
+    wantTranscripts ? archive.search({ ...filter, kind: 'transcript', query: archiveQuery, limit: candidates }) : [],
+    wantTranscripts && hints.length > 0 ? datedCandidates(archive, filter, archiveQuery, hints, Math.ceil(candidates / 2)) : [],
     summariesUpFront ? searchSummaries() : undefined,
   ]);
   const transcripts = uniqueByLabel([...plain, ...dated]);

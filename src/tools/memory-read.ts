@@ -60,26 +60,26 @@ export const MEMORY_READ_DEFINITION: FunctionToolDefinition = {
 /** A label read shows the entry's text in full; its hit line is the same one a search shows. */
 const describe = describeEntry;
 
-async function children(memory: Archive, entry: ArchiveEntry): Promise<ArchiveEntry[]> {
+async function children(archive: Archive, entry: ArchiveEntry): Promise<ArchiveEntry[]> {
   if (entry.kind !== 'summary') return [];
-  if (entry.depth > 0) return memory.read(entry.conversationId, entry.sourceIds);
-  const transcripts = await memory.list({ conversationId: entry.conversationId, kind: 'transcript', from: entry.start, to: entry.end });
+  if (entry.depth > 0) return archive.read(entry.conversationId, entry.sourceIds);
+  const transcripts = await archive.list({ conversationId: entry.conversationId, kind: 'transcript', from: entry.start, to: entry.end });
   return transcripts.filter((t) => t.parentLabel === entry.label);
 }
 
-async function readLabel(memory: Archive, conversationId: string, label: string): Promise<ToolResult> {
-  const [entry] = await memory.read(conversationId, [label]);
+async function readLabel(archive: Archive, conversationId: string, label: string): Promise<ToolResult> {
+  const [entry] = await archive.read(conversationId, [label]);
   if (!entry) return { ok: false, output: `No archived entry has the label ${label} in this conversation.`, error: 'not_found' };
   const lines = [describe(entry), indentArchivedText(entry.content)];
   if (entry.parentLabel) lines.push('', `Covered by: ${entry.parentLabel}`);
-  const under = await children(memory, entry);
+  const under = await children(archive, entry);
   if (under.length > 0) lines.push('', `Under it (${under.length}):`, ...under.map((c) => `- ${describe(c)}`));
   return { ok: true, output: lines.join('\n') };
 }
 
 const charsOver4 = (text: string) => Math.ceil(text.length / 4);
 
-export function createMemoryReadTool(memory: Archive, conversationId: string, options: MemoryReadOptions = {}): MemoryReadTool {
+export function createMemoryReadTool(archive: Archive, conversationId: string, options: MemoryReadOptions = {}): MemoryReadTool {
   const maxTokens = options.maxTokens ?? MEMORY_READ_DEFAULT_TOKENS;
   if (!Number.isInteger(maxTokens) || maxTokens < MEMORY_READ_MIN_TOKENS || maxTokens > MEMORY_READ_MAX_TOKENS) {
     throw new InvalidArgumentError('maxTokens', `must be an integer from ${MEMORY_READ_MIN_TOKENS} to ${MEMORY_READ_MAX_TOKENS}`);
@@ -96,8 +96,8 @@ export function createMemoryReadTool(memory: Archive, conversationId: string, op
         return { ok: false, output: errorMessage(error), error: errorMessage(error) };
       }
       try {
-        if (args.label !== undefined) return await readLabel(memory, conversationId, args.label);
-        const output = await searchAnswer(memory, conversationId, args, { strategy, budget: args.maxTokens ?? maxTokens, countTokens });
+        if (args.label !== undefined) return await readLabel(archive, conversationId, args.label);
+        const output = await searchAnswer(archive, conversationId, args, { strategy, budget: args.maxTokens ?? maxTokens, countTokens });
         return { ok: true, output };
       } catch (error) {
         return { ok: false, output: `memory_read failed: ${errorMessage(error)}`, error: errorMessage(error) };
