@@ -1,20 +1,30 @@
 /**
  * Step 3, pure: cut messages into chunks by a token budget, in transcript order, never splitting a
  * unit (a tool call and its results). A unit larger than the budget becomes a chunk of its own.
+ * `countMessage` gets the message before it in the same chunk (undefined for a chunk's first).
  */
 import type { ConversationMessage } from '../conversation/types.js';
 import { splitAt, unitStarts } from './turns.js';
 
-export function chunkByTokens<T extends ConversationMessage>(messages: readonly T[], budget: number, countMessage: (message: T) => number): T[][] {
+export function chunkByTokens<T extends ConversationMessage>(
+  messages: readonly T[],
+  budget: number,
+  countMessage: (message: T, previous: T | undefined) => number,
+): T[][] {
   const chunks: T[][] = [];
   let current: T[] = [];
   let used = 0;
+  // A message may cost less after another (a summarizer line leaves out a time it repeats), so a unit is
+  // measured after the chunk's last message, and again from scratch when it opens a new chunk.
+  const unitCost = (unit: readonly T[], previous: T | undefined) =>
+    unit.reduce((sum, message, k) => sum + countMessage(message, k === 0 ? previous : unit[k - 1]), 0);
   for (const unit of splitAt(messages, unitStarts(messages))) {
-    const cost = unit.reduce((sum, message) => sum + countMessage(message), 0);
+    let cost = unitCost(unit, current.at(-1));
     if (current.length > 0 && used + cost > budget) {
       chunks.push(current);
       current = [];
       used = 0;
+      cost = unitCost(unit, undefined);
     }
     current.push(...unit);
     used += cost;

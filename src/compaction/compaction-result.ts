@@ -51,6 +51,8 @@ export interface CompactionResult {
   messagesBefore: number;
   messagesAfter: number;
   archivedMessages: number;
+  /** Of the archived messages, those that opened a turn the verbatim tail continues, summarized on their own (`split-turn.ts`). */
+  turnPrefixMessages: number;
   tokensBefore: number;
   tokensAfter: number;
   /** New depth-0 batches. */
@@ -75,6 +77,7 @@ export function initialResult(history: readonly ConversationMessage[], tokensBef
     messagesBefore: history.length,
     messagesAfter: history.length,
     archivedMessages: 0,
+    turnPrefixMessages: 0,
     tokensBefore,
     tokensAfter: tokensBefore,
     batches: [],

@@ -8,7 +8,7 @@ import type { ConversationMessage } from '../conversation/types.js';
 import type { Summarizer, SummarizeRequest, Summary, SummaryLine } from '../summarizer/summarizer.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
 import { clipText } from './chunk.js';
-import { renderMessage, renderTranscript } from './transcript-format.js';
+import { renderMessage } from './transcript-format.js';
 
 export interface FoldStep {
   text: string;
@@ -43,17 +43,32 @@ export function summaryLine(message: Pick<ConversationMessage, 'role' | 'content
 type FoldMessage = Parameters<typeof summaryLine>[0];
 
 /**
+ * A message as a summarizer request carries it: its transcript line, without the time when the message before
+ * it in the request has the same one (a session's turns share one; the adapters write it once, and an ISO time
+ * costs about as many tokens as a short message's words). Chunks are measured this way.
+ */
+export function renderFoldLine(message: FoldMessage, previous: Pick<FoldMessage, 'createdAt'> | undefined): string {
+  const line = renderMessage(message);
+  return previous?.createdAt === message.createdAt ? line.slice(line.indexOf('] ') + 2) : line;
+}
+
+/** A chunk's lines as `renderFoldLine` measures them, one per line. */
+export function renderFoldTranscript(chunk: readonly FoldMessage[]): string {
+  return chunk.map((message, i) => renderFoldLine(message, chunk[i - 1])).join('\n');
+}
+
+/**
  * A chunk as the summarizer's lines within `budget` tokens, measured as transcript lines (date and speaker
  * included, as the chunks were sized). Whole unless one unit alone is larger than a chunk: then whole lines
  * while they fit, and the first that does not is cut with a note; the archive keeps every message verbatim.
  */
 export function foldChunkOf(chunk: readonly FoldMessage[], budget: number, count: (text: string) => number): FoldChunk {
-  const transcript = renderTranscript(chunk);
+  const transcript = renderFoldTranscript(chunk);
   if (count(transcript) <= budget) return { lines: chunk.map(summaryLine), measuredText: transcript };
   const lines: SummaryLine[] = [];
   let used = 0;
-  for (const message of chunk) {
-    const cost = count(renderMessage(message)) + 1;
+  for (const [i, message] of chunk.entries()) {
+    const cost = count(renderFoldLine(message, chunk[i - 1])) + 1;
     if (used + cost <= budget) {
       lines.push(summaryLine(message));
       used += cost;
@@ -83,7 +98,13 @@ async function summarizeOnce(request: SummarizeRequest, measuredText: string, op
   return { text, summary };
 }
 
-export async function foldChunks(chunks: readonly FoldChunk[], previousSummary: string | undefined, options: FoldOptions): Promise<FoldStep[]> {
+/** Fold `chunks` in order, each with the summary before it; `turnPrefix` marks them the opening of a turn still going on. */
+export async function foldChunks(
+  chunks: readonly FoldChunk[],
+  previousSummary: string | undefined,
+  options: FoldOptions,
+  turnPrefix = false,
+): Promise<FoldStep[]> {
   const steps: FoldStep[] = [];
   let summarySoFar = previousSummary;
   for (const chunk of chunks) {
@@ -92,6 +113,7 @@ export async function foldChunks(chunks: readonly FoldChunk[], previousSummary: 
       lines: chunk.lines,
       maxOutputTokens: options.maxSummaryTokens,
       ...(summarySoFar ? { previousSummary: summarySoFar } : {}),
+      ...(turnPrefix ? { turnPrefix: true } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
     };
     const step = await summarizeOnce(request, (summarySoFar ? `${summarySoFar}\n` : '') + chunk.measuredText, options);

@@ -66,11 +66,16 @@ export function renderSummaryLine(line: SummaryLine, previousTime?: string): str
   return text;
 }
 
+/** Said before the tagged material when the transcript opens a turn still in progress (`FoldRequest.turnPrefix`). */
+export const TURN_PREFIX_NOTE =
+  'This transcript is the opening of a turn that is still in progress: its later messages stay in the context after your summary. Say what was asked in it and what has been done so far, so that the work can continue from there.';
+
 /** The user message for a request: what to summarize in `<transcript>`, the summary so far in `<previous_summary>`. */
 export function renderUserMessage(request: SummarizeRequest): string {
   if (request.purpose === 'resummarize') return buildFoldRequest(request.summaries.join('\n\n'), undefined);
   const lines = request.lines.map((line, i) => renderSummaryLine(line, i > 0 ? request.lines[i - 1]!.time : undefined));
-  return buildFoldRequest(lines.join('\n'), request.previousSummary);
+  const body = buildFoldRequest(lines.join('\n'), request.previousSummary);
+  return request.turnPrefix ? `${TURN_PREFIX_NOTE}\n\n${body}` : body;
 }
 
 /**

@@ -52,6 +52,12 @@ export interface FoldRequest extends SummarizeRequestBase {
    * batch), so this one builds on it instead of repeating it. Default none: nothing came before.
    */
   previousSummary?: string;
+  /**
+   * The lines open a turn that is still going on: its later messages stay in the model's context verbatim, after
+   * the summary. The summary should say what the turn asked and what was done so far, so the work can go on.
+   * Default false.
+   */
+  turnPrefix?: boolean;
 }
 
 /** Merge summaries into one of the next depth (re-summarization). */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { resolveCompactionSettings } from '../../src/compaction/compaction-settings.js';
+import type { ConversationMessage } from '../../src/conversation/types.js';
 import { chunkByTokens } from '../../src/compaction/chunk.js';
 import { clipArchiveBound, planCompaction } from '../../src/compaction/plan.js';
 import { turnStarts, unitStarts } from '../../src/compaction/turns.js';
@@ -127,5 +128,14 @@ describe('chunkByTokens', () => {
     const big = msg('user', 'x'.repeat(4_000));
     const chunks = chunkByTokens([msg('user', 'a'), big, msg('user', 'b')], 100, chars4);
     expect(chunks).toEqual([[expect.objectContaining({ content: 'a' })], [big], [expect.objectContaining({ content: 'b' })]]);
+  });
+
+  it('measures each message after the one before it in its chunk, and a chunk’s first from scratch', () => {
+    // As a summarizer line leaves out a time its previous line gave: 10 tokens alone, 6 after another message.
+    const cost = (_m: ConversationMessage, previous: ConversationMessage | undefined) => (previous ? 6 : 10);
+    const messages = Array.from({ length: 7 }, (_, n) => msg('user', `m${n}`));
+    const chunks = chunkByTokens(messages, 28, cost);
+    // 10 + 6 + 6 + 6 = 28 fits; the fifth opens the next chunk and counts 10 again.
+    expect(chunks.map((chunk) => chunk.length)).toEqual([4, 3]);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { extractTagged, renderUserMessage, TRANSCRIPT_TAG } from '../../src/openai/openai-prompt.js';
+import { extractTagged, renderUserMessage, TRANSCRIPT_TAG, TURN_PREFIX_NOTE } from '../../src/openai/openai-prompt.js';
 
 describe('the summarizer request’s transcript lines', () => {
   it('give the time on the first line and again only when it changes', () => {
@@ -21,5 +21,14 @@ describe('the summarizer request’s transcript lines', () => {
       '  second line',
       'tool#c1: {"ok":true}',
     ]);
+  });
+
+  it('say before the material, outside its tags, when the lines open a turn still in progress', () => {
+    const lines = [{ time: '2024-06-01T10:00:00.000Z', role: 'user' as const, text: 'Fix the parser.' }];
+    const prefix = renderUserMessage({ purpose: 'fold', maxOutputTokens: 100, lines, turnPrefix: true });
+    const plain = renderUserMessage({ purpose: 'fold', maxOutputTokens: 100, lines });
+    expect(prefix.startsWith(`${TURN_PREFIX_NOTE}\n\n<transcript>`)).toBe(true);
+    expect(prefix.endsWith(plain)).toBe(true);
+    expect(plain).not.toContain(TURN_PREFIX_NOTE);
   });
 });
