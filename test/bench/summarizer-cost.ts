@@ -1,8 +1,9 @@
 /**
- * Summarizer cost, side by side: every LoCoMo conversation replayed with an 8k window through memfold (its real
- * OpenAI adapter), a summarize-everything policy, and LangChain's `summarizationMiddleware`, all talking to one
- * fake OpenAI-compatible server whose summaries are short and deterministic. Tokens are chars/4 everywhere
- * (the thread, the budgets, and the request bodies the server records).
+ * Summarizer cost, side by side: every LoCoMo conversation replayed with an 8k window, and the ten as one stream
+ * of long turns (`long-turns.ts`, over 200k tokens) with a 16k window, through memfold (its real OpenAI adapter),
+ * a summarize-everything policy, and LangChain's `summarizationMiddleware`, all talking to one fake
+ * OpenAI-compatible server whose summaries are short and deterministic. Tokens are chars/4 everywhere (the
+ * thread, the budgets, and the request bodies the server records).
  *
  * Per policy: summarizer input tokens / raw conversation tokens; input tokens per token compacted (pushed out of
  * the thread; the floor is 1.0, each token read once); and the share of the conversation neither shown to a
@@ -18,16 +19,17 @@ import { buildFoldRequest, DEFAULT_SUMMARIZATION_PROMPT, interpolatePrompt, rend
 import { summaryLine } from '../../src/compaction/fold.js';
 import { renderMessage, renderTranscript } from '../../src/compaction/transcript-format.js';
 import type { CompactionSettings } from '../../src/compaction/compaction-settings.js';
+import { baselineReuse } from '../../src/eval/baselines.js';
 import { loadLocomo, type LocomoConversation } from '../../src/eval/datasets/locomo.js';
 import { replayConversation } from '../../src/eval/replay.js';
 import { createMemfold } from '../../src/memfold.js';
 import { createTokenCounter } from '../../src/tokens/create-token-counter.js';
 import { startFakeOpenAI, type FakeOpenAI, type RecordedRequest } from '../support/fake-openai-server.js';
 import { fmt, now, pct, table, tempDir, type BenchOptions, type BenchResult } from './bench-kit.js';
+import { LONG_TURN_JOIN, longTurnStream } from './long-turns.js';
 import { isLangChainSummary, replayWithLangChain } from './peers/langchain-summarization.js';
 
 const LOCOMO = new URL('../../../shared/data/locomo/locomo10.json', import.meta.url).pathname;
-const CONTEXT_WINDOW = 8_000;
 const tokens = createTokenCounter({ mode: 'chars4' });
 /** What memfold's clipText leaves where it cuts a transcript (src/compaction/chunk.ts). */
 const CUT_MARKER = '[... cut for the summarizer';
@@ -126,11 +128,11 @@ function measure(conversation: LocomoConversation, replay: Replay): Figures {
 }
 
 /** memfold through createMemfold and its OpenAI adapter, replayed the way an agent loop would. */
-async function memfoldPolicy(server: FakeOpenAI, home: string) {
+async function memfoldPolicy(server: FakeOpenAI, home: string, contextWindow: number) {
   const memfold = await createMemfold({
     env: {},
     config: { home, openaiBaseUrl: server.baseURL, summaryModel: 'fake' },
-    compaction: { contextWindow: CONTEXT_WINDOW },
+    compaction: { contextWindow },
     tokens,
   });
   let fallbacks = 0;
@@ -274,16 +276,41 @@ function add(a: Figures | undefined, b: Figures): Figures {
   return total;
 }
 
-export async function run(options: BenchOptions): Promise<BenchResult> {
-  const conversations = (await loadLocomo(LOCOMO)).slice(0, options.quick ? 2 : undefined);
-  const server = await startFakeOpenAI();
+/** One comparison: a set of conversations at one window. */
+interface Section {
+  title: string;
+  describe: string;
+  contextWindow: number;
+  conversations: LocomoConversation[];
+}
+
+/** Truncate-oldest and head+tail have no summarizer: only their prompt-cache reuse is compared. */
+const BASELINE_POLICIES = ['truncate-oldest', 'head+tail'] as const;
+
+function baselineReuseOf(name: (typeof BASELINE_POLICIES)[number], conversations: readonly LocomoConversation[], window: number) {
+  const total = { reusedTokens: 0, promptTokens: 0 };
+  for (const conversation of conversations) {
+    const messageTokens = conversation.messages.map((m) => countMessage(m));
+    const reuse = baselineReuse(
+      name,
+      messageTokens,
+      window,
+      [...answerTurns(conversation.messages)].sort((a, b) => a - b),
+    );
+    total.reusedTokens += reuse.reusedTokens;
+    total.promptTokens += reuse.promptTokens;
+  }
+  return reuseShare(total);
+}
+
+async function runSection(section: Section, server: FakeOpenAI, options: BenchOptions) {
   const home = await tempDir('summarizer-cost');
-  const memfold = await memfoldPolicy(server, home.dir);
+  const memfold = await memfoldPolicy(server, home.dir, section.contextWindow);
   const { settings } = memfold;
   const totals = new Map<Policy, Figures>();
   const perConversation: Array<{ id: string; policy: Policy; figures: Figures; seconds: number }> = [];
   try {
-    for (const conversation of conversations) {
+    for (const conversation of section.conversations) {
       const replays: Record<Policy, () => Promise<Replay>> = {
         memfold: () => memfold.replay(conversation),
         'summarize everything': () => summarizeEverything(server, settings, conversation),
@@ -303,7 +330,6 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
     }
   } finally {
     await memfold.close();
-    await server.close();
     await home.remove();
   }
   if (memfold.fallbacks() > 0)
@@ -325,16 +351,19 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
       fmt(t.compactions > 0 ? t.freedTokens / t.compactions : undefined),
     ];
   });
+  const baselineReuses = Object.fromEntries(BASELINE_POLICIES.map((name) => [name, baselineReuseOf(name, section.conversations, section.contextWindow)]));
+  for (const name of BASELINE_POLICIES) rows.push([name, '—', '—', '—', '—', '—', '—', '—', fmt(baselineReuses[name] ?? undefined, 3), '—', '—']);
   const mf = totals.get('memfold')!;
-  const raw = mf.rawTokens;
   const cutNote =
     mf.cutRequests > 0
       ? `memfold cut ${mf.cutRequests} of its ${mf.calls} summarizer requests to its input budget: the turns past the cut were archived verbatim (memory_read finds them) but no summary covers them; that is its "lost" share. `
       : '';
   const markdown = [
-    `${conversations.length} LoCoMo conversations (${fmt(raw)} raw tokens, chars/4), window ${fmt(CONTEXT_WINDOW)}: trigger ${fmt(settings.trigger)}, ` +
+    `### ${section.title}`,
+    '',
+    `${section.describe} (${fmt(mf.rawTokens)} raw tokens, chars/4), window ${fmt(section.contextWindow)}: trigger ${fmt(settings.trigger)}, target ${fmt(settings.targetTokens)}, ` +
       `recent ${fmt(settings.keepRecentTokens)} tokens kept (memfold also keeps ${settings.keepRecentMessages} messages and the first turn; LangChain \`keep: { tokens }\`), ` +
-      `memfold chunks of ${fmt(settings.chunkTokens)} tokens. One fake OpenAI-compatible server answers every summarizer; its summaries are about 12 words.`,
+      `memfold chunks of ${fmt(settings.chunkTokens)} tokens.`,
     '',
     table(
       [
@@ -352,20 +381,50 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
       ],
       rows,
     ),
+    ...(cutNote ? ['', cutNote] : []),
+  ].join('\n');
+  return { markdown, json: { contextWindow: section.contextWindow, settings, totals: Object.fromEntries(totals), baselineReuses, perConversation } };
+}
+
+export async function run(options: BenchOptions): Promise<BenchResult> {
+  const locomo = await loadLocomo(LOCOMO);
+  const sample = locomo.slice(0, options.quick ? 2 : undefined);
+  const stream = longTurnStream(sample, LONG_TURN_JOIN);
+  const sections: Section[] = [
+    { title: 'LoCoMo, 8k window', describe: `${sample.length} LoCoMo conversations`, contextWindow: 8_000, conversations: sample },
+    {
+      title: 'One long conversation of long turns, 16k window',
+      describe: `The ${sample.length} LoCoMo conversations as one, every ${LONG_TURN_JOIN} turns joined into a message (${stream.messages.length} messages, about ${fmt(
+        stream.messages.reduce((sum, m) => sum + countMessage(m), 0) / (stream.messages.length / 2),
+      )} tokens a user and assistant turn)`,
+      contextWindow: 16_000,
+      conversations: [stream],
+    },
+  ];
+  const server = await startFakeOpenAI();
+  const results = [];
+  try {
+    for (const section of sections) results.push(await runSection(section, server, options));
+  } finally {
+    await server.close();
+  }
+  const markdown = [
+    'One fake OpenAI-compatible server answers every summarizer; its summaries are about 12 words.',
     '',
-    cutNote +
-      'Tokens compacted: raw tokens of the turns no longer in the final thread. Lost: share of the conversation (by tokens) whose turns never reached a summarizer request and are not in the final thread. ' +
+    ...results.map((r) => r.markdown),
+    '',
+    'Tokens compacted: raw tokens of the turns no longer in the final thread. Lost: share of the conversation (by tokens) whose turns never reached a summarizer request and are not in the final thread. ' +
       "Previous summary carried: requests (after each conversation's first) that hold the summary made before them; one that does not starts the summary over. " +
-      "memfold and summarize-everything send memfold's transcript (each message with its date and speaker), LangChain its buffer string (speaker, no date). " +
+      "memfold and summarize-everything send memfold's transcript (each message with its speaker, and its date unless the line before has the same), LangChain its buffer string (speaker, no date). " +
       'LangChain replays through `createAgent` with `summarizationMiddleware({ trigger: { tokens }, keep: { tokens }, tokenCounter })`; its default `trimTokensToSummarize` (4,000) keeps only the newest messages of each evicted block, previous summary included; "trim off" sets it beyond any thread.',
-    "Prompt cache reuse: over the assistant model's calls (one per answer: each assistant turn after a non-assistant one) after each conversation's first, the tokens of the leading messages its prompt shares with the previous call's (same role, name, content, tool calls, tool call id), over those prompts' tokens; memfold's prompt is its context as the replay holds it, LangChain's the thread its model is sent, summarize-everything's its summary then the turns since; whole messages make it a lower bound of a provider's token cache, and a call's new turns keep it below 1.",
+    "Prompt cache reuse: over the assistant model's calls (one per answer: each assistant turn after a non-assistant one) after each conversation's first, the tokens of the leading messages its prompt shares with the previous call's (same role, name, content, tool calls, tool call id), over those prompts' tokens; memfold's prompt is its context as the replay holds it, LangChain's the thread its model is sent, summarize-everything's its summary then the turns since, truncate-oldest's and head+tail's the messages they keep (`src/eval/baselines.ts`, head+tail's head a quarter of the window); whole messages make it a lower bound of a provider's token cache, and a call's new turns keep it below 1.",
     'Compactions per 100k appended: compactions / raw tokens x 100,000 (memfold: compacted results; summarize-everything: its summarizer calls; LangChain: model calls whose thread the middleware summarized first).',
     "Mean tokens freed: the thread's tokens before - after each compaction, averaged (memfold: its results' tokensBefore - tokensAfter).",
   ].join('\n');
   return {
     name: 'summarizer-cost',
-    title: 'Summarizer cost, side by side (LoCoMo, 8k window)',
+    title: 'Summarizer cost, side by side (LoCoMo at 8k; one long conversation of long turns at 16k)',
     markdown,
-    json: { contextWindow: CONTEXT_WINDOW, settings, totals: Object.fromEntries(totals), perConversation },
+    json: { sections: results.map((r) => r.json) },
   };
 }
