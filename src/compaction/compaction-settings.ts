@@ -117,9 +117,12 @@ export function resolveCompactionSettings(input: Partial<CompactionSettings> = {
   const contextWindow = defined.contextWindow ?? DEFAULT_CONTEXT_WINDOW;
   const scaled: Partial<CompactionSettings> = {
     trigger: defaultTrigger(contextWindow),
-    // The verbatim tail and the chunks scale down with a small window so that compaction can make room.
+    // The verbatim tail and the chunks scale down with a small window so that compaction can make room. Chunks
+    // up to the trigger's share: a compaction then usually takes one request (each request re-sends the prompt and
+    // the summary so far; half the window took two at 8k, 1.10 summarizer input tokens per token compacted against
+    // 1.02, README Performance).
     keepRecentTokens: Math.min(DEFAULT_COMPACTION_SETTINGS.keepRecentTokens, Math.floor(contextWindow * 0.25)),
-    chunkTokens: Math.min(DEFAULT_COMPACTION_SETTINGS.chunkTokens, Math.floor(contextWindow * 0.5)),
+    chunkTokens: Math.min(DEFAULT_COMPACTION_SETTINGS.chunkTokens, Math.floor(contextWindow * 0.8)),
     maxSummaryTokens: Math.min(DEFAULT_COMPACTION_SETTINGS.maxSummaryTokens, Math.floor(contextWindow * 0.08)),
     transcriptSegmentTokens: Math.min(DEFAULT_COMPACTION_SETTINGS.transcriptSegmentTokens, Math.floor(contextWindow * 0.2)),
   };

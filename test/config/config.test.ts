@@ -141,7 +141,7 @@ describe('resolveCompactionSettings', () => {
   it('returns the defaults, and scales the budgets with a small window', () => {
     expect(resolveCompactionSettings()).toEqual(DEFAULT_COMPACTION_SETTINGS);
     const small = resolveCompactionSettings({ contextWindow: 4_000 });
-    expect(small).toMatchObject({ contextWindow: 4_000, trigger: 3_200, keepRecentTokens: 1_000, chunkTokens: 2_000 });
+    expect(small).toMatchObject({ contextWindow: 4_000, trigger: 3_200, keepRecentTokens: 1_000, chunkTokens: 3_200 });
   });
 
   it('reserves 20% of the window up to 200k tokens, then min(20%, 20,000); the target and minimum freed follow the window', () => {
