@@ -75,6 +75,9 @@ export function validateEntry(entry: ArchiveEntry, index: number): { startMs: nu
     throw new InvalidArgumentError(field('parentLabel'), 'must be a string when set');
   }
   if (entry.messages !== undefined && !Array.isArray(entry.messages)) throw new InvalidArgumentError(field('messages'), 'must be an array when set');
+  if (entry.sessions !== undefined && (!Array.isArray(entry.sessions) || entry.sessions.some((id) => typeof id !== 'string' || id.length === 0))) {
+    throw new InvalidArgumentError(field('sessions'), 'must be an array of non-empty strings when set');
+  }
   const startMs = Date.parse(entry.start);
   const endMs = Date.parse(entry.end);
   if (typeof entry.start !== 'string' || !Number.isFinite(startMs)) throw new InvalidArgumentError(field('start'), 'must be an ISO 8601 time');

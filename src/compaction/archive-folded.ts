@@ -5,6 +5,7 @@
 import type { ConversationMessage, SummaryBatch } from '../conversation/types.js';
 import type { ArchiveWriter } from './archive-writer.js';
 import { buildBatches } from './batch-builder.js';
+import { distinctSessions } from './sessions.js';
 import type { CompactionDeps } from './compaction-deps.js';
 import type { FoldedChunks } from './fold-compactable.js';
 import { buildTranscriptSegments } from './transcript-segments.js';
@@ -13,6 +14,8 @@ export interface ArchiveTarget {
   conversationId: string;
   operationId: string;
   writer: ArchiveWriter;
+  /** The session of a compacted message (the plan's `sessionOf`): batches and segments record the sessions they cover. */
+  sessionOf?: (message: ConversationMessage) => string | undefined;
 }
 
 export async function archiveFolded(
@@ -21,12 +24,13 @@ export async function archiveFolded(
   deps: Pick<CompactionDeps, 'archive' | 'settings'>,
   countMessage: (m: ConversationMessage) => number,
 ): Promise<SummaryBatch[]> {
-  const { conversationId, operationId, writer } = target;
+  const { conversationId, operationId, writer, sessionOf } = target;
   const drafts = folded.chunks.map((chunk, i) => ({
     depth: 0,
     summary: folded.steps[i]!.text,
     sourceTimes: chunk.map((m) => m.createdAt),
     sourceIds: chunk.map((m) => m.id),
+    ...(sessionOf ? { sessions: distinctSessions(chunk.map(sessionOf)) } : {}),
   }));
   const build = (taken: ReadonlySet<string>) => {
     const built = buildBatches(conversationId, operationId, drafts, taken);
@@ -38,6 +42,7 @@ export async function archiveFolded(
         taken,
         segmentTokens: deps.settings.transcriptSegmentTokens,
         countMessage,
+        ...(sessionOf ? { sessionOf } : {}),
       }),
     );
     return { built, entries: [...built, ...segments] };

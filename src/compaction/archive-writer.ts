@@ -21,6 +21,7 @@ function sameEntry(written: ArchiveEntry, read: ArchiveEntry | undefined): strin
   if (read.depth !== written.depth || read.kind !== written.kind) return 'depth or kind differs';
   if (read.sourceIds.join('\u0000') !== written.sourceIds.join('\u0000')) return 'source ids differ';
   if ((read.messages?.length ?? 0) !== (written.messages?.length ?? 0)) return 'transcript messages differ';
+  if ((read.sessions ?? []).join('\u0000') !== (written.sessions ?? []).join('\u0000')) return 'sessions differ';
   return undefined;
 }
 

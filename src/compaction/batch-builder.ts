@@ -4,6 +4,7 @@
 import type { ArchiveEntry, SummaryBatch } from '../conversation/types.js';
 import { batchContent } from './headers.js';
 import { baseLabel, uniqueLabel } from './labels.js';
+import { distinctSessions } from './sessions.js';
 import { timeSpan } from './time-span.js';
 
 export interface BatchDraft {
@@ -12,6 +13,8 @@ export interface BatchDraft {
   /** Start and end times of every source (messages or child batches). */
   sourceTimes: string[];
   sourceIds: string[];
+  /** The sessions the sources cover, oldest first (left off when none is known). */
+  sessions?: string[];
 }
 
 /** The label each draft gets unless it is taken (see labels.ts). */
@@ -41,8 +44,14 @@ export function buildBatches(conversationId: string, operationId: string, drafts
       content: batchContent({ depth: draft.depth, start, end, count }, draft.summary),
       sourceIds: [...draft.sourceIds],
       operationId,
+      ...(draft.sessions !== undefined && draft.sessions.length > 0 ? { sessions: [...draft.sessions] } : {}),
     };
   });
+}
+
+/** The sessions of child batches: their union, oldest first (children without sessions add none). */
+export function childSessions(children: readonly ArchiveEntry[]): string[] {
+  return distinctSessions(children.flatMap((c) => c.sessions ?? []));
 }
 
 /** Source times of child batches: both ends of each. */

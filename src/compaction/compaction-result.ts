@@ -1,4 +1,5 @@
 import type { ConversationMessage, SummaryBatch } from '../conversation/types.js';
+import type { ScopeOutcome } from './session-scope.js';
 
 export type CompactionStatus = 'compacted' | 'skipped' | 'failed';
 
@@ -67,6 +68,11 @@ export interface CompactionResult {
   durationMs: number;
   /** Wall time per stage, in ms. */
   stageMs: Partial<Record<CompactionStage, number>>;
+  /**
+   * With a `sessionScope` set, what the plan did: the cut on a session boundary, or the token cut it fell back to
+   * and why (`ScopeOutcome`). Absent without a scope, and on skips before planning.
+   */
+  scope?: ScopeOutcome;
 }
 
 /** A result that changed nothing yet: the history as given, no batches, status `skipped`. */

@@ -3,6 +3,15 @@
  */
 import { InvalidConfigError } from '../errors.js';
 
+/**
+ * How compaction treats earlier sessions (`compaction/sessions.ts` says where sessions begin):
+ * - `none`: no scope; the verbatim tail is cut by tokens at a turn boundary (`keepRecentTokens`, `keepRecentMessages`).
+ * - `fixedCount`: keep the last `keepSessions` sessions verbatim and compact every older one.
+ * - `tokenBudget`: compact whole sessions, oldest first, until the rest fits the tail budget.
+ */
+export type SessionScope = 'none' | 'fixedCount' | 'tokenBudget';
+export const SESSION_SCOPES: readonly SessionScope[] = ['none', 'fixedCount', 'tokenBudget'];
+
 export interface CompactionSettings {
   /** Tokens the assistant's model accepts. */
   contextWindow: number;
@@ -46,6 +55,16 @@ export interface CompactionSettings {
   summarizerInputShare: number;
   /** Tokens per verbatim transcript segment in the archive (the retrieval unit of memory_read). */
   transcriptSegmentTokens: number;
+  /**
+   * Messages without a session id start a new session after a pause longer than this many minutes (0: never; the
+   * session then changes only where the messages' session ids do). Default 30, the inactivity timeout web analytics
+   * use for a visit: a pause of half an hour is a new sitting, a slow answer or tool run is not.
+   */
+  sessionGapMinutes: number;
+  /** The scope over earlier sessions (`SessionScope`). Default `none`: the token-based tail. */
+  sessionScope: SessionScope;
+  /** `fixedCount` only: the sessions kept verbatim, the newest included. Default 2. */
+  keepSessions: number;
 }
 
 export const DEFAULT_CONTEXT_WINDOW = 128_000;
@@ -99,7 +118,19 @@ export const DEFAULT_COMPACTION_SETTINGS: Readonly<CompactionSettings> = Object.
   toolOutputMaxLines: 50,
   summarizerInputShare: 0.8,
   transcriptSegmentTokens: 800,
+  sessionGapMinutes: 30,
+  sessionScope: 'none',
+  keepSessions: 2,
 });
+
+/** Settings that are not numbers, with the values each takes. */
+const CHOICES: Partial<Record<keyof CompactionSettings, readonly string[]>> = { sessionScope: SESSION_SCOPES };
+
+function requireChoice(key: keyof CompactionSettings, value: unknown, choices: readonly string[]): void {
+  if (typeof value !== 'string' || !choices.includes(value)) {
+    throw new InvalidConfigError(`compaction.${key}`, `must be one of ${choices.join(', ')} (got ${JSON.stringify(value) ?? String(value)})`);
+  }
+}
 
 /**
  * Merge user settings over the defaults and validate. When only `contextWindow` is given, the trigger
@@ -109,11 +140,17 @@ export function resolveCompactionSettings(input: Partial<CompactionSettings> = {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new InvalidConfigError('compaction', 'must be an object of settings');
   for (const [key, value] of Object.entries(input)) {
     if (!(key in DEFAULT_COMPACTION_SETTINGS)) throw new InvalidConfigError(`compaction.${key}`, 'unknown setting');
-    if (value !== undefined && (typeof value !== 'number' || !Number.isFinite(value))) {
+    const choices = CHOICES[key as keyof CompactionSettings];
+    if (choices !== undefined) {
+      if (value !== undefined) requireChoice(key as keyof CompactionSettings, value, choices);
+    } else if (value !== undefined && (typeof value !== 'number' || !Number.isFinite(value))) {
       throw new InvalidConfigError(`compaction.${key}`, 'must be a finite number');
     }
   }
   const defined = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) as Partial<CompactionSettings>;
+  if (defined.keepSessions !== undefined && (defined.sessionScope ?? DEFAULT_COMPACTION_SETTINGS.sessionScope) !== 'fixedCount') {
+    throw new InvalidConfigError('compaction.keepSessions', "applies only with sessionScope 'fixedCount'");
+  }
   const contextWindow = defined.contextWindow ?? DEFAULT_CONTEXT_WINDOW;
   const scaled: Partial<CompactionSettings> = {
     trigger: defaultTrigger(contextWindow),
@@ -132,14 +169,14 @@ export function resolveCompactionSettings(input: Partial<CompactionSettings> = {
   return settings;
 }
 
-function requireInt(settings: CompactionSettings, key: keyof CompactionSettings, min: number): void {
+function requireInt(settings: CompactionSettings, key: keyof typeof INTEGER_MINIMUMS, min: number): void {
   const value = settings[key];
   if (!Number.isInteger(value) || value < min) {
     throw new InvalidConfigError(`compaction.${key}`, `must be an integer >= ${min} (got ${value})`);
   }
 }
 
-function requireShare(settings: CompactionSettings, key: keyof CompactionSettings): void {
+function requireShare(settings: CompactionSettings, key: 'warnAt' | 'summarizerInputShare'): void {
   const value = settings[key];
   if (!(value > 0 && value <= 1)) throw new InvalidConfigError(`compaction.${key}`, `must be in (0, 1] (got ${value})`);
 }
@@ -160,12 +197,17 @@ const INTEGER_MINIMUMS = {
   clipBuffer: 0,
   toolOutputMaxLines: 1,
   transcriptSegmentTokens: 16,
+  keepSessions: 1,
 } as const satisfies Partial<Record<keyof CompactionSettings, number>>;
 
 export function validateCompactionSettings(settings: CompactionSettings): void {
   for (const [key, min] of Object.entries(INTEGER_MINIMUMS)) requireInt(settings, key as keyof typeof INTEGER_MINIMUMS, min);
   requireShare(settings, 'warnAt');
   requireShare(settings, 'summarizerInputShare');
+  requireChoice('sessionScope', settings.sessionScope, SESSION_SCOPES);
+  if (!(typeof settings.sessionGapMinutes === 'number' && settings.sessionGapMinutes >= 0 && Number.isFinite(settings.sessionGapMinutes))) {
+    throw new InvalidConfigError('compaction.sessionGapMinutes', `must be a finite number >= 0, 0 for no gap rule (got ${settings.sessionGapMinutes})`);
+  }
   if (settings.trigger > settings.contextWindow) {
     throw new InvalidConfigError('compaction.trigger', `must be <= contextWindow (${settings.contextWindow})`);
   }

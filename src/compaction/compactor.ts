@@ -173,6 +173,7 @@ export function createCompactor(options: CompactorOptions): Compactor {
       return { kind: 'skip', result: Object.assign(result, { skipReason: outcome.reason }) };
     }
     if (!force && (await guard.isPaused(conversationId))) return { kind: 'skip', result: Object.assign(result, { skipReason: 'paused' as const }) };
+    if (outcome.scope) result.scope = outcome.scope;
     return { kind: 'run', plan: outcome, result };
   }
 

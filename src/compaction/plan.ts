@@ -4,6 +4,7 @@
  */
 import type { ConversationMessage } from '../conversation/types.js';
 import type { CompactionSettings } from './compaction-settings.js';
+import { planSessions, type ScopeOutcome } from './session-scope.js';
 import { turnStarts, unitStarts } from './turns.js';
 
 export type SkipReason = 'below_trigger' | 'nothing_to_compact' | 'too_little_to_free';
@@ -23,6 +24,10 @@ export interface CompactionPlan {
   tokensBefore: number;
   /** What the compaction is expected to free: the compactable messages and the old clip-archive, less the new one. */
   expectedFreed: number;
+  /** The session of every message of the body, by message id (`sessions.ts`). */
+  sessionOf: ReadonlyMap<string, string>;
+  /** What the session scope did with the cut, when `sessionScope` is set. */
+  scope?: ScopeOutcome;
 }
 
 export type PlanOutcome = CompactionPlan | { kind: 'skip'; reason: SkipReason; tokensBefore: number };
@@ -140,7 +145,10 @@ export function planCompaction(
   const firstEnd = findFirstTurnsEnd(body, bodyTokens, settings);
   const sum = (from: number, to: number) => bodyTokens.slice(from, to).reduce((a, b) => a + b, 0);
   const keepRecentTokens = tailBudget(settings, systemTokens + sum(0, firstEnd));
-  const tailStart = Math.max(firstEnd, findTailStart(body, bodyTokens, { keepRecentTokens, keepRecentMessages: settings.keepRecentMessages }));
+  const tokenCut = Math.max(firstEnd, findTailStart(body, bodyTokens, { keepRecentTokens, keepRecentMessages: settings.keepRecentMessages }));
+  const fixedTokens = systemTokens + sum(0, firstEnd) + clipArchiveBound(settings);
+  const sessions = planSessions({ body, bodyTokens, firstEnd, tokenCut, tailBudget: keepRecentTokens, fixedTokens, settings });
+  const tailStart = sessions.tailStart;
   const compactable = body.slice(firstEnd, tailStart);
   if (compactable.length === 0) return { kind: 'skip', reason: 'nothing_to_compact', tokensBefore };
 
@@ -160,7 +168,9 @@ export function planCompaction(
     recent: body.slice(tailStart),
     tokensBefore,
     expectedFreed,
+    sessionOf: sessions.sessionOf,
   };
   if (previousClipArchive) plan.previousClipArchive = previousClipArchive;
+  if (sessions.outcome) plan.scope = sessions.outcome;
   return plan;
 }

@@ -6,7 +6,7 @@ import type { ArchiveEntry, SummaryBatch } from '../conversation/types.js';
 import type { CompactionSettings } from './compaction-settings.js';
 import type { Archive } from '../archive/archive.js';
 import type { ArchiveWriter } from './archive-writer.js';
-import { baseLabels, buildBatches, childTimes } from './batch-builder.js';
+import { baseLabels, buildBatches, childSessions, childTimes } from './batch-builder.js';
 import { byTime } from './clip-archive.js';
 import { foldSummaries, type FoldOptions, type FoldStep } from './fold.js';
 import { pickResummarizeRun, replaceRun } from './frontier.js';
@@ -34,7 +34,7 @@ export async function foldRun(run: readonly ArchiveEntry[], ctx: ResummarizeCont
     ),
   ];
   ctx.onFold?.(depth, steps);
-  const draft = { depth, summary: steps[0]!.text, sourceTimes: childTimes(run), sourceIds: run.map((c) => c.label) };
+  const draft = { depth, summary: steps[0]!.text, sourceTimes: childTimes(run), sourceIds: run.map((c) => c.label), sessions: childSessions(run) };
   const existing = await ctx.archive.read(ctx.conversationId, baseLabels([draft]));
   const [parent] = buildBatches(ctx.conversationId, ctx.operationId, [draft], new Set([...existing.map((e) => e.label), ...ctx.writer.written]));
   await ctx.writer.writeVerified([parent!]);

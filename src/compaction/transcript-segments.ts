@@ -6,6 +6,7 @@
 import type { ConversationMessage, TranscriptSegment } from '../conversation/types.js';
 import { chunkByTokens } from './chunk.js';
 import { uniqueLabel } from './labels.js';
+import { distinctSessions } from './sessions.js';
 import { renderTranscript } from './transcript-format.js';
 import { timeSpan } from './time-span.js';
 
@@ -19,6 +20,8 @@ export function buildTranscriptSegments(
     countMessage: (message: ConversationMessage) => number;
     /** Labels already in the archive (a taken label gets a longer hash, see labels.ts). */
     taken?: ReadonlySet<string>;
+    /** The session of a message (the plan's `sessionOf`); a segment records the sessions of its messages. */
+    sessionOf?: (message: ConversationMessage) => string | undefined;
   },
 ): TranscriptSegment[] {
   const used = new Set(options.taken);
@@ -26,6 +29,7 @@ export function buildTranscriptSegments(
     const span = timeSpan(segment.map((m) => m.createdAt));
     const label = uniqueLabel({ kind: 'transcript', depth: 0, time: span.start, sourceIds: segment.map((m) => m.id) }, used);
     used.add(label);
+    const sessions = options.sessionOf ? distinctSessions(segment.map(options.sessionOf)) : [];
     return {
       kind: 'transcript',
       label,
@@ -38,6 +42,7 @@ export function buildTranscriptSegments(
       parentLabel: options.parentLabel,
       operationId: options.operationId,
       messages: segment.map((m) => ({ ...m })),
+      ...(sessions.length > 0 ? { sessions } : {}),
     };
   });
 }

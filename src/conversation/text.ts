@@ -14,6 +14,8 @@ import { textProblem, utf8Bytes } from './well-formed-text.js';
  */
 export const MAX_KEY_BYTES = 1024;
 export const MAX_NAMESPACE_BYTES = 256;
+/** A session id is metadata shown by `inspect` and stored on every archived batch: short, like a namespace. */
+export const MAX_SESSION_ID_BYTES = 256;
 
 /** A value as an error shows it: strings quoted and cut at 40 characters, numbers as written, else the kind. */
 export function describeValue(value: unknown): string {

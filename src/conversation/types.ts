@@ -28,6 +28,8 @@ export interface ConversationMessage {
   /** ISO 8601 time, UTC (`2023-05-08T13:56:00.000Z`). */
   createdAt: string;
   kind?: MessageKind;
+  /** The session the caller put the message in, when it gave one (`NewMessage.sessionId`). */
+  sessionId?: string;
 }
 
 /** What a caller appends: the store assigns `seq`, and `id`/`createdAt` when they are missing. */
@@ -40,6 +42,11 @@ export interface NewMessage {
   name?: string;
   createdAt?: string | Date;
   kind?: MessageKind;
+  /**
+   * The session this message belongs to (1 to 256 bytes of UTF-8): a new session starts where the id changes. A
+   * message without one continues the session before it, unless `compaction.sessionGapMinutes` starts a new one.
+   */
+  sessionId?: string;
 }
 
 export type ArchiveKind = 'summary' | 'transcript';
@@ -70,6 +77,11 @@ export interface ArchiveEntry {
   operationId: string;
   /** Transcripts only: the archived messages, exactly as they were live. */
   messages?: ConversationMessage[];
+  /**
+   * The sessions the entry covers, oldest first: of its messages at depth 0 (summaries and transcripts), the union
+   * of its children's above. Absent on entries archived before sessions were recorded.
+   */
+  sessions?: string[];
 }
 
 /** A summary batch (an ArchiveEntry of kind `summary`). */

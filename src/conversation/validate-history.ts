@@ -11,7 +11,7 @@
  */
 import type { ConversationMessage, Role, ToolCall } from './types.js';
 import { InvalidArgumentError } from '../errors.js';
-import { describeValue, requireText } from './text.js';
+import { describeValue, MAX_SESSION_ID_BYTES, requireKey, requireText } from './text.js';
 import { repeatedCallId, type ToolGroupMember, UNANSWERED_TOOL_RESULT_RULE, walkToolGroups } from './tool-groups.js';
 
 const ROLES: ReadonlySet<string> = new Set<Role>(['system', 'user', 'assistant', 'tool']);
@@ -51,6 +51,7 @@ export function validateHistory(history: unknown, conversationId: unknown): asse
     requireText(message.content, `${at}.content`, { allowEmpty: true });
     requireTime(message.createdAt, `${at}.createdAt`);
     if (message.name !== undefined) requireText(message.name, `${at}.name`);
+    if (message.sessionId !== undefined) requireKey(message.sessionId, `${at}.sessionId`, MAX_SESSION_ID_BYTES);
 
     if (message.kind === 'clip_archive') {
       // The clip-archive (seq 0) sits after the system prompt in a history, outside the seq order.

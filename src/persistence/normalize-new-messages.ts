@@ -10,7 +10,7 @@ import type { Role, ToolCall } from '../conversation/types.js';
 import { isoTimeSchema } from '../conversation/iso-time.js';
 import { repeatedCallId } from '../conversation/tool-groups.js';
 import { parseWithSchema } from '../conversation/schema-issues.js';
-import { describeValue, MAX_KEY_BYTES, storedTextSchema } from '../conversation/text.js';
+import { describeValue, MAX_KEY_BYTES, MAX_SESSION_ID_BYTES, storedTextSchema } from '../conversation/text.js';
 import { utf8Bytes } from '../conversation/well-formed-text.js';
 import { InvalidArgumentError } from '../errors.js';
 
@@ -20,6 +20,8 @@ export interface StoredContent {
   toolCalls?: ToolCall[];
   toolCallId?: string;
   name?: string;
+  /** The caller's session id (the jsonb column holds it, so it needed no migration). */
+  sessionId?: string;
 }
 
 /** A message ready to insert: id filled in, content shaped for the jsonb column. */
@@ -66,6 +68,7 @@ export const newMessageSchema = z.object({
   toolCallId: storedTextSchema().optional(),
   name: storedTextSchema().optional(),
   id: storedTextSchema({ maxKeyBytes: MAX_KEY_BYTES }).optional(),
+  sessionId: storedTextSchema({ maxKeyBytes: MAX_SESSION_ID_BYTES }).optional(),
   // A missing time stays missing: append stamps it under the conversation's row lock.
   createdAt: isoTimeSchema.optional(),
 });
@@ -88,6 +91,7 @@ function normalizeOne(message: z.output<typeof newMessageSchema>, field: string,
   }
   if (message.toolCallId !== undefined) content.toolCallId = message.toolCallId;
   if (message.name !== undefined) content.name = message.name;
+  if (message.sessionId !== undefined) content.sessionId = message.sessionId;
   if (message.role === 'tool' && content.toolCallId === undefined) {
     throw new InvalidArgumentError(`${field}.toolCallId`, 'is required on a tool message: the id of the assistant tool call it answers');
   }
@@ -102,7 +106,7 @@ function requireSize(content: StoredContent, id: string, field: string, maxBytes
   if (contentBytes > maxBytes) {
     throw new InvalidArgumentError(`${field}.content`, `is ${contentBytes} bytes of UTF-8, over the maximum of ${maxBytes} (maxMessageBytes)`);
   }
-  const parts = [id, content.toolCallId ?? '', content.name ?? '', ...(content.toolCalls ?? []).flatMap((c) => [c.id, c.function.name, c.function.arguments])];
+  const parts = [id, content.toolCallId ?? '', content.name ?? '', content.sessionId ?? '', ...(content.toolCalls ?? []).flatMap((c) => [c.id, c.function.name, c.function.arguments])];
   const total = parts.reduce((sum, part) => sum + utf8Bytes(part), contentBytes);
   if (total > maxBytes) {
     throw new InvalidArgumentError(field, `is ${total} bytes of UTF-8 (content, tool calls, name and ids), over the maximum of ${maxBytes} (maxMessageBytes)`);

@@ -57,6 +57,7 @@ function copyEntry(entry: ArchiveEntry): ArchiveEntry {
   const copy = structuredClone(entry);
   if (copy.parentLabel === null || copy.parentLabel === undefined) delete copy.parentLabel;
   if (copy.messages === undefined) delete copy.messages;
+  if (copy.sessions === undefined || copy.sessions === null) delete copy.sessions;
   return copy;
 }
 

@@ -20,6 +20,7 @@ import {
   ENTRY_COLUMNS,
   fromRow,
   rowKey,
+  SESSIONS_COLUMN_SQL,
   toRow,
   validateEntry,
 } from './lancedb-schema.js';
@@ -82,6 +83,12 @@ export const DEFAULT_LANCE_ARCHIVE_OPTIONS = Object.freeze({
 const sleepWithTimer = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 /** Columns the search and list queries return: the entry, plus the times as numbers for ordering. */
 const SELECT = ENTRY_COLUMNS;
+/** The same on a table made before the sessions column existed (until its first write adds it). */
+const SELECT_WITHOUT_SESSIONS = ENTRY_COLUMNS.filter((name) => name !== COLUMN.sessions);
+
+function hasSessionsColumn(schema: { fields: ReadonlyArray<{ name: string }> }): boolean {
+  return schema.fields.some((field) => field.name === COLUMN.sessions);
+}
 /** A query with at least one letter or digit has words for full text; otherwise only vectors can answer. */
 const HAS_WORDS = /[\p{L}\p{N}]/u;
 
@@ -158,6 +165,25 @@ export async function openLanceArchive(options: LanceArchiveOptions): Promise<Ar
     throw wrap('open', error);
   }
   const embedder = options.embedder.dimensions === dimensions ? options.embedder : embedderForTable(options.embedder, dimensions, tableName);
+  /** False on a table made before the sessions column: reads leave it out until a write (here or elsewhere) adds it. */
+  let sessionsColumn = hasSessionsColumn(await table.schema().catch(() => ({ fields: [] })));
+  const selected = async (): Promise<string[]> => {
+    if (!sessionsColumn) sessionsColumn = hasSessionsColumn(await table.schema());
+    return sessionsColumn ? SELECT : SELECT_WITHOUT_SESSIONS;
+  };
+  /** Adds the sessions column to a table made before it (inside the write chain; another process may add it first). */
+  const ensureSessionsColumn = async (): Promise<void> => {
+    if (sessionsColumn || hasSessionsColumn(await table.schema())) {
+      sessionsColumn = true;
+      return;
+    }
+    try {
+      await table.addColumns([{ name: COLUMN.sessions, valueSql: SESSIONS_COLUMN_SQL }]);
+    } catch (error) {
+      if (!hasSessionsColumn(await table.schema())) throw error;
+    }
+    sessionsColumn = true;
+  };
 
   /** True once every index exists: from then on upkeep only optimizes, and may run behind the writes. */
   let indexesReady = false;
@@ -216,10 +242,11 @@ export async function openLanceArchive(options: LanceArchiveOptions): Promise<Ar
     try {
       // A search names its score column: LanceDB otherwise adds it itself and logs a deprecation warning
       // on stderr for every query (the projection will stop adding it).
+      const columns = await selected();
       const plain = table
         .query()
         .where(where)
-        .select(score ? [...SELECT, score] : SELECT);
+        .select(score ? [...columns, score] : columns);
       const query = build ? build(plain) : plain;
       found = (await query.toArray()) as Record<string, unknown>[];
     } catch (error) {
@@ -291,6 +318,7 @@ export async function openLanceArchive(options: LanceArchiveOptions): Promise<Ar
       const data = chosen.map((index, i) => toRow(namespace, entries[index]!, times[index]!, vectors[i]!));
       let refused = 0;
       await mutate('write', async () => {
+        await ensureSessionsColumn();
         // A label is replaced only by a write of the operation that holds it (a retry): never another's row.
         const merged = await table
           .mergeInsert(COLUMN.key)

@@ -29,8 +29,19 @@ export const COLUMN = {
   operationId: 'operation_id',
   content: 'content',
   messages: 'messages',
+  sessions: 'sessions',
   vector: 'vector',
 } as const;
+
+/**
+ * Columns a table made by an earlier version lacks: such a table still opens and is read (the entries have no
+ * sessions), and its first write adds them (`SESSIONS_COLUMN_SQL`), a change of the schema alone. Writers of the
+ * earlier version go on writing to it: LanceDB fills a nullable column a write leaves out with nulls.
+ */
+export const OPTIONAL_COLUMNS: readonly string[] = [COLUMN.sessions];
+
+/** The value of the sessions column for rows written before it existed, as LanceDB's `addColumns` takes it. */
+export const SESSIONS_COLUMN_SQL = "arrow_cast(NULL, 'List(Utf8)')";
 
 /** Schema metadata key recording which embedder filled the vector column. */
 export const EMBEDDER_METADATA_KEY = 'memfold.embedder';
@@ -59,6 +70,7 @@ export function archiveSchema(embedder: Pick<Embedder, 'id' | 'dimensions'>): Sc
       text(COLUMN.operationId),
       text(COLUMN.content),
       text(COLUMN.messages, true),
+      new Field(COLUMN.sessions, new List(new Field('item', new Utf8(), true)), true),
       new Field(COLUMN.vector, new FixedSizeList(embedder.dimensions, new Field('item', new Float32(), true)), false),
     ],
     new Map([[EMBEDDER_METADATA_KEY, embedder.id]]),
@@ -73,7 +85,7 @@ export function archiveSchema(embedder: Pick<Embedder, 'id' | 'dimensions'>): Sc
  */
 export function checkSchema(schema: Schema, embedder: Pick<Embedder, 'id' | 'dimensions'>, tableName: string): number {
   const names = new Set(schema.fields.map((field) => field.name));
-  const missing = Object.values(COLUMN).filter((name) => !names.has(name));
+  const missing = Object.values(COLUMN).filter((name) => !names.has(name) && !OPTIONAL_COLUMNS.includes(name));
   if (missing.length > 0) {
     throw new MemfoldError('archive_error', `LanceDB table "${tableName}" is not a memfold archive: missing columns ${missing.join(', ')}`, {
       details: { tableName, missing },
@@ -156,6 +168,7 @@ export function toRow(namespace: string, entry: ArchiveEntry, times: { startMs: 
     [COLUMN.operationId]: entry.operationId,
     [COLUMN.content]: entry.content,
     [COLUMN.messages]: entry.messages === undefined ? null : JSON.stringify(entry.messages),
+    [COLUMN.sessions]: entry.sessions === undefined ? null : [...entry.sessions],
     [COLUMN.vector]: vector,
   };
 }
@@ -186,5 +199,8 @@ export function fromRow(row: Record<string, unknown>): ArchiveEntry {
   if (typeof parentLabel === 'string') entry.parentLabel = parentLabel;
   const messages = row[COLUMN.messages];
   if (typeof messages === 'string') entry.messages = JSON.parse(messages) as ConversationMessage[];
+  // Null on rows written before the column existed (or without sessions); missing on tables that lack it.
+  const sessions = row[COLUMN.sessions];
+  if (sessions !== null && sessions !== undefined) entry.sessions = stringArray(sessions);
   return entry;
 }

@@ -1,6 +1,6 @@
 /**
  * `memfold import` lines, pure: one message a line, `{role, content, tool_calls?, tool_call_id?, name?,
- * id?, created_at?, conversation_id?}` (camelCase accepted too). Each line goes through the per-message
+ * id?, created_at?, conversation_id?, session_id?}` (camelCase accepted too). Each line goes through the per-message
  * rules `append` applies (`normalizeNewMessages`: roles, text, tool calls, times, maxMessageBytes), and
  * an error names the line and the field as the line spells it (`line 3.tool_call_id`).
  *
@@ -66,6 +66,7 @@ export function parseImportLine(line: JsonlObject, maxMessageBytes: number): Imp
     toolCalls: keyOf(value, 'tool_calls', 'toolCalls'),
     toolCallId: keyOf(value, 'tool_call_id', 'toolCallId'),
     createdAt: keyOf(value, 'created_at', 'createdAt'),
+    sessionId: keyOf(value, 'session_id', 'sessionId'),
   };
   const conversationField = keyOf(value, 'conversation_id', 'conversationId');
   const rawConversation = present(value[conversationField]);
@@ -79,6 +80,7 @@ export function parseImportLine(line: JsonlObject, maxMessageBytes: number): Imp
     name: present(value.name),
     id: present(value.id) ?? derivedLineId(lineNumber, line.text),
     createdAt: present(value[fields.createdAt]),
+    sessionId: present(value[fields.sessionId]),
   };
   let row: NormalizedMessage;
   try {
@@ -90,7 +92,7 @@ export function parseImportLine(line: JsonlObject, maxMessageBytes: number): Imp
 }
 
 function toNewMessage(row: NormalizedMessage): NewMessage & { id: string } {
-  const { text, toolCalls, toolCallId, name } = row.content;
+  const { text, toolCalls, toolCallId, name, sessionId } = row.content;
   return {
     id: row.id,
     role: row.role,
@@ -98,6 +100,7 @@ function toNewMessage(row: NormalizedMessage): NewMessage & { id: string } {
     ...(toolCalls ? { toolCalls } : {}),
     ...(toolCallId !== undefined ? { toolCallId } : {}),
     ...(name !== undefined ? { name } : {}),
+    ...(sessionId !== undefined ? { sessionId } : {}),
     ...(row.createdAt !== undefined ? { createdAt: row.createdAt } : {}),
   };
 }

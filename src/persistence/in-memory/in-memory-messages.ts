@@ -36,6 +36,7 @@ function toMessage(conversationId: string, seq: number, row: NormalizedMessage, 
   if (row.content.toolCalls !== undefined) message.toolCalls = row.content.toolCalls;
   if (row.content.toolCallId !== undefined) message.toolCallId = row.content.toolCallId;
   if (row.content.name !== undefined) message.name = row.content.name;
+  if (row.content.sessionId !== undefined) message.sessionId = row.content.sessionId;
   return message;
 }
 

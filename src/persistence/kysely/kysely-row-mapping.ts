@@ -33,6 +33,7 @@ export function toMessage(row: MessageRow): ConversationMessage {
   if (row.content.toolCalls !== undefined) message.toolCalls = row.content.toolCalls;
   if (row.content.toolCallId !== undefined) message.toolCallId = row.content.toolCallId;
   if (row.content.name !== undefined) message.name = row.content.name;
+  if (row.content.sessionId !== undefined) message.sessionId = row.content.sessionId;
   return message;
 }
 
