@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { parseWithSchema } from '../conversation/schema-issues.js';
 import { InvalidArgumentError } from '../errors.js';
+import { SESSION_SCOPES } from '../compaction/compaction-settings.js';
 import { DATASETS } from '../eval/datasets/dataset-kinds.js';
 import { EVAL_HELP } from './commands/eval-help.js';
 
@@ -66,7 +67,11 @@ export const COMMANDS: Record<string, CommandSpec> = {
     required: ['conversation'],
     summary: "search a conversation's archive (memory_read)",
   },
-  inspect: { positionals: ['conversation'], flags: { json: 'switch' }, summary: 'list archived batches by depth' },
+  inspect: {
+    positionals: ['conversation'],
+    flags: { 'session-gap': int(0), json: 'switch' },
+    summary: 'list archived batches by depth with the sessions each covers, and the live sessions',
+  },
   resummarize: {
     positionals: ['conversation'],
     flags: { depth: int(0), json: 'switch' },
@@ -87,6 +92,8 @@ export const COMMANDS: Record<string, CommandSpec> = {
       window: int(256),
       windows: text,
       conversations: int(1),
+      'session-scope': z.enum(SESSION_SCOPES, { error: (issue) => `must be one of ${SESSION_SCOPES.join(', ')} (got ${JSON.stringify(issue.input)})` }),
+      'keep-sessions': int(1),
       out: text,
       json: 'switch',
     },

@@ -8,12 +8,12 @@ import { resolveCompactionSettings, type CompactionSettings } from '../compactio
 import { resolveRuntimeConfig, type RuntimeConfig } from '../config.js';
 import { InvalidArgumentError, MemfoldError, errorMessage } from '../errors.js';
 import { createMemfold, type Memfold } from '../memfold.js';
-import { buildBatchTree, formatBatchTree } from './batch-tree.js';
 import { parseArgs, usage, type ParsedCommand } from './args.js';
 import { createCompactionProgress, type CompactionProgress } from './compaction-progress.js';
 import { runCompact } from './commands/compact.js';
 import { runDemo } from './commands/demo.js';
 import { runImport } from './commands/import.js';
+import { runInspect } from './commands/inspect.js';
 import { runResume, runUsage } from './commands/usage.js';
 import { formatContext, printJson, printStored, processOutput, type Output } from './output.js';
 
@@ -64,16 +64,8 @@ async function dispatch(memfold: Memfold, parsed: ParsedCommand, output: Output,
       else printStored(output, result.output, result.ok ? 'out' : 'err');
       return result.ok ? 0 : 1;
     }
-    case 'inspect': {
-      const batches = await memfold.archive.list({ conversationId: p.conversation!, kind: 'summary' });
-      if (json)
-        printJson(
-          output,
-          batches.map(({ content, ...rest }) => ({ ...rest, chars: content.length })),
-        );
-      else printStored(output, batches.length > 0 ? formatBatchTree(buildBatchTree(batches)) : `conversation ${p.conversation} has no archived batches`);
-      return 0;
-    }
+    case 'inspect':
+      return runInspect(memfold, p.conversation!, { json }, output);
     case 'resummarize': {
       const result = await memfold.compactor.resummarizeDepth(p.conversation!, flags.depth as number);
       if (json) printJson(output, result);
@@ -126,6 +118,7 @@ export async function main(argv: readonly string[], output: Output = processOutp
   const compaction: Partial<CompactionSettings> = {};
   if (command.command === 'demo') compaction.contextWindow = (command.flags.window as number | undefined) ?? DEMO_CONTEXT_WINDOW;
   else if (typeof command.flags.window === 'number') compaction.contextWindow = command.flags.window;
+  if (typeof command.flags['session-gap'] === 'number') compaction.sessionGapMinutes = command.flags['session-gap'];
   try {
     // Checked before anything opens: a bad --window is a bad argument, not a failure of the store.
     resolveCompactionSettings(compaction);

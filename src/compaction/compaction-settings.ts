@@ -63,7 +63,7 @@ export interface CompactionSettings {
   sessionGapMinutes: number;
   /** The scope over earlier sessions (`SessionScope`). Default `none`: the token-based tail. */
   sessionScope: SessionScope;
-  /** `fixedCount` only: the sessions kept verbatim, the newest included. Default 2. */
+  /** The sessions `fixedCount` keeps verbatim, the newest included (other scopes do not read it). Default 2. */
   keepSessions: number;
 }
 
@@ -148,9 +148,6 @@ export function resolveCompactionSettings(input: Partial<CompactionSettings> = {
     }
   }
   const defined = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) as Partial<CompactionSettings>;
-  if (defined.keepSessions !== undefined && (defined.sessionScope ?? DEFAULT_COMPACTION_SETTINGS.sessionScope) !== 'fixedCount') {
-    throw new InvalidConfigError('compaction.keepSessions', "applies only with sessionScope 'fixedCount'");
-  }
   const contextWindow = defined.contextWindow ?? DEFAULT_CONTEXT_WINDOW;
   const scaled: Partial<CompactionSettings> = {
     trigger: defaultTrigger(contextWindow),

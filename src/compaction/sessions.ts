@@ -63,3 +63,36 @@ export function distinctSessions(ids: Iterable<string | undefined>): string[] {
   for (const id of ids) if (id !== undefined) seen.add(id);
   return [...seen];
 }
+
+/** A session of the live history, as `memfold inspect` shows it. */
+export interface LiveSession {
+  id: string;
+  /** True when no message named it (`auto-` id from the time gap rule or the first message). */
+  derived: boolean;
+  /** Times of its first and last live messages. */
+  start: string;
+  end: string;
+  messages: number;
+  firstSeq: number;
+  lastSeq: number;
+}
+
+/** The sessions of a live history (its leading system messages and the clip-archive are in none), oldest first. */
+export function liveSessions(history: readonly ConversationMessage[], gapMinutes: number): LiveSession[] {
+  const rest = history.filter((m) => m.kind !== 'clip_archive');
+  const body = rest.slice(Math.max(0, rest.findIndex((m) => m.role !== 'system')));
+  if (rest.every((m) => m.role === 'system')) return [];
+  return sessionSpans(body, gapMinutes).map((span) => {
+    const first = body[span.start]!;
+    const last = body[span.end - 1]!;
+    return {
+      id: span.id,
+      derived: span.derived,
+      start: first.createdAt,
+      end: last.createdAt,
+      messages: span.end - span.start,
+      firstSeq: first.seq,
+      lastSeq: last.seq,
+    };
+  });
+}

@@ -4,6 +4,7 @@
  * Tokens are plain chars/4 (reproducible). The summarizer and embedder follow the environment, so a
  * configured model can be evaluated; the store variables are ignored, so no real database is touched.
  */
+import type { CompactionSettings } from '../compaction/compaction-settings.js';
 import { createMemfold, type Memfold } from '../memfold.js';
 import { createTokenCounter } from '../tokens/create-token-counter.js';
 
@@ -16,6 +17,8 @@ export interface EvalStoreOptions {
   namespace?: string;
   /** Environment for the model settings; default `process.env`. */
   env?: Record<string, string | undefined>;
+  /** Compaction settings beside each window (`contextWindow` is the window's). */
+  compaction?: Partial<CompactionSettings>;
 }
 
 export interface EvalStore {
@@ -39,11 +42,11 @@ export function openEvalStore(options: EvalStoreOptions): EvalStore {
       let memfold = byWindow.get(window);
       if (!memfold) {
         if (!owner) {
-          memfold = createMemfold({ env, config, tokens, compaction: { contextWindow: window } });
+          memfold = createMemfold({ env, config, tokens, compaction: { ...options.compaction, contextWindow: window } });
           owner = memfold;
         } else {
           memfold = owner.then(({ persistence, archive }) =>
-            createMemfold({ env, config, tokens, persistence, archive, reconcileOnOpen: false, compaction: { contextWindow: window } }),
+            createMemfold({ env, config, tokens, persistence, archive, reconcileOnOpen: false, compaction: { ...options.compaction, contextWindow: window } }),
           );
         }
         byWindow.set(window, memfold);

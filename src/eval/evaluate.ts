@@ -5,6 +5,7 @@
 import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import type { CompactionSettings } from '../compaction/compaction-settings.js';
 import { InvalidArgumentError } from '../errors.js';
 import { windowChart, type ChartSeries } from './chart.js';
 import { loadJsonlDataset } from './datasets/jsonl-dataset.js';
@@ -37,6 +38,8 @@ export interface EvaluateOptions {
   onProgress?: (done: number, total: number, note: string) => void;
   /** memory_read variants scored on the same replay beside memfold's own (the ablation in src/eval/README.md). */
   variants?: readonly ReadVariant[];
+  /** Compaction settings for memfold beside the window (`--session-scope`, `--keep-sessions`); recorded in results.json. */
+  compaction?: Partial<CompactionSettings>;
 }
 
 export interface EvaluateResult {
@@ -91,7 +94,12 @@ export function agenticChartSeries(result: AgenticEvalResult): ChartSeries[] {
 export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult> {
   const limit = <T>(items: T[]) => (options.conversations === undefined ? items : items.slice(0, options.conversations));
   const { home, remove } = await freshHome(options.home);
-  const store = openEvalStore({ home, ...(options.namespace ? { namespace: options.namespace } : {}), ...(options.env ? { env: options.env } : {}) });
+  const store = openEvalStore({
+    home,
+    ...(options.namespace ? { namespace: options.namespace } : {}),
+    ...(options.env ? { env: options.env } : {}),
+    ...(options.compaction ? { compaction: options.compaction } : {}),
+  });
   const run = { windows: options.windows, store, ...(options.onProgress ? { onProgress: options.onProgress } : {}) };
   let result: QaEvalResult | AgenticEvalResult;
   let markdown: string;
@@ -126,7 +134,13 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
     markdown: path.join(options.outDir, 'report.md'),
     svg: path.join(options.outDir, 'availability.svg'),
   };
-  const meta = { file: options.file, ...(options.questions ? { questions: options.questions } : {}), createdAt: new Date().toISOString(), tokens: 'chars/4' };
+  const meta = {
+    file: options.file,
+    ...(options.questions ? { questions: options.questions } : {}),
+    createdAt: new Date().toISOString(),
+    tokens: 'chars/4',
+    ...(options.compaction ? { compaction: options.compaction } : {}),
+  };
   await writeFile(files.json, `${JSON.stringify({ ...meta, ...result }, null, 2)}\n`);
   await writeFile(files.markdown, `${markdown}\n`);
   await writeFile(files.svg, svg);

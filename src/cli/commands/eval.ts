@@ -2,6 +2,7 @@
  * `memfold eval <file> --dataset locomo|jsonl|tau-bench`: replays a dataset into a fresh store at each
  * window and prints how much of what the questions need survives, for memfold and the baselines.
  */
+import type { CompactionSettings, SessionScope } from '../../compaction/compaction-settings.js';
 import { InvalidArgumentError } from '../../errors.js';
 import { DEFAULT_OUT_DIR, DEFAULT_WINDOWS, evaluate, parseWindows, type DatasetKind } from '../../eval/evaluate.js';
 import type { ParsedCommand } from '../args.js';
@@ -13,6 +14,17 @@ function windowsOf(flags: ParsedCommand['flags']): number[] {
   if (typeof flags.window === 'number') return parseWindows(String(flags.window), '--window');
   if (typeof flags.windows === 'string') return parseWindows(flags.windows);
   return [...DEFAULT_WINDOWS];
+}
+
+/** `--session-scope` and `--keep-sessions` as compaction settings (`--keep-sessions` is fixedCount's). */
+function compactionOf(flags: ParsedCommand['flags']): { compaction?: Partial<CompactionSettings> } {
+  const compaction: Partial<CompactionSettings> = {};
+  if (typeof flags['session-scope'] === 'string') compaction.sessionScope = flags['session-scope'] as SessionScope;
+  if (typeof flags['keep-sessions'] === 'number') {
+    if (compaction.sessionScope !== 'fixedCount') throw new InvalidArgumentError('--keep-sessions', 'needs --session-scope fixedCount');
+    compaction.keepSessions = flags['keep-sessions'];
+  }
+  return Object.keys(compaction).length > 0 ? { compaction } : {};
 }
 
 export async function runEval(parsed: ParsedCommand, output: Output): Promise<number> {
@@ -30,6 +42,7 @@ export async function runEval(parsed: ParsedCommand, output: Output): Promise<nu
     ...(typeof flags.conversations === 'number' ? { conversations: flags.conversations } : {}),
     ...(typeof flags.home === 'string' ? { home: flags.home } : {}),
     ...(typeof flags.namespace === 'string' ? { namespace: flags.namespace } : {}),
+    ...compactionOf(flags),
     onProgress: (done, total, note) => {
       bar ??= createProgressBar('eval', total);
       bar.update(done, note);

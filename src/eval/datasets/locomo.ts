@@ -1,6 +1,6 @@
 /**
  * LoCoMo (snap-research) conversations as memfold messages. Turns carry no time of their own: every
- * turn gets its session's date. The first speaker is the `user`, the second the `assistant`, each
+ * turn gets its session's date, and its session's key as `sessionId` (`session_3`). The first speaker is the `user`, the second the `assistant`, each
  * with `name` = the speaker, so archived text keeps who said what. `dia_id`s travel beside the
  * messages (never inside them) for evaluation.
  */
@@ -65,7 +65,13 @@ export function locomoConversation(sample: LocomoSample): LocomoConversation {
     const createdAt = parseLocomoDate(String(c[`session_${n}_date_time`]));
     for (const turn of turns) {
       const photo = turn.blip_caption ? ` [shares a photo: ${turn.blip_caption}]` : '';
-      messages.push({ role: turn.speaker === c.speaker_a ? 'user' : 'assistant', name: turn.speaker, content: `${turn.text}${photo}`, createdAt });
+      messages.push({
+        role: turn.speaker === c.speaker_a ? 'user' : 'assistant',
+        name: turn.speaker,
+        content: `${turn.text}${photo}`,
+        createdAt,
+        sessionId: `session_${n}`,
+      });
       turnIds.push(turn.dia_id);
       turnLines.push(`${turn.speaker}: ${turn.text}`);
     }
