@@ -180,10 +180,30 @@ describe('resolveCompactionSettings', () => {
     [{ targetTokens: -1 }, 'compaction.targetTokens'],
     [{ contextWindow: 16_000, targetTokens: 8_000, minFreedTokens: 5_000 }, 'compaction.minFreedTokens'],
     [{ minFreedTokens: 0.5 }, 'compaction.minFreedTokens'],
+    [{ sessionScope: 'fixed' }, 'compaction.sessionScope'],
+    [{ sessionScope: 2 }, 'compaction.sessionScope'],
+    [{ sessionScope: null }, 'compaction.sessionScope'],
+    [{ sessionScope: 'fixedCount', keepSessions: 0 }, 'compaction.keepSessions'],
+    [{ sessionScope: 'fixedCount', keepSessions: 1.5 }, 'compaction.keepSessions'],
+    [{ keepSessions: '2' }, 'compaction.keepSessions'],
+    [{ sessionGapMinutes: -1 }, 'compaction.sessionGapMinutes'],
+    [{ sessionGapMinutes: Number.POSITIVE_INFINITY }, 'compaction.sessionGapMinutes'],
+    [{ sessionGapMinutes: '30' }, 'compaction.sessionGapMinutes'],
     [null, 'compaction'],
     [[1, 2], 'compaction'],
   ])('refuses %j naming the field', (input, field) => {
     expectConfigError(() => resolveCompactionSettings(input as never), field);
+  });
+
+  it('takes the session settings: no scope and a 30-minute gap by default, and resolving twice changes nothing', () => {
+    expect(DEFAULT_COMPACTION_SETTINGS).toMatchObject({ sessionScope: 'none', keepSessions: 2, sessionGapMinutes: 30 });
+    const scoped = resolveCompactionSettings({ contextWindow: 16_000, sessionScope: 'fixedCount', keepSessions: 3, sessionGapMinutes: 0.5 });
+    expect(scoped).toMatchObject({ sessionScope: 'fixedCount', keepSessions: 3, sessionGapMinutes: 0.5 });
+    expect(resolveCompactionSettings(scoped)).toEqual(scoped);
+    expect(resolveCompactionSettings({ sessionScope: 'tokenBudget', sessionGapMinutes: 0 })).toMatchObject({ sessionScope: 'tokenBudget', sessionGapMinutes: 0 });
+    expect(() => resolveCompactionSettings({ sessionScope: 'fixed' as never })).toThrow(
+      'Invalid config field compaction.sessionScope: must be one of none, fixedCount, tokenBudget (got "fixed")',
+    );
   });
 
   it('ignores settings given as undefined (spread from optional options)', () => {

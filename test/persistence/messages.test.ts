@@ -67,6 +67,24 @@ for (const backend of storeBackends()) {
       expect(await store.loadHistory(id)).toStrictEqual(expected);
     });
 
+    it('round-trips a session id, through the content column, and keeps the digest of a message without one', async () => {
+      const id = newConversation();
+      const stored = await store.append(id, [
+        { id: 's1', role: 'user', content: 'hello', sessionId: 'monday-ü' },
+        { id: 's2', role: 'assistant', content: 'hi' },
+      ]);
+      expect(stored.map((m) => m.sessionId)).toEqual(['monday-ü', undefined]);
+      expect('sessionId' in stored[1]!).toBe(false);
+      const loaded = await store.loadHistory(id);
+      expect(loaded.map((m) => m.sessionId)).toEqual(['monday-ü', undefined]);
+      expect(loaded).toStrictEqual(stored);
+      const digests = new Map((await store.findUsedIds(id, ['s1', 's2'])).map((u) => [u.id, u.digest]));
+      // The session is part of the message's digest when it has one; without one the digest is as it always was.
+      expect(digests.get('s1')).toBe(messageDigest({ role: 'user', content: 'hello', sessionId: 'monday-ü' }));
+      expect(digests.get('s1')).not.toBe(messageDigest({ role: 'user', content: 'hello' }));
+      expect(digests.get('s2')).toBe(messageDigest({ role: 'assistant', content: 'hi' }));
+    });
+
     it('defaults the id to a UUID and createdAt to now', async () => {
       const before = Date.now();
       const [message] = await store.append(newConversation(), [{ role: 'user', content: 'hi' }]);
