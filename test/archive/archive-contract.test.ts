@@ -84,6 +84,19 @@ for (const backend of archiveBackends()) {
       expect(await archive.read('other-conversation', ['s1'])).toEqual([]);
     });
 
+    it('round-trips the sessions an entry covers, and leaves them out of an entry that has none', async () => {
+      const segment = transcript('sess', 't1', [{ ...message('sess', 1, 'hello'), sessionId: 'monday' }], { sessions: ['monday'] });
+      const batch = summary('sess', 's1', 'greeting', { sessions: ['monday', 'tuesday, "late"'] });
+      const bare = summary('sess', 's2', 'no sessions');
+      await archive.write([segment, batch, bare]);
+      const [t1, s1, s2] = await archive.read('sess', ['t1', 's1', 's2']);
+      expect(t1).toEqual(segment);
+      expect(s1).toEqual(batch);
+      expect(s2).toEqual(bare);
+      expect(s2).not.toHaveProperty('sessions');
+      expect((await archive.list({ conversationId: 'sess', kind: 'summary' })).map((e) => e.sessions)).toEqual([['monday', 'tuesday, "late"'], undefined]);
+    });
+
     describe('list', () => {
       beforeAll(async () => {
         // Written out of order on purpose.
@@ -140,6 +153,9 @@ for (const backend of archiveBackends()) {
         field: 'entries[0].start',
       });
       await expect(archive.write([summary('bad', '', 'x')])).rejects.toMatchObject({ field: 'entries[0].label' });
+      await expect(archive.write([summary('bad', 'l', 'x'), summary('bad', 'm', 'x', { sessions: ['ok', ''] })])).rejects.toMatchObject({
+        field: 'entries[1].sessions',
+      });
       await expect(archive.list({ conversationId: '' })).rejects.toMatchObject({ field: 'conversationId' });
       await expect(archive.list({ conversationId: 'c', depth: 1.5 })).rejects.toMatchObject({ field: 'depth' });
       await expect(archive.list({ conversationId: 'c', from: 'not a time' })).rejects.toMatchObject({ field: 'from' });
