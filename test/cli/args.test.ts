@@ -84,11 +84,26 @@ describe('import lines', () => {
     expect(() => groupByConversation(lines, undefined)).toThrow(/--conversation/);
   });
 
+  it('reads a session id as session_id or sessionId (snake_case first), and no session when the line has none', () => {
+    const lines = parseJsonlMessages(
+      [
+        '{"role":"user","content":"a","session_id":"s1"}',
+        '{"role":"user","content":"b","sessionId":"s2"}',
+        '{"role":"user","content":"c","session_id":"s3","sessionId":"ignored"}',
+        '{"role":"user","content":"d","session_id":null}',
+      ].join('\n'),
+    );
+    expect(lines.map((line) => line.message.sessionId)).toEqual(['s1', 's2', 's3', undefined]);
+    expect('sessionId' in lines[3]!.message).toBe(false);
+  });
+
   it.each([
     ['{"role":"user"', 'line 1'],
     ['{"role":"robot","content":"x"}', 'line 1.role'],
     ['{"role":"user","content":"a"}\n{"role":"user","content":5}', 'line 2.content'],
     ['{"role":"user","content":"a","created_at":"yesterday"}', 'line 1.created_at'],
+    ['{"role":"user","content":"a","session_id":""}', 'line 1.session_id'],
+    ['{"role":"user","content":"a","sessionId":7}', 'line 1.sessionId'],
   ])('refuses %j naming %s', (text, field) => {
     expect(() => parseJsonlMessages(text)).toThrow(`Invalid argument ${field}:`);
   });
@@ -119,6 +134,24 @@ describe('batch tree', () => {
       ['z', []],
     ]);
     expect(formatBatchTree(tree).split('\n')[1]).toMatch(/^ {2}depth 0 .* a$/);
+  });
+
+  it('shows the sessions of each batch: up to three by name, more as the first .. the last (how many)', () => {
+    const base = { kind: 'summary' as const, conversationId: 'c', sourceIds: [], operationId: 'o', count: 1, start: '2024-01-01T00:00:00.000Z' };
+    const lines = formatBatchTree(
+      buildBatchTree([
+        { ...base, label: 'a', depth: 0, end: '2024-01-01T00:00:00.000Z', sessions: ['mon'] },
+        { ...base, label: 'b', depth: 0, end: '2024-01-02T00:00:00.000Z', sessions: ['mon', 'tue\nforged'] },
+        { ...base, label: 'c', depth: 1, end: '2024-01-03T00:00:00.000Z', sessions: ['s1', 's2', 's3', 's4', 's5'] },
+        { ...base, label: 'd', depth: 0, end: '2024-01-04T00:00:00.000Z' },
+      ]),
+    ).split('\n');
+    expect(lines).toEqual([
+      'depth 0  2024-01-01T00:00Z .. 2024-01-01T00:00Z  1 messages  a  session mon',
+      'depth 0  2024-01-01T00:00Z .. 2024-01-02T00:00Z  1 messages  b  sessions mon, "tue\\nforged"',
+      'depth 1  2024-01-01T00:00Z .. 2024-01-03T00:00Z  1 batches  c  sessions s1 .. s5 (5)',
+      'depth 0  2024-01-01T00:00Z .. 2024-01-04T00:00Z  1 messages  d',
+    ]);
   });
 
   it('keeps a label holding a line break (from the conversation id) on its own line', () => {

@@ -1,0 +1,93 @@
+/**
+ * Sessions through the CLI, in this process, on a PGlite home: `import` reads `session_id` (or `sessionId`), a
+ * re-run skips what is stored and an id re-sent under another session is refused; `inspect` shows the sessions each
+ * batch covers and the live sessions, as text and as `--json`.
+ */
+import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { InspectReport } from '../../src/cli/commands/inspect.js';
+import { copyPgliteTemplate } from '../support/backends.js';
+import { runCli } from '../support/run-cli.js';
+
+let home: string;
+const memfold = (...args: string[]) => runCli([...args, '--home', home]);
+
+async function file(name: string, lines: object[]): Promise<string> {
+  const at = path.join(home, name);
+  await writeFile(at, `${lines.map((line) => JSON.stringify(line)).join('\n')}\n`);
+  return at;
+}
+
+/** Three sessions of eight messages: two named (`day-1` snake_case, `day-2` camelCase), one without a name, a day later. */
+function lines(): object[] {
+  const out: object[] = [];
+  for (let day = 1; day <= 3; day++) {
+    for (let i = 0; i < 8; i++) {
+      const session = day === 1 ? { session_id: 'day-1' } : day === 2 ? { sessionId: 'day-2' } : {};
+      out.push({
+        id: `d${day}-${i}`,
+        role: i % 2 === 0 ? 'user' : 'assistant',
+        content: `Day ${day} message ${i} about the garden and the heron. ${'more words to fill the window '.repeat(12)}`,
+        created_at: new Date(Date.UTC(2024, 3, day, 9, i)).toISOString(),
+        ...session,
+      });
+    }
+  }
+  return out;
+}
+
+beforeAll(async () => {
+  home = await mkdtemp(path.join(os.tmpdir(), 'memfold-sessions-cli-'));
+  const template = await copyPgliteTemplate();
+  await cp(template.dataDir, path.join(home, 'pg'), { recursive: true });
+  await rm(template.root, { recursive: true, force: true });
+});
+afterAll(() => rm(home, { recursive: true, force: true }));
+
+describe('sessions in the CLI', () => {
+  it('import reads session ids; a re-run skips them; another session under a stored id refuses the file naming the line', async () => {
+    const imported = await memfold('import', await file('a.jsonl', lines()), '--conversation', 'g');
+    expect(imported.code, imported.stderr).toBe(0);
+    const again = await memfold('import', await file('a.jsonl', lines()), '--conversation', 'g');
+    expect(again.stdout.trim()).toBe('g: 0 messages appended, 24 skipped (already imported)');
+
+    const context = JSON.parse((await memfold('context', 'g', '--json')).stdout) as Array<{ id: string; sessionId?: string }>;
+    expect(context.map((m) => m.sessionId)).toEqual([...Array(8).fill('day-1'), ...Array(8).fill('day-2'), ...Array(8).fill(undefined)]);
+
+    const moved = await memfold('import', await file('b.jsonl', [{ ...(lines()[0] as object), session_id: 'day-9' }]), '--conversation', 'g');
+    expect(moved.code).toBe(1);
+    expect(moved.stderr).toContain('line 1.id: "d1-0" is already used in conversation "g" by another message');
+  });
+
+  it('inspect shows the live sessions, and after a compaction the sessions of each batch', async () => {
+    const before = await memfold('inspect', 'g');
+    expect(before.code, before.stderr).toBe(0);
+    expect(before.stdout).toContain('conversation g has no archived batches');
+    expect(before.stdout).toContain('live sessions: 3 (auto-: no session id given; a pause over 30 minutes starts one)');
+    expect(before.stdout).toMatch(/ {2}day-1 {2}2024-04-01T09:00Z \.\. 2024-04-01T09:07Z {2}8 messages {2}seq 1\.\.8/);
+    expect(before.stdout).toContain('  auto-2024-04-03T09:00:00.000Z  2024-04-03T09:00Z .. 2024-04-03T09:07Z  8 messages  seq 17..24');
+
+    const compacted = await memfold('compact', 'g', '--force', '--window', '4000');
+    expect(compacted.code, compacted.stderr).toBe(0);
+    const report = JSON.parse((await memfold('inspect', 'g', '--json')).stdout) as InspectReport;
+    expect(report.batches.length).toBeGreaterThan(0);
+    const archivedSessions = [...new Set(report.batches.flatMap((b) => b.sessions ?? []))];
+    const live = report.liveSessions.map((s) => s.id);
+    // Every session is archived, live, or both (cut in two); the first turn of day-1 stays live. An unnamed session
+    // cut in two is named after its first message on each side.
+    const all = [...new Set([...archivedSessions, ...live])];
+    expect(all.filter((id) => !id.startsWith('auto-')).sort()).toEqual(['day-1', 'day-2']);
+    expect(all.filter((id) => id.startsWith('auto-')).every((id) => id.startsWith('auto-2024-04-03T09:0'))).toBe(true);
+    expect(live[0]).toBe('day-1');
+    expect(report.batches.every((b) => (b.sessions ?? []).length > 0 && !('content' in b))).toBe(true);
+
+    // The gap rule follows --session-gap: 0 turns it off, so the unnamed day continues the session before it.
+    const text = await memfold('inspect', 'g', '--session-gap', '0');
+    const first = report.batches[0]!;
+    expect(text.stdout).toContain(`${first.sessions!.length === 1 ? 'session' : 'sessions'} ${first.sessions!.join(', ')}`);
+    expect(text.stdout).not.toContain('live sessions: 3');
+    expect(text.stdout).not.toContain('a pause over');
+  });
+});
