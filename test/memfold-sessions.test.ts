@@ -13,7 +13,11 @@ afterEach(async () => {
 });
 
 async function open(compaction: Partial<CompactionSettings>): Promise<Memfold> {
-  const memfold = await createMemfold({ store: 'memory', env: {}, compaction: { contextWindow: 4_000, chunkTokens: 300, maxSummaryTokens: 120, ...compaction } });
+  const memfold = await createMemfold({
+    store: 'memory',
+    env: {},
+    compaction: { contextWindow: 4_000, chunkTokens: 300, maxSummaryTokens: 120, ...compaction },
+  });
   opened.push(memfold);
   return memfold;
 }
@@ -48,7 +52,10 @@ describe('sessions through createMemfold', () => {
   it('fixedCount keeps the last N sessions verbatim and compacts the older ones; batches record their sessions', async () => {
     const memfold = await open({ sessionScope: 'fixedCount', keepSessions: 2 });
     const conversationId = 'fixed';
-    const appended = await memfold.append(conversationId, [{ role: 'system', content: 'You are a helpful assistant.' }, ...[0, 1, 2, 3, 4].flatMap((s) => session(s, 5))]);
+    const appended = await memfold.append(conversationId, [
+      { role: 'system', content: 'You are a helpful assistant.' },
+      ...[0, 1, 2, 3, 4].flatMap((s) => session(s, 5)),
+    ]);
     const sessionOf = new Map(appended.map((m) => [m.id, m.sessionId ?? '']));
 
     const result = await memfold.compact(conversationId);
@@ -76,7 +83,10 @@ describe('sessions through createMemfold', () => {
   it('tokenBudget compacts whole sessions until the rest fits; sessions come from the time gap when no id is given', async () => {
     const memfold = await open({ sessionScope: 'tokenBudget', sessionGapMinutes: 60 });
     const conversationId = 'budget';
-    const appended = await memfold.append(conversationId, [0, 1, 2, 3, 4, 5, 6, 7].flatMap((s) => session(s, 3, false)));
+    const appended = await memfold.append(
+      conversationId,
+      [0, 1, 2, 3, 4, 5, 6, 7].flatMap((s) => session(s, 3, false)),
+    );
     expect(appended.every((m) => m.sessionId === undefined)).toBe(true);
     const result = await memfold.compact(conversationId);
     expect(result.status).toBe('compacted');
@@ -88,7 +98,8 @@ describe('sessions through createMemfold', () => {
     expect(tail.length % 6).toBe(0);
     expect(tail.length / 6).toBe(result.scope!.sessionsKept);
     // Derived sessions are named after their first message, and recorded so on the batches.
-    const day = (id: string) => `auto-${appended.find((m) => m.createdAt.slice(0, 10) === appended.find((a) => a.id === id)!.createdAt.slice(0, 10))!.createdAt}`;
+    const day = (id: string) =>
+      `auto-${appended.find((m) => m.createdAt.slice(0, 10) === appended.find((a) => a.id === id)!.createdAt.slice(0, 10))!.createdAt}`;
     const summaries = await expectRecordedSessions(memfold, conversationId, day);
     expect(summaries[0]!.sessions![0]).toBe(`auto-${appended[0]!.createdAt}`);
   });
@@ -96,7 +107,10 @@ describe('sessions through createMemfold', () => {
   it('without a scope compacts as before, still recording the sessions of what it archived', async () => {
     const memfold = await open({});
     const conversationId = 'plain';
-    const appended = await memfold.append(conversationId, [0, 1, 2, 3, 4].flatMap((s) => session(s, 5)));
+    const appended = await memfold.append(
+      conversationId,
+      [0, 1, 2, 3, 4].flatMap((s) => session(s, 5)),
+    );
     const result = await memfold.compact(conversationId);
     expect(result.status).toBe('compacted');
     expect(result.scope).toBeUndefined();

@@ -43,7 +43,9 @@ export function formatBatchTree(roots: readonly BatchNode[]): string {
     const b = node.batch;
     const unit = b.depth === 0 ? 'messages' : 'batches';
     // A label holds the conversation id: shown as the clip-archive shows it, so it stays on its line.
-    lines.push(`${indent}depth ${b.depth}  ${shortTime(b.start)} .. ${shortTime(b.end)}  ${b.count} ${unit}  ${displayLabel(b.label)}${formatSessions(b.sessions)}`);
+    lines.push(
+      `${indent}depth ${b.depth}  ${shortTime(b.start)} .. ${shortTime(b.end)}  ${b.count} ${unit}  ${displayLabel(b.label)}${formatSessions(b.sessions)}`,
+    );
     node.children.forEach((child) => walk(child, `${indent}  `));
   };
   roots.forEach((root) => walk(root, ''));

@@ -75,7 +75,9 @@ export async function runCompaction(
 
     // Archive the depth-0 batches and the verbatim transcript, read back.
     result.batches = await timed('archive', () =>
-      atStage('archive_failed', () => archiveFolded(folded, { conversationId, operationId, writer, sessionOf: (m) => plan.sessionOf.get(m.id) }, deps, countMessage)),
+      atStage('archive_failed', () =>
+        archiveFolded(folded, { conversationId, operationId, writer, sessionOf: (m) => plan.sessionOf.get(m.id) }, deps, countMessage),
+      ),
     );
     status = 'archived';
     await atStage('archive_failed', () => journal([...writer.written]));

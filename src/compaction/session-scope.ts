@@ -71,7 +71,11 @@ export function scopeTail(input: ScopeInput): { tailStart: number; outcome?: Sco
   const fitting = starts.find((start) => suffix[start]! <= input.tailBudget);
   if (fitting !== undefined) return cutAt(fitting, 'session', `whole sessions are kept within the tail budget (${input.tailBudget} tokens)`);
   const newest = starts[starts.length - 1] ?? firstEnd;
-  return cutAt(tokenCut, 'tokens', `the newest session (${suffix[newest]} tokens) is larger than the tail budget (${input.tailBudget}): cut by tokens inside it`);
+  return cutAt(
+    tokenCut,
+    'tokens',
+    `the newest session (${suffix[newest]} tokens) is larger than the tail budget (${input.tailBudget}): cut by tokens inside it`,
+  );
 }
 
 export interface PlanSessionsInput {

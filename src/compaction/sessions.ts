@@ -80,7 +80,12 @@ export interface LiveSession {
 /** The sessions of a live history (its leading system messages and the clip-archive are in none), oldest first. */
 export function liveSessions(history: readonly ConversationMessage[], gapMinutes: number): LiveSession[] {
   const rest = history.filter((m) => m.kind !== 'clip_archive');
-  const body = rest.slice(Math.max(0, rest.findIndex((m) => m.role !== 'system')));
+  const body = rest.slice(
+    Math.max(
+      0,
+      rest.findIndex((m) => m.role !== 'system'),
+    ),
+  );
   if (rest.every((m) => m.role === 'system')) return [];
   return sessionSpans(body, gapMinutes).map((span) => {
     const first = body[span.start]!;

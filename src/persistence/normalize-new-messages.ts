@@ -106,7 +106,13 @@ function requireSize(content: StoredContent, id: string, field: string, maxBytes
   if (contentBytes > maxBytes) {
     throw new InvalidArgumentError(`${field}.content`, `is ${contentBytes} bytes of UTF-8, over the maximum of ${maxBytes} (maxMessageBytes)`);
   }
-  const parts = [id, content.toolCallId ?? '', content.name ?? '', content.sessionId ?? '', ...(content.toolCalls ?? []).flatMap((c) => [c.id, c.function.name, c.function.arguments])];
+  const parts = [
+    id,
+    content.toolCallId ?? '',
+    content.name ?? '',
+    content.sessionId ?? '',
+    ...(content.toolCalls ?? []).flatMap((c) => [c.id, c.function.name, c.function.arguments]),
+  ];
   const total = parts.reduce((sum, part) => sum + utf8Bytes(part), contentBytes);
   if (total > maxBytes) {
     throw new InvalidArgumentError(field, `is ${total} bytes of UTF-8 (content, tool calls, name and ids), over the maximum of ${maxBytes} (maxMessageBytes)`);

@@ -61,6 +61,15 @@ describe('sessions in the CLI', () => {
     expect(moved.stderr).toContain('line 1.id: "d1-0" is already used in conversation "g" by another message');
   });
 
+  it('eval refuses --keep-sessions without --session-scope fixedCount, and an unknown scope, naming the flag', async () => {
+    const keep = await runCli(['eval', 'none.json', '--dataset', 'locomo', '--keep-sessions', '3']);
+    expect(keep.code).toBe(2);
+    expect(keep.stderr).toContain('--keep-sessions: needs --session-scope fixedCount');
+    const scope = await runCli(['eval', 'none.json', '--dataset', 'locomo', '--session-scope', 'weekly']);
+    expect(scope.code).toBe(2);
+    expect(scope.stderr).toContain('--session-scope: must be one of none, fixedCount, tokenBudget (got "weekly")');
+  });
+
   it('inspect shows the live sessions, and after a compaction the sessions of each batch', async () => {
     const before = await memfold('inspect', 'g');
     expect(before.code, before.stderr).toBe(0);

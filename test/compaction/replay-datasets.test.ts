@@ -32,6 +32,13 @@ for (const backend of persistenceBackends()) {
         expect(Math.max(...reports.map((r) => r.maxDepth))).toBeGreaterThanOrEqual(1);
         // The context stays within the window after every compaction.
         expect(stats.contextTokens).toBeLessThan(4_000);
+        // Each turn carries its LoCoMo session, and the batches record the sessions they cover, in order.
+        const sessions = [...new Set(conversation!.messages.map((m) => m.sessionId))];
+        expect(sessions.every((id) => /^session_\d+$/.test(id!))).toBe(true);
+        const recorded = (await stack.memfold.archive.list({ conversationId: 'locomo-1', kind: 'summary', depth: 0 })).flatMap((b) => b.sessions ?? []);
+        const archivedSessions = [...new Set(recorded)];
+        expect(archivedSessions.length).toBeGreaterThan(5);
+        expect(archivedSessions).toEqual(sessions.slice(0, archivedSessions.length));
       } finally {
         await stack.close();
       }

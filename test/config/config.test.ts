@@ -200,7 +200,10 @@ describe('resolveCompactionSettings', () => {
     const scoped = resolveCompactionSettings({ contextWindow: 16_000, sessionScope: 'fixedCount', keepSessions: 3, sessionGapMinutes: 0.5 });
     expect(scoped).toMatchObject({ sessionScope: 'fixedCount', keepSessions: 3, sessionGapMinutes: 0.5 });
     expect(resolveCompactionSettings(scoped)).toEqual(scoped);
-    expect(resolveCompactionSettings({ sessionScope: 'tokenBudget', sessionGapMinutes: 0 })).toMatchObject({ sessionScope: 'tokenBudget', sessionGapMinutes: 0 });
+    expect(resolveCompactionSettings({ sessionScope: 'tokenBudget', sessionGapMinutes: 0 })).toMatchObject({
+      sessionScope: 'tokenBudget',
+      sessionGapMinutes: 0,
+    });
     expect(() => resolveCompactionSettings({ sessionScope: 'fixed' as never })).toThrow(
       'Invalid config field compaction.sessionScope: must be one of none, fixedCount, tokenBudget (got "fixed")',
     );

@@ -87,7 +87,14 @@ const REFUSED: Array<[string, (conversationId: string) => unknown[], string]> = 
   ['an empty session id', () => [{ role: 'user', content: 'hi', sessionId: '' }], 'messages[0].sessionId'],
   ['a session id over 256 bytes', () => [{ role: 'user', content: 'hi', sessionId: 'é'.repeat(129) }], 'messages[0].sessionId'],
   ['a numeric session id', () => [{ role: 'user', content: 'hi', sessionId: 7 }], 'messages[0].sessionId'],
-  ['NUL in a session id', () => [{ role: 'user', content: 'ok' }, { role: 'user', content: 'hi', sessionId: 'a\u0000' }], 'messages[1].sessionId'],
+  [
+    'NUL in a session id',
+    () => [
+      { role: 'user', content: 'ok' },
+      { role: 'user', content: 'hi', sessionId: 'a\u0000' },
+    ],
+    'messages[1].sessionId',
+  ],
   ['a date that does not exist (2023-02-29)', () => [{ role: 'user', content: 'hi', createdAt: '2023-02-29T10:00:00Z' }], 'messages[0].createdAt'],
   ['a non-ISO date string', () => [{ role: 'user', content: 'hi', createdAt: '1 2 3' }], 'messages[0].createdAt'],
   ['a month 13', () => [{ role: 'user', content: 'hi', createdAt: '2024-13-01' }], 'messages[0].createdAt'],

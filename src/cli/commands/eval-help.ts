@@ -9,7 +9,7 @@ export const EVAL_HELP = [
   '             {"conversation_id","question","evidence":[turn ids],"answer"?,"category"?,"adversarial"?}',
   "--window N scores one window; --windows a,b,c several (default 4000,8000,16000, the chart's points);",
   '--conversations N only the first N conversations (or runs).',
-  '--session-scope none|fixedCount|tokenBudget replays with that session scope (--keep-sessions N: fixedCount\'s N, default 2);',
+  "--session-scope none|fixedCount|tokenBudget replays with that session scope (--keep-sessions N: fixedCount's N, default 2);",
   '  LoCoMo turns carry their session (session_N) as sessionId.',
   'writes results.json, report.md and availability.svg to --out (default ./memfold-eval);',
   'the store is fresh (a temporary folder, or --home if new or empty, then kept); tokens are chars/4.',
