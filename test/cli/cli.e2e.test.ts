@@ -59,7 +59,9 @@ describe('memfold CLI', () => {
   });
 
   it('inspect, search, context and resummarize work on what the demo archived', async () => {
-    const inspect = JSON.parse((await memfold('inspect', demoId, '--json')).stdout) as Array<{ depth: number; label: string; parentLabel?: string }>;
+    const inspect = (
+      JSON.parse((await memfold('inspect', demoId, '--json')).stdout) as { batches: Array<{ depth: number; label: string; parentLabel?: string }> }
+    ).batches;
     expect(Math.max(...inspect.map((b) => b.depth))).toBeGreaterThanOrEqual(1);
 
     const search = JSON.parse((await memfold('search', 'bike lock code', '--conversation', demoId, '--json')).stdout) as { ok: boolean; output: string };
@@ -75,7 +77,7 @@ describe('memfold CLI', () => {
       expect(resummarize.code, resummarize.stderr).toBe(0);
       const made = JSON.parse(resummarize.stdout) as { created: Array<{ depth: number; count: number }>; clipArchive: string };
       expect(made.created[0]).toMatchObject({ depth: 1, count: frontierDepth0 });
-      const after = JSON.parse((await memfold('inspect', demoId, '--json')).stdout) as Array<{ depth: number; parentLabel?: string }>;
+      const after = (JSON.parse((await memfold('inspect', demoId, '--json')).stdout) as { batches: Array<{ depth: number; parentLabel?: string }> }).batches;
       expect(after.filter((b) => b.depth === 0 && !b.parentLabel)).toHaveLength(0);
     } else {
       expect(resummarize.code).toBe(1);

@@ -205,7 +205,7 @@ describe('stored content on a terminal', () => {
     }
     // What inspect prints of a conversation without batches: its id, escaped too.
     const none = await memfold(['inspect', 'none\u001b[2J', '--home', home], { tty: true });
-    expect(none.stdout).toBe('conversation none\\u001b[2J has no archived batches\n');
+    expect(none.stdout).toBe('conversation none\\u001b[2J has no archived batches\nno live messages\n');
   });
 
   it('into a pipe, and with --json, the content is unchanged', async () => {

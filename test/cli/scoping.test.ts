@@ -119,7 +119,9 @@ describe('memfold CLI scoping', () => {
     for (const scope of SCOPES) {
       const listed = await memfold(['inspect', scope.conversation, '--json', ...nsArgs(scope)]);
       expect(listed.code, listed.stderr).toBe(0);
-      const batches = JSON.parse(listed.stdout) as Array<{ conversationId: string; label: string }>;
+      const report = JSON.parse(listed.stdout) as { conversationId: string; batches: Array<{ conversationId: string; label: string }> };
+      expect(report.conversationId).toBe(scope.conversation);
+      const batches = report.batches;
       expect(batches.every((b) => b.conversationId === scope.conversation)).toBe(true);
       expect(new Set(batches.map((b) => b.label))).toEqual(labelsOf.get(scope));
     }
@@ -138,7 +140,11 @@ describe('memfold CLI scoping', () => {
       const found = JSON.parse((await memfold(['search', 'pelican ledger', '--conversation', conversation, '--json', ...ns])).stdout) as { output: string };
       expect(found.output, label).toMatch(/^No archived entry matches/);
       expect((await memfold(['context', conversation, '--json', ...ns])).stdout.trim(), label).toBe('[]');
-      expect((await memfold(['inspect', conversation, '--json', ...ns])).stdout.trim(), label).toBe('[]');
+      expect(JSON.parse((await memfold(['inspect', conversation, '--json', ...ns])).stdout), label).toEqual({
+        conversationId: conversation,
+        batches: [],
+        liveSessions: [],
+      });
     }
   }, 240_000);
 
