@@ -1,6 +1,6 @@
 /**
- * Sessions through the CLI, in this process, on a PGlite home: `import` reads `session_id` (or `sessionId`), a
- * re-run skips what is stored and an id re-sent under another session is refused; `inspect` shows the sessions each
+ * Sessions through the CLI, in this process, on a PGlite home: `import` reads `session_id` (or `sessionId`), and an
+ * id re-sent under another session is refused; `inspect` shows the sessions each
  * batch covers and the live sessions, as text and as `--json`.
  */
 import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -47,11 +47,9 @@ beforeAll(async () => {
 afterAll(() => rm(home, { recursive: true, force: true }));
 
 describe('sessions in the CLI', () => {
-  it('import reads session ids; a re-run skips them; another session under a stored id refuses the file naming the line', async () => {
+  it('import reads session ids; another session under a stored id refuses the file naming the line', async () => {
     const imported = await memfold('import', await file('a.jsonl', lines()), '--conversation', 'g');
     expect(imported.code, imported.stderr).toBe(0);
-    const again = await memfold('import', await file('a.jsonl', lines()), '--conversation', 'g');
-    expect(again.stdout.trim()).toBe('g: 0 messages appended, 24 skipped (already imported)');
 
     const context = JSON.parse((await memfold('context', 'g', '--json')).stdout) as Array<{ id: string; sessionId?: string }>;
     expect(context.map((m) => m.sessionId)).toEqual([...Array(8).fill('day-1'), ...Array(8).fill('day-2'), ...Array(8).fill(undefined)]);
