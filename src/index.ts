@@ -26,7 +26,12 @@ export { parseLabel, type ParsedLabel } from './compaction/labels.js';
 export { buildClipArchive, clipArchiveLabels, CLIP_ARCHIVE_PREFIX } from './compaction/clip-archive.js';
 export { renderTranscript, parseTranscript } from './compaction/transcript-format.js';
 export type * from './conversation/types.js';
-export { DEFAULT_COMPACTION_SETTINGS, resolveCompactionSettings, type CompactionSettings } from './compaction/compaction-settings.js';
+export {
+  DEFAULT_COMPACTION_SETTINGS,
+  resolveCompactionSettings,
+  type CompactionMode,
+  type CompactionSettings,
+} from './compaction/compaction-settings.js';
 export { resolveRuntimeConfig, type RuntimeConfig } from './config.js';
 export { MemfoldError, InvalidArgumentError, InvalidConfigError, type MemfoldErrorCode } from './errors.js';
 export type { Archive, SearchQuery, SearchHit, ListOptions, ArchiveFilter } from './archive/archive.js';
@@ -34,6 +39,10 @@ export type {
   PersistenceProvider,
   PersistenceTransaction,
   CompactionOperation,
+  OperationRecordInput,
+  CommitCompaction,
+  CommitReport,
+  LoadHistoryOptions,
   LoopGuardState,
   LoopGuardUpdate,
 } from './persistence/persistence-provider.js';

@@ -2,6 +2,9 @@
  * The compaction settings: their type, defaults and validation, in one place. No other file supplies a default.
  */
 import { InvalidConfigError } from '../errors.js';
+import type { CompactionMode } from '../persistence/persistence-provider.js';
+
+export type { CompactionMode };
 
 export interface CompactionSettings {
   /** Tokens the assistant's model accepts. */
@@ -46,6 +49,21 @@ export interface CompactionSettings {
   summarizerInputShare: number;
   /** Tokens per verbatim transcript segment in the archive (the retrieval unit of memory_read). */
   transcriptSegmentTokens: number;
+  /**
+   * How a compaction takes the archived messages out of the live history: `delete` (default) deletes their rows;
+   * `overlay` keeps them, marked compacted by the operation, hidden from the live history and readable with
+   * `loadHistory(id, { includeCompacted: true })`. Recorded on each operation, so whoever finishes it commits it so.
+   */
+  mode: CompactionMode;
+}
+
+/** Every mode, so that the type system makes this list complete. */
+const MODES: Record<CompactionMode, true> = { delete: true, overlay: true };
+
+function requireMode(value: unknown): void {
+  if (typeof value !== 'string' || !Object.hasOwn(MODES, value)) {
+    throw new InvalidConfigError('compaction.mode', `must be one of ${Object.keys(MODES).map((m) => `'${m}'`).join(', ')} (got ${JSON.stringify(value) ?? String(value)})`);
+  }
 }
 
 export const DEFAULT_CONTEXT_WINDOW = 128_000;
@@ -99,6 +117,7 @@ export const DEFAULT_COMPACTION_SETTINGS: Readonly<CompactionSettings> = Object.
   toolOutputMaxLines: 50,
   summarizerInputShare: 0.8,
   transcriptSegmentTokens: 800,
+  mode: 'delete',
 });
 
 /**
@@ -109,7 +128,9 @@ export function resolveCompactionSettings(input: Partial<CompactionSettings> = {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new InvalidConfigError('compaction', 'must be an object of settings');
   for (const [key, value] of Object.entries(input)) {
     if (!(key in DEFAULT_COMPACTION_SETTINGS)) throw new InvalidConfigError(`compaction.${key}`, 'unknown setting');
-    if (value !== undefined && (typeof value !== 'number' || !Number.isFinite(value))) {
+    if (key === 'mode') {
+      if (value !== undefined) requireMode(value);
+    } else if (value !== undefined && (typeof value !== 'number' || !Number.isFinite(value))) {
       throw new InvalidConfigError(`compaction.${key}`, 'must be a finite number');
     }
   }
@@ -132,14 +153,17 @@ export function resolveCompactionSettings(input: Partial<CompactionSettings> = {
   return settings;
 }
 
-function requireInt(settings: CompactionSettings, key: keyof CompactionSettings, min: number): void {
+/** The settings that are numbers. */
+type NumericSetting = Exclude<keyof CompactionSettings, 'mode'>;
+
+function requireInt(settings: CompactionSettings, key: NumericSetting, min: number): void {
   const value = settings[key];
   if (!Number.isInteger(value) || value < min) {
     throw new InvalidConfigError(`compaction.${key}`, `must be an integer >= ${min} (got ${value})`);
   }
 }
 
-function requireShare(settings: CompactionSettings, key: keyof CompactionSettings): void {
+function requireShare(settings: CompactionSettings, key: NumericSetting): void {
   const value = settings[key];
   if (!(value > 0 && value <= 1)) throw new InvalidConfigError(`compaction.${key}`, `must be in (0, 1] (got ${value})`);
 }
@@ -160,9 +184,10 @@ const INTEGER_MINIMUMS = {
   clipBuffer: 0,
   toolOutputMaxLines: 1,
   transcriptSegmentTokens: 16,
-} as const satisfies Partial<Record<keyof CompactionSettings, number>>;
+} as const satisfies Partial<Record<NumericSetting, number>>;
 
 export function validateCompactionSettings(settings: CompactionSettings): void {
+  requireMode(settings.mode);
   for (const [key, min] of Object.entries(INTEGER_MINIMUMS)) requireInt(settings, key as keyof typeof INTEGER_MINIMUMS, min);
   requireShare(settings, 'warnAt');
   requireShare(settings, 'summarizerInputShare');

@@ -28,6 +28,11 @@ export interface ConversationMessage {
   /** ISO 8601 time, UTC (`2023-05-08T13:56:00.000Z`). */
   createdAt: string;
   kind?: MessageKind;
+  /**
+   * Only on rows read with `includeCompacted` (`loadHistory`, `memfold.history`): the overlay compaction that archived
+   * this message and left its row in place. The live history never holds such a row.
+   */
+  compactedBy?: string;
 }
 
 /** What a caller appends: the store assigns `seq`, and `id`/`createdAt` when they are missing. */
