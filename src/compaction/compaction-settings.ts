@@ -62,7 +62,12 @@ const MODES: Record<CompactionMode, true> = { delete: true, overlay: true };
 
 function requireMode(value: unknown): void {
   if (typeof value !== 'string' || !Object.hasOwn(MODES, value)) {
-    throw new InvalidConfigError('compaction.mode', `must be one of ${Object.keys(MODES).map((m) => `'${m}'`).join(', ')} (got ${JSON.stringify(value) ?? String(value)})`);
+    throw new InvalidConfigError(
+      'compaction.mode',
+      `must be one of ${Object.keys(MODES)
+        .map((m) => `'${m}'`)
+        .join(', ')} (got ${JSON.stringify(value) ?? String(value)})`,
+    );
   }
 }
 

@@ -180,10 +180,22 @@ describe('resolveCompactionSettings', () => {
     [{ targetTokens: -1 }, 'compaction.targetTokens'],
     [{ contextWindow: 16_000, targetTokens: 8_000, minFreedTokens: 5_000 }, 'compaction.minFreedTokens'],
     [{ minFreedTokens: 0.5 }, 'compaction.minFreedTokens'],
+    [{ mode: 'soft' }, 'compaction.mode'],
+    [{ mode: 'Overlay' }, 'compaction.mode'],
+    [{ mode: 1 }, 'compaction.mode'],
+    [{ mode: null }, 'compaction.mode'],
     [null, 'compaction'],
     [[1, 2], 'compaction'],
   ])('refuses %j naming the field', (input, field) => {
     expectConfigError(() => resolveCompactionSettings(input as never), field);
+  });
+
+  it("takes mode 'delete' (the default) or 'overlay', and says which in the error", () => {
+    expect(resolveCompactionSettings().mode).toBe('delete');
+    expect(resolveCompactionSettings({ mode: 'overlay', contextWindow: 4_000 })).toMatchObject({ mode: 'overlay', trigger: 3_200 });
+    expect(() => resolveCompactionSettings({ mode: 'soft' as never })).toThrow(
+      "Invalid config field compaction.mode: must be one of 'delete', 'overlay' (got \"soft\")",
+    );
   });
 
   it('ignores settings given as undefined (spread from optional options)', () => {
