@@ -82,7 +82,7 @@ for (const backend of storeBackends()) {
       expect(await store.countLive(id, ['m1', 'm2', 'm3'])).toBe(1);
       expect((await store.listConversations()).find((c) => c.id === id)?.messageCount).toBe(2);
       expect(await store.deleteByIds(id, ['m1', 'm3'])).toBe(1);
-      expect(ids(await store.loadHistory(id, { includeCompacted: true }))).toEqual(['clip-archive-' + id, 'm1', 'm2', 'm4']);
+      expect(ids(await store.loadHistory(id, { includeCompacted: true }))).toEqual([`clip-archive-${id}`, 'm1', 'm2', 'm4']);
       expect(ids(await store.findUsedIds(id, ['m1', 'm2'])).sort()).toEqual(['m1', 'm2']);
       await expect(store.append(id, [{ id: 'm2', role: 'user', content: 'again' }])).rejects.toMatchObject({ field: 'messages[0].id' });
     });
