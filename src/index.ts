@@ -29,7 +29,9 @@ export type * from './conversation/types.js';
 export {
   DEFAULT_COMPACTION_SETTINGS,
   resolveCompactionSettings,
+  COMPACTION_MODES,
   SESSION_SCOPES,
+  type CompactionMode,
   type CompactionSettings,
   type SessionScope,
 } from './compaction/compaction-settings.js';
@@ -42,6 +44,10 @@ export type {
   PersistenceProvider,
   PersistenceTransaction,
   CompactionOperation,
+  OperationRecordInput,
+  CommitCompaction,
+  CommitReport,
+  LoadHistoryOptions,
   LoopGuardState,
   LoopGuardUpdate,
 } from './persistence/persistence-provider.js';

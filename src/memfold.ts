@@ -28,7 +28,7 @@ import { createModelQueue, rateLimitedQueueOptions, type ModelQueue } from './op
 import { createOpenAISummarizer } from './openai/openai-summarizer.js';
 import { createInMemoryPersistence } from './persistence/in-memory/in-memory-persistence.js';
 import { createKyselyPersistence, openLanceArchive } from './on-demand-adapters.js';
-import type { PersistenceProvider } from './persistence/persistence-provider.js';
+import type { LoadHistoryOptions, PersistenceProvider } from './persistence/persistence-provider.js';
 import { createTokenCounter } from './tokens/create-token-counter.js';
 import type { TokenCounter } from './tokens/token-counter.js';
 import { MEMORY_READ_MAX_TOKENS, MEMORY_READ_MIN_TOKENS } from './tools/memory-read-args.js';
@@ -106,8 +106,12 @@ export interface Memfold {
    * own messages.
    */
   append(conversationId: string, messages: NewMessage[]): Promise<ConversationMessage[]>;
-  /** The live rows: system prompt, clip-archive, then the rest in order. */
-  history(conversationId: string): Promise<ConversationMessage[]>;
+  /**
+   * The live rows: system prompt, clip-archive, then the rest in order. With `includeCompacted`, also the rows overlay
+   * compactions (`compaction.mode: 'overlay'`) kept, in their seq places, each with `compactedBy`: the full history as
+   * the live table holds it.
+   */
+  history(conversationId: string, options?: LoadHistoryOptions): Promise<ConversationMessage[]>;
   /** What the model should see: `history` with long tool outputs cut. */
   context(conversationId: string): Promise<ConversationMessage[]>;
   /**
@@ -301,7 +305,8 @@ export async function createMemfold(options: MemfoldOptions = {}): Promise<Memfo
     }
   }
 
-  const history = async (conversationId: string) => assembleContext(await persistence.loadHistory(conversationId));
+  const history = async (conversationId: string, historyOptions?: LoadHistoryOptions) =>
+    assembleContext(await persistence.loadHistory(conversationId, historyOptions));
   return {
     config,
     compactor,

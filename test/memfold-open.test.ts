@@ -91,6 +91,7 @@ for (const { name, open } of homes) {
       ['a context window below the minimum', { compaction: { contextWindow: 10 } }, 'compaction.contextWindow'],
       ['a trigger above the window', { compaction: { contextWindow: 4_000, trigger: 5_000 } }, 'compaction.trigger'],
       ['an unknown compaction setting', { compaction: { window: 4_000 } as never }, 'compaction.window'],
+      ['a compaction mode other than delete or overlay', { compaction: { mode: 'soft' as never } }, 'compaction.mode'],
       ['a runtime override of the wrong type', { config: { modelTimeoutMs: -5 } }, 'config.modelTimeoutMs'],
       ['a flag that is not a boolean', { reconcileOnOpen: 'yes' as never }, 'reconcileOnOpen'],
     ])('%s throws InvalidConfigError naming the field, and the home opens again', async (_case, bad, field) => {

@@ -1,6 +1,7 @@
 /**
- * The commit step of a compaction: delete exactly the archived ids and store the new clip-archive, in one
- * database transaction; then the new history is what the plan kept around the new clip-archive.
+ * The commit step of a compaction: take exactly the archived ids out of the live history (deleted, or in overlay
+ * mode marked compacted by the operation) and store the new clip-archive, in one database transaction; then the new
+ * history is what the plan kept around the new clip-archive.
  */
 import type { ArchiveEntry, ConversationMessage } from '../conversation/types.js';
 import type { PersistenceProvider } from '../persistence/persistence-provider.js';
@@ -21,7 +22,7 @@ export interface CommitInput {
 /** Returns the history as it now stands in the live table: system prompt, clip-archive, first turns, recent messages. */
 export async function commitCompacted(
   input: CommitInput,
-  deps: { persistence: PersistenceProvider; settings: Pick<CompactionSettings, 'clipFirst' | 'clipLast'> },
+  deps: { persistence: PersistenceProvider; settings: Pick<CompactionSettings, 'clipFirst' | 'clipLast' | 'mode'> },
 ): Promise<ConversationMessage[]> {
   const { conversationId, operationId, plan } = input;
   const clipArchive = buildClipArchive(input.frontier, deps.settings.clipFirst, deps.settings.clipLast);
@@ -31,6 +32,8 @@ export async function commitCompacted(
     clipArchive,
     deleteIds: plan.compactable.map((m) => m.id),
     labels: [...input.labels],
+    // The mode the operation was recorded in (run-compaction records it from the same settings).
+    mode: deps.settings.mode,
   });
   return [...plan.system, committed.clipArchive, ...plan.firstTurns, ...plan.recent];
 }

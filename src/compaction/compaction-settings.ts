@@ -2,6 +2,9 @@
  * The compaction settings: their type, defaults and validation, in one place. No other file supplies a default.
  */
 import { InvalidConfigError } from '../errors.js';
+import type { CompactionMode } from '../persistence/persistence-provider.js';
+
+export type { CompactionMode };
 
 /**
  * How compaction treats earlier sessions (`compaction/sessions.ts` says where sessions begin):
@@ -65,6 +68,12 @@ export interface CompactionSettings {
   sessionScope: SessionScope;
   /** The sessions `fixedCount` keeps verbatim, the newest included (other scopes do not read it). Default 2. */
   keepSessions: number;
+  /**
+   * How a compaction takes the archived messages out of the live history: `delete` (default) deletes their rows;
+   * `overlay` keeps them, marked compacted by the operation, hidden from the live history and readable with
+   * `loadHistory(id, { includeCompacted: true })`. Recorded on each operation, so whoever finishes it commits it so.
+   */
+  mode: CompactionMode;
 }
 
 export const DEFAULT_CONTEXT_WINDOW = 128_000;
@@ -121,10 +130,14 @@ export const DEFAULT_COMPACTION_SETTINGS: Readonly<CompactionSettings> = Object.
   sessionGapMinutes: 30,
   sessionScope: 'none',
   keepSessions: 2,
+  mode: 'delete',
 });
 
 /** Settings that are not numbers, with the values each takes. */
-const CHOICES: Partial<Record<keyof CompactionSettings, readonly string[]>> = { sessionScope: SESSION_SCOPES };
+/** The compaction modes (`CompactionMode`). */
+export const COMPACTION_MODES: readonly CompactionMode[] = ['delete', 'overlay'];
+
+const CHOICES: Partial<Record<keyof CompactionSettings, readonly string[]>> = { sessionScope: SESSION_SCOPES, mode: COMPACTION_MODES };
 
 function requireChoice(key: keyof CompactionSettings, value: unknown, choices: readonly string[]): void {
   if (typeof value !== 'string' || !choices.includes(value)) {
@@ -202,6 +215,7 @@ export function validateCompactionSettings(settings: CompactionSettings): void {
   requireShare(settings, 'warnAt');
   requireShare(settings, 'summarizerInputShare');
   requireChoice('sessionScope', settings.sessionScope, SESSION_SCOPES);
+  requireChoice('mode', settings.mode, COMPACTION_MODES);
   if (!(typeof settings.sessionGapMinutes === 'number' && settings.sessionGapMinutes >= 0 && Number.isFinite(settings.sessionGapMinutes))) {
     throw new InvalidConfigError('compaction.sessionGapMinutes', `must be a finite number >= 0, 0 for no gap rule (got ${settings.sessionGapMinutes})`);
   }

@@ -3,9 +3,11 @@
  * the messages an operation covers and every label it wrote or was about to write, so recovery needs
  * nothing else:
  * - `archived` and every covered message is in the archive, read back, verbatim: finish it. Its
- *   re-summarization writes are dropped (the next compaction redoes them) and the commit runs.
+ *   re-summarization writes are dropped (the next compaction redoes them) and the commit runs in the mode the
+ *   operation recorded (overlay: marks, never deletes), whatever this process's settings say.
  * - anything else: undo it. Marks pointing at its batches are cleared, its own rows deleted (a label
- *   another operation holds is left alone), the operation recorded `rolled_back`. The messages never left the live table.
+ *   another operation holds is left alone), the operation recorded `rolled_back` (which clears any overlay mark of
+ *   its own, and only its own). The messages never left the live table.
  * The caller holds the conversation's lock.
  */
 import type { ConversationMessage } from '../conversation/types.js';
@@ -48,6 +50,7 @@ async function finish(operation: CompactionOperation, deps: ReconcileDeps, entri
     deleteIds: live.filter((m) => wanted.has(m.id)).map((m) => m.id),
     clipArchive: buildClipArchive(frontier, settings.clipFirst, settings.clipLast),
     labels: [...kept],
+    mode: operation.mode,
   });
   const dropped = entries.resummarized.length > 0 ? `; dropped ${entries.resummarized.length} re-summarized batch(es)` : '';
   return { operationId: operation.id, conversationId, action: 'committed', reason: `every batch was archived and read back${dropped}` };

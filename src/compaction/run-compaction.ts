@@ -61,7 +61,9 @@ export async function runCompaction(
   };
 
   try {
-    await atStage('unexpected', () => persistence.recordOperation({ id: operationId, conversationId, status: 'planned', messageIds, labels: [] }));
+    await atStage('unexpected', () =>
+      persistence.recordOperation({ id: operationId, conversationId, status: 'planned', mode: settings.mode, messageIds, labels: [] }),
+    );
     const before = await atStage('archive_failed', () => listFrontier(deps, conversationId));
 
     // Fold: the first chunk builds on the newest frontier batch.

@@ -30,6 +30,11 @@ export interface ConversationMessage {
   kind?: MessageKind;
   /** The session the caller put the message in, when it gave one (`NewMessage.sessionId`). */
   sessionId?: string;
+  /**
+   * Only on rows read with `includeCompacted` (`loadHistory`, `memfold.history`): the overlay compaction that archived
+   * this message and left its row in place. The live history never holds such a row.
+   */
+  compactedBy?: string;
 }
 
 /** What a caller appends: the store assigns `seq`, and `id`/`createdAt` when they are missing. */

@@ -9,11 +9,23 @@ export interface MigrationReport {
 
 export type OperationStatus = 'planned' | 'archived' | 'committed' | 'rolled_back';
 
+/**
+ * How a compaction's commit takes the archived messages out of the live history. `delete`: the rows are deleted.
+ * `overlay`: the rows stay, marked compacted by the operation (`ConversationMessage.compactedBy` when read with
+ * `includeCompacted`); the live history leaves them out. Either way the archive holds them verbatim.
+ */
+export type CompactionMode = 'delete' | 'overlay';
+
 /** A row of the compaction operations table. */
 export interface CompactionOperation {
   id: string;
   conversationId: string;
   status: OperationStatus;
+  /**
+   * How its commit takes the messages out of the live history, fixed by the operation's first record: whichever
+   * process finishes it (reconcile, with other settings) commits it this way. Rows from before overlay mode: `delete`.
+   */
+  mode: CompactionMode;
   messageIds: string[];
   labels: string[];
   error?: string;
@@ -21,28 +33,56 @@ export interface CompactionOperation {
   updatedAt: string;
 }
 
+/**
+ * What `recordOperation` writes. `mode` defaults to `delete` on the first record; a later record may omit it (the
+ * recorded mode stays) but may not change it.
+ */
+export type OperationRecordInput = Omit<CompactionOperation, 'createdAt' | 'updatedAt' | 'mode'> & { mode?: CompactionMode };
+
 /** The writes a compaction commits at once. */
 export interface CommitCompaction {
   conversationId: string;
   operationId: string;
-  /** Exactly the archived message ids to delete. */
+  /** Exactly the archived message ids: deleted, or in `overlay` mode marked compacted by the operation. Each must be live. */
   deleteIds: string[];
   /** The new clip-archive text; replaces the previous clip-archive row. */
   clipArchive: string;
   labels: string[];
+  /**
+   * The mode the operation was recorded with (default `delete`); a commit in another mode is refused (`commit.mode`),
+   * writing nothing.
+   */
+  mode?: CompactionMode;
 }
 
 export interface CommitReport {
+  /** Rows deleted (`delete` mode). */
   deleted: number;
+  /** Rows marked compacted (`overlay` mode). */
+  marked: number;
   clipArchive: ConversationMessage;
+}
+
+export interface LoadHistoryOptions {
+  /**
+   * Also the rows overlay compactions marked (each with `compactedBy`), in their seq places: the full raw history
+   * as far as the table keeps it (rows deleted by `delete`-mode compactions are only in the archive). Default false:
+   * the live history.
+   */
+  includeCompacted?: boolean;
 }
 
 /** Work done inside one database transaction. */
 export interface PersistenceTransaction {
   append(conversationId: string, messages: NewMessage[]): Promise<ConversationMessage[]>;
+  /** Deletes those of `ids` that are live messages of the conversation (rows an overlay compaction marked stay). */
   deleteByIds(conversationId: string, ids: string[]): Promise<number>;
-  loadHistory(conversationId: string): Promise<ConversationMessage[]>;
-  /** How many of `ids` are live messages of the conversation (one indexed lookup, no rows loaded). */
+  /**
+   * The live history: the clip-archive (seq 0) and the messages no compaction took out, by seq. With
+   * `includeCompacted`, the overlay rows too.
+   */
+  loadHistory(conversationId: string, options?: LoadHistoryOptions): Promise<ConversationMessage[]>;
+  /** How many of `ids` are live messages of the conversation (one indexed lookup, no rows loaded; overlay rows are not live). */
   countLive(conversationId: string, ids: string[]): Promise<number>;
   commitCompaction(commit: CommitCompaction): Promise<CommitReport>;
   /**
@@ -105,7 +145,12 @@ export interface PersistenceProvider extends PersistenceTransaction {
     fn: () => Promise<T>,
     options?: { wait?: boolean },
   ): Promise<{ acquired: true; value: T } | { acquired: false }>;
-  recordOperation(operation: Omit<CompactionOperation, 'createdAt' | 'updatedAt'>): Promise<void>;
+  /**
+   * Insert or update an operation row (status, ids, labels, error). A status other than `committed` also clears the
+   * marks the operation made (overlay rows come back live), in the same transaction: rows are marked exactly while
+   * their operation is committed. Refuses (`operation.mode`) a mode other than the recorded one.
+   */
+  recordOperation(operation: OperationRecordInput): Promise<void>;
   /**
    * Move a recorded operation on: its status and labels only (its message ids stay those of its first
    * record, so a journal entry per write costs the labels, not the covered ids). Refuses an id that is
@@ -118,6 +163,7 @@ export interface PersistenceProvider extends PersistenceTransaction {
    * oldest first: of one conversation, or of the whole namespace when no id is given.
    */
   listPendingOperations(conversationId?: string): Promise<CompactionOperation[]>;
+  /** The namespace's conversations, most recently updated first; `messageCount` counts live messages (no clip-archive, no overlay rows). */
   listConversations(): Promise<Array<{ id: string; messageCount: number; updatedAt: string }>>;
   /** The conversation's loop guard record, or undefined when it has no streak. */
   getLoopGuardState(conversationId: string): Promise<LoopGuardState | undefined>;

@@ -79,7 +79,10 @@ for (const backend of persistenceBackends()) {
           ).toMatchObject({ operationId: 'another-operation', content: row.content });
         }
         const own = rows.filter((r) => r.operationId === result.operationId);
-        expect(own.length).toBe(chosen.length);
+        // The same messages make the same depth-0 batches and segments; re-summarization may differ, since the
+        // planted batches are in this frontier too.
+        const depth0 = (entries: typeof rows) => entries.filter((r) => r.depth === 0).length;
+        expect(depth0(own)).toBe(depth0(chosen));
         for (const row of own) expect(chosen.map((e) => e.label)).not.toContain(row.label);
       } finally {
         await other.close();

@@ -189,6 +189,10 @@ describe('resolveCompactionSettings', () => {
     [{ sessionGapMinutes: -1 }, 'compaction.sessionGapMinutes'],
     [{ sessionGapMinutes: Number.POSITIVE_INFINITY }, 'compaction.sessionGapMinutes'],
     [{ sessionGapMinutes: '30' }, 'compaction.sessionGapMinutes'],
+    [{ mode: 'soft' }, 'compaction.mode'],
+    [{ mode: 'Overlay' }, 'compaction.mode'],
+    [{ mode: 1 }, 'compaction.mode'],
+    [{ mode: null }, 'compaction.mode'],
     [null, 'compaction'],
     [[1, 2], 'compaction'],
   ])('refuses %j naming the field', (input, field) => {
@@ -206,6 +210,14 @@ describe('resolveCompactionSettings', () => {
     });
     expect(() => resolveCompactionSettings({ sessionScope: 'fixed' as never })).toThrow(
       'Invalid config field compaction.sessionScope: must be one of none, fixedCount, tokenBudget (got "fixed")',
+    );
+  });
+
+  it("takes mode 'delete' (the default) or 'overlay', and says which in the error", () => {
+    expect(resolveCompactionSettings().mode).toBe('delete');
+    expect(resolveCompactionSettings({ mode: 'overlay', contextWindow: 4_000 })).toMatchObject({ mode: 'overlay', trigger: 3_200 });
+    expect(() => resolveCompactionSettings({ mode: 'soft' as never })).toThrow(
+      'Invalid config field compaction.mode: must be one of delete, overlay (got "soft")',
     );
   });
 

@@ -1,9 +1,10 @@
 /**
  * Two processes with four workers each append to and compact 50 conversations at once, for a
  * bounded time, on one PostgreSQL database and one LanceDB folder (both created by the racing
- * processes themselves). At the end every invariant holds for every conversation, and every
- * message appended (including those appended while a compaction of the same conversation ran) is
- * live or archived.
+ * processes themselves). One process compacts in delete mode, the other in overlay mode, so every
+ * conversation's history mixes deleted and kept (marked) rows. At the end every invariant holds for
+ * every conversation, overlay rows included, and every message appended (including those appended
+ * while a compaction of the same conversation ran) is live or archived.
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -57,7 +58,7 @@ describe.skipIf(databaseUrl === undefined)('two processes, four workers each, 50
       deadline,
       seed: 1_000_003 * (p + 1),
       name: `p${p}`,
-      settings,
+      settings: { ...settings, mode: p % 2 === 0 ? 'delete' : 'overlay' },
       outFile: path.join(dir, `report-${p}.json`),
     }));
     const exits = await Promise.all(jobs.map((job) => runChild(child, [JSON.stringify(job)])));
@@ -73,7 +74,16 @@ describe.skipIf(databaseUrl === undefined)('two processes, four workers each, 50
     const byConversation = new Map<string, ConversationMessage[]>();
     for (const m of reports.flatMap((r) => r.appended)) byConversation.set(m.conversationId, [...(byConversation.get(m.conversationId) ?? []), m]);
     let archived = 0;
-    for (const [id, appended] of byConversation) archived += (await checkInvariants(memfold, id, appended, { toolPairs: true })).archived;
+    let overlaid = 0;
+    const committedByMode: Record<string, number> = {};
+    for (const [id, appended] of byConversation) {
+      const report = await checkInvariants(memfold, id, appended, { toolPairs: true });
+      archived += report.archived;
+      overlaid += report.overlaid;
+      for (const op of await memfold.persistence.listOperations(id)) {
+        if (op.status === 'committed' && op.messageIds.length > 0) committedByMode[op.mode] = (committedByMode[op.mode] ?? 0) + 1;
+      }
+    }
     expect(await memfold.persistence.listPendingOperations()).toEqual([]);
 
     const compactions: Record<string, number> = {};
@@ -82,10 +92,15 @@ describe.skipIf(databaseUrl === undefined)('two processes, four workers each, 50
     console.log(
       `concurrency test: ${PROCESSES} processes x ${WORKERS} workers for ${SECONDS} s: ${reports.reduce((n, r) => n + r.appends, 0)} appends ` +
         `(${reports.reduce((n, r) => n + r.appended.length, 0)} messages, ${reports.reduce((n, r) => n + r.appendsDuringCompaction, 0)} during a compaction of the same conversation), ` +
-        `compactions ${JSON.stringify(compactions)}, ${archived} messages archived in ${byConversation.size} conversations` +
+        `compactions ${JSON.stringify(compactions)}, committed by mode ${JSON.stringify(committedByMode)}, ` +
+        `${archived} messages archived (${overlaid} of them kept as overlay rows) in ${byConversation.size} conversations` +
         (failures.length > 0 ? `; failures: ${[...new Set(failures)].join(' | ')}` : ''),
     );
     expect(compactions.compacted ?? 0).toBeGreaterThan(20);
+    // Both modes committed compactions, on conversations the other mode compacted too.
+    expect(committedByMode.delete ?? 0).toBeGreaterThan(5);
+    expect(committedByMode.overlay ?? 0).toBeGreaterThan(5);
+    expect(overlaid).toBeGreaterThan(0);
     expect(compactions['skipped:busy'] ?? 0, 'the two processes did race for conversations').toBeGreaterThan(0);
     expect(reports.reduce((n, r) => n + r.appendsDuringCompaction, 0)).toBeGreaterThan(0);
     // Contention may fail a compaction (and lose nothing); a failure of any other kind is a bug.

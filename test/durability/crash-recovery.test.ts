@@ -6,7 +6,13 @@
  * exactly one depth-0 batch, no label twice, no batch of an uncommitted operation, the clip-archive
  * matches the frontier, no tool call split from its result.
  *
- * MEMFOLD_CRASH_RUNS (default 100) and MEMFOLD_CRASH_SEED (default: random, printed) reproduce a run.
+ * Then the same conversations are compacted in overlay mode (rows kept and marked) and killed once or more at each
+ * kind of boundary, while the test's own memfold, which reconciles, runs in delete mode: an overlay operation must be
+ * finished by marking (never deleting) or undone with no mark left, and every overlay row must be marked exactly by
+ * the committed operation that archived it.
+ *
+ * MEMFOLD_CRASH_RUNS (default 100), MEMFOLD_CRASH_OVERLAY_RUNS (default 8) and MEMFOLD_CRASH_SEED (default: random,
+ * printed) reproduce a run.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -25,6 +31,7 @@ import type { CrashJob, KillPoint } from './children/crash-job.js';
 
 const CHILD_SOURCE = new URL('./children/compact-until-killed.ts', import.meta.url);
 const RUNS = Number(process.env.MEMFOLD_CRASH_RUNS ?? 100);
+const OVERLAY_RUNS = Number(process.env.MEMFOLD_CRASH_OVERLAY_RUNS ?? 8);
 const SEED = Number(process.env.MEMFOLD_CRASH_SEED ?? Math.floor(Math.random() * 2 ** 31));
 const PARALLEL = 2;
 const settings = { contextWindow: 2_000, keepRecentTokens: 400, keepRecentMessages: 4, chunkTokens: 300 };
@@ -49,6 +56,23 @@ function pickKillPoint(rand: () => number): KillPoint {
     default:
       return { point: 'timer', ms: int(0, 800) };
   }
+}
+
+/**
+ * The overlay runs take the boundaries in turn (the few runs hit each kind), with random offsets. The first write
+ * and the first fold come in every run; marks only when the run re-summarizes.
+ */
+function cycleKillPoint(run: number, rand: () => number): KillPoint {
+  const kinds: KillPoint[] = [
+    { point: 'commit', ms: 150 },
+    { point: 'write', n: 1 },
+    { point: 'after-commit' },
+    { point: 'plan' },
+    { point: 'fold', n: 1 },
+    { point: 'timer', ms: Math.floor(rand() * 800) },
+    { point: 'mark', n: 1 },
+  ];
+  return kinds[run % kinds.length]!;
 }
 
 const databaseUrl = postgresServerUrl();
@@ -93,47 +117,68 @@ describe.skipIf(databaseUrl === undefined)('SIGKILL during compaction, then reco
     if (lanceDir) await rm(lanceDir, { recursive: true, force: true });
   });
 
-  it(`keeps every invariant through ${RUNS} randomized runs killed at step boundaries`, async () => {
-    // Deterministic from the seed, so a failing run can be replayed.
-    const rand = seeded(SEED);
-    const appended = new Map<string, ConversationMessage[]>(CONVERSATIONS.map((id) => [id, []]));
-    const tally = { runs: 0, kills: 0, finishedByChild: 0, committed: 0, rolledBack: 0 };
-    const killsByPoint: Record<string, number> = {};
+  // Deterministic from the seed, so a failing run can be replayed.
+  const rand = seeded(SEED);
+  const appended = new Map<string, ConversationMessage[]>(CONVERSATIONS.map((id) => [id, []]));
 
-    async function oneRun(run: number, conversationId: string): Promise<void> {
-      const turns = sampleTurns(SEED + run, 3 + Math.floor(rand() * 5));
-      const start = new Date(Date.UTC(2024, 0, 1) + run * 3_600_000);
-      appended.get(conversationId)!.push(...(await memfold.append(conversationId, turnMessages(turns, `r${run}`, start))));
-      const killAt = pickKillPoint(rand);
-      if (killAt.point === 'commit') await admin.query('insert into memfold_test_slow_commit values ($1)', [conversationId]);
-      const job: CrashJob = { databaseUrl: database.url, lanceDir, conversationId, settings, killAt };
-      const exit = await runChild(child, [JSON.stringify(job)]);
-      if (killAt.point === 'commit') await admin.query('delete from memfold_test_slow_commit where conversation_id = $1', [conversationId]);
+  interface Tally {
+    runs: number;
+    kills: number;
+    finishedByChild: number;
+    committed: number;
+    rolledBack: number;
+    killsByPoint: Record<string, number>;
+  }
+  const newTally = (): Tally => ({ runs: 0, kills: 0, finishedByChild: 0, committed: 0, rolledBack: 0, killsByPoint: {} });
 
-      tally.runs++;
-      if (exit.signal === 'SIGKILL') {
-        tally.kills++;
-        killsByPoint[killAt.point] = (killsByPoint[killAt.point] ?? 0) + 1;
-      } else {
-        // Not killed: the chosen boundary never came (no re-summarization this time, fewer folds).
-        expect(exit.code, `run ${run} (seed ${SEED}) ${JSON.stringify(killAt)}: ${exit.stderr}`).toBe(0);
-        if (process.env.MEMFOLD_CRASH_DEBUG) console.log(run, JSON.stringify(killAt), exit.stdout.trim());
-        tally.finishedByChild++;
-      }
-      for (const outcome of await memfold.reconcile(conversationId)) {
-        if (outcome.action === 'committed') tally.committed++;
-        if (outcome.action === 'rolled_back') tally.rolledBack++;
-      }
-      await checkInvariants(memfold, conversationId, appended.get(conversationId)!, { toolPairs: true });
+  /** Append a few turns, run one compaction in a child in `mode` killed at `killAt`, reconcile here, check. */
+  async function oneRun(run: number, conversationId: string, mode: 'delete' | 'overlay', killAt: KillPoint, tally: Tally): Promise<void> {
+    const turns = sampleTurns(SEED + run, 3 + Math.floor(rand() * 5));
+    const start = new Date(Date.UTC(2024, 0, 1) + run * 3_600_000);
+    appended.get(conversationId)!.push(...(await memfold.append(conversationId, turnMessages(turns, `r${run}`, start))));
+    if (killAt.point === 'commit') await admin.query('insert into memfold_test_slow_commit values ($1)', [conversationId]);
+    const job: CrashJob = { databaseUrl: database.url, lanceDir, conversationId, settings: { ...settings, mode }, killAt };
+    const exit = await runChild(child, [JSON.stringify(job)]);
+    if (killAt.point === 'commit') await admin.query('delete from memfold_test_slow_commit where conversation_id = $1', [conversationId]);
+
+    tally.runs++;
+    if (exit.signal === 'SIGKILL') {
+      tally.kills++;
+      tally.killsByPoint[killAt.point] = (tally.killsByPoint[killAt.point] ?? 0) + 1;
+    } else {
+      // Not killed: the chosen boundary never came (no re-summarization this time, fewer folds).
+      expect(exit.code, `run ${run} (seed ${SEED}) ${mode} ${JSON.stringify(killAt)}: ${exit.stderr}`).toBe(0);
+      if (process.env.MEMFOLD_CRASH_DEBUG) console.log(run, mode, JSON.stringify(killAt), exit.stdout.trim());
+      tally.finishedByChild++;
     }
+    // The reconciling memfold runs in delete mode: an overlay operation is finished in the mode it recorded.
+    for (const outcome of await memfold.reconcile(conversationId)) {
+      if (outcome.action === 'committed') tally.committed++;
+      if (outcome.action === 'rolled_back') tally.rolledBack++;
+    }
+    await checkInvariants(memfold, conversationId, appended.get(conversationId)!, { toolPairs: true });
+  }
 
-    // Enough history that every forced compaction has something to archive.
+  const summary = (tally: Tally) =>
+    `${tally.runs} runs, ${tally.kills} killed by SIGKILL ${JSON.stringify(tally.killsByPoint)}, ` +
+    `${tally.finishedByChild} finished before their kill point; reconcile finished ${tally.committed} and undid ${tally.rolledBack}`;
+
+  /** Enough history that every forced compaction has something to archive (once per conversation). */
+  async function seedConversations(): Promise<void> {
     for (const [k, id] of CONVERSATIONS.entries()) {
+      if (appended.get(id)!.length > 0) continue;
       appended.get(id)!.push(...(await memfold.append(id, turnMessages(sampleTurns(SEED - k - 1, 10), 'seed', new Date(Date.UTC(2023, 0, 1))))));
     }
+  }
+
+  it(`keeps every invariant through ${RUNS} randomized runs killed at step boundaries`, async () => {
+    const tally = newTally();
+    await seedConversations();
     for (let run = 0; run < RUNS; run += PARALLEL) {
       const offset = Math.floor(rand() * CONVERSATIONS.length);
-      const batch = Array.from({ length: Math.min(PARALLEL, RUNS - run) }, (_, k) => oneRun(run + k, CONVERSATIONS[(offset + k) % CONVERSATIONS.length]!));
+      const batch = Array.from({ length: Math.min(PARALLEL, RUNS - run) }, (_, k) =>
+        oneRun(run + k, CONVERSATIONS[(offset + k) % CONVERSATIONS.length]!, 'delete', pickKillPoint(rand), tally),
+      );
       await Promise.all(batch);
     }
 
@@ -142,15 +187,32 @@ describe.skipIf(databaseUrl === undefined)('SIGKILL during compaction, then reco
     const depths = await Promise.all(
       CONVERSATIONS.map(async (id) => Math.max(0, ...(await memfold.archive.list({ conversationId: id, kind: 'summary' })).map((b) => b.depth))),
     );
-    console.log(
-      `crash test (seed ${SEED}): ${tally.runs} runs, ${tally.kills} killed by SIGKILL ${JSON.stringify(killsByPoint)}, ` +
-        `${tally.finishedByChild} finished before their kill point; reconcile finished ${tally.committed} and undid ${tally.rolledBack}; ` +
-        `deepest batch per conversation ${depths.join('/')}`,
-    );
+    console.log(`crash test (seed ${SEED}): ${summary(tally)}; deepest batch per conversation ${depths.join('/')}`);
     expect(tally.runs).toBe(RUNS);
     // Every kind of boundary was hit at least once.
     for (const point of ['plan', 'fold', 'write', 'mark', 'commit', 'after-commit', 'timer']) {
-      expect(killsByPoint[point] ?? 0, `kills at ${point}`).toBeGreaterThan(0);
+      expect(tally.killsByPoint[point] ?? 0, `kills at ${point}`).toBeGreaterThan(0);
     }
+  }, 900_000);
+
+  it(`overlay mode on the same conversations: keeps every invariant, overlay rows included, through ${OVERLAY_RUNS} killed runs`, async () => {
+    const tally = newTally();
+    // After the delete-mode runs (when they ran), each history holds deleted and, from here on, overlay rows.
+    await seedConversations();
+    for (let run = 0; run < OVERLAY_RUNS; run += PARALLEL) {
+      const batch = Array.from({ length: Math.min(PARALLEL, OVERLAY_RUNS - run) }, (_, k) =>
+        oneRun(RUNS + run + k, CONVERSATIONS[(run + k) % CONVERSATIONS.length]!, 'overlay', cycleKillPoint(run + k, rand), tally),
+      );
+      await Promise.all(batch);
+    }
+    let overlaid = 0;
+    for (const id of CONVERSATIONS) overlaid += (await checkInvariants(memfold, id, appended.get(id)!, { toolPairs: true })).overlaid;
+    expect(await memfold.persistence.listPendingOperations()).toEqual([]);
+    console.log(`crash test, overlay mode (seed ${SEED}): ${summary(tally)}; ${overlaid} messages kept as overlay rows`);
+    expect(tally.runs).toBe(OVERLAY_RUNS);
+    expect(overlaid, 'overlay compactions committed').toBeGreaterThan(0);
+    // The boundaries every run reaches were each hit (with the default run count).
+    if (OVERLAY_RUNS >= 4)
+      for (const point of ['commit', 'write', 'after-commit', 'plan']) expect(tally.killsByPoint[point] ?? 0, `kills at ${point}`).toBeGreaterThan(0);
   }, 900_000);
 });

@@ -5,7 +5,9 @@
  * - every message ever accepted is live or archived verbatim, covered by exactly one depth-0 batch;
  * - a refused append or import changed nothing (live rows, used ids);
  * - no archive row of a committed operation was replaced (same operation, same content);
- * and after a crash and restart (reconcile on open) nothing is pending.
+ * and after a crash and restart (reconcile on open) nothing is pending. Each process started (one per sequence, and
+ * one per restart) compacts in the other mode than the one before (delete, overlay, delete, ...), so ids also collide
+ * with rows overlay compactions kept, and histories mix both modes.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -150,9 +152,9 @@ function toNew(drafts: readonly Draft[], minute: number): NewMessage[] {
   }));
 }
 
-/** Live rows and used ids of the pool: what a refused input must leave as it was. */
+/** Rows (overlay rows included) and used ids of the pool: what a refused input must leave as it was. */
 async function snapshot(memfold: Memfold, conversationId: string): Promise<unknown> {
-  const live = await memfold.persistence.loadHistory(conversationId);
+  const live = await memfold.persistence.loadHistory(conversationId, { includeCompacted: true });
   const used = await memfold.persistence.findUsedIds(conversationId, POOL);
   return { live, used: used.sort((x, y) => x.id.localeCompare(y.id)) };
 }
@@ -170,6 +172,7 @@ for (const backend of persistenceBackends()) {
     let archive: Archive;
     let memfold: Memfold;
     let dir: string;
+    let starts = 0;
 
     /**
      * A process on the stores. Opening reconciles what a crash of the one before left, unless told not
@@ -181,7 +184,7 @@ for (const backend of persistenceBackends()) {
         reconcileOnOpen,
         env: {},
         tokens: createTokenCounter({ mode: 'chars4' }),
-        compaction: settings,
+        compaction: { ...settings, mode: starts++ % 2 === 0 ? 'delete' : 'overlay' },
         summarizer: crashingModel(crash),
         persistence: crashingPersistence(opened.persistence, crash),
         archive: crashingMemory(archive, crash),
@@ -207,6 +210,8 @@ for (const backend of persistenceBackends()) {
       await fc.assert(
         fc.asyncProperty(fc.array(step, { minLength: 8, maxLength: 16 }), async (steps) => {
           const conversationId = `ids-${run++}`;
+          // A process of its own for each sequence, so that half of them start in overlay mode.
+          await start();
           const accepted: ConversationMessage[] = [];
           let minute = 0;
           let rowsBefore = new Map<string, ArchiveEntry>();
@@ -258,6 +263,7 @@ for (const backend of persistenceBackends()) {
               }
               const result = await memfold.compact(conversationId, { force: true });
               count(`${current.kind}:${result.status}${crash.dead ? ':died' : ''}`);
+              if (result.status === 'compacted') count(`compacted:${memfold.compactor.settings.mode}`);
               if (current.kind === 'compact') expect(result.status, `step ${index}: ${result.error}`).not.toBe('failed');
               if (crash.dead) await start(false);
               crash.disarm();
@@ -303,6 +309,7 @@ for (const backend of persistenceBackends()) {
       // The pool makes collisions happen: some inputs were refused, some compactions archived, some crashed.
       expect(seen['append:refused'] ?? 0).toBeGreaterThan(0);
       expect(seen['compact:compacted'] ?? 0).toBeGreaterThan(0);
+      expect(seen['compacted:overlay'] ?? 0, 'compactions in overlay mode').toBeGreaterThan(0);
     }, 600_000);
   });
 }

@@ -85,6 +85,7 @@ for (const backend of storeBackends()) {
           id: operationId,
           conversationId: id,
           status: 'committed',
+          mode: 'delete',
           messageIds: ['m1'],
           labels: ['l'],
           createdAt: expect.any(String),
@@ -93,7 +94,7 @@ for (const backend of storeBackends()) {
       ]);
     });
 
-    it('is atomic: a failure after the deletes (operation id owned by another conversation) changes nothing', async () => {
+    it('is atomic: an operation id owned by another conversation changes nothing', async () => {
       const id = await seed(3);
       await store.commitCompaction({ conversationId: id, operationId: newOperation(), deleteIds: [], clipArchive: '[Context Summary old]', labels: [] });
       const before = await store.loadHistory(id);

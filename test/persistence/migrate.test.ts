@@ -62,6 +62,31 @@ for (const backend of persistenceBackends()) {
     });
   });
 
+  describe(`${backend.name}: upgrading a store to overlay mode (007)`, () => {
+    it('keeps every row live and reads earlier operations as delete-mode ones', async () => {
+      const opened = await backend.open({ namespace: 'ns' });
+      try {
+        const { persistence: store, exec } = opened;
+        // A store as it was before 007: a live row and a committed operation.
+        await exec(`drop index messages_live_idx; drop index messages_compacted_by_idx;
+                    alter table messages drop column compacted_by; alter table compaction_operations drop column mode;
+                    delete from memfold_migrations where name = '007_overlay.sql'`);
+        await exec(`insert into conversations (namespace, id, created_at, updated_at, next_seq) values ('ns', 'c', now(), now(), 3)`);
+        await exec(`insert into messages (namespace, conversation_id, id, seq, role, content, created_at)
+                    values ('ns', 'c', 'live', 2, 'user', '{"text":"still here"}', now())`);
+        await exec(`insert into compaction_operations (id, namespace, conversation_id, status, message_ids, created_at, updated_at)
+                    values ('op1', 'ns', 'c', 'committed', '["old"]', now(), now())`);
+        expect((await store.migrate()).applied).toEqual(['007_overlay.sql']);
+
+        expect(await store.listOperations('c')).toMatchObject([{ id: 'op1', status: 'committed', mode: 'delete' }]);
+        expect(await store.loadHistory('c')).toMatchObject([{ id: 'live', seq: 2 }]);
+        expect((await store.loadHistory('c'))[0]!.compactedBy).toBeUndefined();
+      } finally {
+        await opened.cleanup();
+      }
+    });
+  });
+
   describe(`${backend.name}: the migration runner`, () => {
     let db: Kysely<any>;
     let dialect: StoreDialect;

@@ -3,7 +3,9 @@
  * every message ever appended is live or archived verbatim, covered by exactly one depth-0 batch
  * when archived; labels unique and parseable; headers match fields; depth-0 batches in time order;
  * the clip-archive shows the first and last N frontier batches; no tool call is split from its result;
- * no operation is pending and every archived row belongs to a committed operation.
+ * no operation is pending and every archived row belongs to a committed operation; a row is marked compacted
+ * (overlay mode) exactly when the committed overlay operation that archived it names it, and its kept row is the
+ * archived copy; a delete-mode operation's messages have no row.
  */
 import { expect } from 'vitest';
 import type { ArchiveEntry, ConversationMessage } from '../../src/conversation/types.js';
@@ -15,6 +17,8 @@ import type { Memfold } from '../../src/memfold.js';
 export interface InvariantReport {
   live: number;
   archived: number;
+  /** Archived messages whose rows overlay compactions kept (marked). */
+  overlaid: number;
   batches: number;
   maxDepth: number;
 }
@@ -80,6 +84,29 @@ export async function checkInvariants(
   }
   expect(live.length + archivedById.size).toBe(appended.length);
 
+  // Overlay rows: marked exactly by the committed overlay operation naming them, and each the archived copy.
+  const raw = await memfold.persistence.loadHistory(conversationId, { includeCompacted: true });
+  const markedBy = new Map(raw.filter((m) => m.compactedBy !== undefined).map((m) => [m.id, m]));
+  const operationById = new Map(operations.map((op) => [op.id, op]));
+  for (const row of markedBy.values()) {
+    const operation = operationById.get(row.compactedBy!);
+    expect(operation, `operation ${row.compactedBy} that marked ${row.id}`).toMatchObject({ status: 'committed', mode: 'overlay' });
+    expect(operation!.messageIds, `operation ${operation!.id} names ${row.id}`).toContain(row.id);
+    const { compactedBy: _, ...kept } = row;
+    expect(archivedById.get(row.id), `overlay row ${row.id} is archived as kept`).toEqual(kept);
+  }
+  expect(raw.filter((m) => m.compactedBy === undefined).map((m) => m.id)).toEqual(rows.map((m) => m.id));
+  for (const operation of operations.filter((op) => op.status === 'committed')) {
+    for (const id of operation.messageIds) {
+      if (operation.mode === 'overlay') expect(markedBy.get(id)?.compactedBy, `${id} marked by its overlay operation ${operation.id}`).toBe(operation.id);
+      else
+        expect(
+          raw.some((m) => m.id === id),
+          `${id} deleted by its operation ${operation.id}`,
+        ).toBe(false);
+    }
+  }
+
   // Depth-0 batches in time order: sorted by start, each starts at or after the previous one ends.
   const depth0 = batches.filter((b) => b.depth === 0);
   for (let i = 1; i < depth0.length; i++) expect(depth0[i]!.start >= depth0[i - 1]!.end, `order of ${depth0[i]!.label}`).toBe(true);
@@ -107,5 +134,11 @@ export async function checkInvariants(
     toolPairsTogether(live, 'live history');
     for (const t of transcripts) toolPairsTogether(t.messages ?? [], `transcript ${t.label}`);
   }
-  return { live: live.length, archived: archivedById.size, batches: batches.length, maxDepth: Math.max(0, ...batches.map((b) => b.depth)) };
+  return {
+    live: live.length,
+    archived: archivedById.size,
+    overlaid: markedBy.size,
+    batches: batches.length,
+    maxDepth: Math.max(0, ...batches.map((b) => b.depth)),
+  };
 }

@@ -11,9 +11,10 @@ import { checkBatchIds, checkLeadingToolResults, idAlreadyUsed, leadingToolResul
 import { clipArchiveId } from '../clip-archive-id.js';
 import { requireKey, requireText, requireTextArray } from '../../conversation/text.js';
 import { normalizeNewMessages, type NormalizedMessage } from '../normalize-new-messages.js';
-import type { CommitCompaction, CommitReport, UsedId } from '../persistence-provider.js';
+import type { CommitCompaction, CommitReport, LoadHistoryOptions, UsedId } from '../persistence-provider.js';
+import { optionalCompactionMode } from '../compaction-mode.js';
 import { conversationKey, copyOf, type ConversationRecord, type InMemoryTables } from './in-memory-tables.js';
-import { operationOwner, upsertOperation } from './in-memory-operation-log.js';
+import { operationWriteProblem, upsertOperation } from './in-memory-operation-log.js';
 
 export interface InMemoryContext {
   namespace: string;
@@ -25,7 +26,7 @@ export interface InMemoryContext {
 export interface InMemoryMessageOperations {
   append(conversationId: string, messages: NewMessage[]): ConversationMessage[];
   deleteByIds(conversationId: string, ids: string[]): number;
-  loadHistory(conversationId: string): ConversationMessage[];
+  loadHistory(conversationId: string, options?: LoadHistoryOptions): ConversationMessage[];
   countLive(conversationId: string, ids: string[]): number;
   commitCompaction(commit: CommitCompaction): CommitReport;
   findUsedIds(conversationId: string, ids: string[]): UsedId[];
@@ -39,6 +40,9 @@ function toMessage(conversationId: string, seq: number, row: NormalizedMessage, 
   if (row.content.sessionId !== undefined) message.sessionId = row.content.sessionId;
   return message;
 }
+
+/** A row of the live history: not marked by an overlay compaction. */
+const isLive = (m: ConversationMessage) => m.compactedBy === undefined;
 
 function digestOf(row: NormalizedMessage): string {
   const { text, ...rest } = row.content;
@@ -70,7 +74,7 @@ export function createInMemoryMessages(tables: () => InMemoryTables, context: In
       const existing = find(conversationId);
       const used = rows.findIndex((row) => existing?.usedIds.has(row.id));
       if (used >= 0) throw idAlreadyUsed(used, rows[used]!.id);
-      const opener = existing?.messages.findLast((m) => m.kind === 'message' && m.role !== 'tool');
+      const opener = existing?.messages.findLast((m) => m.kind === 'message' && m.role !== 'tool' && isLive(m));
       checkLeadingToolResults(leadingToolResults(rows), opener);
       // Every check passed: from here nothing throws, so the batch is stored whole.
       const now = clock().toISOString();
@@ -89,7 +93,7 @@ export function createInMemoryMessages(tables: () => InMemoryTables, context: In
       const record = find(conversationId);
       if (record === undefined || wanted.size === 0) return 0;
       const before = record.messages.length;
-      record.messages = record.messages.filter((m) => !wanted.has(m.id));
+      record.messages = record.messages.filter((m) => !(wanted.has(m.id) && isLive(m)));
       const deleted = before - record.messages.length;
       if (deleted > 0) record.updatedAt = clock().toISOString();
       return deleted;
@@ -106,15 +110,18 @@ export function createInMemoryMessages(tables: () => InMemoryTables, context: In
       });
     },
 
-    loadHistory(conversationId) {
+    loadHistory(conversationId, options = {}) {
       requireKey(conversationId, 'conversationId');
-      return copyOf(find(conversationId)?.messages ?? []);
+      const includeCompacted = options?.includeCompacted ?? false;
+      if (typeof includeCompacted !== 'boolean') throw new InvalidArgumentError('options.includeCompacted', 'must be a boolean');
+      const rows = find(conversationId)?.messages ?? [];
+      return copyOf(includeCompacted ? rows : rows.filter(isLive));
     },
 
     countLive(conversationId, ids) {
       requireKey(conversationId, 'conversationId');
       const wanted = new Set(requireTextArray(ids, 'ids'));
-      return (find(conversationId)?.messages ?? []).filter((m) => wanted.has(m.id)).length;
+      return (find(conversationId)?.messages ?? []).filter((m) => wanted.has(m.id) && isLive(m)).length;
     },
 
     commitCompaction(commit) {
@@ -123,17 +130,20 @@ export function createInMemoryMessages(tables: () => InMemoryTables, context: In
       const wanted = requireTextArray(commit.deleteIds, 'commit.deleteIds');
       const text = requireText(commit.clipArchive, 'commit.clipArchive');
       const labels = requireTextArray(commit.labels, 'commit.labels');
-      const deleting = new Set(wanted);
-      const live = (find(conversationId)?.messages ?? []).filter((m) => deleting.has(m.id)).length;
-      if (live !== deleting.size) {
+      const mode = optionalCompactionMode(commit.mode, 'commit.mode') ?? 'delete';
+      const problem = operationWriteProblem(tables(), namespace, { id: operationId, conversationId, mode }, { id: 'commit.operationId', mode: 'commit.mode' });
+      if (problem !== undefined) throw problem;
+      const taking = new Set(wanted);
+      // Only ordinary messages are marked (the Kysely store's check); a delete takes any live row named.
+      const taken = (m: ConversationMessage) => taking.has(m.id) && isLive(m) && (mode === 'delete' || m.kind === 'message');
+      const live = (find(conversationId)?.messages ?? []).filter(taken).length;
+      if (live !== taking.size) {
         // Some archived message is no longer live: the caller planned on a stale history.
-        throw new MemfoldError('persistence_error', `Commit of ${operationId} expected to delete ${deleting.size} live messages but found ${live}`, {
-          details: { field: 'commit.deleteIds' },
-        });
-      }
-      const owner = operationOwner(tables(), operationId);
-      if (owner !== undefined && (owner.namespace !== namespace || owner.conversationId !== conversationId)) {
-        throw new InvalidArgumentError('commit.operationId', `${JSON.stringify(operationId)} belongs to another conversation or namespace`);
+        throw new MemfoldError(
+          'persistence_error',
+          `Commit of ${operationId} expected to ${mode === 'overlay' ? 'mark' : 'delete'} ${taking.size} live messages but found ${live}`,
+          { details: { field: 'commit.deleteIds' } },
+        );
       }
       const now = clock().toISOString();
       const record = touch(conversationId, now);
@@ -147,9 +157,15 @@ export function createInMemoryMessages(tables: () => InMemoryTables, context: In
         kind: 'clip_archive',
       };
       // seq 0 is the clip-archive's slot: the new one replaces whatever held it.
-      record.messages = [copyOf(clipArchive), ...record.messages.filter((m) => !deleting.has(m.id) && m.seq !== 0)];
-      upsertOperation(tables(), namespace, { id: operationId, conversationId, status: 'committed', messageIds: wanted, labels }, now);
-      return { deleted: live, clipArchive };
+      const rest = record.messages.filter((m) => m.seq !== 0);
+      if (mode === 'overlay') {
+        for (const m of rest) if (taken(m)) m.compactedBy = operationId;
+        record.messages = [copyOf(clipArchive), ...rest];
+      } else {
+        record.messages = [copyOf(clipArchive), ...rest.filter((m) => !taken(m))];
+      }
+      upsertOperation(tables(), namespace, { id: operationId, conversationId, status: 'committed', mode, messageIds: wanted, labels }, now);
+      return { deleted: mode === 'delete' ? live : 0, marked: mode === 'overlay' ? live : 0, clipArchive };
     },
   };
 }

@@ -1,12 +1,14 @@
 /** The compaction operations journal and the conversation listing over in-memory tables (`kysely/operation-log.ts`'s twin). */
 import { InvalidArgumentError } from '../../errors.js';
 import { requireText, requireTextArray } from '../../conversation/text.js';
-import type { CompactionOperation, OperationStatus } from '../persistence-provider.js';
-import { copyOf, type InMemoryTables, type OperationRecord } from './in-memory-tables.js';
+import type { CompactionMode, CompactionOperation, OperationRecordInput, OperationStatus } from '../persistence-provider.js';
+import { modeMismatch, optionalCompactionMode } from '../compaction-mode.js';
+import { conversationKey, copyOf, type InMemoryTables, type OperationRecord } from './in-memory-tables.js';
 
 const STATUSES: ReadonlySet<string> = new Set<OperationStatus>(['planned', 'archived', 'committed', 'rolled_back']);
 
-type OperationRow = Omit<CompactionOperation, 'createdAt' | 'updatedAt'>;
+/** An operation as written; `mode` undefined: `delete` when inserted, the recorded one kept. */
+type OperationRow = Omit<CompactionOperation, 'createdAt' | 'updatedAt' | 'mode'> & { mode: CompactionMode | undefined };
 
 function requireStatus(status: unknown): OperationStatus {
   if (!STATUSES.has(status as string)) {
@@ -15,35 +17,62 @@ function requireStatus(status: unknown): OperationStatus {
   return status as OperationStatus;
 }
 
-/** Who holds an operation id, if anyone. */
-export function operationOwner(tables: InMemoryTables, id: string): { namespace: string; conversationId: string } | undefined {
+/** Who holds an operation id, if anyone, and the mode it was recorded in. */
+export function operationOwner(tables: InMemoryTables, id: string): { namespace: string; conversationId: string; mode: CompactionMode } | undefined {
   const record = tables.operations.get(id);
-  return record && { namespace: record.namespace, conversationId: record.operation.conversationId };
+  return record && { namespace: record.namespace, conversationId: record.operation.conversationId, mode: record.operation.mode };
 }
 
 /**
- * Insert the operation, or update its status, ids, labels and error (createdAt stays the first write's).
- * The caller has checked that the id is not another conversation's.
+ * The error for writing `row` over the operation recorded under its id, or undefined when the write may go ahead: the
+ * id belongs to another conversation or namespace (`fields.id`), or the write names another mode (`fields.mode`).
+ */
+export function operationWriteProblem(
+  tables: InMemoryTables,
+  namespace: string,
+  row: Pick<OperationRow, 'id' | 'conversationId' | 'mode'>,
+  fields: { id: string; mode: string },
+): InvalidArgumentError | undefined {
+  const owner = operationOwner(tables, row.id);
+  if (owner === undefined) return undefined;
+  if (owner.namespace !== namespace || owner.conversationId !== row.conversationId) {
+    return new InvalidArgumentError(fields.id, `${JSON.stringify(row.id)} belongs to another conversation or namespace`);
+  }
+  return row.mode !== undefined && row.mode !== owner.mode ? modeMismatch(fields.mode, row.id, owner.mode, row.mode) : undefined;
+}
+
+/**
+ * Insert the operation, or update its status, ids, labels and error (createdAt and mode stay the first write's).
+ * The caller has checked the write (`operationWriteProblem`).
  */
 export function upsertOperation(tables: InMemoryTables, namespace: string, row: OperationRow, now: string): void {
   const existing = tables.operations.get(row.id);
-  const operation: CompactionOperation = { ...copyOf(row), createdAt: existing?.operation.createdAt ?? now, updatedAt: now };
+  const operation: CompactionOperation = {
+    ...copyOf(row),
+    mode: existing?.operation.mode ?? row.mode ?? 'delete',
+    createdAt: existing?.operation.createdAt ?? now,
+    updatedAt: now,
+  };
   if (row.error === undefined) delete operation.error;
   tables.operations.set(row.id, { namespace, order: existing?.order ?? tables.nextOperationOrder++, operation });
 }
 
-export function recordOperation(tables: InMemoryTables, namespace: string, input: OperationRow, now: string): void {
+/** Record the operation; a status other than committed clears its marks (both or neither: nothing awaits between). */
+export function recordOperation(tables: InMemoryTables, namespace: string, input: OperationRecordInput, now: string): void {
   const id = requireText(input?.id, 'operation.id');
   const conversationId = requireText(input.conversationId, 'operation.conversationId');
   const status = requireStatus(input.status);
+  const mode = optionalCompactionMode(input.mode, 'operation.mode');
   const messageIds = requireTextArray(input.messageIds, 'operation.messageIds');
   const labels = requireTextArray(input.labels, 'operation.labels');
   const error = input.error === undefined ? undefined : requireText(input.error, 'operation.error', { allowEmpty: true });
-  const owner = operationOwner(tables, id);
-  if (owner !== undefined && (owner.namespace !== namespace || owner.conversationId !== conversationId)) {
-    throw new InvalidArgumentError('operation.id', `${JSON.stringify(id)} belongs to another conversation or namespace`);
+  const problem = operationWriteProblem(tables, namespace, { id, conversationId, mode }, { id: 'operation.id', mode: 'operation.mode' });
+  if (problem !== undefined) throw problem;
+  upsertOperation(tables, namespace, { id, conversationId, status, mode, messageIds, labels, ...(error === undefined ? {} : { error }) }, now);
+  if (status === 'committed') return;
+  for (const message of tables.conversations.get(conversationKey(namespace, conversationId))?.messages ?? []) {
+    if (message.compactedBy === id) delete message.compactedBy;
   }
-  upsertOperation(tables, namespace, { id, conversationId, status, messageIds, labels, ...(error === undefined ? {} : { error }) }, now);
 }
 
 /** Move an existing operation's status and labels; its message ids, error and createdAt stay. */
@@ -75,10 +104,14 @@ export function listOperations(tables: InMemoryTables, namespace: string, keep: 
     .map((record) => copyOf(record.operation));
 }
 
-/** The namespace's conversations, most recently updated first; messageCount excludes the clip-archive. */
+/** The namespace's conversations, most recently updated first; messageCount counts live messages (no clip-archive, no overlay rows). */
 export function listConversations(tables: InMemoryTables, namespace: string): Array<{ id: string; messageCount: number; updatedAt: string }> {
   return [...tables.conversations.values()]
     .filter((record) => record.namespace === namespace)
     .sort((a, b) => (a.updatedAt > b.updatedAt ? -1 : a.updatedAt < b.updatedAt ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
-    .map((record) => ({ id: record.id, messageCount: record.messages.filter((m) => m.kind === 'message').length, updatedAt: record.updatedAt }));
+    .map((record) => ({
+      id: record.id,
+      messageCount: record.messages.filter((m) => m.kind === 'message' && m.compactedBy === undefined).length,
+      updatedAt: record.updatedAt,
+    }));
 }

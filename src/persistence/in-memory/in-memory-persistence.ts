@@ -72,7 +72,7 @@ export function createInMemoryPersistence(options: InMemoryPersistenceOptions = 
     append: (conversationId, batch) => write('append', () => messages.append(conversationId, batch)),
     deleteByIds: (conversationId, ids) => write('deleteByIds', () => messages.deleteByIds(conversationId, ids)),
     commitCompaction: (commit) => write('commitCompaction', () => messages.commitCompaction(commit)),
-    loadHistory: (conversationId) => read('loadHistory', () => messages.loadHistory(conversationId)),
+    loadHistory: (conversationId, options) => read('loadHistory', () => messages.loadHistory(conversationId, options)),
     countLive: (conversationId, ids) => read('countLive', () => messages.countLive(conversationId, ids)),
     findUsedIds: (conversationId, ids) => read('findUsedIds', () => messages.findUsedIds(conversationId, ids)),
 
@@ -140,7 +140,7 @@ function promised(operations: InMemoryMessageOperations): PersistenceTransaction
   return {
     append: async (conversationId, batch) => operations.append(conversationId, batch),
     deleteByIds: async (conversationId, ids) => operations.deleteByIds(conversationId, ids),
-    loadHistory: async (conversationId) => operations.loadHistory(conversationId),
+    loadHistory: async (conversationId, options) => operations.loadHistory(conversationId, options),
     countLive: async (conversationId, ids) => operations.countLive(conversationId, ids),
     commitCompaction: async (commit) => operations.commitCompaction(commit),
     findUsedIds: async (conversationId, ids) => operations.findUsedIds(conversationId, ids),

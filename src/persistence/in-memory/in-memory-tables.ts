@@ -15,7 +15,7 @@ export interface ConversationRecord {
   updatedAt: string;
   /** Greater than every ordinary seq the conversation ever had: seqs are never reused. */
   nextSeq: number;
-  /** Live rows by seq: the clip-archive (seq 0) first when there is one. */
+  /** Rows by seq, the clip-archive (seq 0) first when there is one; overlay rows carry `compactedBy`. */
   messages: ConversationMessage[];
   /** Every id the conversation ever accepted, with its message digest (`message_ids`). */
   usedIds: Map<string, string>;

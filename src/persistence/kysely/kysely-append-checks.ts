@@ -60,6 +60,7 @@ async function refuseUnansweredToolResults(
     .where('namespace', '=', scope.namespace)
     .where('conversation_id', '=', scope.conversationId)
     .where('kind', '=', 'message')
+    .where('compacted_by', 'is', null)
     .where('role', '<>', 'tool')
     .orderBy('seq', 'desc')
     .limit(1)

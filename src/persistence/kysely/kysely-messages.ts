@@ -5,7 +5,8 @@
 import { sql, type Kysely } from 'kysely';
 import type { ConversationMessage, NewMessage } from '../../conversation/types.js';
 import { InvalidArgumentError, MemfoldError } from '../../errors.js';
-import type { CommitCompaction, CommitReport, PersistenceTransaction, UsedId } from '../persistence-provider.js';
+import type { CommitCompaction, CommitReport, LoadHistoryOptions, PersistenceTransaction, UsedId } from '../persistence-provider.js';
+import { optionalCompactionMode } from '../compaction-mode.js';
 import { guard } from '../persistence-error.js';
 import { checkBatchIds } from '../append-batch-checks.js';
 import { clipArchiveId } from '../clip-archive-id.js';
@@ -13,7 +14,8 @@ import { checkAgainstStored, findUsedIds } from './kysely-append-checks.js';
 import { messageDigest } from '../../conversation/message-digest.js';
 import { requireKey, requireText, requireTextArray } from '../../conversation/text.js';
 import { normalizeNewMessages, type NormalizedMessage } from '../normalize-new-messages.js';
-import { upsertOperationRow } from './kysely-operation-log.js';
+import { refusedOperationWrite, upsertOperationRow } from './kysely-operation-log.js';
+import { inTransaction } from './kysely-transaction.js';
 import { toMessage } from './kysely-row-mapping.js';
 import type { Database } from './kysely-schema.js';
 import type { StoreContext } from './kysely-store-context.js';
@@ -21,7 +23,7 @@ import type { StoreContext } from './kysely-store-context.js';
 /** Rows per INSERT: 8 parameters a row stays far below PostgreSQL's 65,535-parameter limit. */
 const INSERT_BATCH = 1000;
 
-const MESSAGE_COLUMNS = ['conversation_id', 'id', 'seq', 'role', 'kind', 'content', 'created_at'] as const;
+const MESSAGE_COLUMNS = ['conversation_id', 'id', 'seq', 'role', 'kind', 'content', 'created_at', 'compacted_by'] as const;
 
 export { clipArchiveId };
 
@@ -31,10 +33,7 @@ function digestOf(row: NormalizedMessage): string {
   return messageDigest({ role: row.role, content: text, ...rest });
 }
 
-/** Run `fn` in a transaction, or directly when `db` already is one. */
-export function inTransaction<T>(db: Kysely<Database>, fn: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
-  return db.isTransaction ? fn(db) : db.transaction().execute(fn);
-}
+export { inTransaction };
 
 /**
  * The port's PersistenceTransaction over `db`. Multi-statement operations (append, deleteByIds,
@@ -61,16 +60,33 @@ export function kyselyMessageOperations(db: Kysely<Database>, context: StoreCont
     return Number(row.next_seq) - reserve;
   }
 
+  /** Delete those of `ids` that are live: rows an overlay compaction marked are not the live history's to delete. */
   async function deleteIds(trx: Kysely<Database>, conversationId: string, ids: string[]): Promise<number> {
     if (ids.length === 0) return 0;
     const result = await trx
       .deleteFrom('messages')
       .where('namespace', '=', namespace)
       .where('conversation_id', '=', conversationId)
+      .where('compacted_by', 'is', null)
       // One array parameter, however many ids.
       .where(sql<boolean>`id = any(${ids}::text[])`)
       .executeTakeFirst();
     return Number(result.numDeletedRows);
+  }
+
+  /** Mark those of `ids` that are live messages as compacted by `operationId` (overlay mode). */
+  async function markIds(trx: Kysely<Database>, conversationId: string, ids: string[], operationId: string): Promise<number> {
+    if (ids.length === 0) return 0;
+    const result = await trx
+      .updateTable('messages')
+      .set({ compacted_by: operationId })
+      .where('namespace', '=', namespace)
+      .where('conversation_id', '=', conversationId)
+      .where('compacted_by', 'is', null)
+      .where('kind', '=', 'message')
+      .where(sql<boolean>`id = any(${ids}::text[])`)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows);
   }
 
   return {
@@ -144,16 +160,14 @@ export function kyselyMessageOperations(db: Kysely<Database>, context: StoreCont
       return guard(`look up used ids of conversation ${JSON.stringify(conversationId)}`, () => findUsedIds(db, { namespace, conversationId }, wanted));
     },
 
-    async loadHistory(conversationId: string): Promise<ConversationMessage[]> {
+    async loadHistory(conversationId: string, options: LoadHistoryOptions = {}): Promise<ConversationMessage[]> {
       requireKey(conversationId, 'conversationId');
+      const includeCompacted = options?.includeCompacted ?? false;
+      if (typeof includeCompacted !== 'boolean') throw new InvalidArgumentError('options.includeCompacted', 'must be a boolean');
       return guard(`load conversation ${JSON.stringify(conversationId)}`, async () => {
-        const rows = await db
-          .selectFrom('messages')
-          .select(MESSAGE_COLUMNS)
-          .where('namespace', '=', namespace)
-          .where('conversation_id', '=', conversationId)
-          .orderBy('seq')
-          .execute();
+        let query = db.selectFrom('messages').select(MESSAGE_COLUMNS).where('namespace', '=', namespace).where('conversation_id', '=', conversationId);
+        if (!includeCompacted) query = query.where('compacted_by', 'is', null);
+        const rows = await query.orderBy('seq').execute();
         return rows.map(toMessage);
       });
     },
@@ -168,6 +182,7 @@ export function kyselyMessageOperations(db: Kysely<Database>, context: StoreCont
           .select((eb) => eb.fn.countAll<string>().as('live'))
           .where('namespace', '=', namespace)
           .where('conversation_id', '=', conversationId)
+          .where('compacted_by', 'is', null)
           .where(sql<boolean>`id = any(${wanted}::text[])`)
           .executeTakeFirstOrThrow();
         return Number(row.live);
@@ -180,18 +195,26 @@ export function kyselyMessageOperations(db: Kysely<Database>, context: StoreCont
       const wanted = requireTextArray(commit.deleteIds, 'commit.deleteIds');
       const text = requireText(commit.clipArchive, 'commit.clipArchive');
       const labels = requireTextArray(commit.labels, 'commit.labels');
+      const mode = optionalCompactionMode(commit.mode, 'commit.mode') ?? 'delete';
       return guard(`commit compaction ${operationId} of conversation ${JSON.stringify(conversationId)}`, () =>
         inTransaction(db, async (trx) => {
           await touchConversation(trx, conversationId, 0);
-          const deleted = await deleteIds(trx, conversationId, wanted);
-          const expected = new Set(wanted).size;
-          if (deleted !== expected) {
-            // Some archived message is no longer live: the caller planned on a stale history. Throwing rolls back.
-            throw new MemfoldError('persistence_error', `Commit of ${operationId} expected to delete ${expected} live messages but found ${deleted}`, {
-              details: { field: 'commit.deleteIds' },
-            });
-          }
           const now = clock().toISOString();
+          // The operation row first: an overlay mark refers to it. Any throw below rolls it back with the rest.
+          const row = { id: operationId, conversationId, status: 'committed' as const, mode, messageIds: wanted, labels, error: null };
+          if (!(await upsertOperationRow(trx, namespace, row, now))) {
+            throw await refusedOperationWrite(trx, namespace, row, { id: 'commit.operationId', mode: 'commit.mode' });
+          }
+          const taken = mode === 'overlay' ? await markIds(trx, conversationId, wanted, operationId) : await deleteIds(trx, conversationId, wanted);
+          const expected = new Set(wanted).size;
+          if (taken !== expected) {
+            // Some archived message is no longer live: the caller planned on a stale history. Throwing rolls back.
+            throw new MemfoldError(
+              'persistence_error',
+              `Commit of ${operationId} expected to ${mode === 'overlay' ? 'mark' : 'delete'} ${expected} live messages but found ${taken}`,
+              { details: { field: 'commit.deleteIds' } },
+            );
+          }
           const clip = await trx
             .insertInto('messages')
             .values({
@@ -214,17 +237,7 @@ export function kyselyMessageOperations(db: Kysely<Database>, context: StoreCont
             )
             .returning(MESSAGE_COLUMNS)
             .executeTakeFirstOrThrow();
-          const marked = await upsertOperationRow(
-            trx,
-            namespace,
-            { id: operationId, conversationId, status: 'committed', messageIds: wanted, labels, error: null },
-            now,
-          );
-          if (!marked) {
-            // Throwing rolls back the deletes above: the commit is all or nothing.
-            throw new InvalidArgumentError('commit.operationId', `${JSON.stringify(operationId)} belongs to another conversation or namespace`);
-          }
-          return { deleted, clipArchive: toMessage(clip) };
+          return { deleted: mode === 'delete' ? taken : 0, marked: mode === 'overlay' ? taken : 0, clipArchive: toMessage(clip) };
         }),
       );
     },

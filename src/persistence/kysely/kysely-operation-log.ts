@@ -1,16 +1,17 @@
 /** The compaction operations log and the conversation listing: the store's bookkeeping queries. */
 import { sql, type Kysely } from 'kysely';
 import { InvalidArgumentError } from '../../errors.js';
-import type { CompactionOperation, OperationStatus } from '../persistence-provider.js';
+import type { CompactionMode, CompactionOperation, OperationRecordInput, OperationStatus } from '../persistence-provider.js';
 import { guard } from '../persistence-error.js';
+import { modeMismatch, optionalCompactionMode } from '../compaction-mode.js';
 import { requireText, requireTextArray } from '../../conversation/text.js';
+import { inTransaction } from './kysely-transaction.js';
 import { toIso, toOperation } from './kysely-row-mapping.js';
 import type { Database } from './kysely-schema.js';
 import type { StoreContext } from './kysely-store-context.js';
 
 const STATUSES: ReadonlySet<string> = new Set<OperationStatus>(['planned', 'archived', 'committed', 'rolled_back']);
 
-/** Insert the operation, or update its status, ids, labels and error; createdAt stays the first write's. */
 /** The id, conversation and status every write of an operation names, checked. */
 function requireOperationKeys(operation: Pick<CompactionOperation, 'id' | 'conversationId' | 'status'>): { id: string; conversationId: string } {
   const id = requireText(operation?.id, 'operation.id');
@@ -21,21 +22,36 @@ function requireOperationKeys(operation: Pick<CompactionOperation, 'id' | 'conve
   return { id, conversationId };
 }
 
-export async function recordOperation(
-  db: Kysely<Database>,
-  context: StoreContext,
-  operation: Omit<CompactionOperation, 'createdAt' | 'updatedAt'>,
-): Promise<void> {
+/**
+ * Insert the operation, or update its status, ids, labels and error (createdAt and mode stay the first write's). A
+ * status other than committed clears the operation's marks in the same transaction.
+ */
+export async function recordOperation(db: Kysely<Database>, context: StoreContext, operation: OperationRecordInput): Promise<void> {
   const { id, conversationId } = requireOperationKeys(operation);
+  const mode = optionalCompactionMode(operation.mode, 'operation.mode');
   const messageIds = requireTextArray(operation.messageIds, 'operation.messageIds');
   const labels = requireTextArray(operation.labels, 'operation.labels');
   const error = operation.error === undefined ? null : requireText(operation.error, 'operation.error', { allowEmpty: true });
-  const applied = await guard(`record operation ${id}`, () =>
-    upsertOperationRow(db, context.namespace, { id, conversationId, status: operation.status, messageIds, labels, error }, context.clock().toISOString()),
+  const row = { id, conversationId, status: operation.status, mode, messageIds, labels, error };
+  await guard(`record operation ${id}`, () =>
+    inTransaction(db, async (trx) => {
+      if (!(await upsertOperationRow(trx, context.namespace, row, context.clock().toISOString()))) {
+        throw await refusedOperationWrite(trx, context.namespace, row, { id: 'operation.id', mode: 'operation.mode' });
+      }
+      if (operation.status !== 'committed') await clearMarks(trx, context.namespace, conversationId, id);
+    }),
   );
-  if (!applied) {
-    throw new InvalidArgumentError('operation.id', `${JSON.stringify(id)} belongs to another conversation or namespace`);
-  }
+}
+
+/** Overlay rows the operation marked become live again: an operation that is not committed has no marks. */
+async function clearMarks(db: Kysely<Database>, namespace: string, conversationId: string, operationId: string): Promise<void> {
+  await db
+    .updateTable('messages')
+    .set({ compacted_by: null })
+    .where('namespace', '=', namespace)
+    .where('conversation_id', '=', conversationId)
+    .where('compacted_by', '=', operationId)
+    .execute();
 }
 
 /** Update an existing operation's status and labels; its message ids and createdAt stay. */
@@ -60,16 +76,23 @@ export async function updateOperation(
   }
 }
 
+/** An operation row as the store writes it; `mode` undefined: `delete` when inserted, the recorded one kept. */
+export interface OperationRowWrite {
+  id: string;
+  conversationId: string;
+  status: OperationStatus;
+  mode: CompactionMode | undefined;
+  messageIds: string[];
+  labels: string[];
+  error: string | null;
+}
+
 /**
- * Insert an operation row, or update its status, ids, labels and error (createdAt stays the first
- * write's). Returns false when the id belongs to another conversation: an operation never moves.
+ * Insert an operation row, or update its status, ids, labels and error (createdAt and mode stay the first write's).
+ * Returns false when the id belongs to another conversation (an operation never moves) or, when `mode` is given, was
+ * recorded in the other mode; `refusedOperationWrite` says which.
  */
-export async function upsertOperationRow(
-  db: Kysely<Database>,
-  namespace: string,
-  row: { id: string; conversationId: string; status: OperationStatus; messageIds: string[]; labels: string[]; error: string | null },
-  now: string,
-): Promise<boolean> {
+export async function upsertOperationRow(db: Kysely<Database>, namespace: string, row: OperationRowWrite, now: string): Promise<boolean> {
   const written = await db
     .insertInto('compaction_operations')
     .values({
@@ -77,14 +100,15 @@ export async function upsertOperationRow(
       namespace,
       conversation_id: row.conversationId,
       status: row.status,
+      mode: row.mode ?? 'delete',
       message_ids: JSON.stringify(row.messageIds),
       labels: JSON.stringify(row.labels),
       error: row.error,
       created_at: now,
       updated_at: now,
     })
-    .onConflict((conflict) =>
-      conflict
+    .onConflict((conflict) => {
+      const update = conflict
         .column('id')
         .doUpdateSet((eb) => ({
           status: eb.ref('excluded.status'),
@@ -94,11 +118,26 @@ export async function upsertOperationRow(
           updated_at: now,
         }))
         .where('compaction_operations.namespace', '=', namespace)
-        .where('compaction_operations.conversation_id', '=', row.conversationId),
-    )
+        .where('compaction_operations.conversation_id', '=', row.conversationId);
+      return row.mode === undefined ? update : update.where('compaction_operations.mode', '=', row.mode);
+    })
     .returning('id')
     .executeTakeFirst();
   return written !== undefined;
+}
+
+/** Why `upsertOperationRow` refused `row`: the error naming the field (`fields.id` or `fields.mode`). */
+export async function refusedOperationWrite(
+  db: Kysely<Database>,
+  namespace: string,
+  row: Pick<OperationRowWrite, 'id' | 'conversationId' | 'mode'>,
+  fields: { id: string; mode: string },
+): Promise<InvalidArgumentError> {
+  const recorded = await db.selectFrom('compaction_operations').select(['namespace', 'conversation_id', 'mode']).where('id', '=', row.id).executeTakeFirst();
+  if (recorded !== undefined && recorded.namespace === namespace && recorded.conversation_id === row.conversationId && row.mode !== undefined) {
+    return modeMismatch(fields.mode, row.id, recorded.mode as CompactionMode, row.mode);
+  }
+  return new InvalidArgumentError(fields.id, `${JSON.stringify(row.id)} belongs to another conversation or namespace`);
 }
 
 /** A conversation's operations, oldest first. */
@@ -128,7 +167,7 @@ export async function listPendingOperations(db: Kysely<Database>, context: Store
   });
 }
 
-/** The namespace's conversations, most recently updated first; messageCount excludes the clip-archive. */
+/** The namespace's conversations, most recently updated first; messageCount counts live messages (no clip-archive, no overlay rows). */
 export async function listConversations(db: Kysely<Database>, context: StoreContext): Promise<Array<{ id: string; messageCount: number; updatedAt: string }>> {
   return guard('list conversations', async () => {
     const rows = await db
@@ -137,7 +176,7 @@ export async function listConversations(db: Kysely<Database>, context: StoreCont
         'c.id',
         'c.updated_at',
         sql<string>`(select count(*) from messages m
-          where m.namespace = c.namespace and m.conversation_id = c.id and m.kind = 'message')`.as('message_count'),
+          where m.namespace = c.namespace and m.conversation_id = c.id and m.kind = 'message' and m.compacted_by is null)`.as('message_count'),
       ])
       .where('c.namespace', '=', context.namespace)
       .orderBy('c.updated_at', 'desc')

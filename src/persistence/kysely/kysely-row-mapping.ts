@@ -1,6 +1,6 @@
 /** Database rows to the port's types: bigint strings to numbers, Date to ISO strings, absent fields omitted. */
 import type { ConversationMessage, MessageKind, Role } from '../../conversation/types.js';
-import type { CompactionOperation, OperationStatus } from '../persistence-provider.js';
+import type { CompactionMode, CompactionOperation, OperationStatus } from '../persistence-provider.js';
 import type { StoredContent } from './kysely-schema.js';
 
 /** A timestamptz as pg returns it (Date), or already a string, as an ISO string. */
@@ -17,9 +17,10 @@ export interface MessageRow {
   kind: string;
   content: StoredContent;
   created_at: Date | string;
+  compacted_by: string | null;
 }
 
-/** A message row as the port's ConversationMessage (`kind` always set). */
+/** A message row as the port's ConversationMessage (`kind` always set; `compactedBy` only on an overlay row). */
 export function toMessage(row: MessageRow): ConversationMessage {
   const message: ConversationMessage = {
     id: row.id,
@@ -34,6 +35,7 @@ export function toMessage(row: MessageRow): ConversationMessage {
   if (row.content.toolCallId !== undefined) message.toolCallId = row.content.toolCallId;
   if (row.content.name !== undefined) message.name = row.content.name;
   if (row.content.sessionId !== undefined) message.sessionId = row.content.sessionId;
+  if (row.compacted_by !== null) message.compactedBy = row.compacted_by;
   return message;
 }
 
@@ -42,6 +44,7 @@ export interface OperationRow {
   id: string;
   conversation_id: string;
   status: string;
+  mode: string;
   message_ids: string[];
   labels: string[];
   error: string | null;
@@ -55,6 +58,7 @@ export function toOperation(row: OperationRow): CompactionOperation {
     id: row.id,
     conversationId: row.conversation_id,
     status: row.status as OperationStatus,
+    mode: row.mode as CompactionMode,
     messageIds: row.message_ids,
     labels: row.labels,
     createdAt: toIso(row.created_at),

@@ -34,6 +34,8 @@ export interface MessagesTable {
   kind: string;
   content: Json<StoredContent>;
   created_at: Timestamp;
+  /** The overlay operation that archived the row (migrations/007_overlay.sql); null while the row is live. */
+  compacted_by: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** Row type of `compaction_operations`. */
@@ -42,6 +44,8 @@ export interface CompactionOperationsTable {
   namespace: string;
   conversation_id: string;
   status: string;
+  /** `delete` or `overlay` (migrations/007_overlay.sql); the first record's, never updated. */
+  mode: ColumnType<string, string | undefined, never>;
   message_ids: Json<string[]>;
   labels: Json<string[]>;
   error: string | null;
