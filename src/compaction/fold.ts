@@ -23,10 +23,9 @@ export interface FoldOptions {
   onStep?: (done: number, total: number) => void;
 }
 
-/** One chunk to fold: its lines, and the transcript text the chunk budget measured (calibrates the token counter). */
+/** One chunk to fold: its lines. */
 export interface FoldChunk {
   lines: SummaryLine[];
-  measuredText: string;
 }
 
 /** A message as a summarizer line. */
@@ -64,7 +63,7 @@ export function renderFoldTranscript(chunk: readonly FoldMessage[]): string {
  */
 export function foldChunkOf(chunk: readonly FoldMessage[], budget: number, count: (text: string) => number): FoldChunk {
   const transcript = renderFoldTranscript(chunk);
-  if (count(transcript) <= budget) return { lines: chunk.map(summaryLine), measuredText: transcript };
+  if (count(transcript) <= budget) return { lines: chunk.map(summaryLine) };
   const lines: SummaryLine[] = [];
   let used = 0;
   for (const [i, message] of chunk.entries()) {
@@ -80,7 +79,7 @@ export function foldChunkOf(chunk: readonly FoldMessage[], budget: number, count
     lines.push({ ...line, text: clipText(message.content, room, count) });
     break;
   }
-  return { lines, measuredText: clipText(transcript, budget, count) };
+  return { lines };
 }
 
 /** The fixed text the summarizer sends with each request (its instructions), as the adapter reports it. */
@@ -88,12 +87,12 @@ export function promptOverhead(summarizer: Summarizer, maxSummaryTokens: number)
   return summarizer.promptOverhead?.(maxSummaryTokens) ?? '';
 }
 
-/** One request, its usage observed by the token counter (real counts only), its text cut to maxSummaryTokens. */
-async function summarizeOnce(request: SummarizeRequest, measuredText: string, options: FoldOptions): Promise<FoldStep> {
+/**
+ * One request, its text cut to maxSummaryTokens. Its usage is not fed to the token counter: the summarizer's
+ * prompt is another model's count of another text than the assistant's context (see src/tokens/README.md).
+ */
+async function summarizeOnce(request: SummarizeRequest, options: FoldOptions): Promise<FoldStep> {
   const summary = await options.summarizer.summarize(request);
-  if (!summary.fallback && !options.summarizer.estimatesUsage) {
-    options.tokens.observe(promptOverhead(options.summarizer, options.maxSummaryTokens) + measuredText, summary.usage.inputTokens);
-  }
   const text = clipText(summary.text.trim(), options.maxSummaryTokens, (t) => options.tokens.count(t));
   return { text, summary };
 }
@@ -116,7 +115,7 @@ export async function foldChunks(
       ...(turnPrefix ? { turnPrefix: true } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
     };
-    const step = await summarizeOnce(request, (summarySoFar ? `${summarySoFar}\n` : '') + chunk.measuredText, options);
+    const step = await summarizeOnce(request, options);
     steps.push(step);
     summarySoFar = step.text;
     options.onStep?.(steps.length, chunks.length);
@@ -132,7 +131,7 @@ export async function foldSummaries(summaries: readonly string[], options: FoldO
     maxOutputTokens: options.maxSummaryTokens,
     ...(options.signal ? { signal: options.signal } : {}),
   };
-  const step = await summarizeOnce(request, summaries.join('\n\n'), options);
+  const step = await summarizeOnce(request, options);
   options.onStep?.(1, 1);
   return step;
 }

@@ -96,8 +96,8 @@ export interface Summarizer {
   /** Tokens the summarizer model accepts; requests stay within `summarizerInputShare` of it. The OpenAI adapter's default is 128,000. */
   readonly contextWindow: number;
   /**
-   * True when `usage` is an estimate rather than the model's own count (the offline summarizer).
-   * Default false; token estimators only calibrate on real counts.
+   * True when `usage` is an estimate rather than the model's own count (the offline summarizer), so the
+   * summarizer token figures of a compaction result are estimates too. Default false.
    */
   readonly estimatesUsage?: boolean;
   /**
