@@ -39,7 +39,10 @@ export interface CompactionOperation {
  */
 export type OperationRecordInput = Omit<CompactionOperation, 'createdAt' | 'updatedAt' | 'mode'> & { mode?: CompactionMode };
 
-/** The writes a compaction commits at once. */
+/**
+ * The writes a compaction commits at once. The commit also drops the conversation's token calibration (the
+ * context it was measured on is gone), in the same transaction.
+ */
 export interface CommitCompaction {
   conversationId: string;
   operationId: string;
@@ -127,6 +130,33 @@ export interface LoopGuardUpdate {
 }
 
 /**
+ * A conversation's token calibration by the assistant's reported usage (`migrations/005_token_calibration.sql`):
+ * the factor memfold's counts of its context are multiplied by, and the two counts it came from. The compactor
+ * decides it (`Compactor.observeUsage`); the store keeps it, so every process sharing the store, and a restarted
+ * one, counts the conversation the same way. `commitCompaction` drops it.
+ */
+export interface TokenCalibration {
+  /** promptTokens / estimatedTokens, clamped by the compactor to [1, 5]. */
+  factor: number;
+  /** The prompt tokens the assistant's provider reported for one request. */
+  promptTokens: number;
+  /** memfold's own count of the context that request was built from. */
+  estimatedTokens: number;
+  /** When it was observed (ISO time). */
+  observedAt: string;
+}
+
+/** What `setTokenCalibration` writes. */
+export interface TokenCalibrationUpdate {
+  /** A number from 1 to 5 (`CALIBRATION_RANGE`). */
+  factor: number;
+  /** An integer from 1 to 2,147,483,647. */
+  promptTokens: number;
+  /** An integer from 1 to 2,147,483,647. */
+  estimatedTokens: number;
+}
+
+/**
  * The live message table. Messages come back in `seq` order, the clip-archive row (seq 0) first.
  */
 export interface PersistenceProvider extends PersistenceTransaction {
@@ -175,5 +205,13 @@ export interface PersistenceProvider extends PersistenceTransaction {
   setLoopGuardState(conversationId: string, update: LoopGuardUpdate): Promise<LoopGuardState>;
   /** Remove the conversation's loop guard record (its streak and pause); true when there was one. */
   clearLoopGuardState(conversationId: string): Promise<boolean>;
+  /** The conversation's token calibration, or undefined when none was observed since its last compaction (factor 1). */
+  getTokenCalibration(conversationId: string): Promise<TokenCalibration | undefined>;
+  /**
+   * Write the conversation's token calibration (replacing the one before) and return it as stored. Refuses
+   * (`InvalidArgumentError` naming the field) a bad update, and a conversation nothing was ever appended to
+   * (`conversationId`).
+   */
+  setTokenCalibration(conversationId: string, update: TokenCalibrationUpdate): Promise<TokenCalibration>;
   close(): Promise<void>;
 }

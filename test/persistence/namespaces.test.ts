@@ -79,6 +79,23 @@ for (const backend of storeBackends()) {
       await again.close();
     });
 
+    it("keeps one namespace's token calibration from another, and a commit in one drops only its own", async () => {
+      const red = await shared.open('red');
+      await red.append('calibrated', [{ role: 'user', content: 'red' }]);
+      await red.setTokenCalibration('calibrated', { factor: 1.5, promptTokens: 150, estimatedTokens: 100 });
+      await red.close();
+      const blue = await shared.open('blue');
+      await blue.append('calibrated', [{ id: 'b1', role: 'user', content: 'blue' }]);
+      expect(await blue.getTokenCalibration('calibrated')).toBeUndefined();
+      await blue.setTokenCalibration('calibrated', { factor: 3, promptTokens: 300, estimatedTokens: 100 });
+      await blue.commitCompaction({ conversationId: 'calibrated', operationId: 'op-blue', deleteIds: ['b1'], clipArchive: '[Context Summary]', labels: [] });
+      expect(await blue.getTokenCalibration('calibrated')).toBeUndefined();
+      await blue.close();
+      const again = await shared.open('red');
+      expect(await again.getTokenCalibration('calibrated')).toMatchObject({ factor: 1.5 });
+      await again.close();
+    });
+
     it('uses the namespace "default" when none is given', async () => {
       const implicit = await shared.open(undefined as unknown as string);
       await implicit.append('c', [{ role: 'user', content: 'x' }]);

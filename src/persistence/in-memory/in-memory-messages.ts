@@ -164,6 +164,8 @@ export function createInMemoryMessages(tables: () => InMemoryTables, context: In
       } else {
         record.messages = [copyOf(clipArchive), ...rest.filter((m) => !taken(m))];
       }
+      // The context the calibration was measured on is gone.
+      delete record.calibration;
       upsertOperation(tables(), namespace, { id: operationId, conversationId, status: 'committed', mode, messageIds: wanted, labels }, now);
       return { deleted: mode === 'delete' ? live : 0, marked: mode === 'overlay' ? live : 0, clipArchive };
     },

@@ -11,6 +11,7 @@ import type { PersistenceProvider, PersistenceTransaction } from '../persistence
 import { clearLoopGuardState, getLoopGuardState, setLoopGuardState } from './in-memory-loop-guard.js';
 import { createInMemoryMessages, type InMemoryContext, type InMemoryMessageOperations } from './in-memory-messages.js';
 import { listConversations, listOperations, recordOperation, updateOperation } from './in-memory-operation-log.js';
+import { getTokenCalibration, setTokenCalibration } from './in-memory-token-calibration.js';
 import { conversationKey, copyOf, createInMemoryPersistenceState, type InMemoryPersistenceState, type InMemoryTables } from './in-memory-tables.js';
 
 export interface InMemoryPersistenceOptions {
@@ -128,6 +129,9 @@ export function createInMemoryPersistence(options: InMemoryPersistenceOptions = 
     setLoopGuardState: (conversationId, update) =>
       write('setLoopGuardState', () => setLoopGuardState(state.tables, namespace, conversationId, update, clock().toISOString())),
     clearLoopGuardState: (conversationId) => write('clearLoopGuardState', () => clearLoopGuardState(state.tables, namespace, conversationId)),
+    getTokenCalibration: (conversationId) => read('getTokenCalibration', () => getTokenCalibration(state.tables, namespace, conversationId)),
+    setTokenCalibration: (conversationId, update) =>
+      write('setTokenCalibration', () => setTokenCalibration(state.tables, namespace, conversationId, update, clock().toISOString())),
 
     async close() {
       closed = true;

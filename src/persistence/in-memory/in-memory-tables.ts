@@ -5,7 +5,7 @@
  */
 import type { ConversationMessage } from '../../conversation/types.js';
 import { createKeyedMutex } from '../keyed-mutex.js';
-import type { CompactionOperation, LoopGuardState } from '../persistence-provider.js';
+import type { CompactionOperation, LoopGuardState, TokenCalibration } from '../persistence-provider.js';
 
 /** A row of `conversations` plus its messages and id ledger. */
 export interface ConversationRecord {
@@ -21,6 +21,8 @@ export interface ConversationRecord {
   usedIds: Map<string, string>;
   /** The loop guard's record (`compaction_pauses`); absent when the conversation has no streak. */
   loopGuard?: LoopGuardState;
+  /** The token calibration (`token_calibrations`); absent when none was observed since the last commit. */
+  calibration?: TokenCalibration;
 }
 
 export interface OperationRecord {

@@ -16,6 +16,7 @@ import { requireKey, requireText, requireTextArray } from '../../conversation/te
 import { normalizeNewMessages, type NormalizedMessage } from '../normalize-new-messages.js';
 import { refusedOperationWrite, upsertOperationRow } from './kysely-operation-log.js';
 import { inTransaction } from './kysely-transaction.js';
+import { dropTokenCalibration } from './kysely-token-calibration.js';
 import { toMessage } from './kysely-row-mapping.js';
 import type { Database } from './kysely-schema.js';
 import type { StoreContext } from './kysely-store-context.js';
@@ -237,6 +238,9 @@ export function kyselyMessageOperations(db: Kysely<Database>, context: StoreCont
             )
             .returning(MESSAGE_COLUMNS)
             .executeTakeFirstOrThrow();
+          // The context the calibration was measured on is gone: dropped in this transaction, so no process counts
+          // the new live rows with it.
+          await dropTokenCalibration(trx, namespace, conversationId);
           return { deleted: mode === 'delete' ? taken : 0, marked: mode === 'overlay' ? taken : 0, clipArchive: toMessage(clip) };
         }),
       );

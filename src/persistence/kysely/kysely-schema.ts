@@ -71,6 +71,16 @@ export interface CompactionPausesTable {
   updated_at: Timestamp;
 }
 
+/** Row type of `token_calibrations`: a conversation's token calibration (migrations/005_token_calibration.sql). */
+export interface TokenCalibrationsTable {
+  namespace: string;
+  conversation_id: string;
+  factor: number;
+  prompt_tokens: number;
+  estimated_tokens: number;
+  observed_at: Timestamp;
+}
+
 /** The schema Kysely is typed with. */
 export interface Database {
   conversations: ConversationsTable;
@@ -78,4 +88,5 @@ export interface Database {
   compaction_operations: CompactionOperationsTable;
   message_ids: MessageIdsTable;
   compaction_pauses: CompactionPausesTable;
+  token_calibrations: TokenCalibrationsTable;
 }

@@ -17,6 +17,7 @@ import { createKeyedMutex } from '../keyed-mutex.js';
 import { advisoryLockKey, createSemaphore, withAdvisoryLock, type LockResult } from './kysely-conversation-lock.js';
 import { clearLoopGuardState, getLoopGuardState, setLoopGuardState } from './kysely-loop-guard.js';
 import { kyselyMessageOperations } from './kysely-messages.js';
+import { getTokenCalibration, setTokenCalibration } from './kysely-token-calibration.js';
 import type { StoreContext } from './kysely-store-context.js';
 import { listConversations, listOperations, listPendingOperations, recordOperation, updateOperation } from './kysely-operation-log.js';
 import { MAX_NAMESPACE_BYTES, requireKey, requireText } from '../../conversation/text.js';
@@ -158,6 +159,8 @@ function createStore(db: Kysely<Database>, backend: StoreDialect, context: Store
     getLoopGuardState: outside('getLoopGuardState', (conversationId) => getLoopGuardState(db, context, conversationId)),
     setLoopGuardState: outside('setLoopGuardState', (conversationId, update) => setLoopGuardState(db, context, conversationId, update)),
     clearLoopGuardState: outside('clearLoopGuardState', (conversationId) => clearLoopGuardState(db, context, conversationId)),
+    getTokenCalibration: outside('getTokenCalibration', (conversationId) => getTokenCalibration(db, context, conversationId)),
+    setTokenCalibration: outside('setTokenCalibration', (conversationId, update) => setTokenCalibration(db, context, conversationId, update)),
 
     close() {
       closed ??= (async () => {
