@@ -11,6 +11,7 @@ export {
   type ContextUsage,
   type NextCompaction,
   type ResummarizeResult,
+  type UsageObservation,
 } from './compaction/compactor.js';
 export type {
   CompactionEvent,
@@ -50,6 +51,8 @@ export type {
   LoadHistoryOptions,
   LoopGuardState,
   LoopGuardUpdate,
+  TokenCalibration,
+  TokenCalibrationUpdate,
 } from './persistence/persistence-provider.js';
 export type {
   Summarizer,
@@ -79,3 +82,4 @@ export { withFallback } from './summarizer/with-fallback.js';
 export { createHashingEmbedder } from './embedding/hashing-embedder.js';
 export { createOpenAIEmbedder } from './openai/openai-embedder.js';
 export { createTokenCounter } from './tokens/create-token-counter.js';
+export { CALIBRATION_RANGE } from './tokens/usage-calibration.js';

@@ -7,7 +7,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { ConversationMessage, NewMessage } from './conversation/types.js';
-import { createCompactor, type Compactor, type CompactOptions, type ContextUsage } from './compaction/compactor.js';
+import { createCompactor, type Compactor, type CompactOptions, type ContextUsage, type UsageObservation } from './compaction/compactor.js';
+import { calibrationFactorOf } from './compaction/compaction-deps.js';
 import { createContextWarnings } from './compaction/context-warnings.js';
 import type { CompactionEvent, CompactionResult } from './compaction/compaction-result.js';
 import { reconcileAll, type ReconcileOutcome } from './compaction/reconcile.js';
@@ -28,7 +29,7 @@ import { createModelQueue, rateLimitedQueueOptions, type ModelQueue } from './op
 import { createOpenAISummarizer } from './openai/openai-summarizer.js';
 import { createInMemoryPersistence } from './persistence/in-memory/in-memory-persistence.js';
 import { createKyselyPersistence, openLanceArchive } from './on-demand-adapters.js';
-import type { LoadHistoryOptions, PersistenceProvider } from './persistence/persistence-provider.js';
+import type { LoadHistoryOptions, PersistenceProvider, TokenCalibration } from './persistence/persistence-provider.js';
 import { createTokenCounter } from './tokens/create-token-counter.js';
 import type { TokenCounter } from './tokens/token-counter.js';
 import { MEMORY_READ_MAX_TOKENS, MEMORY_READ_MIN_TOKENS } from './tools/memory-read-args.js';
@@ -120,6 +121,15 @@ export interface Memfold {
    * `compactor.usage`. Refuses an empty id (`conversationId`).
    */
   usage(conversationId: string): Promise<ContextUsage>;
+  /**
+   * Calibrate the conversation's token counts by the assistant's reported usage: call it after each assistant model
+   * call with the prompt tokens the provider reported (`usage.prompt_tokens`) for the request built from
+   * `context(conversationId)`, before appending the reply. promptTokens over memfold's own count of that context,
+   * clamped to [1, 5], then multiplies every count memfold takes of the conversation (the trigger and target,
+   * `usage`, `context_warning`), in every process sharing the store, until the next compaction. Returns the
+   * calibration as stored: `compactor.observeUsage`.
+   */
+  observeUsage(conversationId: string, usage: UsageObservation): Promise<TokenCalibration>;
   /** Compact the stored history when it passes the trigger (or always with `force`): `compactor.compactStored`. Never throws. */
   compact(conversationId: string, options?: CompactOptions): Promise<CompactionResult>;
   /**
@@ -316,7 +326,10 @@ export async function createMemfold(options: MemfoldOptions = {}): Promise<Memfo
     tokens,
     async append(conversationId, messages) {
       const stored = await persistence.append(conversationId, messages);
-      await contextWarnings.appended(conversationId, stored, () => persistence.loadHistory(conversationId));
+      await contextWarnings.appended(conversationId, stored, async () => ({
+        history: await persistence.loadHistory(conversationId),
+        factor: await calibrationFactorOf(persistence, conversationId),
+      }));
       return stored;
     },
     history,
@@ -324,6 +337,7 @@ export async function createMemfold(options: MemfoldOptions = {}): Promise<Memfo
       return assembleContext(await persistence.loadHistory(conversationId), compactor.settings.toolOutputMaxLines);
     },
     usage: (conversationId) => compactor.usage(conversationId),
+    observeUsage: (conversationId, usage) => compactor.observeUsage(conversationId, usage),
     compact: (conversationId, compressOptions) => compactor.compactStored(conversationId, compressOptions),
     reconcile,
     memoryRead(conversationId) {

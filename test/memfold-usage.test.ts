@@ -72,6 +72,7 @@ describe('memfold.usage', () => {
     expect(await memfold.usage('nobody')).toEqual({
       conversationId: 'nobody',
       tokens: 0,
+      calibration: 1,
       contextWindow: 2_000,
       percent: 0,
       trigger: 1_600,

@@ -11,14 +11,23 @@ import { validateHistory } from '../conversation/validate-history.js';
 import { InvalidArgumentError, MemfoldError, errorMessage } from '../errors.js';
 import type { Archive } from '../archive/archive.js';
 import type { Summarizer } from '../summarizer/summarizer.js';
-import type { PersistenceProvider } from '../persistence/persistence-provider.js';
+import type { PersistenceProvider, TokenCalibration } from '../persistence/persistence-provider.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
-import { countOnce, listFrontier, reconcileAndReport, summarizerInputBudget, type CompactionDeps } from './compaction-deps.js';
+import {
+  calibrationFactorOf,
+  conversationCounts,
+  listFrontier,
+  reconcileAndReport,
+  summarizerInputBudget,
+  type CompactionDeps,
+  type ConversationCounts,
+} from './compaction-deps.js';
 import { initialResult, type CompactionEvent, type CompactionFailureCode, type CompactionResult } from './compaction-result.js';
 import { resolveCompactionSettings, type CompactionSettings } from './compaction-settings.js';
 import { assembleContext } from './context-view.js';
 import { createContextWarnings, type ContextWarnings } from './context-warnings.js';
 import { createLoopGuard } from './loop-guard.js';
+import { checkUsageObservation, observeUsage, type UsageObservation } from './observe-usage.js';
 import { planCompaction, type CompactionPlan } from './plan.js';
 import type { ReconcileOutcome } from './reconcile.js';
 import { resummarizeDepthLocked, type ResummarizeResult } from './resummarize-depth.js';
@@ -27,6 +36,7 @@ import { atStage, StageError } from './stage-error.js';
 
 export { LOOP_GUARD_LIMIT } from './loop-guard.js';
 export type { ResummarizeResult } from './resummarize-depth.js';
+export type { UsageObservation } from './observe-usage.js';
 
 export interface CompactorOptions {
   summarizer: Summarizer;
@@ -50,8 +60,16 @@ export type NextCompaction = 'none' | 'compact' | 'too_little_to_free' | 'nothin
 /** A conversation's context against the settings: `Compactor.usage`, `memfold.usage`. */
 export interface ContextUsage {
   conversationId: string;
-  /** The live history's tokens as compaction counts them (tool outputs whole, the clip-archive included). */
+  /**
+   * The live history's tokens as compaction counts them (tool outputs whole, the clip-archive included), times
+   * `calibration`.
+   */
   tokens: number;
+  /**
+   * The factor the assistant's reported usage calibrated this conversation's counts by (`observeUsage`), from 1 to
+   * 5; 1 before any observation and after each compaction.
+   */
+  calibration: number;
   contextWindow: number;
   /** tokens / contextWindow × 100, unrounded. */
   percent: number;
@@ -112,6 +130,16 @@ export interface Compactor {
    * failing store.
    */
   usage(conversationId: string): Promise<ContextUsage>;
+  /**
+   * Calibrate the conversation's token counts by the assistant's reported usage: call it after each assistant model
+   * call with the prompt tokens of the request built from `context(conversationId)`, before appending the reply. The
+   * factor, promptTokens over memfold's own count of that context clamped to [1, 5], multiplies every count memfold
+   * takes of the conversation (trigger, target and plan, `usage`, `context_warning`) in every process sharing the
+   * store, until a compaction's commit drops it. Refuses (`InvalidArgumentError`) an empty id (`conversationId`), an
+   * observation that is not an object (`usage`) or whose `promptTokens` is not a positive integer (`promptTokens`),
+   * and a conversation with no messages (`conversationId`), writing nothing.
+   */
+  observeUsage(conversationId: string, usage: UsageObservation): Promise<TokenCalibration>;
 }
 
 type Prepared = { kind: 'run'; plan: CompactionPlan; result: CompactionResult } | { kind: 'skip'; result: CompactionResult };
@@ -159,15 +187,10 @@ export function createCompactor(options: CompactorOptions): Compactor {
   }
 
   /** Plan a validated history: a skip (below the trigger, nothing to compact, paused) or a plan to run. */
-  async function prepare(
-    history: readonly ConversationMessage[],
-    conversationId: string,
-    count: (m: ConversationMessage) => number,
-    force: boolean,
-  ): Promise<Prepared> {
-    const outcome = planCompaction(history, settings, count, { force });
+  async function prepare(history: readonly ConversationMessage[], conversationId: string, counts: ConversationCounts, force: boolean): Promise<Prepared> {
+    const outcome = planCompaction(history, settings, counts.context, { force });
     const result = initialResult(history, outcome.tokensBefore);
-    warnings.observe(conversationId, outcome.tokensBefore, lastSeqOf(history));
+    warnings.observe(conversationId, outcome.tokensBefore, lastSeqOf(history), counts.factor);
     if (outcome.kind === 'skip') {
       if (outcome.reason === 'below_trigger') await guardQuietly(conversationId, () => guard.underTrigger(conversationId));
       return { kind: 'skip', result: Object.assign(result, { skipReason: outcome.reason }) };
@@ -177,9 +200,9 @@ export function createCompactor(options: CompactorOptions): Compactor {
     return { kind: 'run', plan: outcome, result };
   }
 
-  async function run(prepared: Prepared, conversationId: string, count: (m: ConversationMessage) => number, signal?: AbortSignal): Promise<CompactionResult> {
+  async function run(prepared: Prepared, conversationId: string, counts: ConversationCounts, signal?: AbortSignal): Promise<CompactionResult> {
     if (prepared.kind === 'skip') return prepared.result;
-    const done = await runCompaction(prepared.plan, conversationId, deps, prepared.result, count, signal);
+    const done = await runCompaction(prepared.plan, conversationId, deps, prepared.result, counts, signal);
     if (done.status === 'compacted') warnings.changed(conversationId, done.tokensAfter);
     await guardQuietly(conversationId, () => guard.track(conversationId, done));
     return done;
@@ -195,6 +218,9 @@ export function createCompactor(options: CompactorOptions): Compactor {
   /** The live rows as a history: system prompt, clip-archive, then the rest. */
   const liveHistory = async (conversationId: string) => assembleContext(await persistence.loadHistory(conversationId));
   const loadLive = (conversationId: string) => atStage('unexpected', () => liveHistory(conversationId));
+  /** How the conversation is counted now: its calibration factor read from the live store. */
+  const countsOf = async (conversationId: string) => conversationCounts(tokens, await calibrationFactorOf(persistence, conversationId));
+  const loadCounts = (conversationId: string) => atStage('unexpected', () => countsOf(conversationId));
 
   async function compactHistory(history: readonly ConversationMessage[], conversationId: string, options: CompactOptions = {}): Promise<CompactionResult> {
     const started = deps.clock();
@@ -203,9 +229,9 @@ export function createCompactor(options: CompactorOptions): Compactor {
     let result = initialResult(given, 0);
     try {
       validateHistory(history, conversationId);
-      const count = countOnce(tokens);
+      const counts = await loadCounts(conversationId);
       const force = options.force ?? false;
-      const prepared = await prepare(history, conversationId, count, force);
+      const prepared = await prepare(history, conversationId, counts, force);
       result = prepared.result;
       if (prepared.kind === 'skip') return result;
       const locked = await persistence.withConversationLock(
@@ -216,11 +242,14 @@ export function createCompactor(options: CompactorOptions): Compactor {
           // an indexed count tells, and only then are the live rows loaded to plan again.
           const ids = prepared.plan.compactable.map((m) => m.id);
           if ((await atStage('unexpected', () => persistence.countLive(conversationId, ids))) === ids.length) {
-            return run(prepared, conversationId, count, options.signal);
+            return run(prepared, conversationId, counts, options.signal);
           }
-          const replanned = await prepare(await loadLive(conversationId), conversationId, count, force);
+          // The rows changed: a compaction that committed meanwhile also dropped the calibration.
+          const live = await loadLive(conversationId);
+          const liveCounts = await loadCounts(conversationId);
+          const replanned = await prepare(live, conversationId, liveCounts, force);
           result = replanned.result;
-          return run(replanned, conversationId, count, options.signal);
+          return run(replanned, conversationId, liveCounts, options.signal);
         },
         { wait: options.wait ?? false },
       );
@@ -249,7 +278,8 @@ export function createCompactor(options: CompactorOptions): Compactor {
 
     async usage(conversationId) {
       requireConversationId(conversationId);
-      const outcome = planCompaction(await liveHistory(conversationId), settings, countOnce(tokens));
+      const counts = await countsOf(conversationId);
+      const outcome = planCompaction(await liveHistory(conversationId), settings, counts.context);
       let next: NextCompaction;
       if (outcome.kind === 'compact') next = (await guard.isPaused(conversationId)) ? 'paused' : 'compact';
       else next = outcome.reason === 'below_trigger' ? 'none' : outcome.reason;
@@ -258,6 +288,7 @@ export function createCompactor(options: CompactorOptions): Compactor {
       return {
         conversationId,
         tokens: tokensNow,
+        calibration: counts.factor,
         contextWindow,
         percent: (tokensNow / contextWindow) * 100,
         trigger,
@@ -266,6 +297,11 @@ export function createCompactor(options: CompactorOptions): Compactor {
         warnTokens: warnings.threshold,
         next,
       };
+    },
+
+    async observeUsage(conversationId, usage) {
+      requireConversationId(conversationId);
+      return observeUsage(conversationId, checkUsageObservation(usage), { persistence, tokens, settings, warnings });
     },
 
     async reconcile(conversationId) {

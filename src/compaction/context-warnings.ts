@@ -1,10 +1,12 @@
 /**
  * `context_warning`, once per crossing: the event fires when a conversation's context is seen at or above
  * `warnAt` × window and was not seen there the time before; seeing it below the mark re-arms it. It is seen when
- * compaction plans (the whole history counted) and after each append (a running count per conversation, so an
- * append counts only its own messages). The state lives in the process, for at most MAX_TRACKED conversations.
+ * compaction plans (the whole history counted), when the assistant's usage is observed, and after each append (a
+ * running count per conversation, so an append counts only its own messages). Counts are calibrated by the
+ * conversation's factor (`usage-calibration.ts`). The state lives in the process, for at most MAX_TRACKED conversations.
  */
 import type { ConversationMessage } from '../conversation/types.js';
+import { calibrated } from '../tokens/usage-calibration.js';
 import type { CompactionEvent } from './compaction-result.js';
 import type { CompactionSettings } from './compaction-settings.js';
 
@@ -14,14 +16,17 @@ export const MAX_TRACKED = 10_000;
 export interface ContextWarnings {
   /** The mark in tokens: floor(contextWindow × warnAt). */
   readonly threshold: number;
-  /** The whole history was counted (`tokens`; its highest seq `lastSeq`): warns on a crossing and restarts the running count. */
-  observe(conversationId: string, tokens: number, lastSeq: number): void;
+  /**
+   * The whole history was counted (`tokens`, calibrated by `factor`, default 1; its highest seq `lastSeq`): warns on
+   * a crossing and restarts the running count, whose appends are then calibrated by `factor` too.
+   */
+  observe(conversationId: string, tokens: number, lastSeq: number, factor?: number): void;
   /**
    * Messages were appended (as stored): adds the tokens of those past the count's last seq and warns on a crossing.
    * Without a count (the conversation's first append in this process, or the first after its live rows changed)
-   * the history is loaded once through `load` to start one; a failing load only skips the check.
+   * the history and its calibration factor are loaded once through `load` to start one; a failing load only skips the check.
    */
-  appended(conversationId: string, stored: readonly ConversationMessage[], load: () => Promise<readonly ConversationMessage[]>): Promise<void>;
+  appended(conversationId: string, stored: readonly ConversationMessage[], load: () => Promise<LoadedContext>): Promise<void>;
   /**
    * The live rows changed other than by an append (a compaction or re-summarization committed, an interrupted one
    * finished): the running count is dropped. With `tokensAfter` under the mark the warning re-arms.
@@ -29,8 +34,15 @@ export interface ContextWarnings {
   changed(conversationId: string, tokensAfter?: number): void;
 }
 
+/** What starts a running count: the live history and the conversation's calibration factor. */
+export interface LoadedContext {
+  history: readonly ConversationMessage[];
+  factor: number;
+}
+
 interface Entry {
-  count: { tokens: number; lastSeq: number } | undefined;
+  /** Calibrated tokens, and the factor the appends past `lastSeq` are calibrated by. */
+  count: { tokens: number; lastSeq: number; factor: number } | undefined;
   warned: boolean;
   /** The load that starts a count, shared by the appends that wait for it. */
   loading: Promise<void> | undefined;
@@ -66,18 +78,18 @@ export function createContextWarnings({ settings, countMessage, emit }: ContextW
     }
   }
 
-  async function startCount(current: Entry, load: () => Promise<readonly ConversationMessage[]>): Promise<void> {
+  async function startCount(current: Entry, load: () => Promise<LoadedContext>): Promise<void> {
     const epoch = current.epoch;
     try {
-      const history = await load();
+      const { history, factor } = await load();
       if (current.epoch !== epoch) return;
       let tokens = 0;
       let lastSeq = 0;
       for (const message of history) {
-        tokens += countMessage(message);
+        tokens += calibrated(countMessage(message), factor);
         lastSeq = Math.max(lastSeq, message.seq);
       }
-      current.count = { tokens, lastSeq };
+      current.count = { tokens, lastSeq, factor };
     } catch {
       // No count: the append stands, and the next one tries again.
     } finally {
@@ -88,10 +100,10 @@ export function createContextWarnings({ settings, countMessage, emit }: ContextW
   return {
     threshold,
 
-    observe(conversationId, tokens, lastSeq) {
+    observe(conversationId, tokens, lastSeq, factor = 1) {
       const current = entry(conversationId);
       current.epoch++;
-      current.count = { tokens, lastSeq };
+      current.count = { tokens, lastSeq, factor };
       check(current, conversationId, tokens);
     },
 
@@ -106,7 +118,7 @@ export function createContextWarnings({ settings, countMessage, emit }: ContextW
       if (count === undefined) return;
       for (const message of stored) {
         if (message.seq <= count.lastSeq) continue;
-        count.tokens += countMessage(message);
+        count.tokens += calibrated(countMessage(message), count.factor);
         count.lastSeq = message.seq;
       }
       check(current, conversationId, count.tokens);

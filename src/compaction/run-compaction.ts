@@ -3,12 +3,11 @@
  * re-summarize -> commit. Each step takes and returns values; this file only sequences them, times
  * them, and on any failure undoes the writes and returns the failure as data.
  */
-import type { ConversationMessage } from '../conversation/types.js';
 import type { OperationStatus } from '../persistence/persistence-provider.js';
 import { archiveFolded } from './archive-folded.js';
 import { createArchiveWriter } from './archive-writer.js';
 import { commitCompacted } from './commit-compacted.js';
-import { foldOptions, listFrontier, resummarizeContext, type CompactionDeps } from './compaction-deps.js';
+import { foldOptions, listFrontier, resummarizeContext, type CompactionDeps, type ConversationCounts } from './compaction-deps.js';
 import type { CompactionResult, CompactionStage } from './compaction-result.js';
 import { assembleContext } from './context-view.js';
 import { foldCompactable } from './fold-compactable.js';
@@ -28,7 +27,7 @@ export async function runCompaction(
   conversationId: string,
   deps: CompactionDeps,
   result: CompactionResult,
-  countMessage: (m: ConversationMessage) => number,
+  counts: ConversationCounts,
   signal?: AbortSignal,
 ): Promise<CompactionResult> {
   const { persistence, settings, emit, clock } = deps;
@@ -78,7 +77,7 @@ export async function runCompaction(
     // Archive the depth-0 batches and the verbatim transcript, read back.
     result.batches = await timed('archive', () =>
       atStage('archive_failed', () =>
-        archiveFolded(folded, { conversationId, operationId, writer, sessionOf: (m) => plan.sessionOf.get(m.id) }, deps, countMessage),
+        archiveFolded(folded, { conversationId, operationId, writer, sessionOf: (m) => plan.sessionOf.get(m.id) }, deps, counts.message),
       ),
     );
     status = 'archived';
@@ -104,8 +103,9 @@ export async function runCompaction(
       status: 'compacted' as const,
       messagesAfter: result.history.length,
       archivedMessages: messageIds.length,
-      // Counted as tokensBefore and the trigger are: tool outputs whole (the history returned shows them cut).
-      tokensAfter: assembleContext(history).reduce((sum, m) => sum + countMessage(m), 0),
+      // Counted as tokensBefore and the trigger are: tool outputs whole (the history returned shows them cut), with
+      // the factor the plan was made with (the commit dropped it: the next count starts uncalibrated).
+      tokensAfter: assembleContext(history).reduce((sum, m) => sum + counts.context(m), 0),
     });
   } catch (error) {
     const stageError = error instanceof StageError ? error : new StageError('unexpected', error);

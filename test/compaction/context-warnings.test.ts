@@ -30,7 +30,7 @@ function setup(live: ConversationMessage[] = []) {
   });
   const load = async () => {
     loads++;
-    return live;
+    return { history: live, factor: 1 };
   };
   /** Store `sizes` as the next messages of `live` and report them as one append. */
   const append = async (sizes: number[], conversationId = 'c') => {
@@ -99,10 +99,10 @@ describe('context warnings', () => {
     const later = rows(2, [50]);
     live.push(...later);
     // The load happens after the append stored its message, so the history holds it already.
-    await warnings.appended('c', later, async () => live);
-    await warnings.appended('c', later, async () => live);
+    await warnings.appended('c', later, async () => ({ history: live, factor: 1 }));
+    await warnings.appended('c', later, async () => ({ history: live, factor: 1 }));
     expect(events).toEqual([]);
-    await warnings.appended('c', rows(3, [50]), async () => live);
+    await warnings.appended('c', rows(3, [50]), async () => ({ history: live, factor: 1 }));
     expect(events).toEqual([{ type: 'context_warning', conversationId: 'c', tokens: 700, threshold: 700 }]);
   });
 
@@ -122,7 +122,7 @@ describe('context warnings', () => {
     });
     await expect(warnings.appended('c', rows(1, [800]), () => Promise.reject(new Error('store down')))).resolves.toBeUndefined();
     expect(events).toEqual([]);
-    await warnings.appended('c', rows(2, [10]), async () => rows(1, [800, 10]));
+    await warnings.appended('c', rows(2, [10]), async () => ({ history: rows(1, [800, 10]), factor: 1 }));
     expect(events).toEqual([{ type: 'context_warning', conversationId: 'c', tokens: 810, threshold: 700 }]);
   });
 

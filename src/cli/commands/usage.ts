@@ -22,8 +22,9 @@ export function describeNext(next: NextCompaction, settings: CompactionSettings,
 
 export function formatUsage(usage: ContextUsage, settings: CompactionSettings): string {
   const share = (tokens: number) => `${((tokens / usage.contextWindow) * 100).toFixed(0)}%`;
+  const calibration = usage.calibration === 1 ? '' : `, memfold's count × ${usage.calibration.toFixed(3)} as the assistant's reported usage calibrated it`;
   return [
-    `conversation ${usage.conversationId}: ${usage.tokens} tokens of a ${usage.contextWindow}-token window (${usage.percent.toFixed(1)}%)`,
+    `conversation ${usage.conversationId}: ${usage.tokens} tokens of a ${usage.contextWindow}-token window (${usage.percent.toFixed(1)}%${calibration})`,
     `trigger ${usage.trigger} (${share(usage.trigger)}), target ${usage.targetTokens} (${share(usage.targetTokens)}), warning at ${usage.warnTokens} (${share(usage.warnTokens)})`,
     `next compaction: ${describeNext(usage.next, settings, usage.conversationId)}`,
   ].join('\n');
