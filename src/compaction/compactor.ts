@@ -24,6 +24,7 @@ import {
 } from './compaction-deps.js';
 import { initialResult, type CompactionEvent, type CompactionFailureCode, type CompactionResult } from './compaction-result.js';
 import { resolveCompactionSettings, type CompactionSettings } from './compaction-settings.js';
+import { contextUsage, type ContextUsage } from './context-usage.js';
 import { assembleContext } from './context-view.js';
 import { createContextWarnings, type ContextWarnings } from './context-warnings.js';
 import { createLoopGuard } from './loop-guard.js';
@@ -37,6 +38,7 @@ import { atStage, StageError } from './stage-error.js';
 export { LOOP_GUARD_LIMIT } from './loop-guard.js';
 export type { ResummarizeResult } from './resummarize-depth.js';
 export type { UsageObservation } from './observe-usage.js';
+export type { ContextUsage, NextCompaction } from './context-usage.js';
 
 export interface CompactorOptions {
   summarizer: Summarizer;
@@ -54,40 +56,6 @@ export interface CompactorOptions {
   contextWarnings?: ContextWarnings;
 }
 
-/** What the next automatic `compact()` would do (`Compactor.usage`): the planner's answer, and the loop guard's. */
-export type NextCompaction = 'none' | 'compact' | 'too_little_to_free' | 'nothing_to_compact' | 'paused';
-
-/** A conversation's context against the settings: `Compactor.usage`, `memfold.usage`. */
-export interface ContextUsage {
-  conversationId: string;
-  /**
-   * The live history's tokens as compaction counts them (tool outputs whole, the clip-archive included), times
-   * `calibration`.
-   */
-  tokens: number;
-  /**
-   * The factor the assistant's reported usage calibrated this conversation's counts by (`observeUsage`), from 1 to
-   * 5; 1 before any observation and after each compaction.
-   */
-  calibration: number;
-  contextWindow: number;
-  /** tokens / contextWindow × 100, unrounded. */
-  percent: number;
-  /** Tokens at which compaction runs. */
-  trigger: number;
-  /** Tokens a compaction comes down to, about. */
-  targetTokens: number;
-  /** The share of the window at which `context_warning` fires (the setting). */
-  warnAt: number;
-  /** The same mark in tokens: floor(contextWindow × warnAt). */
-  warnTokens: number;
-  /**
-   * `none`: under the trigger; `compact`: it would compact; `too_little_to_free`, `nothing_to_compact`: it would
-   * skip for that reason; `paused`: the loop guard has paused automatic compaction (a forced one still runs).
-   */
-  next: NextCompaction;
-}
-
 export interface CompactOptions {
   /** Compact even below the trigger. */
   force?: boolean;
@@ -99,16 +67,17 @@ export interface CompactOptions {
 export interface Compactor {
   readonly settings: CompactionSettings;
   /**
-   * Compact the stored conversation: load the live rows and plan (below the trigger nothing is locked), then as
+   * Compact the stored conversation: load the live rows and their calibration and plan (below the trigger nothing
+   * is locked), then as
    * `compactHistory` does: under the lock, reconcile, re-plan if the rows changed, run. The result's history is the
    * live history (after the compaction, or as it stood when nothing changed). Never throws.
    */
   compactStored(conversationId: string, options?: CompactOptions): Promise<CompactionResult>;
   /**
-   * Compact `history`, the conversation as the caller holds it. Planned before the lock (below the trigger
-   * nothing is locked or read); under the lock, after reconciling, a history that is no longer live (part of
-   * it archived meanwhile) is re-planned from the live rows. On skip or failure the result's history is
-   * the one given. Never throws.
+   * Compact `history`, the conversation as the caller holds it, counted with the conversation's calibration
+   * (`observeUsage`). Planned before the lock (below the trigger nothing is locked, and only the calibration is
+   * read); under the lock, after reconciling, a history that is no longer live (part of it archived meanwhile) is
+   * re-planned from the live rows. On skip or failure the result's history is the one given. Never throws.
    */
   compactHistory(history: readonly ConversationMessage[], conversationId: string, options?: CompactOptions): Promise<CompactionResult>;
   /** Operator re-summarization: fold every frontier batch of `depth` into one batch of depth + 1 and refresh the clip-archive. */
@@ -278,25 +247,9 @@ export function createCompactor(options: CompactorOptions): Compactor {
 
     async usage(conversationId) {
       requireConversationId(conversationId);
+      const history = await liveHistory(conversationId);
       const counts = await countsOf(conversationId);
-      const outcome = planCompaction(await liveHistory(conversationId), settings, counts.context);
-      let next: NextCompaction;
-      if (outcome.kind === 'compact') next = (await guard.isPaused(conversationId)) ? 'paused' : 'compact';
-      else next = outcome.reason === 'below_trigger' ? 'none' : outcome.reason;
-      const { contextWindow, trigger, targetTokens, warnAt } = settings;
-      const tokensNow = outcome.tokensBefore;
-      return {
-        conversationId,
-        tokens: tokensNow,
-        calibration: counts.factor,
-        contextWindow,
-        percent: (tokensNow / contextWindow) * 100,
-        trigger,
-        targetTokens,
-        warnAt,
-        warnTokens: warnings.threshold,
-        next,
-      };
+      return contextUsage(conversationId, history, counts, { settings, warnTokens: warnings.threshold, isPaused: () => guard.isPaused(conversationId) });
     },
 
     async observeUsage(conversationId, usage) {
