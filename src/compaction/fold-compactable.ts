@@ -21,9 +21,10 @@ export interface FoldedChunks {
 }
 
 /**
- * Chunk and fold `compactable`. When the verbatim tail (`recent`) continues a long turn, the turn's compacted opening
- * is folded as its own chain, concurrently with the history before it (from scratch, or from the previous
- * summary when nothing precedes it); a failure in either chain stops the other.
+ * Chunk and fold `compactable`. When the verbatim tail (`recent`) continues a long turn (longer than
+ * `keepRecentTokens` by `contextCount`, the count the plan cut the tail with), the turn's compacted opening is
+ * folded as its own chain, concurrently with the history before it (from scratch, or from the previous summary when
+ * nothing precedes it); a failure in either chain stops the other.
  */
 export async function foldCompactable(
   compactable: readonly ConversationMessage[],
@@ -31,13 +32,14 @@ export async function foldCompactable(
   previousSummary: string | undefined,
   deps: Pick<CompactionDeps, 'tokens' | 'inputBudget' | 'settings'>,
   fold: FoldOptions,
+  contextCount: (m: ConversationMessage) => number,
 ): Promise<FoldedChunks> {
   const { tokens, inputBudget, settings } = deps;
   const lineCost = (m: ConversationMessage, previous: ConversationMessage | undefined) => tokens.count(renderFoldLine(m, previous)) + 1;
   const chunksOf = (messages: readonly ConversationMessage[]) => chunkByTokens(messages, inputBudget, lineCost);
   const foldInput = (chunks: ConversationMessage[][]) => chunks.map((chunk) => foldChunkOf(chunk, inputBudget, (t) => tokens.count(t)));
 
-  const { history, turnPrefix } = splitTurnPrefix(compactable, recent, (m) => tokens.countMessage(m), settings.keepRecentTokens);
+  const { history, turnPrefix } = splitTurnPrefix(compactable, recent, contextCount, settings.keepRecentTokens);
   const historyChunks = chunksOf(history);
   const prefixChunks = chunksOf(turnPrefix);
   const total = historyChunks.length + prefixChunks.length;

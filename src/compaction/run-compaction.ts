@@ -68,7 +68,9 @@ export async function runCompaction(
     // Fold: the first chunk builds on the newest frontier batch.
     const previous = before.length > 0 ? batchBody(before[before.length - 1]!.content) : undefined;
     const folded = await timed('fold', () =>
-      atStage('model_failed', () => foldCompactable(plan.compactable, plan.recent, previous, deps, foldOptions(deps, conversationId, 0, signal))),
+      atStage('model_failed', () =>
+        foldCompactable(plan.compactable, plan.recent, previous, deps, foldOptions(deps, conversationId, 0, signal), counts.context),
+      ),
     );
     countSteps(folded.steps);
     result.turnPrefixMessages = folded.turnPrefixMessages;
