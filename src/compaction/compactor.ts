@@ -68,9 +68,8 @@ export interface Compactor {
   readonly settings: CompactionSettings;
   /**
    * Compact the stored conversation: load the live rows and their calibration and plan (below the trigger nothing
-   * is locked), then as
-   * `compactHistory` does: under the lock, reconcile, re-plan if the rows changed, run. The result's history is the
-   * live history (after the compaction, or as it stood when nothing changed). Never throws.
+   * is locked), then as `compactHistory` does: under the lock, reconcile, re-plan if the rows changed, run. The
+   * result's history is the live history (after the compaction, or as it stood when nothing changed). Never throws.
    */
   compactStored(conversationId: string, options?: CompactOptions): Promise<CompactionResult>;
   /**
