@@ -40,19 +40,14 @@ for (const backend of storeBackends()) {
       expect(await store.getTokenCalibration(id)).toStrictEqual(later);
     });
 
-    it('is dropped by a committed compaction, and kept when the commit fails', async () => {
+    it.each(['delete', 'overlay'] as const)('is dropped by a committed compaction in %s mode, and kept when the commit fails', async (mode) => {
       const id = await conversation();
       await store.setTokenCalibration(id, { factor: 2, promptTokens: 200, estimatedTokens: 100 });
-      const stale = store.commitCompaction({
-        conversationId: id,
-        operationId: randomUUID(),
-        deleteIds: ['gone'],
-        clipArchive: '[Context Summary]',
-        labels: [],
-      });
-      await expect(stale).rejects.toMatchObject({ code: 'persistence_error' });
+      const commit = (deleteIds: string[]) =>
+        store.commitCompaction({ conversationId: id, operationId: randomUUID(), deleteIds, clipArchive: '[Context Summary]', labels: [], mode });
+      await expect(commit(['gone'])).rejects.toMatchObject({ code: 'persistence_error' });
       expect(await store.getTokenCalibration(id)).toMatchObject({ factor: 2 });
-      await store.commitCompaction({ conversationId: id, operationId: randomUUID(), deleteIds: ['m1'], clipArchive: '[Context Summary]', labels: [] });
+      await commit(['m1']);
       expect(await store.getTokenCalibration(id)).toBeUndefined();
     });
 
