@@ -27,7 +27,7 @@ function session(s: number, turns: number, withId = true): NewMessage[] {
   return Array.from({ length: turns }, (_, t) =>
     (['user', 'assistant'] as const).map((role, k) => ({
       role,
-      content: `${role === 'user' ? 'Question' : 'Answer'} ${s}.${t} about topic-${s}-${t}. ${'filler words here '.repeat(12)}`,
+      content: `${role === 'user' ? 'Question' : 'Answer'} ${s}.${t} about topic-${s}-${t}. ${'filler words here '.repeat(24)}`,
       createdAt: new Date(Date.UTC(2024, 2, 1 + s, 9, 2 * t + k)).toISOString(),
       ...(withId ? { sessionId: `day-${s}` } : {}),
     })),
