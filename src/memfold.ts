@@ -298,7 +298,7 @@ export async function createMemfold(options: MemfoldOptions = {}): Promise<Memfo
 
   const reconcile = async (conversationId?: string): Promise<ReconcileOutcome[]> => {
     if (conversationId !== undefined) return compactor.reconcile(conversationId);
-    const outcomes = await reconcileAll({ archive, persistence, settings: compactor.settings });
+    const outcomes = await reconcileAll({ archive, persistence, settings: compactor.settings, tokens });
     for (const outcome of outcomes) {
       if (outcome.action === 'committed') contextWarnings.changed(outcome.conversationId);
       emit({ type: 'reconciled', ...outcome });

@@ -45,7 +45,8 @@ function sized(count: number, tokens: number, from = 0): NewMessage[] {
 function expectCompactFollows(next: NextCompaction, result: CompactionResult): void {
   const expected = {
     none: { status: 'skipped', skipReason: 'below_trigger' },
-    compact: { status: 'compacted' },
+    clear_tool_outputs: { status: 'compacted', tier: 2 },
+    compact: { status: 'compacted', tier: 3 },
     too_little_to_free: { status: 'skipped', skipReason: 'too_little_to_free' },
     nothing_to_compact: { status: 'skipped', skipReason: 'nothing_to_compact' },
     paused: { status: 'skipped', skipReason: 'paused' },

@@ -7,6 +7,9 @@ import type { ArchiveEntry, ArchiveKind } from '../conversation/types.js';
 import { InvalidArgumentError } from '../errors.js';
 import type { ArchiveFilter } from './archive.js';
 
+const KINDS: ReadonlySet<string> = new Set<ArchiveKind>(['summary', 'transcript', 'tool_output']);
+const KIND_RULE = "must be 'summary', 'transcript' or 'tool_output'";
+
 /** Milliseconds since the epoch of an ISO time; throws naming the field when it does not parse. */
 export function isoToMs(value: unknown, field: string): number {
   const ms = typeof value === 'string' ? Date.parse(value) : Number.NaN;
@@ -28,7 +31,7 @@ export function requireLabels(labels: unknown): string[] {
   return labels as string[];
 }
 
-/** A filter's values, checked: depth a non-negative integer, kind summary or transcript, from/to ISO times. */
+/** A filter's values, checked: depth a non-negative integer, kind one of the archive's, from/to ISO times. */
 export interface CheckedFilter {
   conversationId: string;
   depth?: number;
@@ -45,7 +48,7 @@ export function checkFilter(filter: ArchiveFilter & { unmarkedOnly?: boolean }):
     checked.depth = filter.depth;
   }
   if (filter.kind !== undefined) {
-    if (filter.kind !== 'summary' && filter.kind !== 'transcript') throw new InvalidArgumentError('kind', "must be 'summary' or 'transcript'");
+    if (!KINDS.has(filter.kind)) throw new InvalidArgumentError('kind', KIND_RULE);
     checked.kind = filter.kind;
   }
   if (filter.from !== undefined) checked.fromMs = isoToMs(filter.from, 'from');
@@ -57,7 +60,7 @@ export function checkFilter(filter: ArchiveFilter & { unmarkedOnly?: boolean }):
 export function validateEntry(entry: ArchiveEntry, index: number): { startMs: number; endMs: number } {
   const field = (name: string) => `entries[${index}].${name}`;
   if (typeof entry !== 'object' || entry === null) throw new InvalidArgumentError(`entries[${index}]`, 'must be an object');
-  if (entry.kind !== 'summary' && entry.kind !== 'transcript') throw new InvalidArgumentError(field('kind'), "must be 'summary' or 'transcript'");
+  if (!KINDS.has(entry.kind)) throw new InvalidArgumentError(field('kind'), KIND_RULE);
   for (const name of ['label', 'conversationId'] as const) {
     if (typeof entry[name] !== 'string' || entry[name].length === 0) throw new InvalidArgumentError(field(name), 'must be a non-empty string');
   }

@@ -24,7 +24,9 @@ function int(min: number): z.ZodType<number> {
     .transform(Number)
     .pipe(z.number().min(min, { error: (issue) => `must be an integer >= ${min} (got ${issue.input})` }));
 }
-const kind = z.enum(['summary', 'transcript'], { error: (issue) => `must be summary or transcript (got ${JSON.stringify(issue.input)})` });
+const kind = z.enum(['summary', 'transcript', 'tool_output'], {
+  error: (issue) => `must be summary, transcript or tool_output (got ${JSON.stringify(issue.input)})`,
+});
 
 interface CommandSpec {
   positionals: string[];

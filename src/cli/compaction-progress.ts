@@ -8,6 +8,7 @@ import { createProgressBar, type ProgressBar, type ProgressStream } from './prog
 
 const STAGE_WORDS: Record<CompactionStage, string> = {
   plan: 'planning',
+  clear: 'clearing old tool outputs (archived verbatim first; placeholders in the live rows)',
   fold: 'summarizing the compactable messages, chunk by chunk',
   archive: 'archiving the summaries and the verbatim transcript',
   resummarize: 're-summarizing the oldest summaries when there are too many',

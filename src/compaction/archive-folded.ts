@@ -8,6 +8,7 @@ import { buildBatches } from './batch-builder.js';
 import { distinctSessions } from './sessions.js';
 import type { CompactionDeps } from './compaction-deps.js';
 import type { FoldedChunks } from './fold-compactable.js';
+import { supersededBy, type ClearedOriginal } from './cleared-originals.js';
 import { buildTranscriptSegments } from './transcript-segments.js';
 
 export interface ArchiveTarget {
@@ -16,6 +17,11 @@ export interface ArchiveTarget {
   writer: ArchiveWriter;
   /** The session of a compacted message (the plan's `sessionOf`): batches and segments record the sessions they cover. */
   sessionOf?: (message: ConversationMessage) => string | undefined;
+  /**
+   * The originals of cleared tool outputs among the chunks (`cleared-originals.ts`): their segments hold the
+   * originals, and their `tool_output` entries are marked as superseded once the segments are read back.
+   */
+  originals?: ReadonlyMap<string, ClearedOriginal>;
 }
 
 export async function archiveFolded(
@@ -25,6 +31,8 @@ export async function archiveFolded(
   countMessage: (m: ConversationMessage) => number,
 ): Promise<SummaryBatch[]> {
   const { conversationId, operationId, writer, sessionOf } = target;
+  const originals = target.originals ?? new Map<string, ClearedOriginal>();
+  const verbatim = (chunk: readonly ConversationMessage[]) => chunk.map((m) => originals.get(m.id)?.original ?? m);
   const drafts = folded.chunks.map((chunk, i) => ({
     depth: 0,
     summary: folded.steps[i]!.text,
@@ -35,7 +43,7 @@ export async function archiveFolded(
   const build = (taken: ReadonlySet<string>) => {
     const built = buildBatches(conversationId, operationId, drafts, taken);
     const segments = folded.chunks.flatMap((chunk, i) =>
-      buildTranscriptSegments(chunk, {
+      buildTranscriptSegments(verbatim(chunk), {
         conversationId,
         parentLabel: built[i]!.label,
         operationId,
@@ -59,5 +67,10 @@ export async function archiveFolded(
   );
   if (taken.size > 0) labelled = build(taken);
   await writer.writeVerified(labelled.entries);
+  for (const { segment, labels } of supersededBy(
+    labelled.entries.filter((e) => e.kind === 'transcript'),
+    originals,
+  ))
+    await writer.mark(labels, segment);
   return labelled.built;
 }

@@ -86,7 +86,9 @@ export async function removeOwnEntries(archive: Archive, conversationId: string,
   if (labels.length === 0) return;
   const own = new Set((await archive.read(conversationId, [...labels])).filter((e) => e.operationId === operationId).map((e) => e.label));
   if (own.size === 0) return;
-  const children = (await archive.list({ conversationId, kind: 'summary' })).filter((e) => e.parentLabel !== undefined && own.has(e.parentLabel));
+  // Marked under them: child batches, and tool outputs their transcript segments superseded.
+  const marked = await Promise.all([archive.list({ conversationId, kind: 'summary' }), archive.list({ conversationId, kind: 'tool_output' })]);
+  const children = marked.flat().filter((e) => e.parentLabel !== undefined && own.has(e.parentLabel));
   if (children.length > 0)
     await archive.mark(
       conversationId,

@@ -20,7 +20,11 @@ export type CompactionFailureCode =
   | 'aborted'
   | 'unexpected';
 
-export type CompactionStage = 'plan' | 'fold' | 'archive' | 'resummarize' | 'commit';
+/** `clear` is tier 2 (archive the cleared tool outputs, read them back, commit the placeholders); the rest tier 3. */
+export type CompactionStage = 'plan' | 'clear' | 'fold' | 'archive' | 'resummarize' | 'commit';
+
+/** Which tier resolved a compaction: 2, old tool outputs cleared (no summarizer call); 3, summarized (after tier 2 when it cleared any). */
+export type CompactionTier = 2 | 3;
 
 export type CompactionEvent =
   /**
@@ -31,6 +35,8 @@ export type CompactionEvent =
   | { type: 'stage'; conversationId: string; stage: CompactionStage }
   | { type: 'fold_progress'; conversationId: string; done: number; total: number; depth: number }
   | { type: 'fallback'; conversationId: string; from: string; reason: string }
+  /** Tier 2 committed: `cleared` tool outputs replaced by placeholders naming `labels`, freeing `tokensFreed`. */
+  | { type: 'tool_outputs_cleared'; conversationId: string; operationId: string; cleared: number; tokensFreed: number; labels: string[] }
   /** An interrupted operation was finished (`committed`) or undone (`rolled_back`), or left to the process running it (`busy`). */
   | { type: 'reconciled'; conversationId: string; operationId: string; action: 'committed' | 'rolled_back' | 'busy'; reason: string }
   /** Reconciling on open failed (the next compaction of each affected conversation tries again). */
@@ -41,11 +47,23 @@ export type CompactionEvent =
   | { type: 'loop_guard_failed'; conversationId: string; error: string };
 
 export interface CompactionResult {
-  /** `compacted`: the live table changed; `skipped`: nothing ran (`skipReason` says why); `failed`: nothing changed (`failureCode`, `error`). */
+  /**
+   * `compacted`: the live table changed; `skipped`: nothing ran (`skipReason` says why); `failed`: nothing changed
+   * (`failureCode`, `error`). When tier 2 committed and summarizing then failed, the result is `compacted` with
+   * `tier: 2` and the summarizer's `failureCode` and `error`.
+   */
   status: CompactionStatus;
   skipReason?: CompactionSkipReason;
   failureCode?: CompactionFailureCode;
   error?: string;
+  /** Set when `compacted`: the tier that resolved it (2: tool outputs cleared, no summarizer call; 3: summarized). */
+  tier?: CompactionTier;
+  /** Tool outputs tier 2 replaced by placeholders (0 when it did not run). */
+  toolOutputsCleared: number;
+  /** Tokens tier 2 freed (counted as `tokensBefore` is). */
+  tokensFreedByClearing: number;
+  /** The tier-2 operation, when tier 2 ran (`operationId` is the last operation: tier 3's when it ran). */
+  clearingOperationId?: string;
   /** The history the model should see now: system prompt, clip-archive, first turns, recent messages. On skip or failure, the history given. */
   history: ConversationMessage[];
   operationId?: string;
@@ -84,6 +102,8 @@ export function initialResult(history: readonly ConversationMessage[], tokensBef
     messagesAfter: history.length,
     archivedMessages: 0,
     turnPrefixMessages: 0,
+    toolOutputsCleared: 0,
+    tokensFreedByClearing: 0,
     tokensBefore,
     tokensAfter: tokensBefore,
     batches: [],

@@ -74,6 +74,17 @@ export interface CompactionSettings {
    * `loadHistory(id, { includeCompacted: true })`. Recorded on each operation, so whoever finishes it commits it so.
    */
   mode: CompactionMode;
+  /**
+   * Tier 2, before summarizing: replace old tool outputs in the live rows by a placeholder naming the archive label
+   * that holds them verbatim (`clear-tool-outputs.ts`). Summarizing (tier 3) runs only when that is not enough.
+   */
+  clearToolOutputs: boolean;
+  /** Tier 2 leaves whole the results of this many most recent tool calls. */
+  keepToolUses: number;
+  /** Tool names (the call's function name) whose outputs tier 2 never clears. */
+  excludeTools: readonly string[];
+  /** Tier 2 clears only outputs of at least this many tokens: a placeholder costs about 50, so smaller ones free nothing. */
+  clearToolOutputMinTokens: number;
 }
 
 export const DEFAULT_CONTEXT_WINDOW = 128_000;
@@ -98,6 +109,11 @@ export function defaultTrigger(contextWindow: number): number {
 export const TARGET_SHARE = 0.35;
 /** The default least a compaction must free, as a share of the window. */
 export const MIN_FREED_SHARE = 0.1;
+
+/** Tool results tier 2 leaves whole by default: the most recent calls' (see the compaction README, "Tiers"). */
+export const KEEP_TOOL_USES = 3;
+/** The smallest tool output tier 2 clears by default, in tokens: about twice its placeholder. */
+export const CLEAR_TOOL_OUTPUT_MIN_TOKENS = 100;
 
 /** Target and minimum freed for a window and trigger: the shares above, kept below the trigger so both hold. */
 function defaultTargets(
@@ -131,17 +147,45 @@ export const DEFAULT_COMPACTION_SETTINGS: Readonly<CompactionSettings> = Object.
   sessionScope: 'none',
   keepSessions: 2,
   mode: 'delete',
+  clearToolOutputs: true,
+  keepToolUses: KEEP_TOOL_USES,
+  excludeTools: Object.freeze([]) as readonly string[],
+  clearToolOutputMinTokens: CLEAR_TOOL_OUTPUT_MIN_TOKENS,
 });
 
-/** Settings that are not numbers, with the values each takes. */
 /** The compaction modes (`CompactionMode`). */
 export const COMPACTION_MODES: readonly CompactionMode[] = ['delete', 'overlay'];
 
-const CHOICES: Partial<Record<keyof CompactionSettings, readonly string[]>> = { sessionScope: SESSION_SCOPES, mode: COMPACTION_MODES };
+/**
+ * The settings that are not numbers, and what each must be: one of a few words, true or false, or a list of tool
+ * names. Every other setting is a number.
+ */
+const NON_NUMBERS: Partial<Record<keyof CompactionSettings, { choices: readonly string[] } | 'boolean' | 'names'>> = {
+  sessionScope: { choices: SESSION_SCOPES },
+  mode: { choices: COMPACTION_MODES },
+  clearToolOutputs: 'boolean',
+  excludeTools: 'names',
+};
 
-function requireChoice(key: keyof CompactionSettings, value: unknown, choices: readonly string[]): void {
-  if (typeof value !== 'string' || !choices.includes(value)) {
-    throw new InvalidConfigError(`compaction.${key}`, `must be one of ${choices.join(', ')} (got ${JSON.stringify(value) ?? String(value)})`);
+/** A given value has its setting's type; the error names the field (`compaction.excludeTools[1]` for a list item). */
+function checkType(key: keyof CompactionSettings, value: unknown): void {
+  const field = `compaction.${key}`;
+  const kind = NON_NUMBERS[key];
+  if (kind === 'boolean') {
+    if (typeof value !== 'boolean') throw new InvalidConfigError(field, `must be true or false (got ${JSON.stringify(value)})`);
+  } else if (kind === 'names') {
+    if (!Array.isArray(value)) throw new InvalidConfigError(field, 'must be an array of tool names');
+    value.forEach((name: unknown, i) => {
+      if (typeof name !== 'string' || name.trim().length === 0) {
+        throw new InvalidConfigError(`${field}[${i}]`, `must be a non-empty tool name (got ${JSON.stringify(name)})`);
+      }
+    });
+  } else if (kind !== undefined) {
+    if (typeof value !== 'string' || !kind.choices.includes(value)) {
+      throw new InvalidConfigError(field, `must be one of ${kind.choices.join(', ')} (got ${JSON.stringify(value) ?? String(value)})`);
+    }
+  } else if (typeof value !== 'number' || !Number.isFinite(value)) {
+    throw new InvalidConfigError(field, 'must be a finite number');
   }
 }
 
@@ -153,14 +197,14 @@ export function resolveCompactionSettings(input: Partial<CompactionSettings> = {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new InvalidConfigError('compaction', 'must be an object of settings');
   for (const [key, value] of Object.entries(input)) {
     if (!(key in DEFAULT_COMPACTION_SETTINGS)) throw new InvalidConfigError(`compaction.${key}`, 'unknown setting');
-    const choices = CHOICES[key as keyof CompactionSettings];
-    if (choices !== undefined) {
-      if (value !== undefined) requireChoice(key as keyof CompactionSettings, value, choices);
-    } else if (value !== undefined && (typeof value !== 'number' || !Number.isFinite(value))) {
-      throw new InvalidConfigError(`compaction.${key}`, 'must be a finite number');
-    }
+    if (value !== undefined) checkType(key as keyof CompactionSettings, value);
   }
-  const defined = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) as Partial<CompactionSettings>;
+  const defined = Object.fromEntries(
+    Object.entries(input)
+      .filter(([, v]) => v !== undefined)
+      // A list is copied, so a caller changing theirs later changes nothing here.
+      .map(([k, v]) => [k, Array.isArray(v) ? Object.freeze([...v]) : v]),
+  ) as Partial<CompactionSettings>;
   const contextWindow = defined.contextWindow ?? DEFAULT_CONTEXT_WINDOW;
   const scaled: Partial<CompactionSettings> = {
     trigger: defaultTrigger(contextWindow),
@@ -208,14 +252,15 @@ const INTEGER_MINIMUMS = {
   toolOutputMaxLines: 1,
   transcriptSegmentTokens: 16,
   keepSessions: 1,
+  keepToolUses: 0,
+  clearToolOutputMinTokens: 1,
 } as const satisfies Partial<Record<keyof CompactionSettings, number>>;
 
 export function validateCompactionSettings(settings: CompactionSettings): void {
+  for (const [key, value] of Object.entries(settings)) checkType(key as keyof CompactionSettings, value);
   for (const [key, min] of Object.entries(INTEGER_MINIMUMS)) requireInt(settings, key as keyof typeof INTEGER_MINIMUMS, min);
   requireShare(settings, 'warnAt');
   requireShare(settings, 'summarizerInputShare');
-  requireChoice('sessionScope', settings.sessionScope, SESSION_SCOPES);
-  requireChoice('mode', settings.mode, COMPACTION_MODES);
   if (!(typeof settings.sessionGapMinutes === 'number' && settings.sessionGapMinutes >= 0 && Number.isFinite(settings.sessionGapMinutes))) {
     throw new InvalidConfigError('compaction.sessionGapMinutes', `must be a finite number >= 0, 0 for no gap rule (got ${settings.sessionGapMinutes})`);
   }

@@ -29,10 +29,10 @@ import { assembleContext } from './context-view.js';
 import { createContextWarnings, type ContextWarnings } from './context-warnings.js';
 import { createLoopGuard } from './loop-guard.js';
 import { checkUsageObservation, observeUsage, type UsageObservation } from './observe-usage.js';
-import { planCompaction, type CompactionPlan } from './plan.js';
+import { planTiers } from './plan-tiers.js';
 import type { ReconcileOutcome } from './reconcile.js';
 import { resummarizeDepthLocked, type ResummarizeResult } from './resummarize-depth.js';
-import { runCompaction } from './run-compaction.js';
+import { runTiers, type RunnableTierPlan } from './run-tiers.js';
 import { atStage, StageError } from './stage-error.js';
 
 export { LOOP_GUARD_LIMIT } from './loop-guard.js';
@@ -110,7 +110,9 @@ export interface Compactor {
   observeUsage(conversationId: string, usage: UsageObservation): Promise<TokenCalibration>;
 }
 
-type Prepared = { kind: 'run'; plan: CompactionPlan; result: CompactionResult } | { kind: 'skip'; result: CompactionResult };
+type Prepared =
+  | { kind: 'run'; tiers: RunnableTierPlan; history: readonly ConversationMessage[]; result: CompactionResult }
+  | { kind: 'skip'; result: CompactionResult };
 
 function failureCodeOf(error: unknown): CompactionFailureCode {
   return error instanceof InvalidArgumentError ? 'invalid_input' : error instanceof StageError ? error.code : 'unexpected';
@@ -154,9 +156,9 @@ export function createCompactor(options: CompactorOptions): Compactor {
     }
   }
 
-  /** Plan a validated history: a skip (below the trigger, nothing to compact, paused) or a plan to run. */
+  /** Plan a validated history: a skip (below the trigger, nothing to compact, paused) or the tiers to run. */
   async function prepare(history: readonly ConversationMessage[], conversationId: string, counts: ConversationCounts, force: boolean): Promise<Prepared> {
-    const outcome = planCompaction(history, settings, counts.context, { force });
+    const outcome = planTiers(history, settings, counts.context, { force });
     const result = initialResult(history, outcome.tokensBefore);
     warnings.observe(conversationId, outcome.tokensBefore, lastSeqOf(history), counts.factor);
     if (outcome.kind === 'skip') {
@@ -164,13 +166,13 @@ export function createCompactor(options: CompactorOptions): Compactor {
       return { kind: 'skip', result: Object.assign(result, { skipReason: outcome.reason }) };
     }
     if (!force && (await guard.isPaused(conversationId))) return { kind: 'skip', result: Object.assign(result, { skipReason: 'paused' as const }) };
-    if (outcome.scope) result.scope = outcome.scope;
-    return { kind: 'run', plan: outcome, result };
+    if (outcome.kind === 'compact' && outcome.plan.scope) result.scope = outcome.plan.scope;
+    return { kind: 'run', tiers: outcome, history, result };
   }
 
   async function run(prepared: Prepared, conversationId: string, counts: ConversationCounts, signal?: AbortSignal): Promise<CompactionResult> {
     if (prepared.kind === 'skip') return prepared.result;
-    const done = await runCompaction(prepared.plan, conversationId, deps, prepared.result, counts, signal);
+    const done = await runTiers(prepared.tiers, prepared.history, conversationId, deps, prepared.result, counts, signal);
     if (done.status === 'compacted') warnings.changed(conversationId, done.tokensAfter);
     await guardQuietly(conversationId, () => guard.track(conversationId, done));
     return done;
@@ -207,9 +209,11 @@ export function createCompactor(options: CompactorOptions): Compactor {
         async () => {
           await reconcileFirst(conversationId);
           // Another process (or a finished interrupted operation) may have archived part of the caller's history:
-          // an indexed count tells, and only then are the live rows loaded to plan again.
-          const ids = prepared.plan.compactable.map((m) => m.id);
-          if ((await atStage('unexpected', () => persistence.countLive(conversationId, ids))) === ids.length) {
+          // an indexed count tells, and only then are the live rows loaded to plan again. Clearing tool outputs
+          // (tier 2) changes rows in place, so it always plans on the live rows.
+          const { tiers } = prepared;
+          const ids = tiers.kind === 'compact' && tiers.clearing.outputs.length === 0 ? tiers.plan.compactable.map((m) => m.id) : undefined;
+          if (ids && (await atStage('unexpected', () => persistence.countLive(conversationId, ids))) === ids.length) {
             return run(prepared, conversationId, counts, options.signal);
           }
           // The rows changed: a compaction that committed meanwhile also dropped the calibration.

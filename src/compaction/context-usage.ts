@@ -6,10 +6,13 @@
 import type { ConversationMessage } from '../conversation/types.js';
 import type { ConversationCounts } from './compaction-deps.js';
 import type { CompactionSettings } from './compaction-settings.js';
-import { planCompaction } from './plan.js';
+import { planTiers } from './plan-tiers.js';
 
-/** What the next automatic `compact()` would do (`Compactor.usage`): the planner's answer, and the loop guard's. */
-export type NextCompaction = 'none' | 'compact' | 'too_little_to_free' | 'nothing_to_compact' | 'paused';
+/**
+ * What the next automatic `compact()` would do (`Compactor.usage`): the planner's answer, and the loop guard's.
+ * `clear_tool_outputs`: clear old tool outputs alone (tier 2, no summarizer call); `compact`: summarize (tier 3).
+ */
+export type NextCompaction = 'none' | 'clear_tool_outputs' | 'compact' | 'too_little_to_free' | 'nothing_to_compact' | 'paused';
 
 /** A conversation's context against the settings: `Compactor.usage`, `memfold.usage`. */
 export interface ContextUsage {
@@ -36,8 +39,9 @@ export interface ContextUsage {
   /** The same mark in tokens: floor(contextWindow × warnAt). */
   warnTokens: number;
   /**
-   * `none`: under the trigger; `compact`: it would compact; `too_little_to_free`, `nothing_to_compact`: it would
-   * skip for that reason; `paused`: the loop guard has paused automatic compaction (a forced one still runs).
+   * `none`: under the trigger; `clear_tool_outputs`: it would clear old tool outputs and stop there (tier 2);
+   * `compact`: it would summarize (tier 3); `too_little_to_free`, `nothing_to_compact`: it would skip for that
+   * reason; `paused`: the loop guard has paused automatic compaction (a forced one still runs).
    */
   next: NextCompaction;
 }
@@ -57,9 +61,9 @@ export async function contextUsage(
   deps: ContextUsageDeps,
 ): Promise<ContextUsage> {
   const { settings } = deps;
-  const outcome = planCompaction(history, settings, counts.context);
+  const outcome = planTiers(history, settings, counts.context);
   let next: NextCompaction;
-  if (outcome.kind === 'compact') next = (await deps.isPaused()) ? 'paused' : 'compact';
+  if (outcome.kind !== 'skip') next = (await deps.isPaused()) ? 'paused' : outcome.kind === 'clear' ? 'clear_tool_outputs' : 'compact';
   else next = outcome.reason === 'below_trigger' ? 'none' : outcome.reason;
   const { contextWindow, trigger, targetTokens, warnAt } = settings;
   const tokens = outcome.tokensBefore;

@@ -1,7 +1,8 @@
 /**
  * Archive labels, pure. What the model reads and passes back to memory_read, so they are short:
  * - summary batch: `d{depth}-{end, to the minute}-{hash}`, e.g. `d0-2023-05-08T13:56-3fa2c1`;
- * - transcript segment: `t-{start, to the minute}-{hash}`, e.g. `t-2023-05-08T13:41-9b0e47`.
+ * - transcript segment: `t-{start, to the minute}-{hash}`, e.g. `t-2023-05-08T13:41-9b0e47`;
+ * - cleared tool output: `o-{its time, to the minute}-{hash}`, e.g. `o-2023-05-08T13:42-5c19d0`.
  * The archive scopes every row by namespace and conversation, so a label need not name either.
  * `hash` is the start of sha256(kind, depth, source ids): deterministic (a retried write of the same
  * operation replaces its own row) and distinct for distinct sources. Message ids are never reused in a
@@ -17,16 +18,16 @@ import type { ArchiveKind } from '../conversation/types.js';
 const HASH_LENGTHS = [6, 12, 24, 64] as const;
 
 const MINUTE = '\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}';
-const NEW_LABEL = new RegExp(`^(?:d(\\d{1,4})|t)-(${MINUTE})-([0-9a-f]{6,64})$`);
+const NEW_LABEL = new RegExp(`^(?:d(\\d{1,4})|(t|o))-(${MINUTE})-([0-9a-f]{6,64})$`);
 const ISO = '\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(?:\\.\\d{3})?Z';
 const OLD_BATCH_LABEL = new RegExp(`^compaction-batch-(.*)-(${ISO})(?:~([^~]+))?$`, 's');
 const OLD_TRANSCRIPT_LABEL = /^compaction-transcript-(.*)$/s;
 
 export interface LabelSource {
   kind: ArchiveKind;
-  /** 0 for transcripts. */
+  /** 0 for transcripts and tool outputs. */
   depth: number;
-  /** ISO time the label shows: a batch's end, a transcript segment's start. */
+  /** ISO time the label shows: a batch's end, a transcript segment's start, a tool output's own time. */
   time: string;
   /** Message ids (depth 0, transcripts) or child labels (depth > 0). */
   sourceIds: readonly string[];
@@ -40,7 +41,8 @@ function sourceHash(source: LabelSource): string {
 
 function prefix(source: LabelSource): string {
   const minute = source.time.slice(0, 16);
-  return source.kind === 'summary' ? `d${source.depth}-${minute}` : `t-${minute}`;
+  if (source.kind === 'summary') return `d${source.depth}-${minute}`;
+  return source.kind === 'tool_output' ? `o-${minute}` : `t-${minute}`;
 }
 
 /** The label with the shortest hash: what a source gets unless that label is taken. */
@@ -79,8 +81,9 @@ export interface ParsedLabel {
 export function parseLabel(label: string): ParsedLabel | undefined {
   const fresh = NEW_LABEL.exec(label);
   if (fresh) {
-    const [, depth, time, hash] = fresh;
-    return depth === undefined ? { kind: 'transcript', time: time!, hash: hash! } : { kind: 'summary', depth: Number(depth), time: time!, hash: hash! };
+    const [, depth, letter, time, hash] = fresh;
+    if (depth !== undefined) return { kind: 'summary', depth: Number(depth), time: time!, hash: hash! };
+    return { kind: letter === 'o' ? 'tool_output' : 'transcript', time: time!, hash: hash! };
   }
   const batch = OLD_BATCH_LABEL.exec(label);
   if (batch) return { kind: 'summary', conversationId: batch[1]!, time: batch[2]!, ...(batch[3] !== undefined ? { suffix: batch[3] } : {}) };

@@ -5,18 +5,23 @@
  * - `archived` and every covered message is in the archive, read back, verbatim: finish it. Its
  *   re-summarization writes are dropped (the next compaction redoes them) and the commit runs in the mode the
  *   operation recorded (overlay: marks, never deletes), whatever this process's settings say.
- * - anything else: undo it. Marks pointing at its batches are cleared, its own rows deleted (a label
- *   another operation holds is left alone), the operation recorded `rolled_back` (which clears any overlay mark of
- *   its own, and only its own). The messages never left the live table.
+ * - an `archived` clearing of tool outputs (tier 2) whose outputs are archived verbatim and unchanged: its
+ *   commit runs (reconcile-clearing.ts).
+ * - anything else: undo it. Marks pointing at its entries are cleared (its batches' children, and the tool
+ *   outputs its segments superseded), its own rows deleted (a label another operation holds is left alone), the
+ *   operation recorded `rolled_back` (which clears any overlay mark of its own, and only its own). The messages
+ *   never left the live table, and their rows never changed.
  * The caller holds the conversation's lock.
  */
 import type { ConversationMessage } from '../conversation/types.js';
 import type { CompactionSettings } from './compaction-settings.js';
 import type { Archive } from '../archive/archive.js';
 import type { CompactionOperation, PersistenceProvider } from '../persistence/persistence-provider.js';
+import type { TokenCounter } from '../tokens/token-counter.js';
 import { removeOwnEntries } from './archive-writer.js';
 import { buildClipArchive } from './clip-archive.js';
 import { splitOperationEntries, unfinishableReason, type OperationEntries } from './operation-check.js';
+import { finishClearing } from './reconcile-clearing.js';
 
 export interface ReconcileOutcome {
   operationId: string;
@@ -30,6 +35,8 @@ export interface ReconcileDeps {
   archive: Archive;
   persistence: PersistenceProvider;
   settings: Pick<CompactionSettings, 'clipFirst' | 'clipLast'>;
+  /** Counts a finished clearing's outputs for their placeholders, as the compactor does. */
+  tokens: Pick<TokenCounter, 'countMessage'>;
 }
 
 async function finish(operation: CompactionOperation, deps: ReconcileDeps, entries: OperationEntries, live: ConversationMessage[]): Promise<ReconcileOutcome> {
@@ -73,9 +80,18 @@ async function undo(operation: CompactionOperation, deps: ReconcileDeps, reason:
 /** Finish or undo one pending operation. */
 export async function reconcileOperation(operation: CompactionOperation, deps: ReconcileDeps): Promise<ReconcileOutcome> {
   if (operation.status !== 'archived') return undo(operation, deps, `stopped while ${operation.status}`);
+  if (operation.kind === 'clear_tool_outputs') {
+    const problem = await finishClearing(operation, deps);
+    if (problem) return undo(operation, deps, problem);
+    return { operationId: operation.id, conversationId: operation.conversationId, action: 'committed', reason: 'every tool output was archived and read back' };
+  }
   const entries = splitOperationEntries(operation, await deps.archive.read(operation.conversationId, operation.labels));
   const live = (await deps.persistence.loadHistory(operation.conversationId)).filter((m) => m.kind !== 'clip_archive');
-  const problem = unfinishableReason(operation, entries.archived, live);
+  // Messages whose output tier 2 cleared are archived from their tool_output entries.
+  const wanted = new Set(operation.messageIds);
+  const clearedLabels = live.filter((m) => wanted.has(m.id) && m.clearedOutputLabel !== undefined).map((m) => m.clearedOutputLabel!);
+  const toolOutputs = clearedLabels.length > 0 ? await deps.archive.read(operation.conversationId, clearedLabels) : [];
+  const problem = unfinishableReason(operation, entries.archived, live, toolOutputs);
   return problem ? undo(operation, deps, problem) : finish(operation, deps, entries, live);
 }
 

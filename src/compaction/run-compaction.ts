@@ -13,6 +13,7 @@ import { assembleContext } from './context-view.js';
 import { foldCompactable } from './fold-compactable.js';
 import type { FoldStep } from './fold.js';
 import { batchBody } from './headers.js';
+import { readClearedOriginals } from './cleared-originals.js';
 import type { CompactionPlan } from './plan.js';
 import { resummarizeFrontier } from './resummarize.js';
 import { atStage, StageError, throwIfAborted } from './stage-error.js';
@@ -64,6 +65,8 @@ export async function runCompaction(
       persistence.recordOperation({ id: operationId, conversationId, status: 'planned', mode: settings.mode, messageIds, labels: [] }),
     );
     const before = await atStage('archive_failed', () => listFrontier(deps, conversationId));
+    // Cleared tool outputs are archived as they were appended: their originals are read before any model call.
+    const originals = await atStage('archive_failed', () => readClearedOriginals(plan.compactable, deps.archive, conversationId));
 
     // Fold: the first chunk builds on the newest frontier batch.
     const previous = before.length > 0 ? batchBody(before[before.length - 1]!.content) : undefined;
@@ -79,7 +82,7 @@ export async function runCompaction(
     // Archive the depth-0 batches and the verbatim transcript, read back.
     result.batches = await timed('archive', () =>
       atStage('archive_failed', () =>
-        archiveFolded(folded, { conversationId, operationId, writer, sessionOf: (m) => plan.sessionOf.get(m.id) }, deps, counts.message),
+        archiveFolded(folded, { conversationId, operationId, writer, originals, sessionOf: (m) => plan.sessionOf.get(m.id) }, deps, counts.message),
       ),
     );
     status = 'archived';

@@ -35,6 +35,12 @@ export interface ConversationMessage {
    * this message and left its row in place. The live history never holds such a row.
    */
   compactedBy?: string;
+  /**
+   * Set by memfold on a tool result whose output it cleared from the live history (tier 2 of compaction): the label
+   * of the `tool_output` archive entry that holds the message as it was appended. `content` is then a placeholder
+   * naming that label. Never taken from `append`.
+   */
+  clearedOutputLabel?: string;
 }
 
 /** What a caller appends: the store assigns `seq`, and `id`/`createdAt` when they are missing. */
@@ -54,7 +60,7 @@ export interface NewMessage {
   sessionId?: string;
 }
 
-export type ArchiveKind = 'summary' | 'transcript';
+export type ArchiveKind = 'summary' | 'transcript' | 'tool_output';
 
 /**
  * One row of archival memory.
@@ -62,6 +68,9 @@ export type ArchiveKind = 'summary' | 'transcript';
  *   depth d+1 summarizes batches of depth d (sourceIds are their labels).
  * - `transcript`: verbatim archived messages (in `messages`), depth 0, whose `parentLabel`
  *   is the depth-0 batch that summarizes them.
+ * - `tool_output`: one tool result, verbatim (in `messages`), depth 0, archived when its output was cleared from the
+ *   live row (which stays, holding a placeholder). When the message is later compacted, its transcript segment holds
+ *   it verbatim and this entry's `parentLabel` names that segment: the entry is superseded.
  */
 export interface ArchiveEntry {
   kind: ArchiveKind;
@@ -80,7 +89,7 @@ export interface ArchiveEntry {
   /** The higher-depth batch that covers this one, once re-summarized. */
   parentLabel?: string;
   operationId: string;
-  /** Transcripts only: the archived messages, exactly as they were live. */
+  /** Transcripts and tool outputs: the archived messages, exactly as they were appended. */
   messages?: ConversationMessage[];
   /**
    * The sessions the entry covers, oldest first: of its messages at depth 0 (summaries and transcripts), the union
@@ -94,3 +103,6 @@ export type SummaryBatch = ArchiveEntry & { kind: 'summary' };
 
 /** A verbatim transcript segment (an ArchiveEntry of kind `transcript`). */
 export type TranscriptSegment = ArchiveEntry & { kind: 'transcript'; messages: ConversationMessage[] };
+
+/** A cleared tool output (an ArchiveEntry of kind `tool_output`): one message, as it was appended. */
+export type ToolOutputEntry = ArchiveEntry & { kind: 'tool_output'; messages: [ConversationMessage] };

@@ -52,6 +52,10 @@ export function validateHistory(history: unknown, conversationId: unknown): asse
     requireTime(message.createdAt, `${at}.createdAt`);
     if (message.name !== undefined) requireText(message.name, `${at}.name`);
     if (message.sessionId !== undefined) requireKey(message.sessionId, `${at}.sessionId`, MAX_SESSION_ID_BYTES);
+    if (message.clearedOutputLabel !== undefined) {
+      requireText(message.clearedOutputLabel, `${at}.clearedOutputLabel`);
+      if (message.role !== 'tool') throw new InvalidArgumentError(`${at}.clearedOutputLabel`, 'is set by memfold on tool results only');
+    }
 
     if (message.kind === 'clip_archive') {
       // The clip-archive (seq 0) sits after the system prompt in a history, outside the seq order.

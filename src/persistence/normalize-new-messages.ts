@@ -22,6 +22,8 @@ export interface StoredContent {
   name?: string;
   /** The caller's session id (the jsonb column holds it, so it needed no migration). */
   sessionId?: string;
+  /** Set by `commitClearing` only (never from `append`): the label holding the original text. */
+  clearedOutputLabel?: string;
 }
 
 /** A message ready to insert: id filled in, content shaped for the jsonb column. */

@@ -16,10 +16,18 @@ export type OperationStatus = 'planned' | 'archived' | 'committed' | 'rolled_bac
  */
 export type CompactionMode = 'delete' | 'overlay';
 
+/**
+ * What an operation does (`migrations/006_operation_kind.sql`): `compaction` archives messages and deletes them from
+ * the live table; `clear_tool_outputs` archives tool outputs verbatim and replaces each live row's text by a placeholder.
+ */
+export type OperationKind = 'compaction' | 'clear_tool_outputs';
+
 /** A row of the compaction operations table. */
 export interface CompactionOperation {
   id: string;
   conversationId: string;
+  /** Default `compaction` when recorded without one; always set when read. */
+  kind?: OperationKind;
   status: OperationStatus;
   /**
    * How its commit takes the messages out of the live history, fixed by the operation's first record: whichever
@@ -75,6 +83,23 @@ export interface LoadHistoryOptions {
   includeCompacted?: boolean;
 }
 
+/** One live tool result whose text a clearing replaces. */
+export interface ClearedOutput {
+  id: string;
+  /** The placeholder that becomes the row's text. */
+  content: string;
+  /** The `tool_output` archive entry holding the message as appended (`ConversationMessage.clearedOutputLabel`). */
+  label: string;
+}
+
+/** The writes a tool-output clearing commits at once (tier 2 of compaction). */
+export interface CommitClearing {
+  conversationId: string;
+  operationId: string;
+  cleared: ClearedOutput[];
+  labels: string[];
+}
+
 /** Work done inside one database transaction. */
 export interface PersistenceTransaction {
   append(conversationId: string, messages: NewMessage[]): Promise<ConversationMessage[]>;
@@ -88,6 +113,14 @@ export interface PersistenceTransaction {
   /** How many of `ids` are live messages of the conversation (one indexed lookup, no rows loaded; overlay rows are not live). */
   countLive(conversationId: string, ids: string[]): Promise<number>;
   commitCompaction(commit: CommitCompaction): Promise<CommitReport>;
+  /**
+   * In one transaction: replace the text of each listed tool result by its placeholder and set its
+   * `clearedOutputLabel` (id, seq, role, tool call id, name and time stay), and record the operation `committed` as a
+   * `clear_tool_outputs`. Changes nothing, throwing, when a listed id is not a live tool result of the conversation,
+   * is already cleared, or is listed twice, or when the operation belongs to another conversation. Returns the rows as
+   * now stored.
+   */
+  commitClearing(commit: CommitClearing): Promise<ConversationMessage[]>;
   /**
    * Which of `ids` the conversation has ever accepted (live, archived, or covered by a pending
    * operation), each with the `messageDigest` of the message it was given to. Ids are never reused:

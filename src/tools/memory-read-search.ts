@@ -37,8 +37,10 @@ interface PoolItem extends WindowItem {
   line: string;
 }
 
+const KIND_WORDS: Record<ArchiveEntry['kind'], string> = { summary: 'summary', transcript: 'transcript', tool_output: 'tool output' };
+
 export function describeEntry(entry: ArchiveEntry): string {
-  const what = entry.kind === 'summary' ? `summary depth ${entry.depth}` : 'transcript';
+  const what = entry.kind === 'summary' ? `summary depth ${entry.depth}` : KIND_WORDS[entry.kind];
   return `${what} | ${entry.label} | ${entry.start} .. ${entry.end} | ${entry.count} ${entry.kind === 'summary' && entry.depth > 0 ? 'batches' : 'messages'}`;
 }
 
@@ -139,6 +141,23 @@ async function datedCandidates(
   return lists.flat();
 }
 
+/**
+ * Tool outputs cleared from the live history (tier 2 of compaction) that no transcript segment holds yet: the only
+ * verbatim copy of those outputs, searched beside the segments. Superseded ones are left out (their segment has them).
+ */
+async function clearedOutputs(archive: Archive, filter: { conversationId: string }, query: string, limit: number): Promise<SearchHit[]> {
+  const hits = await archive.search({ ...filter, kind: 'tool_output', query, limit });
+  return hits.filter((hit) => hit.entry.parentLabel === undefined);
+}
+
+/** Two hit lists of one query merged best first (stable: on a tie, the first list's hit leads). */
+function byScore(first: readonly SearchHit[], second: readonly SearchHit[]): SearchHit[] {
+  if (second.length === 0) return [...first];
+  return [...first.map((hit, i) => ({ hit, i })), ...second.map((hit, i) => ({ hit, i: first.length + i }))]
+    .sort((a, b) => b.hit.score - a.hit.score || a.i - b.i)
+    .map((x) => x.hit);
+}
+
 function uniqueByLabel(hits: readonly SearchHit[]): SearchHit[] {
   const seen = new Set<string>();
   return hits.filter((hit) => !seen.has(hit.entry.label) && seen.add(hit.entry.label) !== undefined);
@@ -189,12 +208,13 @@ export async function searchAnswer(archive: Archive, conversationId: string, arg
     args.kind !== 'transcript' ? archive.search({ ...filter, kind: 'summary', query: archiveQuery, limit: args.limit }) : [];
   // With summaries left out beside matching messages, their search runs only when no transcript matched.
   const summariesUpFront = !wantTranscripts || strategy.summaries !== 'none';
-  const [plain, dated, early] = await Promise.all([
+  const [plain, outputs, dated, early] = await Promise.all([
     wantTranscripts ? archive.search({ ...filter, kind: 'transcript', query: archiveQuery, limit: candidates }) : [],
+    wantTranscripts ? clearedOutputs(archive, filter, archiveQuery, candidates) : [],
     wantTranscripts && hints.length > 0 ? datedCandidates(archive, filter, archiveQuery, hints, Math.ceil(candidates / 2)) : [],
     summariesUpFront ? searchSummaries() : undefined,
   ]);
-  const transcripts = uniqueByLabel([...plain, ...dated]);
+  const transcripts = uniqueByLabel([...byScore(plain, outputs), ...dated]);
   let summaries = early ?? (transcripts.length === 0 ? await searchSummaries() : []);
   if (transcripts.length === 0 && summaries.length === 0) return `No archived entry matches ${shownQuery(query)}.`;
 

@@ -52,7 +52,7 @@ export const MEMORY_READ_DEFINITION: FunctionToolDefinition = {
       'Search or read the archived part of this conversation (older messages that were summarized out of the context). ' +
       'Use `query` to search by words, names, numbers or paths: the answer shows the exact archived messages that match, ' +
       'each with its neighbours, best first (summaries only when no message matches, or with kind "summary"); ' +
-      'use `label` to read one archived batch or transcript segment in full, with what lies under it.',
+      'use `label` to read one archived batch, transcript segment or cleared tool output in full, with what lies under it.',
     parameters: memoryReadParameters(),
   },
 };

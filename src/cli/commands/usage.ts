@@ -9,6 +9,8 @@ export function describeNext(next: NextCompaction, settings: CompactionSettings,
   switch (next) {
     case 'none':
       return 'none: below the trigger, compact does nothing (--force compacts anyway)';
+    case 'clear_tool_outputs':
+      return `clear tool outputs: over the trigger, clearing old tool outputs (archived verbatim, placeholders in the context) brings it to ${settings.targetTokens} tokens or less, with no summary`;
     case 'compact':
       return `compact: over the trigger, compaction runs and brings the context down to about ${settings.targetTokens} tokens`;
     case 'too_little_to_free':

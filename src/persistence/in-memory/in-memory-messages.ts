@@ -11,7 +11,8 @@ import { checkBatchIds, checkLeadingToolResults, idAlreadyUsed, leadingToolResul
 import { clipArchiveId } from '../clip-archive-id.js';
 import { requireKey, requireText, requireTextArray } from '../../conversation/text.js';
 import { normalizeNewMessages, type NormalizedMessage } from '../normalize-new-messages.js';
-import type { CommitCompaction, CommitReport, LoadHistoryOptions, UsedId } from '../persistence-provider.js';
+import type { CommitClearing, CommitCompaction, CommitReport, LoadHistoryOptions, UsedId } from '../persistence-provider.js';
+import { checkCommitClearing, clearingRowProblem } from '../clearing-checks.js';
 import { optionalCompactionMode } from '../compaction-mode.js';
 import { conversationKey, copyOf, type ConversationRecord, type InMemoryTables } from './in-memory-tables.js';
 import { operationWriteProblem, upsertOperation } from './in-memory-operation-log.js';
@@ -29,6 +30,7 @@ export interface InMemoryMessageOperations {
   loadHistory(conversationId: string, options?: LoadHistoryOptions): ConversationMessage[];
   countLive(conversationId: string, ids: string[]): number;
   commitCompaction(commit: CommitCompaction): CommitReport;
+  commitClearing(commit: CommitClearing): ConversationMessage[];
   findUsedIds(conversationId: string, ids: string[]): UsedId[];
 }
 
@@ -168,6 +170,26 @@ export function createInMemoryMessages(tables: () => InMemoryTables, context: In
       delete record.calibration;
       upsertOperation(tables(), namespace, { id: operationId, conversationId, status: 'committed', mode, messageIds: wanted, labels }, now);
       return { deleted: mode === 'delete' ? live : 0, marked: mode === 'overlay' ? live : 0, clipArchive };
+    },
+
+    commitClearing(input) {
+      const { conversationId, operationId, cleared, labels } = checkCommitClearing(input);
+      const rows = new Map((find(conversationId)?.messages ?? []).map((m) => [m.id, m]));
+      cleared.forEach((c, i) => {
+        const problem = clearingRowProblem(rows.get(c.id), i);
+        if (problem) throw problem;
+      });
+      const problem = operationWriteProblem(tables(), namespace, { id: operationId, conversationId, mode: undefined }, { id: 'commit.operationId', mode: 'commit.mode' });
+      if (problem !== undefined) throw problem;
+      // Every check passed: the rows change together.
+      const now = clock().toISOString();
+      const record = touch(conversationId, now);
+      const updated = cleared.map((c) => Object.assign(rows.get(c.id)!, { content: c.content, clearedOutputLabel: c.label }));
+      // The context the calibration was measured on changed, as after any compaction.
+      delete record.calibration;
+      const ids = cleared.map((c) => c.id);
+      upsertOperation(tables(), namespace, { id: operationId, conversationId, kind: 'clear_tool_outputs', status: 'committed', mode: undefined, messageIds: ids, labels }, now);
+      return copyOf(updated).sort((a, b) => a.seq - b.seq);
     },
   };
 }

@@ -3,11 +3,15 @@ import { InvalidArgumentError } from '../../errors.js';
 import { requireText, requireTextArray } from '../../conversation/text.js';
 import type { CompactionMode, CompactionOperation, OperationRecordInput, OperationStatus } from '../persistence-provider.js';
 import { modeMismatch, optionalCompactionMode } from '../compaction-mode.js';
+import { requireOperationKind } from '../operation-kind.js';
 import { conversationKey, copyOf, type InMemoryTables, type OperationRecord } from './in-memory-tables.js';
 
 const STATUSES: ReadonlySet<string> = new Set<OperationStatus>(['planned', 'archived', 'committed', 'rolled_back']);
 
-/** An operation as written; `mode` undefined: `delete` when inserted, the recorded one kept. */
+/**
+ * An operation as written; `mode` undefined: `delete` when inserted, the recorded one kept; `kind` undefined:
+ * `compaction` when inserted, the recorded one kept.
+ */
 type OperationRow = Omit<CompactionOperation, 'createdAt' | 'updatedAt' | 'mode'> & { mode: CompactionMode | undefined };
 
 function requireStatus(status: unknown): OperationStatus {
@@ -42,13 +46,14 @@ export function operationWriteProblem(
 }
 
 /**
- * Insert the operation, or update its status, ids, labels and error (createdAt and mode stay the first write's).
+ * Insert the operation, or update its status, ids, labels and error (createdAt, kind and mode stay the first write's).
  * The caller has checked the write (`operationWriteProblem`).
  */
 export function upsertOperation(tables: InMemoryTables, namespace: string, row: OperationRow, now: string): void {
   const existing = tables.operations.get(row.id);
   const operation: CompactionOperation = {
     ...copyOf(row),
+    kind: existing?.operation.kind ?? row.kind ?? 'compaction',
     mode: existing?.operation.mode ?? row.mode ?? 'delete',
     createdAt: existing?.operation.createdAt ?? now,
     updatedAt: now,
@@ -63,12 +68,13 @@ export function recordOperation(tables: InMemoryTables, namespace: string, input
   const conversationId = requireText(input.conversationId, 'operation.conversationId');
   const status = requireStatus(input.status);
   const mode = optionalCompactionMode(input.mode, 'operation.mode');
+  const kind = requireOperationKind(input.kind);
   const messageIds = requireTextArray(input.messageIds, 'operation.messageIds');
   const labels = requireTextArray(input.labels, 'operation.labels');
   const error = input.error === undefined ? undefined : requireText(input.error, 'operation.error', { allowEmpty: true });
   const problem = operationWriteProblem(tables, namespace, { id, conversationId, mode }, { id: 'operation.id', mode: 'operation.mode' });
   if (problem !== undefined) throw problem;
-  upsertOperation(tables, namespace, { id, conversationId, status, mode, messageIds, labels, ...(error === undefined ? {} : { error }) }, now);
+  upsertOperation(tables, namespace, { id, conversationId, kind, status, mode, messageIds, labels, ...(error === undefined ? {} : { error }) }, now);
   if (status === 'committed') return;
   for (const message of tables.conversations.get(conversationKey(namespace, conversationId))?.messages ?? []) {
     if (message.compactedBy === id) delete message.compactedBy;

@@ -73,6 +73,7 @@ export function createInMemoryPersistence(options: InMemoryPersistenceOptions = 
     append: (conversationId, batch) => write('append', () => messages.append(conversationId, batch)),
     deleteByIds: (conversationId, ids) => write('deleteByIds', () => messages.deleteByIds(conversationId, ids)),
     commitCompaction: (commit) => write('commitCompaction', () => messages.commitCompaction(commit)),
+    commitClearing: (commit) => write('commitClearing', () => messages.commitClearing(commit)),
     loadHistory: (conversationId, options) => read('loadHistory', () => messages.loadHistory(conversationId, options)),
     countLive: (conversationId, ids) => read('countLive', () => messages.countLive(conversationId, ids)),
     findUsedIds: (conversationId, ids) => read('findUsedIds', () => messages.findUsedIds(conversationId, ids)),
@@ -147,6 +148,7 @@ function promised(operations: InMemoryMessageOperations): PersistenceTransaction
     loadHistory: async (conversationId, options) => operations.loadHistory(conversationId, options),
     countLive: async (conversationId, ids) => operations.countLive(conversationId, ids),
     commitCompaction: async (commit) => operations.commitCompaction(commit),
+    commitClearing: async (commit) => operations.commitClearing(commit),
     findUsedIds: async (conversationId, ids) => operations.findUsedIds(conversationId, ids),
   };
 }

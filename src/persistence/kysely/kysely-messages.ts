@@ -5,7 +5,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { ConversationMessage, NewMessage } from '../../conversation/types.js';
 import { InvalidArgumentError, MemfoldError } from '../../errors.js';
-import type { CommitCompaction, CommitReport, LoadHistoryOptions, PersistenceTransaction, UsedId } from '../persistence-provider.js';
+import type { CommitClearing, CommitCompaction, CommitReport, LoadHistoryOptions, PersistenceTransaction, UsedId } from '../persistence-provider.js';
 import { optionalCompactionMode } from '../compaction-mode.js';
 import { guard } from '../persistence-error.js';
 import { checkBatchIds } from '../append-batch-checks.js';
@@ -14,10 +14,11 @@ import { checkAgainstStored, findUsedIds } from './kysely-append-checks.js';
 import { messageDigest } from '../../conversation/message-digest.js';
 import { requireKey, requireText, requireTextArray } from '../../conversation/text.js';
 import { normalizeNewMessages, type NormalizedMessage } from '../normalize-new-messages.js';
+import { checkCommitClearing, clearingRowProblem } from '../clearing-checks.js';
 import { refusedOperationWrite, upsertOperationRow } from './kysely-operation-log.js';
 import { inTransaction } from './kysely-transaction.js';
 import { dropTokenCalibration } from './kysely-token-calibration.js';
-import { toMessage } from './kysely-row-mapping.js';
+import { toMessage, type MessageRow } from './kysely-row-mapping.js';
 import type { Database } from './kysely-schema.js';
 import type { StoreContext } from './kysely-store-context.js';
 
@@ -242,6 +243,45 @@ export function kyselyMessageOperations(db: Kysely<Database>, context: StoreCont
           // the new live rows with it.
           await dropTokenCalibration(trx, namespace, conversationId);
           return { deleted: mode === 'delete' ? taken : 0, marked: mode === 'overlay' ? taken : 0, clipArchive: toMessage(clip) };
+        }),
+      );
+    },
+
+    async commitClearing(input: CommitClearing): Promise<ConversationMessage[]> {
+      const { conversationId, operationId, cleared, labels } = checkCommitClearing(input);
+      const ids = cleared.map((c) => c.id);
+      return guard(`commit clearing ${operationId} of conversation ${JSON.stringify(conversationId)}`, () =>
+        inTransaction(db, async (trx) => {
+          // The conversation's row lock orders this with appends and compactions of the same conversation.
+          await touchConversation(trx, conversationId, 0);
+          const rows = await trx
+            .selectFrom('messages')
+            .select(MESSAGE_COLUMNS)
+            .where('namespace', '=', namespace)
+            .where('conversation_id', '=', conversationId)
+            .where(sql<boolean>`id = any(${ids}::text[])`)
+            .forUpdate()
+            .execute();
+          const byId = new Map(rows.map((row) => [row.id, row]));
+          const contents = cleared.map((c, i) => {
+            const row = byId.get(c.id);
+            const problem = clearingRowProblem(row && toMessage(row), i);
+            // Throwing rolls back: a clearing is all or nothing.
+            if (problem) throw problem;
+            return JSON.stringify({ ...row!.content, text: c.content, clearedOutputLabel: c.label });
+          });
+          const updated = await sql<MessageRow>`
+            update messages as m set content = v.content::jsonb
+            from unnest(${ids}::text[], ${contents}::text[]) as v(id, content)
+            where m.namespace = ${namespace} and m.conversation_id = ${conversationId} and m.id = v.id
+            returning m.conversation_id, m.id, m.seq, m.role, m.kind, m.content, m.created_at, m.compacted_by`.execute(trx);
+          const row = { id: operationId, conversationId, kind: 'clear_tool_outputs' as const, status: 'committed' as const, mode: undefined, messageIds: ids, labels, error: null };
+          if (!(await upsertOperationRow(trx, namespace, row, clock().toISOString()))) {
+            throw await refusedOperationWrite(trx, namespace, row, { id: 'commit.operationId', mode: 'commit.mode' });
+          }
+          // The context the calibration was measured on changed, as after any compaction.
+          await dropTokenCalibration(trx, namespace, conversationId);
+          return updated.rows.map(toMessage).sort((a, b) => a.seq - b.seq);
         }),
       );
     },

@@ -1,8 +1,9 @@
 /** The compaction operations log and the conversation listing: the store's bookkeeping queries. */
 import { sql, type Kysely } from 'kysely';
 import { InvalidArgumentError } from '../../errors.js';
-import type { CompactionMode, CompactionOperation, OperationRecordInput, OperationStatus } from '../persistence-provider.js';
+import type { CompactionMode, CompactionOperation, OperationKind, OperationRecordInput, OperationStatus } from '../persistence-provider.js';
 import { guard } from '../persistence-error.js';
+import { requireOperationKind } from '../operation-kind.js';
 import { modeMismatch, optionalCompactionMode } from '../compaction-mode.js';
 import { requireText, requireTextArray } from '../../conversation/text.js';
 import { inTransaction } from './kysely-transaction.js';
@@ -29,10 +30,11 @@ function requireOperationKeys(operation: Pick<CompactionOperation, 'id' | 'conve
 export async function recordOperation(db: Kysely<Database>, context: StoreContext, operation: OperationRecordInput): Promise<void> {
   const { id, conversationId } = requireOperationKeys(operation);
   const mode = optionalCompactionMode(operation.mode, 'operation.mode');
+  const kind = requireOperationKind(operation.kind);
   const messageIds = requireTextArray(operation.messageIds, 'operation.messageIds');
   const labels = requireTextArray(operation.labels, 'operation.labels');
   const error = operation.error === undefined ? null : requireText(operation.error, 'operation.error', { allowEmpty: true });
-  const row = { id, conversationId, status: operation.status, mode, messageIds, labels, error };
+  const row = { id, conversationId, kind, status: operation.status, mode, messageIds, labels, error };
   await guard(`record operation ${id}`, () =>
     inTransaction(db, async (trx) => {
       if (!(await upsertOperationRow(trx, context.namespace, row, context.clock().toISOString()))) {
@@ -76,10 +78,14 @@ export async function updateOperation(
   }
 }
 
-/** An operation row as the store writes it; `mode` undefined: `delete` when inserted, the recorded one kept. */
+/**
+ * An operation row as the store writes it; `mode` undefined: `delete` when inserted, the recorded one kept; `kind`
+ * (`compaction` when undefined) is written when inserted only.
+ */
 export interface OperationRowWrite {
   id: string;
   conversationId: string;
+  kind?: OperationKind;
   status: OperationStatus;
   mode: CompactionMode | undefined;
   messageIds: string[];
@@ -88,7 +94,7 @@ export interface OperationRowWrite {
 }
 
 /**
- * Insert an operation row, or update its status, ids, labels and error (createdAt and mode stay the first write's).
+ * Insert an operation row, or update its status, ids, labels and error (createdAt, kind and mode stay the first write's).
  * Returns false when the id belongs to another conversation (an operation never moves) or, when `mode` is given, was
  * recorded in the other mode; `refusedOperationWrite` says which.
  */
@@ -99,6 +105,7 @@ export async function upsertOperationRow(db: Kysely<Database>, namespace: string
       id: row.id,
       namespace,
       conversation_id: row.conversationId,
+      kind: row.kind ?? 'compaction',
       status: row.status,
       mode: row.mode ?? 'delete',
       message_ids: JSON.stringify(row.messageIds),

@@ -1,6 +1,6 @@
 /** Database rows to the port's types: bigint strings to numbers, Date to ISO strings, absent fields omitted. */
 import type { ConversationMessage, MessageKind, Role } from '../../conversation/types.js';
-import type { CompactionMode, CompactionOperation, OperationStatus } from '../persistence-provider.js';
+import type { CompactionMode, CompactionOperation, OperationKind, OperationStatus } from '../persistence-provider.js';
 import type { StoredContent } from './kysely-schema.js';
 
 /** A timestamptz as pg returns it (Date), or already a string, as an ISO string. */
@@ -35,6 +35,7 @@ export function toMessage(row: MessageRow): ConversationMessage {
   if (row.content.toolCallId !== undefined) message.toolCallId = row.content.toolCallId;
   if (row.content.name !== undefined) message.name = row.content.name;
   if (row.content.sessionId !== undefined) message.sessionId = row.content.sessionId;
+  if (row.content.clearedOutputLabel !== undefined) message.clearedOutputLabel = row.content.clearedOutputLabel;
   if (row.compacted_by !== null) message.compactedBy = row.compacted_by;
   return message;
 }
@@ -44,6 +45,7 @@ export interface OperationRow {
   id: string;
   conversation_id: string;
   status: string;
+  kind: string;
   mode: string;
   message_ids: string[];
   labels: string[];
@@ -58,6 +60,7 @@ export function toOperation(row: OperationRow): CompactionOperation {
     id: row.id,
     conversationId: row.conversation_id,
     status: row.status as OperationStatus,
+    kind: row.kind as OperationKind,
     mode: row.mode as CompactionMode,
     messageIds: row.message_ids,
     labels: row.labels,

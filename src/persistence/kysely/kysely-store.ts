@@ -107,6 +107,7 @@ function createStore(db: Kysely<Database>, backend: StoreDialect, context: Store
     countLive: outside('countLive', operations.countLive),
     findUsedIds: outside('findUsedIds', operations.findUsedIds),
     commitCompaction: outside('commitCompaction', operations.commitCompaction),
+    commitClearing: outside('commitClearing', operations.commitClearing),
 
     async transaction<T>(fn: (tx: PersistenceTransaction) => Promise<T>): Promise<T> {
       assertOutsideTransaction('transaction');

@@ -1,0 +1,65 @@
+/**
+ * Tier 3 meeting tier 2's work: a compacted message whose live text is a placeholder goes into its transcript segment
+ * as it was appended, read from its `tool_output` entry, and that entry is then marked as superseded by the segment
+ * (its `parentLabel`). So every archived message is verbatim in exactly one transcript segment, and a cleared one
+ * still live is verbatim in exactly one `tool_output` entry no segment supersedes.
+ */
+import type { ArchiveEntry, ConversationMessage } from '../conversation/types.js';
+import { MemfoldError } from '../errors.js';
+import type { Archive } from '../archive/archive.js';
+
+export interface ClearedOriginal {
+  /** The message as appended. */
+  original: ConversationMessage;
+  /** Its `tool_output` entry. */
+  label: string;
+}
+
+/** Why `entry` does not hold the original of the cleared `message`, or undefined when it does. */
+export function originalProblem(message: ConversationMessage, entry: ArchiveEntry | undefined): string | undefined {
+  if (!entry) return `its tool output ${message.clearedOutputLabel} is not in the archive`;
+  if (entry.kind !== 'tool_output' || entry.messages?.length !== 1) return `${entry.label} is not a tool output entry`;
+  const original = entry.messages[0]!;
+  if (original.id !== message.id || original.seq !== message.seq || original.toolCallId !== message.toolCallId) {
+    return `${entry.label} holds another message (${original.id})`;
+  }
+  return undefined;
+}
+
+/** The originals of the cleared messages among `messages`, by message id; throws `archive_error` when one is missing. */
+export async function readClearedOriginals(
+  messages: readonly ConversationMessage[],
+  archive: Pick<Archive, 'read'>,
+  conversationId: string,
+): Promise<Map<string, ClearedOriginal>> {
+  const cleared = messages.filter((m) => m.clearedOutputLabel !== undefined);
+  const originals = new Map<string, ClearedOriginal>();
+  if (cleared.length === 0) return originals;
+  const entries = new Map(
+    (
+      await archive.read(
+        conversationId,
+        cleared.map((m) => m.clearedOutputLabel!),
+      )
+    ).map((e) => [e.label, e]),
+  );
+  for (const message of cleared) {
+    const entry = entries.get(message.clearedOutputLabel!);
+    const problem = originalProblem(message, entry);
+    if (problem) throw new MemfoldError('archive_error', `Cannot archive cleared tool output ${message.id}: ${problem}`, { details: { id: message.id } });
+    originals.set(message.id, { original: entry!.messages![0]!, label: entry!.label });
+  }
+  return originals;
+}
+
+/** For each transcript segment holding cleared messages, the `tool_output` labels it supersedes. */
+export function supersededBy(segments: readonly ArchiveEntry[], originals: ReadonlyMap<string, ClearedOriginal>): Array<{ segment: string; labels: string[] }> {
+  if (originals.size === 0) return [];
+  return segments.flatMap((segment) => {
+    const labels = segment.sourceIds.flatMap((id) => {
+      const cleared = originals.get(id);
+      return cleared ? [cleared.label] : [];
+    });
+    return labels.length > 0 ? [{ segment: segment.label, labels }] : [];
+  });
+}
