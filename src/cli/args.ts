@@ -100,7 +100,7 @@ export const COMMANDS: Record<string, CommandSpec> = {
       json: 'switch',
     },
     required: ['dataset'],
-    summary: 'replay a dataset (locomo, jsonl, tau-bench) into a fresh store and score what survives, against baselines',
+    summary: 'replay a dataset (locomo, jsonl, tau-bench, swe-agent) into a fresh store and score what survives, against baselines',
     help: EVAL_HELP,
   },
 };

@@ -10,6 +10,7 @@ import { InvalidArgumentError } from '../errors.js';
 import { windowChart, type ChartSeries } from './chart.js';
 import { loadJsonlDataset } from './datasets/jsonl-dataset.js';
 import { loadLocomoDataset } from './datasets/locomo-dataset.js';
+import { loadSweAgentRuns } from './datasets/swe-agent.js';
 import { loadTauBench, tauBenchAgenticRuns } from './datasets/tau-bench.js';
 import { openEvalStore } from './eval-store.js';
 import { formatAgenticReport, formatQaReport } from './report.js';
@@ -106,11 +107,14 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
   let svg: string;
   let guaranteesHeld: boolean;
   try {
-    if (options.dataset === 'tau-bench') {
-      const agentic = await runAgenticEval('tau-bench', limit(tauBenchAgenticRuns(await loadTauBench(options.file))), run);
+    if (options.dataset === 'tau-bench' || options.dataset === 'swe-agent') {
+      const tau = options.dataset === 'tau-bench';
+      const runs = tau ? tauBenchAgenticRuns(await loadTauBench(options.file)) : await loadSweAgentRuns(options.file);
+      const agentic = await runAgenticEval(options.dataset, limit(runs), run);
       result = agentic;
       markdown = formatAgenticReport(agentic);
-      svg = windowChart(agenticChartSeries(agentic), { title: 'τ-bench: values the task needs, available when needed', yLabel: 'value availability' });
+      const title = tau ? 'τ-bench: values the task needs, available when needed' : 'SWE-agent: values the agent reuses, available when needed';
+      svg = windowChart(agenticChartSeries(agentic), { title, yLabel: 'value availability' });
       guaranteesHeld = agentic.results.every((r) => r.method !== 'memfold' || (r.metrics.pairIntegrity === 1 && r.cost.lostMessages === 0));
     } else {
       if (options.dataset === 'jsonl' && !options.questions) throw new InvalidArgumentError('--questions', 'is required with --dataset jsonl');

@@ -15,6 +15,11 @@ export interface MethodCost {
   modelCalls: number;
   compactions: number;
   failedCompactions: number;
+  /** Compactions tier 2 resolved (old tool outputs cleared, no summarizer call). */
+  clearingCompactions: number;
+  /** Tool outputs tier 2 cleared, and the tokens that freed (in any compaction). */
+  toolOutputsCleared: number;
+  tokensFreedByClearing: number;
   /** tokensBefore - tokensAfter of every compacted result, summed. */
   tokensFreed: number;
   /**
@@ -45,6 +50,9 @@ export function zeroCost(): MethodCost {
     modelCalls: 0,
     compactions: 0,
     failedCompactions: 0,
+    clearingCompactions: 0,
+    toolOutputsCleared: 0,
+    tokensFreedByClearing: 0,
     tokensFreed: 0,
     reusedPromptTokens: 0,
     comparedPromptTokens: 0,
@@ -69,7 +77,10 @@ export function addCompaction(cost: MethodCost, result: CompactionResult): void 
   if (result.status === 'compacted') {
     cost.compactions++;
     cost.tokensFreed += result.tokensBefore - result.tokensAfter;
+    if (result.tier === 2) cost.clearingCompactions++;
   }
+  cost.toolOutputsCleared += result.toolOutputsCleared;
+  cost.tokensFreedByClearing += result.tokensFreedByClearing;
   if (result.status === 'failed') cost.failedCompactions++;
 }
 

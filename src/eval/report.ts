@@ -27,6 +27,7 @@ function costRow(method: string, cost: MethodCost, usesModel: boolean): string[]
     dash(perCompacted.toFixed(2)),
     dash(count(cost.modelCalls)),
     dash(`${count(cost.compactions)}${cost.failedCompactions ? ` (${cost.failedCompactions} failed)` : ''}`),
+    dash(`${count(cost.clearingCompactions)} (${count(cost.toolOutputsCleared)} outputs, ${count(cost.tokensFreedByClearing)} tokens)`),
     dash(count(cost.lostMessages)),
     figures.promptCacheReuse === null ? '—' : figures.promptCacheReuse.toFixed(3),
     figures.compactionsPer100kTokens === null ? '—' : figures.compactionsPer100kTokens.toFixed(1),
@@ -46,6 +47,7 @@ const COST_HEADER = [
   'in per token compacted',
   'model calls',
   'compactions',
+  'resolved by tier 2',
   'lost messages',
   'prompt cache reuse',
   'compactions per 100k appended',
@@ -58,6 +60,7 @@ const COST_NOTES = [
   "prompt cache reuse: over every request after a conversation's first (one before each assistant message), the tokens of the leading messages its prompt shares with the previous request's prompt (same role, name, content, tool calls and tool call id), summed, over the summed tokens of those prompts; counted with the prompt's own counter (memfold: its own; baselines: chars/4 of each message as they print it). A provider's cache works on tokens, so whole messages make this a lower bound. Its ceiling is below 1: a request's new messages are never cached. no-compaction reaches that ceiling while the conversation fits; beyond the window no request can be made, so those turns are not counted (— when none fits). bm25-windows builds no prompt.",
   "compactions per 100k appended: compactions / tokens appended (raw tokens, memfold's counter) x 100,000.",
   "mean tokens freed: tokens before - tokens after of each compaction (its result's counts, the clip-archive included), averaged.",
+  'resolved by tier 2: compactions that cleared old tool outputs and stopped there, with no summarizer call; in brackets the tool outputs cleared and the tokens that freed, in every compaction.',
 ].join('\n');
 
 function qaRow(category: string, method: string, m: QaMetrics, memory: boolean): string[] {

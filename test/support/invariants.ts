@@ -1,11 +1,14 @@
 /**
  * The invariants every compaction must keep, checked against the real stores:
  * every message ever appended is live or archived verbatim, covered by exactly one depth-0 batch
- * when archived; labels unique and parseable; headers match fields; depth-0 batches in time order;
- * the clip-archive shows the first and last N frontier batches; no tool call is split from its result;
+ * when archived; a live tool result whose output was cleared (tier 2) keeps its row (id, seq, call id) and is
+ * verbatim in exactly one tool output entry no segment supersedes, while an archived one's tool output entry is
+ * superseded by the segment holding it; labels unique and parseable; headers match fields; depth-0 batches in time
+ * order; the clip-archive shows the first and last N frontier batches; no tool call is split from its result;
  * no operation is pending and every archived row belongs to a committed operation; a row is marked compacted
  * (overlay mode) exactly when the committed overlay operation that archived it names it, and its kept row is the
- * archived copy; a delete-mode operation's messages have no row.
+ * archived copy (but for a cleared output's text, archived as appended); a delete-mode compaction's messages have
+ * no row.
  */
 import { expect } from 'vitest';
 import type { ArchiveEntry, ConversationMessage } from '../../src/conversation/types.js';
@@ -50,6 +53,7 @@ export async function checkInvariants(
   for (const e of entries) expect(committed.has(e.operationId), `${e.label} belongs to uncommitted operation ${e.operationId}`).toBe(true);
   const transcripts = entries.filter((e) => e.kind === 'transcript');
   const batches = entries.filter((e) => e.kind === 'summary');
+  const toolOutputs = entries.filter((e) => e.kind === 'tool_output');
 
   // Labels unique; batch labels and headers parse back to the batch's fields.
   const labels = entries.map((e) => e.label);
@@ -71,17 +75,43 @@ export async function checkInvariants(
   }
   const depth0Cover = new Map<string, number>();
   for (const b of batches.filter((x) => x.depth === 0)) for (const id of b.sourceIds) depth0Cover.set(id, (depth0Cover.get(id) ?? 0) + 1);
+  const segmentOf = new Map(transcripts.flatMap((t) => (t.messages ?? []).map((m) => [m.id, t.label] as const)));
+  const outputsOf = new Map<string, ArchiveEntry[]>();
+  for (const o of toolOutputs) {
+    expect(o.messages?.length, `tool output ${o.label} holds one message`).toBe(1);
+    const id = o.messages![0]!.id;
+    outputsOf.set(id, [...(outputsOf.get(id) ?? []), o]);
+  }
   for (const original of appended) {
-    const isLive = liveById.has(original.id);
+    const live = liveById.get(original.id);
     const archived = archivedById.get(original.id);
-    expect(isLive !== (archived !== undefined), `message ${original.id} (seq ${original.seq}) is ${isLive ? 'live and archived' : 'lost'}`).toBe(true);
+    const outputs = outputsOf.get(original.id) ?? [];
+    expect(live !== undefined !== (archived !== undefined), `message ${original.id} (seq ${original.seq}) is ${live ? 'live and archived' : 'lost'}`).toBe(
+      true,
+    );
     if (archived) {
       expect(archived).toEqual(original);
       expect(depth0Cover.get(original.id), `depth-0 coverage of ${original.id}`).toBe(1);
+      // A tool output cleared before the message was compacted is superseded by the segment that holds it.
+      for (const o of outputs) expect(o.parentLabel, `tool output ${o.label} superseded`).toBe(segmentOf.get(original.id));
     } else {
       expect(depth0Cover.get(original.id) ?? 0).toBe(0);
+      if (live!.clearedOutputLabel === undefined) {
+        expect(live).toEqual(original);
+        expect(outputs.map((o) => o.label), `tool outputs of uncleared ${original.id}`).toEqual([]);
+      } else {
+        // Cleared: the row keeps everything but its text, and its words are in exactly one unsuperseded tool output.
+        const { content: _placeholder, clearedOutputLabel, ...kept } = live!;
+        const { content: _original, ...rest } = original;
+        expect(kept).toEqual(rest);
+        expect(outputs.map((o) => o.label), `tool output of cleared ${original.id}`).toEqual([clearedOutputLabel]);
+        expect(outputs[0]!.parentLabel).toBeUndefined();
+        expect(outputs[0]!.messages![0]).toEqual(original);
+        expect(live!.content).toContain(clearedOutputLabel);
+      }
     }
   }
+  for (const o of toolOutputs) expect(parseLabel(o.label), `label of ${o.label}`).toMatchObject({ kind: 'tool_output' });
   expect(live.length + archivedById.size).toBe(appended.length);
 
   // Overlay rows: marked exactly by the committed overlay operation naming them, and each the archived copy.
@@ -93,10 +123,17 @@ export async function checkInvariants(
     expect(operation, `operation ${row.compactedBy} that marked ${row.id}`).toMatchObject({ status: 'committed', mode: 'overlay' });
     expect(operation!.messageIds, `operation ${operation!.id} names ${row.id}`).toContain(row.id);
     const { compactedBy: _, ...kept } = row;
-    expect(archivedById.get(row.id), `overlay row ${row.id} is archived as kept`).toEqual(kept);
+    if (kept.clearedOutputLabel === undefined) expect(archivedById.get(row.id), `overlay row ${row.id} is archived as kept`).toEqual(kept);
+    else {
+      // A cleared output's row keeps its placeholder; the archive holds the text as appended.
+      const { content: _placeholder, clearedOutputLabel: _label, ...rest } = kept;
+      const { content: _original, ...archivedRest } = archivedById.get(row.id)!;
+      expect(archivedRest, `overlay row ${row.id} is archived as kept`).toEqual(rest);
+    }
   }
   expect(raw.filter((m) => m.compactedBy === undefined).map((m) => m.id)).toEqual(rows.map((m) => m.id));
-  for (const operation of operations.filter((op) => op.status === 'committed')) {
+  // A clearing (tier 2) changes rows in place: only compactions take them out.
+  for (const operation of operations.filter((op) => op.status === 'committed' && op.kind !== 'clear_tool_outputs')) {
     for (const id of operation.messageIds) {
       if (operation.mode === 'overlay') expect(markedBy.get(id)?.compactedBy, `${id} marked by its overlay operation ${operation.id}`).toBe(operation.id);
       else

@@ -3,6 +3,8 @@ export const EVAL_HELP = [
   'datasets:',
   '  locomo     the LoCoMo JSON file (locomo10.json)',
   '  tau-bench  a τ-bench trajectory file (tool-pair integrity and value survival)',
+  '  swe-agent  a SWE-agent .traj file, or a folder of them (the same figures; the values are those the agent',
+  '             passes to a tool after reading them in a tool output)',
   '  jsonl      your own data: <file> holds one turn a line',
   '             {"conversation_id","turn_id","speaker" or "role","text","time"?}',
   '             and --questions one question a line',
