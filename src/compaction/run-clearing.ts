@@ -39,13 +39,14 @@ export async function runClearing(
   let status: OperationStatus = 'planned';
   const journal = (labels: string[]) => persistence.updateOperation({ id: operationId, conversationId, status, labels });
   const writer = createArchiveWriter(archive, conversationId, operationId, journal);
-  emit({ type: 'stage', conversationId, stage: 'clear' });
   const started = clock();
   let committing = false;
   try {
     await atStage('unexpected', () =>
       persistence.recordOperation({ id: operationId, conversationId, kind: 'clear_tool_outputs', status: 'planned', messageIds, labels: [] }),
     );
+    // As for the other stages: the operation is journaled `planned` when its stage starts.
+    emit({ type: 'stage', conversationId, stage: 'clear' });
     // Labels are chosen so that no write lands on a label another operation holds.
     let entries = toolOutputEntries(messages, { conversationId, operationId });
     const taken = new Set(

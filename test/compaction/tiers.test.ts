@@ -10,6 +10,7 @@ import { createInMemoryArchive } from '../../src/archive/in-memory/in-memory-arc
 import type { Archive } from '../../src/archive/archive.js';
 import { InvalidConfigError } from '../../src/errors.js';
 import { createMemfold, type Memfold, type MemfoldEvent, type MemfoldOptions } from '../../src/memfold.js';
+import type { CompactionSettings } from '../../src/compaction/compaction-settings.js';
 import { createTokenCounter } from '../../src/tokens/create-token-counter.js';
 import { checkInvariants } from '../support/invariants.js';
 
@@ -224,7 +225,7 @@ describe('tier settings', () => {
       [{ clearToolOutputMinTokens: 0 }, 'compaction.clearToolOutputMinTokens'],
     ];
     for (const [compaction, field] of cases) {
-      const opening = createMemfold({ store: 'memory', env: {}, compaction: compaction as MemfoldOptions['compaction'] });
+      const opening = createMemfold({ store: 'memory', env: {}, compaction: compaction as Partial<CompactionSettings> });
       await expect(opening, field).rejects.toBeInstanceOf(InvalidConfigError);
       await expect(opening, field).rejects.toMatchObject({ field });
     }

@@ -5,13 +5,16 @@
  * invariant must hold: every message ever appended is live or archived verbatim and covered by
  * exactly one depth-0 batch, no label twice, no batch of an uncommitted operation, the clip-archive
  * matches the frontier, no tool call split from its result.
+ * A second scenario does the same to tier 2 (clearing old tool outputs) and the tier 3 that follows it: after its
+ * operation is recorded, after its archive write, inside and right after its transaction, and after tier 3 marks
+ * the cleared outputs it archived; a cleared output must stay verbatim in exactly one place.
  *
  * Then the same conversations are compacted in overlay mode (rows kept and marked) and killed once or more at each
  * kind of boundary, while the test's own memfold, which reconciles, runs in delete mode: an overlay operation must be
  * finished by marking (never deleting) or undone with no mark left, and every overlay row must be marked exactly by
  * the committed operation that archived it.
  *
- * MEMFOLD_CRASH_RUNS (default 100), MEMFOLD_CRASH_OVERLAY_RUNS (default 8) and MEMFOLD_CRASH_SEED (default: random,
+ * MEMFOLD_CRASH_RUNS (default 100), MEMFOLD_CRASH_OVERLAY_RUNS (default 8), MEMFOLD_CRASH_CLEAR_RUNS (default 16) and MEMFOLD_CRASH_SEED (default: random,
  * printed) reproduce a run.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -23,7 +26,7 @@ import type { ConversationMessage } from '../../src/conversation/types.js';
 import { seeded } from '../../src/cli/demo/demo-conversation.js';
 import { createMemfold, type Memfold } from '../../src/memfold.js';
 import { createTokenCounter } from '../../src/tokens/create-token-counter.js';
-import { sampleTurns, turnMessages } from '../support/arbitraries.js';
+import { sampleTurns, turnMessages, type TurnShape } from '../support/arbitraries.js';
 import { createPostgresTestDatabase, postgresServerUrl } from '../support/backends.js';
 import { checkInvariants } from '../support/invariants.js';
 import { bundleChild, runChild, type BundledChild } from './child-process.js';
@@ -32,9 +35,12 @@ import type { CrashJob, KillPoint } from './children/crash-job.js';
 const CHILD_SOURCE = new URL('./children/compact-until-killed.ts', import.meta.url);
 const RUNS = Number(process.env.MEMFOLD_CRASH_RUNS ?? 100);
 const OVERLAY_RUNS = Number(process.env.MEMFOLD_CRASH_OVERLAY_RUNS ?? 8);
+const CLEAR_RUNS = Number(process.env.MEMFOLD_CRASH_CLEAR_RUNS ?? 16);
 const SEED = Number(process.env.MEMFOLD_CRASH_SEED ?? Math.floor(Math.random() * 2 ** 31));
 const PARALLEL = 2;
 const settings = { contextWindow: 2_000, keepRecentTokens: 400, keepRecentMessages: 4, chunkTokens: 300 };
+/** Tier 2 clears on every run: each run's tool outputs are large enough, and only the last call's stays whole. */
+const clearingSettings = { ...settings, keepToolUses: 1, clearToolOutputMinTokens: 20 };
 /** Hostile ids on purpose: quotes, LIKE and filter metacharacters, non-ASCII. */
 const CONVERSATIONS = ["crash-'quoted'", 'crash-%_*', 'crash-ünïcødé', 'crash-plain'];
 
@@ -106,6 +112,15 @@ describe.skipIf(databaseUrl === undefined)('SIGKILL during compaction, then reco
       end $$`);
     await admin.query(
       `create trigger memfold_test_slow before insert on messages for each row when (new.kind = 'clip_archive') execute function memfold_test_slow()`,
+    );
+    // The same for the clearing's transaction: one sleep per statement, whatever the number of rows it clears.
+    await admin.query(`create function memfold_test_slow_update() returns trigger language plpgsql as $$
+      begin
+        if exists (select 1 from changed c join memfold_test_slow_commit s on s.conversation_id = c.conversation_id) then perform pg_sleep(1); end if;
+        return null;
+      end $$`);
+    await admin.query(
+      `create trigger memfold_test_slow_update after update on messages referencing new table as changed for each statement execute function memfold_test_slow_update()`,
     );
   });
 
@@ -215,4 +230,69 @@ describe.skipIf(databaseUrl === undefined)('SIGKILL during compaction, then reco
     if (OVERLAY_RUNS >= 4)
       for (const point of ['commit', 'write', 'after-commit', 'plan']) expect(tally.killsByPoint[point] ?? 0, `kills at ${point}`).toBeGreaterThan(0);
   }, 900_000);
+
+  it(`keeps every invariant through ${CLEAR_RUNS} runs killed during tier 2 and the tier 3 after it`, async () => {
+    const rand = seeded(SEED + 1);
+    const conversations = ["clear-'quoted'", 'clear-plain'];
+    const appended = new Map<string, ConversationMessage[]>(conversations.map((id) => [id, []]));
+    const points: Array<() => KillPoint> = [
+      () => ({ point: 'clear' }),
+      () => ({ point: 'write', n: 1 }),
+      () => ({ point: 'clear-commit', ms: 150 }),
+      () => ({ point: 'after-clear-commit' }),
+      () => ({ point: 'mark', n: 1 }),
+      () => ({ point: 'write', n: 2 }),
+      // Tier 3 committed: the next runs meet outputs it superseded.
+      () => ({ point: 'after-commit' }),
+      () => ({ point: 'timer', ms: Math.floor(rand() * 600) }),
+    ];
+    const killsByPoint: Record<string, number> = {};
+    const tally = { kills: 0, finishedByChild: 0, committed: 0, rolledBack: 0 };
+
+    async function oneRun(run: number, conversationId: string): Promise<void> {
+      const start = new Date(Date.UTC(2025, 0, 1) + run * 3_600_000);
+      appended.get(conversationId)!.push(...(await memfold.append(conversationId, turnMessages(toolHeavyTurns(rand, 3), `c${run}`, start))));
+      const killAt = points[run % points.length]!();
+      const slow = killAt.point === 'clear-commit';
+      if (slow) await admin.query('insert into memfold_test_slow_commit values ($1)', [conversationId]);
+      const exit = await runChild(child, [JSON.stringify({ databaseUrl: database.url, lanceDir, conversationId, settings: clearingSettings, killAt } satisfies CrashJob)]);
+      if (slow) await admin.query('delete from memfold_test_slow_commit where conversation_id = $1', [conversationId]);
+      if (exit.signal === 'SIGKILL') {
+        tally.kills++;
+        killsByPoint[killAt.point] = (killsByPoint[killAt.point] ?? 0) + 1;
+      } else {
+        expect(exit.code, `run ${run} (seed ${SEED}) ${JSON.stringify(killAt)}: ${exit.stderr}`).toBe(0);
+        tally.finishedByChild++;
+      }
+      for (const outcome of await memfold.reconcile(conversationId)) {
+        if (outcome.action === 'committed') tally.committed++;
+        if (outcome.action === 'rolled_back') tally.rolledBack++;
+      }
+      await checkInvariants(memfold, conversationId, appended.get(conversationId)!, { toolPairs: true });
+    }
+
+    for (let run = 0; run < CLEAR_RUNS; run += conversations.length) {
+      await Promise.all(conversations.slice(0, CLEAR_RUNS - run).map((id, k) => oneRun(run + k, id)));
+    }
+    const outputs = (await Promise.all(conversations.map((id) => memfold.archive.list({ conversationId: id, kind: 'tool_output' })))).flat();
+    console.log(
+      `crash test, tier 2 (seed ${SEED}): ${CLEAR_RUNS} runs, ${tally.kills} killed ${JSON.stringify(killsByPoint)}, ${tally.finishedByChild} finished; ` +
+        `reconcile finished ${tally.committed} and undid ${tally.rolledBack}; ${outputs.length} tool outputs archived, ${outputs.filter((o) => o.parentLabel).length} superseded`,
+    );
+    expect(await memfold.persistence.listPendingOperations()).toEqual([]);
+    expect(outputs.filter((o) => o.parentLabel).length).toBeGreaterThan(0);
+    for (const point of ['clear', 'write', 'clear-commit', 'after-clear-commit', 'mark']) expect(killsByPoint[point] ?? 0, `kills at ${point}`).toBeGreaterThan(0);
+  }, 300_000);
 });
+
+/** `count` turns, each with one or two tool calls whose outputs are 40 to 120 words, from `rand`. */
+function toolHeavyTurns(rand: () => number, count: number): TurnShape[] {
+  const words = (n: number) => Array.from({ length: n }, () => WORDS[Math.floor(rand() * WORDS.length)]).join(' ');
+  return Array.from({ length: count }, () => ({
+    user: words(8),
+    tools: Array.from({ length: 1 + Math.floor(rand() * 2) }, () => ({ name: 'lookup', args: JSON.stringify({ q: words(2) }), result: words(40 + Math.floor(rand() * 80)) })),
+    answer: words(10),
+  }));
+}
+
+const WORDS = ['order', 'ticket', 'refund', 'ünïcødé', "o'brien", '%_*', 'shipment', 'invoice', 'SKU-42', 'aisle', 'stock', 'flight', 'seat', 'baggage'];

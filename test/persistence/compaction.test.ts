@@ -84,6 +84,7 @@ for (const backend of storeBackends()) {
         {
           id: operationId,
           conversationId: id,
+          kind: 'compaction',
           status: 'committed',
           mode: 'delete',
           messageIds: ['m1'],

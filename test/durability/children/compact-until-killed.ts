@@ -54,6 +54,13 @@ const persistence: PersistenceProvider = {
     if (killAt.point === 'after-commit') die();
     return report;
   },
+  async commitClearing(commit) {
+    // The same: the test database sleeps inside the clearing's transaction.
+    if (killAt.point === 'clear-commit') setTimeout(die, killAt.ms);
+    const updated = await store.commitClearing(commit);
+    if (killAt.point === 'after-clear-commit') die();
+    return updated;
+  },
 };
 
 const extractive = createExtractiveSummarizer();
@@ -74,13 +81,16 @@ const memfold = await createMemfold({
   archive: memory,
   persistence,
   onEvent: (event) => {
-    // The plan is made and the operation recorded `planned` when the fold stage starts.
+    // The plan is made and the operation recorded `planned` when the fold stage starts (the clear stage for tier 2).
     if (killAt.point === 'plan' && event.type === 'stage' && event.stage === 'fold') die();
+    if (killAt.point === 'clear' && event.type === 'stage' && event.stage === 'clear') die();
   },
 });
 if (killAt.point === 'timer') setTimeout(die, killAt.ms);
 const result = await memfold.compact(job.conversationId, { force: true, wait: true });
-process.stdout.write(`${JSON.stringify({ status: result.status, failureCode: result.failureCode, error: result.error, calls })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ status: result.status, tier: result.tier, cleared: result.toolOutputsCleared, failureCode: result.failureCode, error: result.error, calls })}\n`,
+);
 await memfold.close();
 await archive.close();
 await store.close();

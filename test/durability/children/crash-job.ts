@@ -15,7 +15,13 @@ export type KillPoint =
   /** Right after the commit, before the result is returned. */
   | { point: 'after-commit' }
   /** At a random moment, `ms` after the compaction started. */
-  | { point: 'timer'; ms: number };
+  | { point: 'timer'; ms: number }
+  /** Tier 2: its operation is recorded `planned` (the `clear` stage starts), nothing written yet. */
+  | { point: 'clear' }
+  /** `ms` into the transaction that replaces the cleared outputs by placeholders (the test database makes it sleep). */
+  | { point: 'clear-commit'; ms: number }
+  /** Right after that transaction, before tier 3 plans. */
+  | { point: 'after-clear-commit' };
 
 export interface CrashJob {
   databaseUrl: string;
