@@ -1,6 +1,7 @@
 /**
  * `memfold usage` and `memfold resume` through the CLI's `main` on an embedded home: the count and the next step
  * as text and JSON, the loop guard's stored pause shown and lifted, and usage as a read command (no store made).
+ * Also `memfold compact` naming the tier that resolved a tool-heavy conversation.
  */
 import { existsSync } from 'node:fs';
 import { cp, rm } from 'node:fs/promises';
@@ -25,6 +26,19 @@ function turns(count: number, words: number): NewMessage[] {
   }));
 }
 
+/** Tool-heavy turns: a question, a call, a 400-token output, an answer. */
+function toolTurns(count: number): NewMessage[] {
+  return Array.from({ length: count }, (_, n) => {
+    const at = (k: number) => new Date(Date.UTC(2024, 4, 2, 9, 4 * n + k)).toISOString();
+    return [
+      { role: 'user' as const, content: `stock of item ${n}?`, createdAt: at(0) },
+      { role: 'assistant' as const, content: '', toolCalls: [{ id: `call_${n}`, type: 'function' as const, function: { name: 'inventory', arguments: '{}' } }], createdAt: at(1) },
+      { role: 'tool' as const, toolCallId: `call_${n}`, content: `SKU-${n}: ${'aisle shelf bin '.repeat(100)}`, createdAt: at(2) },
+      { role: 'assistant' as const, content: `item ${n} is in stock`, createdAt: at(3) },
+    ];
+  }).flat();
+}
+
 describe('memfold usage and resume', () => {
   let home: string;
   const withStore = async <T>(fn: (store: PersistenceProvider) => Promise<T>): Promise<T> => {
@@ -44,7 +58,17 @@ describe('memfold usage and resume', () => {
     await withStore(async (store) => {
       await store.append('short', turns(2, 2));
       await store.append('long', turns(40, 6));
+      await store.append('tools', toolTurns(30));
     });
+  });
+
+  it('says when clearing old tool outputs is the next step, and compact names the tier that resolved it', async () => {
+    const usage = await runCli(['usage', 'tools', '--window', '16000', '--home', home]);
+    expect(usage.code, usage.stderr).toBe(0);
+    expect(usage.stdout).toContain('next compaction: clear tool outputs: over the trigger');
+    const compact = await runCli(['compact', 'tools', '--window', '16000', '--home', home]);
+    expect(compact.code, compact.stderr).toBe(0);
+    expect(compact.stdout).toMatch(/^compacted by tier 2: \d+ old tool outputs cleared \(archived verbatim; placeholders naming their labels in the context, \d+ tokens freed\); tokens \d+ -> \d+; no summary needed$/m);
   });
 
   it('prints the tokens against the window, the trigger, target and warning mark, and the next step', async () => {

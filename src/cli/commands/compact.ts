@@ -21,14 +21,23 @@ export async function runCompact(memfold: Memfold, conversationId: string, optio
     options.progress?.finish();
   }
   if (options.json) printJson(output, { ...result, history: undefined });
-  else if (result.status === 'compacted') {
-    const fallbacks = result.fallbacks.length ? `; fallbacks: ${result.fallbacks.map((f) => f.reason).join(', ')}` : '';
-    output.out(
-      `compacted: ${result.archivedMessages} messages archived in ${result.batches.length} batches (+${result.resummarized.length} re-summarized); tokens ${result.tokensBefore} -> ${result.tokensAfter}${fallbacks}`,
-    );
-  } else if (result.status === 'failed') output.err(`failed (${result.failureCode}): ${result.error}`);
+  else if (result.status === 'compacted') output.out(describeCompacted(result));
+  else if (result.status === 'failed') output.err(`failed (${result.failureCode}): ${result.error}`);
   else output.out(`skipped: ${describeSkip(result, memfold.compactor.settings, conversationId)}`);
   return result.status === 'failed' ? 1 : 0;
+}
+
+/** What a compaction did, naming the tier that resolved it. */
+export function describeCompacted(result: CompactionResult): string {
+  const tokens = `tokens ${result.tokensBefore} -> ${result.tokensAfter}`;
+  const cleared = `${result.toolOutputsCleared} old tool outputs cleared (archived verbatim; placeholders naming their labels in the context, ${result.tokensFreedByClearing} tokens freed)`;
+  if (result.tier === 2) {
+    const failed = result.failureCode ? `; summarizing then failed (${result.failureCode}): ${result.error}` : '; no summary needed';
+    return `compacted by tier 2: ${cleared}; ${tokens}${failed}`;
+  }
+  const fallbacks = result.fallbacks.length ? `; fallbacks: ${result.fallbacks.map((f) => f.reason).join(', ')}` : '';
+  const first = result.toolOutputsCleared > 0 ? ` after tier 2: ${cleared}` : '';
+  return `compacted by tier 3: ${result.archivedMessages} messages archived in ${result.batches.length} batches (+${result.resummarized.length} re-summarized)${first}; ${tokens}${fallbacks}`;
 }
 
 /** Why a compaction did nothing, in the settings' own terms, and whether `--force` would change it. */

@@ -31,7 +31,7 @@ function textOf(content: RawMessage['content']): string {
 export function sweAgentMessages(history: readonly RawMessage[], file: string, start = '2024-06-01T09:00:00.000Z'): NewMessage[] {
   const t0 = Date.parse(start);
   return history.map((raw, i) => {
-    const at = `${file}: history[${i}]`;
+    const at = `${file}.history[${i}]`;
     if (!ROLES.has(raw?.role)) throw new InvalidArgumentError(`${at}.role`, `must be system, user, assistant or tool (got ${JSON.stringify(raw?.role)})`);
     const message: NewMessage = { role: raw.role, content: textOf(raw.content), createdAt: new Date(t0 + i * 1000).toISOString() };
     if (raw.tool_calls && raw.tool_calls.length > 0) {
