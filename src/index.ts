@@ -20,6 +20,7 @@ export type {
   CompactionSkipReason,
   CompactionStage,
   CompactionStatus,
+  CompactionTier,
 } from './compaction/compaction-result.js';
 export { DEFAULT_SUMMARIZATION_PROMPT, interpolatePrompt } from './openai/openai-prompt.js';
 export { formatHeader, parseHeader, type BatchHeader } from './compaction/headers.js';
@@ -49,6 +50,9 @@ export type {
   CommitCompaction,
   CommitReport,
   LoadHistoryOptions,
+  OperationKind,
+  CommitClearing,
+  ClearedOutput,
   LoopGuardState,
   LoopGuardUpdate,
   TokenCalibration,

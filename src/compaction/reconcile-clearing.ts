@@ -15,7 +15,11 @@ import { messageKey } from './operation-check.js';
  * Why an `archived` clearing cannot be finished, or undefined when it can: each named message is live, an uncleared
  * tool result, and verbatim in exactly one of the operation's `tool_output` entries, which hold nothing else.
  */
-export function unfinishableClearing(operation: CompactionOperation, entries: readonly ArchiveEntry[], live: readonly ConversationMessage[]): string | undefined {
+export function unfinishableClearing(
+  operation: CompactionOperation,
+  entries: readonly ArchiveEntry[],
+  live: readonly ConversationMessage[],
+): string | undefined {
   if (operation.status !== 'archived') return `status is ${operation.status}, not archived`;
   if (operation.messageIds.length === 0) return 'the journal names no messages';
   const own = entries.filter((e) => e.operationId === operation.id && e.kind === 'tool_output');

@@ -32,7 +32,12 @@ function toolTurns(count: number): NewMessage[] {
     const at = (k: number) => new Date(Date.UTC(2024, 4, 2, 9, 4 * n + k)).toISOString();
     return [
       { role: 'user' as const, content: `stock of item ${n}?`, createdAt: at(0) },
-      { role: 'assistant' as const, content: '', toolCalls: [{ id: `call_${n}`, type: 'function' as const, function: { name: 'inventory', arguments: '{}' } }], createdAt: at(1) },
+      {
+        role: 'assistant' as const,
+        content: '',
+        toolCalls: [{ id: `call_${n}`, type: 'function' as const, function: { name: 'inventory', arguments: '{}' } }],
+        createdAt: at(1),
+      },
       { role: 'tool' as const, toolCallId: `call_${n}`, content: `SKU-${n}: ${'aisle shelf bin '.repeat(100)}`, createdAt: at(2) },
       { role: 'assistant' as const, content: `item ${n} is in stock`, createdAt: at(3) },
     ];
@@ -68,7 +73,9 @@ describe('memfold usage and resume', () => {
     expect(usage.stdout).toContain('next compaction: clear tool outputs: over the trigger');
     const compact = await runCli(['compact', 'tools', '--window', '16000', '--home', home]);
     expect(compact.code, compact.stderr).toBe(0);
-    expect(compact.stdout).toMatch(/^compacted by tier 2: \d+ old tool outputs cleared \(archived verbatim; placeholders naming their labels in the context, \d+ tokens freed\); tokens \d+ -> \d+; no summary needed$/m);
+    expect(compact.stdout).toMatch(
+      /^compacted by tier 2: \d+ old tool outputs cleared \(archived verbatim; placeholders naming their labels in the context, \d+ tokens freed\); tokens \d+ -> \d+; no summary needed$/m,
+    );
   });
 
   it('prints the tokens against the window, the trigger, target and warning mark, and the next step', async () => {

@@ -112,7 +112,12 @@ describe('planTiers', () => {
 
   it('tier 2 alone when summarizing after it would free less than minFreedTokens; too_little_to_free when both would', () => {
     // A long opening turn that stays verbatim, then tool turns: little lies between the kept head and tail to summarize.
-    const history = [msg('system', 's'.repeat(4 * 1_300)), ...turn(1, { outputTokens: 600 }), ...turn(2, { outputTokens: 600 }), ...turn(3, { outputTokens: 600 })];
+    const history = [
+      msg('system', 's'.repeat(4 * 1_300)),
+      ...turn(1, { outputTokens: 600 }),
+      ...turn(2, { outputTokens: 600 }),
+      ...turn(3, { outputTokens: 600 }),
+    ];
     const settings = base({ keepRecentMessages: 8, minFreedTokens: 400, targetTokens: 1_000, keepFirstTurns: 0 });
     expect(total(history)).toBeGreaterThanOrEqual(settings.trigger);
     const plan = planTiers(history, settings, chars4);

@@ -21,7 +21,12 @@ function toolTurns(count: number): NewMessage[] {
     const at = (k: number) => new Date(Date.UTC(2024, 4, 1, 9, 4 * n + k)).toISOString();
     return [
       { role: 'user' as const, content: `Question ${n}`, createdAt: at(0) },
-      { role: 'assistant' as const, content: '', toolCalls: [{ id: `call_${n}`, type: 'function' as const, function: { name: 'inventory', arguments: '{}' } }], createdAt: at(1) },
+      {
+        role: 'assistant' as const,
+        content: '',
+        toolCalls: [{ id: `call_${n}`, type: 'function' as const, function: { name: 'inventory', arguments: '{}' } }],
+        createdAt: at(1),
+      },
       { role: 'tool' as const, toolCallId: `call_${n}`, content: `SKU-${n} ${'shelf '.repeat(300)}`, createdAt: at(2) },
       { role: 'assistant' as const, content: `Answer ${n}`, createdAt: at(3) },
     ];
@@ -67,7 +72,14 @@ describe('reconciling a tool-output clearing', () => {
     const outputs = appended.filter((m) => m.role === 'tool');
     const write = async (operationId: string, message: ConversationMessage, status: 'planned' | 'archived') => {
       const entries = toolOutputEntries([message], { conversationId: 'bad', operationId });
-      await persistence.recordOperation({ id: operationId, conversationId: 'bad', kind: 'clear_tool_outputs', status, messageIds: [message.id], labels: entries.map((e) => e.label) });
+      await persistence.recordOperation({
+        id: operationId,
+        conversationId: 'bad',
+        kind: 'clear_tool_outputs',
+        status,
+        messageIds: [message.id],
+        labels: entries.map((e) => e.label),
+      });
       await memfold.archive.write(entries);
     };
     await write('op-tampered', { ...outputs[0]!, content: 'not what was appended' }, 'archived');

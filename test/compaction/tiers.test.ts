@@ -38,8 +38,19 @@ function toolTurn(n: number, options: { tool?: string; outputTokens?: number; ta
   const words = (tokens: number, word: string) => Array.from({ length: Math.ceil((tokens * 4) / (word.length + 2)) }, (_, i) => `${word}${i % 7}`).join(' ');
   return [
     { role: 'user', content: `Question ${n}: how many of item ${n}? ${words(talkTokens, 'please')}`, createdAt: at(0) },
-    { role: 'assistant', content: '', toolCalls: [{ id: `call_${n}`, type: 'function', function: { name: tool, arguments: `{"item":${n}}` } }], createdAt: at(1) },
-    { role: 'tool', toolCallId: `call_${n}`, name: tool, content: `SKU-${n} stock ${100 + n} in aisle ${n}. ${words(outputTokens, 'shelf')}`, createdAt: at(2) },
+    {
+      role: 'assistant',
+      content: '',
+      toolCalls: [{ id: `call_${n}`, type: 'function', function: { name: tool, arguments: `{"item":${n}}` } }],
+      createdAt: at(1),
+    },
+    {
+      role: 'tool',
+      toolCallId: `call_${n}`,
+      name: tool,
+      content: `SKU-${n} stock ${100 + n} in aisle ${n}. ${words(outputTokens, 'shelf')}`,
+      createdAt: at(2),
+    },
     { role: 'assistant', content: `There are ${100 + n} of item ${n}. ${words(talkTokens, 'done')}`, createdAt: at(3) },
   ];
 }
@@ -71,7 +82,12 @@ describe('tier 2: clearing old tool outputs', () => {
     expect(cleared).toHaveLength(result.toolOutputsCleared);
     // The oldest go first; the results of the last keepToolUses calls stay whole.
     expect(cleared.map((m) => m.toolCallId)).toEqual(Array.from({ length: cleared.length }, (_, i) => `call_${i + 1}`));
-    expect(live.filter((m) => m.role === 'tool').slice(-2).every((m) => m.clearedOutputLabel === undefined)).toBe(true);
+    expect(
+      live
+        .filter((m) => m.role === 'tool')
+        .slice(-2)
+        .every((m) => m.clearedOutputLabel === undefined),
+    ).toBe(true);
     const first = cleared[0]!;
     expect(first.content).toContain(first.clearedOutputLabel!);
     expect(first.content).toContain('memory_read');
@@ -85,10 +101,19 @@ describe('tier 2: clearing old tool outputs', () => {
     expect(byQuery.output).toContain('SKU-1 stock 101 in aisle 1.');
 
     expect(events.filter((e) => e.type === 'tool_outputs_cleared')).toEqual([
-      { type: 'tool_outputs_cleared', conversationId: 'shop', operationId: result.operationId, cleared: cleared.length, tokensFreed: result.tokensFreedByClearing, labels: cleared.map((m) => m.clearedOutputLabel) },
+      {
+        type: 'tool_outputs_cleared',
+        conversationId: 'shop',
+        operationId: result.operationId,
+        cleared: cleared.length,
+        tokensFreed: result.tokensFreedByClearing,
+        labels: cleared.map((m) => m.clearedOutputLabel),
+      },
     ]);
     expect(events.filter((e) => e.type === 'stage').map((e) => e.type === 'stage' && e.stage)).toEqual(['clear']);
-    expect(await memfold.persistence.listOperations('shop')).toMatchObject([{ kind: 'clear_tool_outputs', status: 'committed', messageIds: cleared.map((m) => m.id) }]);
+    expect(await memfold.persistence.listOperations('shop')).toMatchObject([
+      { kind: 'clear_tool_outputs', status: 'committed', messageIds: cleared.map((m) => m.id) },
+    ]);
     await checkInvariants(memfold, 'shop', appended, { toolPairs: true });
     await memfold.close();
   });

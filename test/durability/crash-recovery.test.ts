@@ -255,7 +255,9 @@ describe.skipIf(databaseUrl === undefined)('SIGKILL during compaction, then reco
       const killAt = points[run % points.length]!();
       const slow = killAt.point === 'clear-commit';
       if (slow) await admin.query('insert into memfold_test_slow_commit values ($1)', [conversationId]);
-      const exit = await runChild(child, [JSON.stringify({ databaseUrl: database.url, lanceDir, conversationId, settings: clearingSettings, killAt } satisfies CrashJob)]);
+      const exit = await runChild(child, [
+        JSON.stringify({ databaseUrl: database.url, lanceDir, conversationId, settings: clearingSettings, killAt } satisfies CrashJob),
+      ]);
       if (slow) await admin.query('delete from memfold_test_slow_commit where conversation_id = $1', [conversationId]);
       if (exit.signal === 'SIGKILL') {
         tally.kills++;
@@ -281,7 +283,8 @@ describe.skipIf(databaseUrl === undefined)('SIGKILL during compaction, then reco
     );
     expect(await memfold.persistence.listPendingOperations()).toEqual([]);
     expect(outputs.filter((o) => o.parentLabel).length).toBeGreaterThan(0);
-    for (const point of ['clear', 'write', 'clear-commit', 'after-clear-commit', 'mark']) expect(killsByPoint[point] ?? 0, `kills at ${point}`).toBeGreaterThan(0);
+    for (const point of ['clear', 'write', 'clear-commit', 'after-clear-commit', 'mark'])
+      expect(killsByPoint[point] ?? 0, `kills at ${point}`).toBeGreaterThan(0);
   }, 300_000);
 });
 
@@ -290,7 +293,11 @@ function toolHeavyTurns(rand: () => number, count: number): TurnShape[] {
   const words = (n: number) => Array.from({ length: n }, () => WORDS[Math.floor(rand() * WORDS.length)]).join(' ');
   return Array.from({ length: count }, () => ({
     user: words(8),
-    tools: Array.from({ length: 1 + Math.floor(rand() * 2) }, () => ({ name: 'lookup', args: JSON.stringify({ q: words(2) }), result: words(40 + Math.floor(rand() * 80)) })),
+    tools: Array.from({ length: 1 + Math.floor(rand() * 2) }, () => ({
+      name: 'lookup',
+      args: JSON.stringify({ q: words(2) }),
+      result: words(40 + Math.floor(rand() * 80)),
+    })),
     answer: words(10),
   }));
 }

@@ -45,12 +45,19 @@ for (const backend of storeBackends()) {
       const before = await store.loadHistory(id);
       const operationId = operation();
       await store.recordOperation({ id: operationId, conversationId: id, kind: 'clear_tool_outputs', status: 'archived', messageIds: ['r1'], labels: ['o-1'] });
-      const updated = await store.commitClearing({ conversationId: id, operationId, cleared: [{ id: 'r1', content: '[cleared: o-1]', label: 'o-1' }], labels: ['o-1'] });
+      const updated = await store.commitClearing({
+        conversationId: id,
+        operationId,
+        cleared: [{ id: 'r1', content: '[cleared: o-1]', label: 'o-1' }],
+        labels: ['o-1'],
+      });
       const after = await store.loadHistory(id);
       const r1 = before.find((m) => m.id === 'r1')!;
       expect(updated).toEqual([{ ...r1, content: '[cleared: o-1]', clearedOutputLabel: 'o-1' }]);
       expect(after).toEqual(before.map((m) => (m.id === 'r1' ? updated[0] : m)));
-      expect(await store.listOperations(id)).toMatchObject([{ id: operationId, kind: 'clear_tool_outputs', status: 'committed', messageIds: ['r1'], labels: ['o-1'] }]);
+      expect(await store.listOperations(id)).toMatchObject([
+        { id: operationId, kind: 'clear_tool_outputs', status: 'committed', messageIds: ['r1'], labels: ['o-1'] },
+      ]);
       expect(await store.listPendingOperations(id)).toEqual([]);
     });
 
@@ -60,10 +67,34 @@ for (const backend of storeBackends()) {
       await store.commitClearing({ conversationId: id, operationId: cleared, cleared: [{ id: 'r2', content: '[cleared]', label: 'o-2' }], labels: ['o-2'] });
       const before = await store.loadHistory(id);
       const refusals: Array<[Array<{ id: string; content: string; label: string }>, string]> = [
-        [[{ id: 'r1', content: 'x', label: 'o-1' }, { id: 'q', content: 'x', label: 'o-q' }], 'commit.cleared[1].id'],
-        [[{ id: 'r1', content: 'x', label: 'o-1' }, { id: 'gone', content: 'x', label: 'o-g' }], 'commit.cleared[1].id'],
-        [[{ id: 'r1', content: 'x', label: 'o-1' }, { id: 'r2', content: 'x', label: 'o-2b' }], 'commit.cleared[1].id'],
-        [[{ id: 'r1', content: 'x', label: 'o-1' }, { id: 'r1', content: 'y', label: 'o-1b' }], 'commit.cleared[1].id'],
+        [
+          [
+            { id: 'r1', content: 'x', label: 'o-1' },
+            { id: 'q', content: 'x', label: 'o-q' },
+          ],
+          'commit.cleared[1].id',
+        ],
+        [
+          [
+            { id: 'r1', content: 'x', label: 'o-1' },
+            { id: 'gone', content: 'x', label: 'o-g' },
+          ],
+          'commit.cleared[1].id',
+        ],
+        [
+          [
+            { id: 'r1', content: 'x', label: 'o-1' },
+            { id: 'r2', content: 'x', label: 'o-2b' },
+          ],
+          'commit.cleared[1].id',
+        ],
+        [
+          [
+            { id: 'r1', content: 'x', label: 'o-1' },
+            { id: 'r1', content: 'y', label: 'o-1b' },
+          ],
+          'commit.cleared[1].id',
+        ],
         [[{ id: 'r1', content: 'x', label: '' }], 'commit.cleared[0].label'],
       ];
       for (const [list, field] of refusals) {
@@ -73,9 +104,9 @@ for (const backend of storeBackends()) {
       const foreign = await seed();
       const stolen = operation();
       await store.recordOperation({ id: stolen, conversationId: foreign, status: 'planned', messageIds: [], labels: [] });
-      await expect(store.commitClearing({ conversationId: id, operationId: stolen, cleared: [{ id: 'r1', content: 'x', label: 'o-1' }], labels: [] })).rejects.toBeInstanceOf(
-        InvalidArgumentError,
-      );
+      await expect(
+        store.commitClearing({ conversationId: id, operationId: stolen, cleared: [{ id: 'r1', content: 'x', label: 'o-1' }], labels: [] }),
+      ).rejects.toBeInstanceOf(InvalidArgumentError);
       expect(await store.loadHistory(id)).toEqual(before);
       expect((await store.listOperations(id)).map((op) => op.id)).toEqual([cleared]);
     });

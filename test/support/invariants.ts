@@ -86,7 +86,7 @@ export async function checkInvariants(
     const live = liveById.get(original.id);
     const archived = archivedById.get(original.id);
     const outputs = outputsOf.get(original.id) ?? [];
-    expect(live !== undefined !== (archived !== undefined), `message ${original.id} (seq ${original.seq}) is ${live ? 'live and archived' : 'lost'}`).toBe(
+    expect((live !== undefined) !== (archived !== undefined), `message ${original.id} (seq ${original.seq}) is ${live ? 'live and archived' : 'lost'}`).toBe(
       true,
     );
     if (archived) {
@@ -98,13 +98,19 @@ export async function checkInvariants(
       expect(depth0Cover.get(original.id) ?? 0).toBe(0);
       if (live!.clearedOutputLabel === undefined) {
         expect(live).toEqual(original);
-        expect(outputs.map((o) => o.label), `tool outputs of uncleared ${original.id}`).toEqual([]);
+        expect(
+          outputs.map((o) => o.label),
+          `tool outputs of uncleared ${original.id}`,
+        ).toEqual([]);
       } else {
         // Cleared: the row keeps everything but its text, and its words are in exactly one unsuperseded tool output.
         const { content: _placeholder, clearedOutputLabel, ...kept } = live!;
         const { content: _original, ...rest } = original;
         expect(kept).toEqual(rest);
-        expect(outputs.map((o) => o.label), `tool output of cleared ${original.id}`).toEqual([clearedOutputLabel]);
+        expect(
+          outputs.map((o) => o.label),
+          `tool output of cleared ${original.id}`,
+        ).toEqual([clearedOutputLabel]);
         expect(outputs[0]!.parentLabel).toBeUndefined();
         expect(outputs[0]!.messages![0]).toEqual(original);
         expect(live!.content).toContain(clearedOutputLabel);

@@ -53,7 +53,9 @@ export function ownActions(messages: readonly NewMessage[]): AgenticRun['actions
     (m.toolCalls ?? []).flatMap((call) => {
       try {
         const kwargs: unknown = JSON.parse(call.function.arguments);
-        return kwargs !== null && typeof kwargs === 'object' && !Array.isArray(kwargs) ? [{ name: call.function.name, kwargs: kwargs as Record<string, unknown> }] : [];
+        return kwargs !== null && typeof kwargs === 'object' && !Array.isArray(kwargs)
+          ? [{ name: call.function.name, kwargs: kwargs as Record<string, unknown> }]
+          : [];
       } catch {
         return [];
       }
