@@ -97,6 +97,19 @@ for (const backend of archiveBackends()) {
       expect((await archive.list({ conversationId: 'sess', kind: 'summary' })).map((e) => e.sessions)).toEqual([['monday', 'tuesday, "late"'], undefined]);
     });
 
+    it('keeps cleared tool outputs as their own kind: written, read, filtered, searched, marked; refuses an unknown kind', async () => {
+      const output = { ...message('to', 4, 'SKU-77 stock 12 in aisle 3', 'tool'), toolCallId: 'call_4' };
+      await archive.write([transcript('to', 't-1', [message('to', 1, 'verbatim words')]), transcript('to', 'o-1', [output], { kind: 'tool_output' })]);
+      expect(await archive.read('to', ['o-1'])).toMatchObject([{ kind: 'tool_output', messages: [output] }]);
+      expect(labelsOf(await archive.list({ conversationId: 'to', kind: 'tool_output' }))).toEqual(['o-1']);
+      expect(labelsOf(await archive.list({ conversationId: 'to', kind: 'transcript' }))).toEqual(['t-1']);
+      expect(labelsOf((await archive.search({ conversationId: 'to', query: 'aisle', kind: 'tool_output' })).map((hit) => hit.entry))).toEqual(['o-1']);
+      await archive.mark('to', ['o-1'], 't-1');
+      expect(await archive.list({ conversationId: 'to', kind: 'tool_output', unmarkedOnly: true })).toEqual([]);
+      await expect(archive.list({ conversationId: 'to', kind: 'memo' as never })).rejects.toMatchObject({ field: 'kind' });
+      await expect(archive.write([transcript('to', 'x', [], { kind: 'memo' as never })])).rejects.toMatchObject({ field: 'entries[0].kind' });
+    });
+
     describe('list', () => {
       beforeAll(async () => {
         // Written out of order on purpose.
