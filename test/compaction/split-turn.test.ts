@@ -90,7 +90,8 @@ async function setup(fail?: (request: FoldRequest) => boolean) {
     archive,
     persistence,
     tokens: createTokenCounter({ mode: 'chars4' }),
-    settings: { contextWindow: 4_000, keepRecentMessages: 4 },
+    // Tier 3 alone: with old tool outputs cleared first (tier 2), the turn would no longer be larger than the tail.
+    settings: { contextWindow: 4_000, keepRecentMessages: 4, clearToolOutputs: false },
   });
   const appended = await persistence.append('agent', longAgentTurn(24));
   return { persistence, archive, compactor, appended, ...recording };
