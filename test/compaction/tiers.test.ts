@@ -129,6 +129,23 @@ describe('tier 2: clearing old tool outputs', () => {
     await memfold.close();
   });
 
+  it('plans on the live rows when a history the caller holds predates a clearing: nothing is cleared twice', async () => {
+    const { memfold } = await open();
+    const appended = await appendAll(memfold, 'held', turns(1, 8));
+    const held = await memfold.history('held');
+    expect(await memfold.compact('held')).toMatchObject({ status: 'compacted', tier: 2 });
+    appended.push(...(await memfold.append('held', turns(9, 12))));
+    const stale = [...held, ...appended.slice(held.length)];
+    const result = await memfold.compactor.compactHistory(stale, 'held');
+    expect(result.status).toBe('compacted');
+    expect(result.history.map((m) => m.id)).toEqual((await memfold.context('held')).map((m) => m.id));
+    // One tool output entry per cleared message.
+    const sources = (await toolOutputs(memfold, 'held')).map((o) => o.sourceIds[0]);
+    expect(new Set(sources).size).toBe(sources.length);
+    await checkInvariants(memfold, 'held', appended, { toolPairs: true });
+    await memfold.close();
+  });
+
   it('says so in usage before compact does it', async () => {
     const { memfold } = await open();
     await appendAll(memfold, 'usage', turns(1, 8));
