@@ -28,7 +28,7 @@ export function unfinishableClearing(
   for (const entry of own) for (const id of entry.sourceIds) byMessage.set(id, [...(byMessage.get(id) ?? []), entry]);
   for (const id of operation.messageIds) {
     const row = liveById.get(id);
-    if (!row || row.role !== 'tool') return `message ${id} is not a live tool result`;
+    if (row?.role !== 'tool') return `message ${id} is not a live tool result`;
     if (row.clearedOutputLabel !== undefined) return `message ${id} is already cleared`;
     const copies = byMessage.get(id) ?? [];
     if (copies.length !== 1) return `message ${id} is in ${copies.length} tool output entries`;

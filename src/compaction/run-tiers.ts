@@ -36,7 +36,8 @@ export async function runTiers(
   }
 
   const cleared = await runClearing(tiers.clearing, history, conversationId, deps, result, counts, signal);
-  if (!cleared.ok) return Object.assign(result, { status: 'failed' as const, operationId: cleared.operationId, failureCode: cleared.failureCode, error: cleared.error });
+  if (!cleared.ok)
+    return Object.assign(result, { status: 'failed' as const, operationId: cleared.operationId, failureCode: cleared.failureCode, error: cleared.error });
   const live = assembleContext(cleared.history);
   Object.assign(result, {
     status: 'compacted' as const,

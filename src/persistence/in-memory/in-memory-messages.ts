@@ -179,7 +179,12 @@ export function createInMemoryMessages(tables: () => InMemoryTables, context: In
         const problem = clearingRowProblem(rows.get(c.id), i);
         if (problem) throw problem;
       });
-      const problem = operationWriteProblem(tables(), namespace, { id: operationId, conversationId, mode: undefined }, { id: 'commit.operationId', mode: 'commit.mode' });
+      const problem = operationWriteProblem(
+        tables(),
+        namespace,
+        { id: operationId, conversationId, mode: undefined },
+        { id: 'commit.operationId', mode: 'commit.mode' },
+      );
       if (problem !== undefined) throw problem;
       // Every check passed: the rows change together.
       const now = clock().toISOString();
@@ -188,7 +193,12 @@ export function createInMemoryMessages(tables: () => InMemoryTables, context: In
       // The context the calibration was measured on changed, as after any compaction.
       delete record.calibration;
       const ids = cleared.map((c) => c.id);
-      upsertOperation(tables(), namespace, { id: operationId, conversationId, kind: 'clear_tool_outputs', status: 'committed', mode: undefined, messageIds: ids, labels }, now);
+      upsertOperation(
+        tables(),
+        namespace,
+        { id: operationId, conversationId, kind: 'clear_tool_outputs', status: 'committed', mode: undefined, messageIds: ids, labels },
+        now,
+      );
       return copyOf(updated).sort((a, b) => a.seq - b.seq);
     },
   };

@@ -275,7 +275,16 @@ export function kyselyMessageOperations(db: Kysely<Database>, context: StoreCont
             from unnest(${ids}::text[], ${contents}::text[]) as v(id, content)
             where m.namespace = ${namespace} and m.conversation_id = ${conversationId} and m.id = v.id
             returning m.conversation_id, m.id, m.seq, m.role, m.kind, m.content, m.created_at, m.compacted_by`.execute(trx);
-          const row = { id: operationId, conversationId, kind: 'clear_tool_outputs' as const, status: 'committed' as const, mode: undefined, messageIds: ids, labels, error: null };
+          const row = {
+            id: operationId,
+            conversationId,
+            kind: 'clear_tool_outputs' as const,
+            status: 'committed' as const,
+            mode: undefined,
+            messageIds: ids,
+            labels,
+            error: null,
+          };
           if (!(await upsertOperationRow(trx, namespace, row, clock().toISOString()))) {
             throw await refusedOperationWrite(trx, namespace, row, { id: 'commit.operationId', mode: 'commit.mode' });
           }
