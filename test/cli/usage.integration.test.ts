@@ -63,7 +63,7 @@ describe('memfold usage and resume', () => {
     await withStore(async (store) => {
       await store.append('short', turns(2, 2));
       await store.append('long', turns(40, 6));
-      await store.append('tools', toolTurns(30));
+      await store.append('tools', toolTurns(40));
     });
   });
 

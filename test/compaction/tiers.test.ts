@@ -198,6 +198,20 @@ describe('tier 3 after tier 2', () => {
     await memfold.close();
   });
 
+  it('in overlay mode keeps the compacted row with its placeholder, the transcript holding the output as appended', async () => {
+    const { memfold } = await open({ compaction: { ...settings, mode: 'overlay' } });
+    const appended = await appendAll(memfold, 'overlay', turns(1, 8, { talkTokens: 120, outputTokens: 200 }));
+    expect(await memfold.compact('overlay')).toMatchObject({ status: 'compacted', tier: 3 });
+    const rows = await memfold.persistence.loadHistory('overlay', { includeCompacted: true });
+    const kept = rows.find((m) => m.compactedBy !== undefined && m.clearedOutputLabel !== undefined)!;
+    expect(kept.content).toContain(kept.clearedOutputLabel!);
+    const transcripts = await memfold.archive.list({ conversationId: 'overlay', kind: 'transcript' });
+    const copy = transcripts.flatMap((t) => t.messages ?? []).find((m) => m.id === kept.id);
+    expect(copy).toEqual(appended.find((m) => m.id === kept.id));
+    await checkInvariants(memfold, 'overlay', appended, { toolPairs: true });
+    await memfold.close();
+  });
+
   it('keeps every invariant over a long run of appends and compactions', async () => {
     // Small summaries keep the clip-archive small, so that clearing alone can still reach the target between summaries.
     const { memfold } = await open({ compaction: { ...settings, maxSummaryTokens: 100, keepToolUses: 1, targetTokens: 2_400 } });

@@ -1,7 +1,8 @@
 /**
  * commitClearing (tier 2 of compaction) on every backend: in one transaction the listed tool results get their
  * placeholder text and label, keeping id, seq, role, call id, name and time, and the operation is recorded as a
- * committed clear_tool_outputs; anything wrong with any listed row changes nothing. And the operation kind is kept.
+ * committed clear_tool_outputs, and the token calibration is dropped; anything wrong with any listed row changes nothing
+ * (a row an overlay compaction marked is not live). And the operation kind is kept.
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -44,6 +45,7 @@ for (const backend of storeBackends()) {
       const id = await seed();
       const before = await store.loadHistory(id);
       const operationId = operation();
+      await store.setTokenCalibration(id, { factor: 1.5, promptTokens: 150, estimatedTokens: 100 });
       await store.recordOperation({ id: operationId, conversationId: id, kind: 'clear_tool_outputs', status: 'archived', messageIds: ['r1'], labels: ['o-1'] });
       const updated = await store.commitClearing({
         conversationId: id,
@@ -59,6 +61,8 @@ for (const backend of storeBackends()) {
         { id: operationId, kind: 'clear_tool_outputs', status: 'committed', messageIds: ['r1'], labels: ['o-1'] },
       ]);
       expect(await store.listPendingOperations(id)).toEqual([]);
+      // The context the calibration was measured on changed: dropped with the commit, as a compaction drops it.
+      expect(await store.getTokenCalibration(id)).toBeUndefined();
     });
 
     it('refuses, changing nothing: a row that is not a live tool result, one already cleared, an id listed twice, another conversation operation', async () => {
