@@ -9,11 +9,11 @@ import { messageDigest } from '../../conversation/message-digest.js';
 import { InvalidArgumentError, MemfoldError } from '../../errors.js';
 import { checkBatchIds, checkLeadingToolResults, idAlreadyUsed, leadingToolResults } from '../append-batch-checks.js';
 import { clipArchiveId } from '../clip-archive-id.js';
-import { requireKey, requireText, requireTextArray } from '../../conversation/text.js';
+import { requireKey, requireTextArray } from '../../conversation/text.js';
 import { normalizeNewMessages, type NormalizedMessage } from '../normalize-new-messages.js';
 import type { CommitClearing, CommitCompaction, CommitReport, LoadHistoryOptions, UsedId } from '../persistence-provider.js';
 import { checkCommitClearing, clearingRowProblem } from '../clearing-checks.js';
-import { optionalCompactionMode } from '../compaction-mode.js';
+import { checkCommit } from '../commit-input.js';
 import { conversationKey, copyOf, type ConversationRecord, type InMemoryTables } from './in-memory-tables.js';
 import { operationWriteProblem, upsertOperation } from './in-memory-operation-log.js';
 
@@ -127,12 +127,7 @@ export function createInMemoryMessages(tables: () => InMemoryTables, context: In
     },
 
     commitCompaction(commit) {
-      const conversationId = requireKey(commit?.conversationId, 'commit.conversationId');
-      const operationId = requireKey(commit.operationId, 'commit.operationId');
-      const wanted = requireTextArray(commit.deleteIds, 'commit.deleteIds');
-      const text = requireText(commit.clipArchive, 'commit.clipArchive');
-      const labels = requireTextArray(commit.labels, 'commit.labels');
-      const mode = optionalCompactionMode(commit.mode, 'commit.mode') ?? 'delete';
+      const { conversationId, operationId, deleteIds: wanted, clipArchive: text, labels, mode } = checkCommit(commit);
       const problem = operationWriteProblem(tables(), namespace, { id: operationId, conversationId, mode }, { id: 'commit.operationId', mode: 'commit.mode' });
       if (problem !== undefined) throw problem;
       const taking = new Set(wanted);

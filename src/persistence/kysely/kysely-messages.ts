@@ -6,13 +6,13 @@ import { sql, type Kysely } from 'kysely';
 import type { ConversationMessage, NewMessage } from '../../conversation/types.js';
 import { InvalidArgumentError, MemfoldError } from '../../errors.js';
 import type { CommitClearing, CommitCompaction, CommitReport, LoadHistoryOptions, PersistenceTransaction, UsedId } from '../persistence-provider.js';
-import { optionalCompactionMode } from '../compaction-mode.js';
+import { checkCommit } from '../commit-input.js';
 import { guard } from '../persistence-error.js';
 import { checkBatchIds } from '../append-batch-checks.js';
 import { clipArchiveId } from '../clip-archive-id.js';
 import { checkAgainstStored, findUsedIds } from './kysely-append-checks.js';
 import { messageDigest } from '../../conversation/message-digest.js';
-import { requireKey, requireText, requireTextArray } from '../../conversation/text.js';
+import { requireKey, requireTextArray } from '../../conversation/text.js';
 import { normalizeNewMessages, type NormalizedMessage } from '../normalize-new-messages.js';
 import { checkCommitClearing, clearingRowProblem } from '../clearing-checks.js';
 import { refusedOperationWrite, upsertOperationRow } from './kysely-operation-log.js';
@@ -192,12 +192,7 @@ export function kyselyMessageOperations(db: Kysely<Database>, context: StoreCont
     },
 
     async commitCompaction(commit: CommitCompaction): Promise<CommitReport> {
-      const conversationId = requireKey(commit?.conversationId, 'commit.conversationId');
-      const operationId = requireKey(commit.operationId, 'commit.operationId');
-      const wanted = requireTextArray(commit.deleteIds, 'commit.deleteIds');
-      const text = requireText(commit.clipArchive, 'commit.clipArchive');
-      const labels = requireTextArray(commit.labels, 'commit.labels');
-      const mode = optionalCompactionMode(commit.mode, 'commit.mode') ?? 'delete';
+      const { conversationId, operationId, deleteIds: wanted, clipArchive: text, labels, mode } = checkCommit(commit);
       return guard(`commit compaction ${operationId} of conversation ${JSON.stringify(conversationId)}`, () =>
         inTransaction(db, async (trx) => {
           await touchConversation(trx, conversationId, 0);
