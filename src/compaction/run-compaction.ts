@@ -3,6 +3,7 @@
  * re-summarize -> commit. Each step takes and returns values; this file only sequences them, times
  * them, and on any failure undoes the writes and returns the failure as data.
  */
+import type { ConversationMessage } from '../conversation/types.js';
 import type { OperationStatus } from '../persistence/persistence-provider.js';
 import { archiveFolded } from './archive-folded.js';
 import { createArchiveWriter } from './archive-writer.js';
@@ -18,6 +19,7 @@ import type { CompactionPlan } from './plan.js';
 import { resummarizeFrontier } from './resummarize.js';
 import { atStage, StageError, throwIfAborted } from './stage-error.js';
 import { undoOperation } from './undo-operation.js';
+import { commitLanded } from './lost-commit.js';
 
 /**
  * Run `plan` and fill `result` (which holds the history before, and collects stage times and model
@@ -58,6 +60,18 @@ export async function runCompaction(
         emit({ type: 'fallback', conversationId, ...step.summary.fallback });
       }
     }
+  };
+
+  const compacted = (history: ConversationMessage[]): CompactionResult => {
+    result.history = assembleContext(history, settings.toolOutputMaxLines);
+    return Object.assign(result, {
+      status: 'compacted' as const,
+      messagesAfter: result.history.length,
+      archivedMessages: messageIds.length,
+      // Counted as tokensBefore and the trigger are: tool outputs whole (the history returned shows them cut), with
+      // the factor the plan was made with (the commit dropped it: the next count starts uncalibrated).
+      tokensAfter: assembleContext(history).reduce((sum, m) => sum + counts.context(m), 0),
+    });
   };
 
   try {
@@ -103,18 +117,23 @@ export async function runCompaction(
     const history = await timed('commit', () =>
       atStage('commit_failed', () => commitCompacted({ conversationId, operationId, plan, frontier: after, labels: writer.written }, deps)),
     );
-    result.history = assembleContext(history, settings.toolOutputMaxLines);
-    return Object.assign(result, {
-      status: 'compacted' as const,
-      messagesAfter: result.history.length,
-      archivedMessages: messageIds.length,
-      // Counted as tokensBefore and the trigger are: tool outputs whole (the history returned shows them cut), with
-      // the factor the plan was made with (the commit dropped it: the next count starts uncalibrated).
-      tokensAfter: assembleContext(history).reduce((sum, m) => sum + counts.context(m), 0),
-    });
+    return compacted(history);
   } catch (error) {
     const stageError = error instanceof StageError ? error : new StageError('unexpected', error);
+    const failed = (message: string) => Object.assign(result, { status: 'failed' as const, failureCode: stageError.code, error: message });
+    if (stageError.code === 'commit_failed') {
+      // Only the journal knows whether a commit that reported an error landed; undoing one that did would lose messages.
+      const landed = await commitLanded(persistence, conversationId, operationId);
+      if (landed === true) {
+        const history = await persistence.loadHistory(conversationId).catch(() => undefined);
+        if (history) return compacted(history);
+      }
+      if (landed !== false) {
+        const why = landed ? 'the commit landed but the live history could not be read back' : 'the journal could not be read to see whether the commit landed';
+        return failed(`${stageError.message}; ${why}: nothing was undone (reconcile settles the operation)`);
+      }
+    }
     await undoOperation(writer, { operationId, conversationId, messageIds }, persistence, stageError.message);
-    return Object.assign(result, { status: 'failed' as const, failureCode: stageError.code, error: stageError.message });
+    return failed(stageError.message);
   }
 }
