@@ -3,15 +3,14 @@
  * a second memfold on the same PostgreSQL database, count the conversation with the factor another one observed,
  * compact on it, and see a compaction's commit drop it.
  */
-import { rm } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createInMemoryArchive, createInMemoryArchiveState, type InMemoryArchiveState } from '../../src/archive/in-memory/in-memory-archive.js';
 import { createHashingEmbedder } from '../../src/embedding/hashing-embedder.js';
 import { createMemfold, type Memfold, type MemfoldEvent } from '../../src/memfold.js';
-import { createKyselyPersistence } from '../../src/persistence/kysely/kysely-store.js';
 import type { PersistenceProvider } from '../../src/persistence/persistence-provider.js';
 import { createTokenCounter } from '../../src/tokens/create-token-counter.js';
-import { copyPgliteTemplate, createPostgresTestDatabase, postgresServerUrl } from '../support/backends.js';
+import { postgresServerUrl } from '../support/backends.js';
+import { sharedStore } from '../support/shared-store.js';
 import { dialogue } from '../support/messages.js';
 
 /** Trigger 1,600, warning at 1,400, target 1,000. */
@@ -35,15 +34,9 @@ for (const backend of backends) {
 
     async function setUp(): Promise<void> {
       archiveState = createInMemoryArchiveState();
-      if (backend === 'pglite') {
-        const { root, dataDir } = await copyPgliteTemplate();
-        openPersistence = () => createKyselyPersistence({ dialect: 'pglite', dataDir });
-        dispose = () => rm(root, { recursive: true, force: true });
-      } else {
-        const database = await createPostgresTestDatabase(postgresServerUrl()!);
-        openPersistence = () => createKyselyPersistence({ dialect: 'postgres', databaseUrl: database.url });
-        dispose = database.drop;
-      }
+      const store = await sharedStore(backend);
+      openPersistence = () => store.openPersistence();
+      dispose = () => store.dispose();
     }
 
     /** A memfold on the shared store (its own connection) and the shared archive, as another process would open it. */

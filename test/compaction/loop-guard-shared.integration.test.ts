@@ -3,18 +3,15 @@
  * one in-memory state) see each other's pause and resume, and a new instance on the same store still sees it.
  * PGlite has one owning process, so there only a reopened instance is checked.
  */
-import { rm } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createInMemoryArchive, createInMemoryArchiveState, type InMemoryArchiveState } from '../../src/archive/in-memory/in-memory-archive.js';
 import type { NewMessage } from '../../src/conversation/types.js';
 import { createHashingEmbedder } from '../../src/embedding/hashing-embedder.js';
 import { createMemfold, type Memfold, type MemfoldEvent } from '../../src/memfold.js';
-import { createInMemoryPersistence } from '../../src/persistence/in-memory/in-memory-persistence.js';
-import { createInMemoryPersistenceState } from '../../src/persistence/in-memory/in-memory-tables.js';
-import { createKyselyPersistence } from '../../src/persistence/kysely/kysely-store.js';
 import type { PersistenceProvider } from '../../src/persistence/persistence-provider.js';
 import { createTokenCounter } from '../../src/tokens/create-token-counter.js';
-import { copyPgliteTemplate, createPostgresTestDatabase, postgresServerUrl } from '../support/backends.js';
+import { postgresServerUrl } from '../support/backends.js';
+import { sharedStore, type SharedStore } from '../support/shared-store.js';
 
 const settings = { contextWindow: 2_000, keepRecentTokens: 400, keepRecentMessages: 4, chunkTokens: 300 };
 
@@ -23,30 +20,6 @@ const big = (turn: number): NewMessage[] => [
   { role: 'user', content: `Question ${turn}: ${'a long pasted document line '.repeat(85)}` },
   { role: 'assistant', content: `Answer ${turn}: ${'a long detailed reply sentence '.repeat(80)}` },
 ];
-
-/** One live store, opened as often as a test asks; `concurrent` when two instances may hold it at once. */
-interface SharedStore {
-  concurrent: boolean;
-  openPersistence(): Promise<PersistenceProvider>;
-  dispose(): Promise<void>;
-}
-
-async function sharedStore(name: 'pglite' | 'postgres' | 'memory'): Promise<SharedStore> {
-  if (name === 'memory') {
-    const state = createInMemoryPersistenceState();
-    return { concurrent: true, openPersistence: async () => createInMemoryPersistence({ state }), dispose: async () => undefined };
-  }
-  if (name === 'pglite') {
-    const { root, dataDir } = await copyPgliteTemplate();
-    return {
-      concurrent: false,
-      openPersistence: () => createKyselyPersistence({ dialect: 'pglite', dataDir }),
-      dispose: () => rm(root, { recursive: true, force: true }),
-    };
-  }
-  const database = await createPostgresTestDatabase(postgresServerUrl()!);
-  return { concurrent: true, openPersistence: () => createKyselyPersistence({ dialect: 'postgres', databaseUrl: database.url }), dispose: database.drop };
-}
 
 const backends = (['pglite', 'postgres', 'memory'] as const).filter((name) => name !== 'postgres' || postgresServerUrl() !== undefined);
 
