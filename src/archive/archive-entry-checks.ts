@@ -31,6 +31,26 @@ export function requireLabels(labels: unknown): string[] {
   return labels as string[];
 }
 
+/** A mark's parent: a non-empty string, or null to clear the mark. */
+export function requireParentLabel(parentLabel: unknown, field = 'parentLabel'): string | null {
+  if (parentLabel !== null && (typeof parentLabel !== 'string' || parentLabel.length === 0)) {
+    throw new InvalidArgumentError(field, 'must be a non-empty string or null');
+  }
+  return parentLabel;
+}
+
+/** `markEach`'s marks, checked, one per label (the last of a label wins, as if marked one after another). */
+export function requireMarks(marks: unknown): Map<string, string | null> {
+  if (!Array.isArray(marks)) throw new InvalidArgumentError('marks', 'must be an array of { label, parentLabel }');
+  const byLabel = new Map<string, string | null>();
+  marks.forEach((mark: unknown, i) => {
+    const { label, parentLabel } = (mark ?? {}) as { label?: unknown; parentLabel?: unknown };
+    if (typeof label !== 'string') throw new InvalidArgumentError(`marks[${i}].label`, 'must be a string');
+    byLabel.set(label, requireParentLabel(parentLabel ?? null, `marks[${i}].parentLabel`));
+  });
+  return byLabel;
+}
+
 /** A filter's values, checked: depth a non-negative integer, kind one of the archive's, from/to ISO times. */
 export interface CheckedFilter {
   conversationId: string;

@@ -27,6 +27,11 @@ export interface ListOptions extends ArchiveFilter {
   unmarkedOnly?: boolean;
 }
 
+export interface ArchiveMark {
+  label: string;
+  parentLabel: string | null;
+}
+
 /**
  * Archival memory, scoped by conversation (and by the namespace the adapter was opened with).
  * Time order of `list` results: by `start`, then `end`, then label.
@@ -44,6 +49,11 @@ export interface Archive {
   list(options: ListOptions): Promise<ArchiveEntry[]>;
   /** Record that `parentLabel` now covers these entries (they stay readable and searchable). */
   mark(conversationId: string, labels: string[], parentLabel: string | null): Promise<void>;
+  /**
+   * Several marks at once, each label under its own parent (`null` clears it): one commit where the store has
+   * commits, so a compaction that supersedes many entries does not make a table version per entry.
+   */
+  markEach(conversationId: string, marks: readonly ArchiveMark[]): Promise<void>;
   delete(conversationId: string, labels: string[]): Promise<void>;
   close(): Promise<void>;
 }

@@ -67,10 +67,11 @@ export async function archiveFolded(
   );
   if (taken.size > 0) labelled = build(taken);
   await writer.writeVerified(labelled.entries);
-  for (const { segment, labels } of supersededBy(
-    labelled.entries.filter((e) => e.kind === 'transcript'),
-    originals,
-  ))
-    await writer.mark(labels, segment);
+  await writer.markEach(
+    supersededBy(
+      labelled.entries.filter((e) => e.kind === 'transcript'),
+      originals,
+    ),
+  );
   return labelled.built;
 }

@@ -29,6 +29,8 @@ export interface ArchiveWriter {
   /** Write, then read back and compare; throws ReadbackError on any difference. */
   writeVerified(entries: ArchiveEntry[]): Promise<void>;
   mark(labels: string[], parentLabel: string): Promise<void>;
+  /** Each label under its own parent, in one archive call. */
+  markEach(marks: ReadonlyArray<{ label: string; parentLabel: string }>): Promise<void>;
   /** Labels written so far, in order. */
   readonly written: readonly string[];
   /** Best-effort undo: clear marks, delete the rows it wrote (never another operation's). Returns the errors it met (it never throws). */
@@ -67,6 +69,11 @@ export function createArchiveWriter(
     async mark(labels, parentLabel) {
       marked.push(...labels);
       await archive.mark(conversationId, labels, parentLabel);
+    },
+    async markEach(marks) {
+      if (marks.length === 0) return;
+      marked.push(...marks.map((m) => m.label));
+      await archive.markEach(conversationId, marks);
     },
     async rollback() {
       const errors: unknown[] = [];

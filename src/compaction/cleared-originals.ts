@@ -52,14 +52,13 @@ export async function readClearedOriginals(
   return originals;
 }
 
-/** For each transcript segment holding cleared messages, the `tool_output` labels it supersedes. */
-export function supersededBy(segments: readonly ArchiveEntry[], originals: ReadonlyMap<string, ClearedOriginal>): Array<{ segment: string; labels: string[] }> {
+/** The marks that supersede cleared tool outputs: each `tool_output` label under the transcript segment holding its original. */
+export function supersededBy(segments: readonly ArchiveEntry[], originals: ReadonlyMap<string, ClearedOriginal>): Array<{ label: string; parentLabel: string }> {
   if (originals.size === 0) return [];
-  return segments.flatMap((segment) => {
-    const labels = segment.sourceIds.flatMap((id) => {
+  return segments.flatMap((segment) =>
+    segment.sourceIds.flatMap((id) => {
       const cleared = originals.get(id);
-      return cleared ? [cleared.label] : [];
-    });
-    return labels.length > 0 ? [{ segment: segment.label, labels }] : [];
-  });
+      return cleared ? [{ label: cleared.label, parentLabel: segment.label }] : [];
+    }),
+  );
 }

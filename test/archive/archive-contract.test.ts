@@ -152,6 +152,41 @@ for (const backend of archiveBackends()) {
         expect(labelsOf((await archive.search({ conversationId: 'ls', query: 'first batch' })).map((hit) => hit.entry))).toContain('d0-a');
       });
 
+      it('marks each label under its own parent in one call, clears with null, and names a bad mark', async () => {
+        await archive.write([summary('other-mark', 'd0-a', 'another conversation, same label')]);
+        await archive.markEach('ls', [
+          { label: 'd0-a', parentLabel: "it's d1" },
+          { label: 'tr', parentLabel: 'd0-b' },
+          { label: 'missing-label', parentLabel: 'd1' },
+          { label: 'd0-b', parentLabel: 'd1' },
+        ]);
+        const parents = async (conversationId: string, labels: string[]) => (await archive.read(conversationId, labels)).map((e) => [e.label, e.parentLabel]);
+        expect(await parents('ls', ['d0-a', 'tr', 'd0-b', 'd0-a2'])).toEqual([
+          ['d0-a', "it's d1"],
+          ['tr', 'd0-b'],
+          ['d0-b', 'd1'],
+          ['d0-a2', undefined],
+        ]);
+        expect(await parents('other-mark', ['d0-a'])).toEqual([['d0-a', undefined]]);
+        // Only the parent changed: content, transcript messages and search are as they were.
+        expect((await archive.read('ls', ['d0-a']))[0]?.content).toBe('first batch');
+        expect((await archive.read('ls', ['tr']))[0]?.messages?.[0]?.content).toBe('verbatim words');
+        expect(labelsOf((await archive.search({ conversationId: 'ls', query: 'first batch' })).map((hit) => hit.entry))).toContain('d0-a');
+        // The last mark of a label wins; null clears.
+        await archive.markEach('ls', [
+          { label: 'd0-b', parentLabel: 'd1' },
+          { label: 'tr', parentLabel: null },
+          { label: 'd0-b', parentLabel: null },
+        ]);
+        expect(await parents('ls', ['tr', 'd0-b', 'd0-a'])).toEqual([
+          ['tr', undefined],
+          ['d0-b', undefined],
+          ['d0-a', "it's d1"],
+        ]);
+        await expect(archive.markEach('ls', [{ label: 'tr', parentLabel: '' }])).rejects.toThrow(/marks\[0\]\.parentLabel/);
+        await expect(archive.markEach('ls', [{ label: 7 as unknown as string, parentLabel: 'd1' }])).rejects.toThrow(/marks\[0\]\.label/);
+      });
+
       it('deletes only the named labels of that conversation', async () => {
         await archive.write([summary('other-ls', 'd0-late', 'must survive')]);
         await archive.delete('ls', ['d0-late', 'tr', 'not-there']);

@@ -77,6 +77,10 @@ function faultyMemory(memory: Archive, faults: FaultSwitch): Archive {
       if (parent !== null && faults.hit('mark')) throw archiveError('mark refused');
       await memory.mark(conversationId, labels, parent);
     },
+    async markEach(conversationId, marks) {
+      if (faults.hit('mark')) throw archiveError('mark refused');
+      await memory.markEach(conversationId, marks);
+    },
     async delete(conversationId, labels) {
       if (faults.undoFails()) throw archiveError('undo refused');
       await memory.delete(conversationId, labels);

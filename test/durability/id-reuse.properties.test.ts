@@ -101,6 +101,10 @@ function crashingMemory(memory: Archive, crash: Crash): Archive {
       crash.check(parent === null ? 'undo' : 'mark');
       await memory.mark(conversationId, labels, parent);
     },
+    async markEach(conversationId, marks) {
+      crash.check('mark');
+      await memory.markEach(conversationId, marks);
+    },
     async delete(conversationId, labels) {
       crash.check('undo');
       await memory.delete(conversationId, labels);

@@ -80,6 +80,10 @@ export function withFaults(
       if (p === null) undoFault();
       await memory.mark(c, l, p);
     },
+    markEach: async (c, marks) => {
+      if (marks.some((m) => m.parentLabel === null)) undoFault();
+      await memory.markEach(c, marks);
+    },
     delete: async (c, l) => {
       undoFault();
       await memory.delete(c, l);

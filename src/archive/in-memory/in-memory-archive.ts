@@ -7,7 +7,16 @@
 import type { ArchiveEntry } from '../../conversation/types.js';
 import { embedAll, type Embedder } from '../../embedding/embedder.js';
 import { errorMessage, InvalidArgumentError, MemfoldError } from '../../errors.js';
-import { checkFilter, compareEntriesByTime, requireConversationId, requireLabels, validateEntry, type CheckedFilter } from '../archive-entry-checks.js';
+import {
+  checkFilter,
+  compareEntriesByTime,
+  requireConversationId,
+  requireLabels,
+  requireMarks,
+  requireParentLabel,
+  validateEntry,
+  type CheckedFilter,
+} from '../archive-entry-checks.js';
 import { candidateDepth, defaultFusionWeights, fuseRankings } from '../lancedb/rrf.js';
 import type { ListOptions, Archive, SearchHit, SearchQuery } from '../archive.js';
 import { entryTerms, fullTextRanking, vectorRanking } from './in-memory-ranking.js';
@@ -89,6 +98,15 @@ export function createInMemoryArchive(options: InMemoryArchiveOptions = {}): Arc
     if (closed) throw new MemfoldError('archive_error', 'In-memory archive is closed');
   };
   const scoped = (filter: CheckedFilter) => [...rows.entries()].filter(([, row]) => matches(row, namespace, filter));
+  /** Each label's parent (`null` clears it); labels with no row are left alone. */
+  const setParents = (conversationId: string, parents: ReadonlyMap<string, string | null>): void => {
+    for (const [label, parentLabel] of parents) {
+      const row = rows.get(rowKey(namespace, conversationId, label));
+      if (row === undefined) continue;
+      if (parentLabel === null) delete row.entry.parentLabel;
+      else row.entry.parentLabel = parentLabel;
+    }
+  };
 
   /** Vectors of the entries' content, checked for count and size; none without an embedder. */
   async function vectorsOf(contents: string[]): Promise<Array<Float32Array | undefined>> {
@@ -185,16 +203,14 @@ export function createInMemoryArchive(options: InMemoryArchiveOptions = {}): Arc
     async mark(conversationId, labels, parentLabel) {
       ensureOpen();
       requireConversationId(conversationId);
-      const targets = requireLabels(labels);
-      if (parentLabel !== null && (typeof parentLabel !== 'string' || parentLabel.length === 0)) {
-        throw new InvalidArgumentError('parentLabel', 'must be a non-empty string or null');
-      }
-      for (const label of targets) {
-        const row = rows.get(rowKey(namespace, conversationId, label));
-        if (row === undefined) continue;
-        if (parentLabel === null) delete row.entry.parentLabel;
-        else row.entry.parentLabel = parentLabel;
-      }
+      const parent = requireParentLabel(parentLabel);
+      setParents(conversationId, new Map(requireLabels(labels).map((label) => [label, parent])));
+    },
+
+    async markEach(conversationId, marks) {
+      ensureOpen();
+      requireConversationId(conversationId);
+      setParents(conversationId, requireMarks(marks));
     },
 
     async delete(conversationId, labels) {

@@ -7,7 +7,7 @@ import type { ArchiveEntry } from '../../conversation/types.js';
 import { embedAll, type Embedder } from '../../embedding/embedder.js';
 import { errorMessage, InvalidArgumentError, MemfoldError } from '../../errors.js';
 import type { ListOptions, Archive, SearchHit, SearchQuery } from '../archive.js';
-import { requireLabels } from '../archive-entry-checks.js';
+import { requireLabels, requireMarks, requireParentLabel } from '../archive-entry-checks.js';
 import { chunked, filterWhere, labelsWhere, requireConversationId } from './lancedb-filter.js';
 import { ARCHIVE_INDEXES, FULL_TEXT_INDEXES, maintainIndexes } from './lancedb-indexes.js';
 import { deferTableCreation } from './lancedb-deferred-archive.js';
@@ -19,6 +19,7 @@ import {
   embedderForTable,
   ENTRY_COLUMNS,
   fromRow,
+  parentsTable,
   rowKey,
   SESSIONS_COLUMN_SQL,
   toRow,
@@ -388,14 +389,25 @@ export async function openLanceArchive(options: LanceArchiveOptions): Promise<Ar
       ensureOpen();
       requireConversationId(conversationId);
       const targets = [...new Set(requireLabels(labels))];
-      if (parentLabel !== null && (typeof parentLabel !== 'string' || parentLabel.length === 0)) {
-        throw new InvalidArgumentError('parentLabel', 'must be a non-empty string or null');
-      }
+      requireParentLabel(parentLabel);
       if (targets.length === 0) return;
       await mutate('mark', async () => {
         for (const slice of chunked(targets)) {
           await table.update({ values: { [COLUMN.parentLabel]: parentLabel }, where: labelsWhere(namespace, conversationId, slice) });
         }
+      });
+      await upkeep();
+    },
+
+    async markEach(conversationId, marks) {
+      ensureOpen();
+      requireConversationId(conversationId);
+      const parents = [...requireMarks(marks)];
+      if (parents.length === 0) return;
+      // One merge of (key, parent) pairs into the rows that exist: one table version, not one per parent.
+      const source = parentsTable(parents.map(([label, parentLabel]) => [rowKey(namespace, conversationId, label), parentLabel]));
+      await mutate('mark', async () => {
+        await table.mergeInsert(COLUMN.key).whenMatchedUpdateAll().execute(source);
       });
       await upkeep();
     },

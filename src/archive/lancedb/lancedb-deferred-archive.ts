@@ -65,6 +65,9 @@ export function deferTableCreation(deps: DeferredArchiveDeps): Archive {
     async mark(conversationId, labels, parentLabel) {
       await (await archive(false))?.mark(conversationId, labels, parentLabel);
     },
+    async markEach(conversationId, marks) {
+      await (await archive(false))?.markEach(conversationId, marks);
+    },
     async delete(conversationId, labels) {
       await (await archive(false))?.delete(conversationId, labels);
     },

@@ -2,7 +2,7 @@
  * The archive table's columns, its explicit Arrow schema, and the mapping between rows and ArchiveEntry.
  * Pure: no I/O.
  */
-import { Field, FixedSizeList, Float32, Float64, Int32, List, Schema, Utf8 } from 'apache-arrow';
+import { Field, FixedSizeList, Float32, Float64, Int32, List, Schema, Table, Utf8, vectorFromArray } from 'apache-arrow';
 import type { ArchiveEntry, ConversationMessage } from '../../conversation/types.js';
 import { InvalidArgumentError, MemfoldError } from '../../errors.js';
 import type { Embedder } from '../../embedding/embedder.js';
@@ -147,6 +147,23 @@ export function embedderForTable(embedder: Embedder, dimensions: number, tableNa
 /** The upsert key: unambiguous for any namespace, conversation id and label. */
 export function rowKey(namespace: string, conversationId: string, label: string): string {
   return JSON.stringify([namespace, conversationId, label]);
+}
+
+/**
+ * (key, parent label) pairs as a two-column Arrow table: a merge of it updates only the parent column of the rows
+ * whose keys match. Arrow, not row objects: LanceDB's row conversion would ask for the vector column too.
+ */
+export function parentsTable(pairs: ReadonlyArray<readonly [key: string, parentLabel: string | null]>): Table {
+  return new Table({
+    [COLUMN.key]: vectorFromArray(
+      pairs.map(([key]) => key),
+      new Utf8(),
+    ),
+    [COLUMN.parentLabel]: vectorFromArray(
+      pairs.map(([, parent]) => parent),
+      new Utf8(),
+    ),
+  });
 }
 
 /** One table row for an entry (validated by the caller). */

@@ -42,6 +42,10 @@ const memory: Archive = {
     await archive.mark(conversationId, labels, parent);
     after('mark');
   },
+  async markEach(conversationId, marks) {
+    await archive.markEach(conversationId, marks);
+    after('mark');
+  },
 };
 
 const store = await createKyselyPersistence({ dialect: 'postgres', databaseUrl: job.databaseUrl });
