@@ -26,7 +26,7 @@ function sameEntry(written: ArchiveEntry, read: ArchiveEntry | undefined): strin
 }
 
 export interface ArchiveWriter {
-  /** Write, then read back and compare; throws ReadbackError on any difference. */
+  /** Write, then read back and compare; throws ReadbackError on any difference. Calls run one at a time, in order. */
   writeVerified(entries: ArchiveEntry[]): Promise<void>;
   mark(labels: string[], parentLabel: string): Promise<void>;
   /** Each label under its own parent, in one archive call. */
@@ -49,38 +49,50 @@ export function createArchiveWriter(
 ): ArchiveWriter {
   const written: string[] = [];
   const marked: string[] = [];
+  // One call at a time, in the order made: archive writes may run beside the fold, and a journal update must never
+  // land after a later one (it would drop labels), nor a rollback before a write still in flight.
+  let tail: Promise<unknown> = Promise.resolve();
+  const inOrder = <T>(task: () => Promise<T>): Promise<T> => {
+    const run = tail.then(task, task);
+    tail = run.catch(() => undefined);
+    return run;
+  };
   return {
     written,
-    async writeVerified(entries) {
-      // Record before writing: a write that fails halfway (or a crash) may still have stored some rows.
-      written.push(...entries.map((e) => e.label));
-      await journal([...written]);
-      await archive.write(entries);
-      const read = await archive.read(
-        conversationId,
-        entries.map((e) => e.label),
-      );
-      const byLabel = new Map(read.map((e) => [e.label, e]));
-      for (const entry of entries) {
-        const problem = sameEntry(entry, byLabel.get(entry.label));
-        if (problem) throw new ReadbackError(entry.label, problem);
-      }
-    },
-    async mark(labels, parentLabel) {
-      marked.push(...labels);
-      await archive.mark(conversationId, labels, parentLabel);
-    },
-    async markEach(marks) {
-      if (marks.length === 0) return;
-      marked.push(...marks.map((m) => m.label));
-      await archive.markEach(conversationId, marks);
-    },
-    async rollback() {
-      const errors: unknown[] = [];
-      if (marked.length > 0) await archive.mark(conversationId, marked, null).catch((e: unknown) => errors.push(e));
-      if (written.length > 0) await removeOwnEntries(archive, conversationId, operationId, written).catch((e: unknown) => errors.push(e));
-      return errors;
-    },
+    writeVerified: (entries) =>
+      inOrder(async () => {
+        // Record before writing: a write that fails halfway (or a crash) may still have stored some rows.
+        written.push(...entries.map((e) => e.label));
+        await journal([...written]);
+        await archive.write(entries);
+        const read = await archive.read(
+          conversationId,
+          entries.map((e) => e.label),
+        );
+        const byLabel = new Map(read.map((e) => [e.label, e]));
+        for (const entry of entries) {
+          const problem = sameEntry(entry, byLabel.get(entry.label));
+          if (problem) throw new ReadbackError(entry.label, problem);
+        }
+      }),
+    mark: (labels, parentLabel) =>
+      inOrder(async () => {
+        marked.push(...labels);
+        await archive.mark(conversationId, labels, parentLabel);
+      }),
+    markEach: (marks) =>
+      inOrder(async () => {
+        if (marks.length === 0) return;
+        marked.push(...marks.map((m) => m.label));
+        await archive.markEach(conversationId, marks);
+      }),
+    rollback: () =>
+      inOrder(async () => {
+        const errors: unknown[] = [];
+        if (marked.length > 0) await archive.mark(conversationId, marked, null).catch((e: unknown) => errors.push(e));
+        if (written.length > 0) await removeOwnEntries(archive, conversationId, operationId, written).catch((e: unknown) => errors.push(e));
+        return errors;
+      }),
   };
 }
 

@@ -49,6 +49,11 @@ export function buildBatches(conversationId: string, operationId: string, drafts
   });
 }
 
+/** `batch` with `summary` as its text (label, span and sources unchanged: they depend on the sources alone). */
+export function withSummary(batch: SummaryBatch, summary: string): SummaryBatch {
+  return { ...batch, content: batchContent({ depth: batch.depth, start: batch.start, end: batch.end, count: batch.count }, summary) };
+}
+
 /** The sessions of child batches: their union, oldest first (children without sessions add none). */
 export function childSessions(children: readonly ArchiveEntry[]): string[] {
   return distinctSessions(children.flatMap((c) => c.sessions ?? []));

@@ -53,7 +53,10 @@ export async function readClearedOriginals(
 }
 
 /** The marks that supersede cleared tool outputs: each `tool_output` label under the transcript segment holding its original. */
-export function supersededBy(segments: readonly ArchiveEntry[], originals: ReadonlyMap<string, ClearedOriginal>): Array<{ label: string; parentLabel: string }> {
+export function supersededBy(
+  segments: readonly ArchiveEntry[],
+  originals: ReadonlyMap<string, ClearedOriginal>,
+): Array<{ label: string; parentLabel: string }> {
   if (originals.size === 0) return [];
   return segments.flatMap((segment) =>
     segment.sourceIds.flatMap((id) => {

@@ -84,7 +84,10 @@ export interface CompactionResult {
   summarizerInputTokens: number;
   summarizerOutputTokens: number;
   durationMs: number;
-  /** Wall time per stage, in ms. */
+  /**
+   * Wall time per stage, in ms. Archive writes run beside the fold: `fold` includes them, `archive` is only the wait
+   * for those still running once the last summary is in.
+   */
   stageMs: Partial<Record<CompactionStage, number>>;
   /**
    * With a `sessionScope` set, what the plan did: the cut on a session boundary, or the token cut it fell back to

@@ -11,50 +11,61 @@ import type { CompactionDeps } from './compaction-deps.js';
 import { splitTurnPrefix } from './split-turn.js';
 import { foldChunkOf, foldChunks, renderFoldLine, type FoldOptions, type FoldStep } from './fold.js';
 
-export interface FoldedChunks {
+export interface ChunkedCompactable {
   /** The compactable messages, cut into chunks that never split a unit: the history's, then the turn prefix's. */
   chunks: ConversationMessage[][];
-  /** One summary per chunk, in order. */
-  steps: FoldStep[];
+  /** How many of `chunks` are the history's; the rest are the split turn's opening. */
+  historyChunks: number;
   /** Messages of the split turn's opening, summarized on their own (`split-turn.ts`); 0 when no turn was split. */
   turnPrefixMessages: number;
 }
 
 /**
- * Chunk and fold `compactable`. When the verbatim tail (`recent`) continues a long turn (longer than
- * `keepRecentTokens` by `contextCount`, the count the plan cut the tail with), the turn's compacted opening is
- * folded as its own chain, concurrently with the history before it (from scratch, or from the previous summary when
- * nothing precedes it); a failure in either chain stops the other.
+ * Chunk `compactable`, pure. When the verbatim tail (`recent`) continues a long turn (longer than
+ * `keepRecentTokens` by `contextCount`, the count the plan cut the tail with), the turn's compacted opening gets
+ * chunks of its own, after the history's.
  */
-export async function foldCompactable(
+export function chunkCompactable(
   compactable: readonly ConversationMessage[],
   recent: readonly ConversationMessage[],
-  previousSummary: string | undefined,
   deps: Pick<CompactionDeps, 'tokens' | 'inputBudget' | 'settings'>,
-  fold: FoldOptions,
   contextCount: (m: ConversationMessage) => number,
-): Promise<FoldedChunks> {
+): ChunkedCompactable {
   const { tokens, inputBudget, settings } = deps;
   const lineCost = (m: ConversationMessage, previous: ConversationMessage | undefined) => tokens.count(renderFoldLine(m, previous)) + 1;
   const chunksOf = (messages: readonly ConversationMessage[]) => chunkByTokens(messages, inputBudget, lineCost);
-  const foldInput = (chunks: ConversationMessage[][]) => chunks.map((chunk) => foldChunkOf(chunk, inputBudget, (t) => tokens.count(t)));
-
   const { history, turnPrefix } = splitTurnPrefix(compactable, recent, contextCount, settings.keepRecentTokens);
   const historyChunks = chunksOf(history);
-  const prefixChunks = chunksOf(turnPrefix);
-  const total = historyChunks.length + prefixChunks.length;
+  return { chunks: [...historyChunks, ...chunksOf(turnPrefix)], historyChunks: historyChunks.length, turnPrefixMessages: turnPrefix.length };
+}
+
+/**
+ * Fold the chunks: the history's chain, and the turn opening's chain concurrently with it (from scratch, or from
+ * the previous summary when no history precedes it); a failure in either chain stops the other. `onSummary` hears
+ * each chunk's summary as it arrives (by its index in `chunks`), so its batch can be archived while the rest fold.
+ */
+export async function foldChunked(
+  chunked: ChunkedCompactable,
+  previousSummary: string | undefined,
+  deps: Pick<CompactionDeps, 'tokens' | 'inputBudget'>,
+  fold: FoldOptions,
+  onSummary: (chunkIndex: number, step: FoldStep) => void = () => undefined,
+): Promise<FoldStep[]> {
+  const { tokens, inputBudget } = deps;
+  const { chunks, historyChunks } = chunked;
+  const foldInput = (part: ConversationMessage[][]) => part.map((chunk) => foldChunkOf(chunk, inputBudget, (t) => tokens.count(t)));
   let done = 0;
   const stop = new AbortController();
   const signal = fold.signal ? AbortSignal.any([fold.signal, stop.signal]) : stop.signal;
-  const options: FoldOptions = { ...fold, signal, onStep: () => fold.onStep?.(++done, total) };
-  const chain = (chunks: ConversationMessage[][], previous: string | undefined, prefix: boolean) =>
-    foldChunks(foldInput(chunks), previous, options, prefix).catch((error: unknown) => {
+  const options: FoldOptions = { ...fold, signal, onStep: () => fold.onStep?.(++done, chunks.length) };
+  const chain = (first: number, end: number, previous: string | undefined, prefix: boolean) =>
+    foldChunks(foldInput(chunks.slice(first, end)), previous, options, prefix, (i, step) => onSummary(first + i, step)).catch((error: unknown) => {
       stop.abort(error);
       throw error;
     });
   const [historySteps, prefixSteps] = await Promise.all([
-    chain(historyChunks, previousSummary, false),
-    chain(prefixChunks, history.length === 0 ? previousSummary : undefined, true),
+    chain(0, historyChunks, previousSummary, false),
+    chain(historyChunks, chunks.length, historyChunks === 0 ? previousSummary : undefined, true),
   ]);
-  return { chunks: [...historyChunks, ...prefixChunks], steps: [...historySteps, ...prefixSteps], turnPrefixMessages: turnPrefix.length };
+  return [...historySteps, ...prefixSteps];
 }

@@ -97,12 +97,16 @@ async function summarizeOnce(request: SummarizeRequest, options: FoldOptions): P
   return { text, summary };
 }
 
-/** Fold `chunks` in order, each with the summary before it; `turnPrefix` marks them the opening of a turn still going on. */
+/**
+ * Fold `chunks` in order, each with the summary before it; `turnPrefix` marks them the opening of a turn still going
+ * on. `onSummary` hears each step as it is made.
+ */
 export async function foldChunks(
   chunks: readonly FoldChunk[],
   previousSummary: string | undefined,
   options: FoldOptions,
   turnPrefix = false,
+  onSummary: (index: number, step: FoldStep) => void = () => undefined,
 ): Promise<FoldStep[]> {
   const steps: FoldStep[] = [];
   let summarySoFar = previousSummary;
@@ -117,6 +121,7 @@ export async function foldChunks(
     };
     const step = await summarizeOnce(request, options);
     steps.push(step);
+    onSummary(steps.length - 1, step);
     summarySoFar = step.text;
     options.onStep?.(steps.length, chunks.length);
   }

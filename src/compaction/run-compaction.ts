@@ -5,13 +5,13 @@
  */
 import type { ConversationMessage } from '../conversation/types.js';
 import type { OperationStatus } from '../persistence/persistence-provider.js';
-import { archiveFolded } from './archive-folded.js';
+import { startChunkArchive, type ChunkArchive } from './chunk-archive.js';
 import { createArchiveWriter } from './archive-writer.js';
 import { commitCompacted } from './commit-compacted.js';
 import { foldOptions, listFrontier, resummarizeContext, type CompactionDeps, type ConversationCounts } from './compaction-deps.js';
 import type { CompactionResult, CompactionStage } from './compaction-result.js';
 import { assembleContext } from './context-view.js';
-import { foldCompactable } from './fold-compactable.js';
+import { chunkCompactable, foldChunked } from './fold-compactable.js';
 import type { FoldStep } from './fold.js';
 import { batchBody } from './headers.js';
 import { readClearedOriginals } from './cleared-originals.js';
@@ -74,6 +74,8 @@ export async function runCompaction(
     });
   };
 
+  // Archive writes run beside the fold: a failure waits for them before it undoes anything.
+  let archiving: ChunkArchive | undefined;
   try {
     await atStage('unexpected', () =>
       persistence.recordOperation({ id: operationId, conversationId, status: 'planned', mode: settings.mode, messageIds, labels: [] }),
@@ -82,23 +84,31 @@ export async function runCompaction(
     // Cleared tool outputs are archived as they were appended: their originals are read before any model call.
     const originals = await atStage('archive_failed', () => readClearedOriginals(plan.compactable, deps.archive, conversationId));
 
-    // Fold: the first chunk builds on the newest frontier batch.
+    // Fold, the first chunk building on the newest frontier batch, while the archive takes the verbatim transcript
+    // at once and each chunk's batch as its summary arrives (all read back). An archive failure stops the fold.
+    const chunked = chunkCompactable(plan.compactable, plan.recent, deps, counts.context);
+    result.turnPrefixMessages = chunked.turnPrefixMessages;
+    const stopFold = new AbortController();
+    const target = { conversationId, operationId, writer, originals, sessionOf: (m: ConversationMessage) => plan.sessionOf.get(m.id) };
+    archiving = startChunkArchive(chunked.chunks, target, deps, counts.message, (error) => stopFold.abort(error));
+    const chunkArchive = archiving;
     const previous = before.length > 0 ? batchBody(before[before.length - 1]!.content) : undefined;
-    const folded = await timed('fold', () =>
+    const foldSignal = signal ? AbortSignal.any([signal, stopFold.signal]) : stopFold.signal;
+    const steps = await timed('fold', () =>
       atStage('model_failed', () =>
-        foldCompactable(plan.compactable, plan.recent, previous, deps, foldOptions(deps, conversationId, 0, signal), counts.context),
-      ),
+        foldChunked(chunked, previous, deps, foldOptions(deps, conversationId, 0, foldSignal), (i, step) => chunkArchive.summarized(i, step.text)),
+      ).catch(async (error: unknown) => {
+        // The fold stopped because a write failed: that failure is the cause.
+        await chunkArchive.settled();
+        if (stopFold.signal.aborted) throw new StageError('archive_failed', stopFold.signal.reason);
+        throw error;
+      }),
     );
-    countSteps(folded.steps);
-    result.turnPrefixMessages = folded.turnPrefixMessages;
+    countSteps(steps);
     throwIfAborted(signal);
 
-    // Archive the depth-0 batches and the verbatim transcript, read back.
-    result.batches = await timed('archive', () =>
-      atStage('archive_failed', () =>
-        archiveFolded(folded, { conversationId, operationId, writer, originals, sessionOf: (m) => plan.sessionOf.get(m.id) }, deps, counts.message),
-      ),
-    );
+    // What is left of the archive writes once the last summary is in (the rest ran beside the fold).
+    result.batches = await timed('archive', () => atStage('archive_failed', () => chunkArchive.finish()));
     status = 'archived';
     await atStage('archive_failed', () => journal([...writer.written]));
 
@@ -119,6 +129,7 @@ export async function runCompaction(
     );
     return compacted(history);
   } catch (error) {
+    await archiving?.settled();
     const stageError = error instanceof StageError ? error : new StageError('unexpected', error);
     const failed = (message: string) => Object.assign(result, { status: 'failed' as const, failureCode: stageError.code, error: message });
     if (stageError.code === 'commit_failed') {

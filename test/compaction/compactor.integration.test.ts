@@ -106,6 +106,65 @@ for (const backend of persistenceBackends()) {
       expect(operations.map((o) => o.status)).toEqual(['rolled_back']);
     });
 
+    it('archives beside the fold: the transcript and the first batches are stored before the last summary, and a batch write that fails stops the fold', async () => {
+      const extractive = createExtractiveSummarizer();
+      let calls = 0;
+      /** At each summarizer call: the transcript segments and the batches already stored. */
+      const stored: Array<{ transcripts: number; batches: number }> = [];
+      let writes = 0;
+      let failAtWrite = Number.POSITIVE_INFINITY;
+      const model: Summarizer = {
+        ...extractive,
+        async summarize(request) {
+          calls++;
+          const entries = await stack!.archive.list({ conversationId: current });
+          stored.push({ transcripts: entries.filter((e) => e.kind === 'transcript').length, batches: entries.filter((e) => e.kind === 'summary').length });
+          // A model call takes a while, and stops when the compaction stops it.
+          await new Promise((resolve, reject) => {
+            const timer = setTimeout(resolve, 60);
+            request.signal?.addEventListener('abort', () => (clearTimeout(timer), reject(request.signal!.reason)), { once: true });
+          });
+          return extractive.summarize(request);
+        },
+      };
+      let current = 'conv-ok';
+      stack = await openStack(backend, {
+        compaction: settings,
+        summarizer: model,
+        wrapMemory: (memory) => ({
+          ...memory,
+          async write(entries) {
+            if (++writes === failAtWrite) throw new Error('injected failure of a batch write');
+            await memory.write(entries);
+          },
+        }),
+      });
+      await seed(stack, 'conv-ok', 60);
+      const ok = await stack.memfold.compact('conv-ok');
+      expect(ok.status, ok.error).toBe('compacted');
+      expect(ok.batches.length).toBeGreaterThan(4);
+      // The last chunk's request (the fold's last call) finds every segment and the earlier batches stored.
+      const segments = (await stack.archive.list({ conversationId: 'conv-ok', kind: 'transcript' })).length;
+      const lastFold = stored[ok.batches.length - 1]!;
+      expect(lastFold.transcripts).toBe(segments);
+      expect(lastFold.batches).toBeGreaterThanOrEqual(1);
+
+      current = 'conv-stop';
+      await seed(stack, current, 60);
+      const before = await stack.memfold.history(current);
+      calls = 0;
+      writes = 0;
+      // Write 1 is the transcript, 2 the first batch, 3 the second: it fails while the third summary is on its way.
+      failAtWrite = 3;
+      const failed = await stack.memfold.compact(current);
+      expect(failed).toMatchObject({ status: 'failed', failureCode: 'archive_failed' });
+      expect(failed.error).toContain('injected failure of a batch write');
+      expect(calls).toBeLessThanOrEqual(3);
+      expect(await stack.memfold.history(current)).toEqual(before);
+      expect(await stack.archive.list({ conversationId: current })).toEqual([]);
+      expect((await stack.memfold.persistence.listOperations(current)).map((o) => o.status)).toEqual(['rolled_back']);
+    });
+
     it('a write that stored rows and then failed is undone: nothing stays archived', async () => {
       stack = await openStack(backend, { compaction: settings, wrapMemory: (m) => withFaults(m, { failWriteAfterStoring: true }) });
       await seed(stack, 'conv-p', 30);
