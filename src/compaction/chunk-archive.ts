@@ -30,6 +30,8 @@ export interface ChunkArchive {
   finish(): Promise<SummaryBatch[]>;
   /** Settles when the writes queued so far have (failed writes included); never rejects. */
   settled(): Promise<void>;
+  /** The new batches as they will be (those not yet archived without their text) and which are archived; undefined until labelled. */
+  planned(): { batches: SummaryBatch[]; archived: ReadonlySet<string> } | undefined;
 }
 
 /**
@@ -45,6 +47,7 @@ export function startChunkArchive(
   deps: Pick<CompactionDeps, 'archive' | 'settings'>,
   countMessage: (m: ConversationMessage) => number,
   onFailure: (error: unknown) => void,
+  onBatchArchived: () => void = () => undefined,
 ): ChunkArchive {
   const { conversationId, operationId, writer, sessionOf } = target;
   const originals = target.originals ?? new Map<string, ClearedOriginal>();
@@ -89,11 +92,13 @@ export function startChunkArchive(
   };
 
   let labelled = build(new Set());
+  let labelsFinal = false;
   queue(async () => {
     // Labels are chosen so that no write lands on a label another operation holds.
     const candidates = [...labelled.built, ...labelled.segments].map((e) => e.label);
     const taken = new Set((await deps.archive.read(conversationId, candidates)).map((e) => e.label));
     if (taken.size > 0) labelled = build(taken);
+    labelsFinal = true;
     await writer.writeVerified(labelled.segments);
     await writer.markEach(supersededBy(labelled.segments, originals));
   });
@@ -103,6 +108,7 @@ export function startChunkArchive(
         const batch = withSummary(labelled.built[index]!, summary);
         await writer.writeVerified([batch]);
         batches[index] = batch;
+        onBatchArchived();
       });
     },
     async finish() {
@@ -113,5 +119,12 @@ export function startChunkArchive(
       return batches;
     },
     settled: () => tail.then(() => undefined),
+    planned() {
+      if (!labelsFinal) return undefined;
+      return {
+        batches: labelled.built.map((batch, i) => batches[i] ?? batch),
+        archived: new Set(batches.filter(Boolean).map((b) => b.label)),
+      };
+    },
   };
 }

@@ -45,18 +45,55 @@ export async function foldRun(run: readonly ArchiveEntry[], ctx: ResummarizeCont
   return parent!;
 }
 
-/** Re-summarize until the frontier is within clipFirst + clipLast + clipBuffer (or no run qualifies). */
+/**
+ * Whether a run fits one request: its children's tokens plus separators within the input budget. Each child is counted
+ * once (by label): counting the joined text for every candidate length would be quadratic with an exact tokenizer.
+ */
+export function runFits(ctx: Pick<ResummarizeContext, 'fold' | 'inputBudget'>): (run: readonly ArchiveEntry[]) => boolean {
+  const counted = new Map<string, number>();
+  const cost = (child: ArchiveEntry) => counted.get(child.label) ?? counted.set(child.label, ctx.fold.tokens.count(child.content)).get(child.label)!;
+  return (run) => run.reduce((sum, child) => sum + cost(child) + 1, 0) <= ctx.inputBudget;
+}
+
+/**
+ * The first run `resummarizeFrontier` will fold, known before the frontier is complete: `frontier` has its final
+ * shape (depths, times, labels) but only the `ready` batches have their text. The run is decided when it and every
+ * length tried before it (longer ones, by `fits`) involve ready batches only; else undefined (wait for more).
+ */
+export function decidedFirstRun(
+  frontier: readonly ArchiveEntry[],
+  ready: (batch: ArchiveEntry) => boolean,
+  ctx: Pick<ResummarizeContext, 'fold' | 'inputBudget' | 'settings'>,
+): ArchiveEntry[] | undefined {
+  const fits = runFits(ctx);
+  let undecided = false;
+  const run = pickResummarizeRun(frontier, ctx.settings, (candidate) => {
+    const firstPending = candidate.findIndex((batch) => !ready(batch));
+    if (firstPending < 0) return fits(candidate);
+    // Costs only add up: a run whose ready opening is already too long is too long whatever the rest says.
+    if (!fits(candidate.slice(0, firstPending))) return false;
+    undecided = true;
+    return false;
+  });
+  return run && !undecided && run.every(ready) ? run : undefined;
+}
+
+/**
+ * Re-summarize until the frontier is within clipFirst + clipLast + clipBuffer (or no run qualifies). `folded` is a
+ * first run already folded (early, beside the fold: `early-resummarize.ts`), counted in `created`.
+ */
 export async function resummarizeFrontier(
   frontier: readonly ArchiveEntry[],
   ctx: ResummarizeContext,
+  folded?: { run: readonly ArchiveEntry[]; parent: SummaryBatch },
 ): Promise<{ frontier: ArchiveEntry[]; created: SummaryBatch[] }> {
   let current = [...frontier].sort(byTime);
   const created: SummaryBatch[] = [];
-  // Each child is counted once (by label), and a run costs the sum plus its separators: counting the
-  // joined text for every candidate length would be quadratic in the frontier with an exact tokenizer.
-  const counted = new Map<string, number>();
-  const cost = (child: ArchiveEntry) => counted.get(child.label) ?? counted.set(child.label, ctx.fold.tokens.count(child.content)).get(child.label)!;
-  const fits = (run: readonly ArchiveEntry[]) => run.reduce((sum, child) => sum + cost(child) + 1, 0) <= ctx.inputBudget;
+  if (folded) {
+    created.push(folded.parent);
+    current = replaceRun(current, folded.run, folded.parent);
+  }
+  const fits = runFits(ctx);
   for (let run = pickResummarizeRun(current, ctx.settings, fits); run; run = pickResummarizeRun(current, ctx.settings, fits)) {
     const parent = await foldRun(run, ctx);
     created.push(parent);

@@ -17,6 +17,7 @@ import { batchBody } from './headers.js';
 import { readClearedOriginals } from './cleared-originals.js';
 import type { CompactionPlan } from './plan.js';
 import { resummarizeFrontier } from './resummarize.js';
+import { startEarlyResummarize, type EarlyResummarize } from './early-resummarize.js';
 import { atStage, StageError, throwIfAborted } from './stage-error.js';
 import { undoOperation } from './undo-operation.js';
 import { commitLanded } from './lost-commit.js';
@@ -76,6 +77,7 @@ export async function runCompaction(
 
   // Archive writes run beside the fold: a failure waits for them before it undoes anything.
   let archiving: ChunkArchive | undefined;
+  let early: EarlyResummarize | undefined;
   try {
     await atStage('unexpected', () =>
       persistence.recordOperation({ id: operationId, conversationId, status: 'planned', mode: settings.mode, messageIds, labels: [] }),
@@ -90,18 +92,41 @@ export async function runCompaction(
     result.turnPrefixMessages = chunked.turnPrefixMessages;
     const stopFold = new AbortController();
     const target = { conversationId, operationId, writer, originals, sessionOf: (m: ConversationMessage) => plan.sessionOf.get(m.id) };
-    archiving = startChunkArchive(chunked.chunks, target, deps, counts.message, (error) => stopFold.abort(error));
-    const chunkArchive = archiving;
-    const previous = before.length > 0 ? batchBody(before[before.length - 1]!.content) : undefined;
     const foldSignal = signal ? AbortSignal.any([signal, stopFold.signal]) : stopFold.signal;
+    const resummarizing = resummarizeContext(deps, { conversationId, operationId }, writer, 1, foldSignal);
+    // The first re-summarize run starts as soon as the archived batches decide it, beside the rest of the fold.
+    early = startEarlyResummarize(
+      () => {
+        const planned = chunkArchive.planned();
+        if (!planned) return undefined;
+        const fromBefore = new Set(before.map((b) => b.label));
+        return { frontier: [...before, ...planned.batches], ready: (b) => fromBefore.has(b.label) || planned.archived.has(b.label) };
+      },
+      { ...resummarizing, onFold: (_depth, steps) => countSteps(steps) },
+      (error) => stopFold.abort(error),
+    );
+    const earlyRun = early;
+    archiving = startChunkArchive(
+      chunked.chunks,
+      target,
+      deps,
+      counts.message,
+      (error) => stopFold.abort(new StageError('archive_failed', error)),
+      () => earlyRun.check(),
+    );
+    const chunkArchive = archiving;
+    earlyRun.check();
+    const previous = before.length > 0 ? batchBody(before[before.length - 1]!.content) : undefined;
     const steps = await timed('fold', () =>
       atStage('model_failed', () =>
         foldChunked(chunked, previous, deps, foldOptions(deps, conversationId, 0, foldSignal), (i, step) => chunkArchive.summarized(i, step.text)),
       ).catch(async (error: unknown) => {
-        // The fold stopped because a write failed: that failure is the cause.
-        await chunkArchive.settled();
-        if (stopFold.signal.aborted) throw new StageError('archive_failed', stopFold.signal.reason);
-        throw error;
+        // A write or the early re-summarize that failed stopped the fold: that failure is the cause. Either way the
+        // early run stops too, and the undo waits for everything in flight.
+        const cause: unknown = stopFold.signal.aborted ? stopFold.signal.reason : error;
+        stopFold.abort(cause);
+        await Promise.all([chunkArchive.settled(), earlyRun.settled()]);
+        throw cause;
       }),
     );
     countSteps(steps);
@@ -109,16 +134,18 @@ export async function runCompaction(
 
     // What is left of the archive writes once the last summary is in (the rest ran beside the fold).
     result.batches = await timed('archive', () => atStage('archive_failed', () => chunkArchive.finish()));
+    earlyRun.check();
     status = 'archived';
     await atStage('archive_failed', () => journal([...writer.written]));
 
     // Re-summarize when the frontier has grown past the clip window plus its buffer.
     const { frontier: after, created } = await timed('resummarize', () =>
-      atStage('model_failed', () =>
-        resummarizeFrontier([...before, ...result.batches], {
-          ...resummarizeContext(deps, { conversationId, operationId }, writer, 1, signal),
-          onFold: (_depth, steps) => countSteps(steps),
-        }),
+      atStage('model_failed', async () =>
+        resummarizeFrontier(
+          [...before, ...result.batches],
+          { ...resummarizeContext(deps, { conversationId, operationId }, writer, 1, signal), onFold: (_depth, steps) => countSteps(steps) },
+          await earlyRun.finish(),
+        ),
       ),
     );
     result.resummarized = created;
@@ -129,7 +156,7 @@ export async function runCompaction(
     );
     return compacted(history);
   } catch (error) {
-    await archiving?.settled();
+    await Promise.all([archiving?.settled(), early?.settled()]);
     const stageError = error instanceof StageError ? error : new StageError('unexpected', error);
     const failed = (message: string) => Object.assign(result, { status: 'failed' as const, failureCode: stageError.code, error: message });
     if (stageError.code === 'commit_failed') {

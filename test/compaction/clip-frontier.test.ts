@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { ArchiveEntry } from '../../src/conversation/types.js';
 import { buildClipArchive, clipArchiveLabels, CLIP_ARCHIVE_PREFIX, selectClip } from '../../src/compaction/clip-archive.js';
+import fc from 'fast-check';
 import { pickResummarizeRun } from '../../src/compaction/frontier.js';
+import { decidedFirstRun, runFits } from '../../src/compaction/resummarize.js';
+import { createExtractiveSummarizer } from '../../src/summarizer/extractive/extractive-summarizer.js';
+import { createTokenCounter } from '../../src/tokens/create-token-counter.js';
 import { batchContent } from '../../src/compaction/headers.js';
 import { parseTranscript, renderTranscript } from '../../src/compaction/transcript-format.js';
 import { msg, toolCall } from '../support/messages.js';
@@ -74,6 +78,41 @@ describe('pickResummarizeRun', () => {
   it('finds nothing when no two older batches share a depth', () => {
     const frontier = [batch(1, 4), batch(2, 3), batch(3, 2), batch(4, 1), batch(5, 0), batch(6, 0), batch(7, 0)];
     expect(pickResummarizeRun(frontier, clip)).toBeUndefined();
+  });
+});
+
+describe('decidedFirstRun (re-summarizing beside the fold)', () => {
+  const tokens = createTokenCounter({ mode: 'chars4' });
+  const ctx = (inputBudget: number) => ({ settings: clip, inputBudget, fold: { summarizer: createExtractiveSummarizer(), tokens, maxSummaryTokens: 100 } });
+
+  it('is the run the step picks once every batch is in, whenever the batches in so far decide it', () => {
+    const frontierArb = fc.array(fc.record({ depth: fc.integer({ min: 0, max: 2 }), words: fc.integer({ min: 1, max: 60 }) }), { minLength: 5, maxLength: 14 });
+    fc.assert(
+      fc.property(frontierArb, fc.nat(), fc.integer({ min: 20, max: 400 }), (shapes, readyCut, budget) => {
+        const frontier = shapes.map((shape, i) => batch(i + 1, shape.depth, 'word '.repeat(shape.words)));
+        const ready = new Set(frontier.slice(0, readyCut % (frontier.length + 1)).map((b) => b.label));
+        const final = pickResummarizeRun(frontier, clip, runFits(ctx(budget)));
+        // Batches not in yet carry no text: what they will say must not matter to a decided run.
+        const partial = frontier.map((b) => (ready.has(b.label) ? b : { ...b, content: '' }));
+        const early = decidedFirstRun(partial, (b) => ready.has(b.label), ctx(budget));
+        if (early) expect(early.map((b) => b.label)).toEqual(final!.map((b) => b.label));
+        if (ready.size === frontier.length) expect(early?.map((b) => b.label)).toEqual(final?.map((b) => b.label));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('waits while a batch not in yet could lengthen the run, and decides once the part in is already too long', () => {
+    const frontier = [1, 2, 3, 4, 5, 6, 7].map((n) => batch(n, 0, 'word '.repeat(20)));
+    const upTo = (n: number) => (b: ArchiveEntry) => Number(b.label.slice(1)) <= n;
+    // The run is b01..b05 (b06, b07 are the newest clipLast): with room for all five, b05 must be in.
+    expect(decidedFirstRun(frontier, upTo(4), ctx(10_000))).toBeUndefined();
+    expect(decidedFirstRun(frontier, upTo(5), ctx(10_000))!.map((b) => b.label)).toEqual(['b01', 'b02', 'b03', 'b04', 'b05']);
+    // With room for two, the first three (already too long) decide it.
+    const budget = 2 * (tokens.count(frontier[0]!.content) + 1);
+    expect(runFits(ctx(budget))(frontier.slice(0, 3))).toBe(false);
+    expect(decidedFirstRun(frontier, upTo(2), ctx(budget))).toBeUndefined();
+    expect(decidedFirstRun(frontier, upTo(3), ctx(budget))!.map((b) => b.label)).toEqual(['b01', 'b02']);
   });
 });
 

@@ -106,17 +106,19 @@ for (const backend of persistenceBackends()) {
       expect(operations.map((o) => o.status)).toEqual(['rolled_back']);
     });
 
-    it('archives beside the fold: the transcript and the first batches are stored before the last summary, and a batch write that fails stops the fold', async () => {
+    it('archives and re-summarizes beside the fold: the transcript, the first batches and the first depth-1 request come before the last summary; a batch write that fails stops the fold', async () => {
       const extractive = createExtractiveSummarizer();
       let calls = 0;
       /** At each summarizer call: the transcript segments and the batches already stored. */
       const stored: Array<{ transcripts: number; batches: number }> = [];
+      const purposes: string[] = [];
       let writes = 0;
       let failAtWrite = Number.POSITIVE_INFINITY;
       const model: Summarizer = {
         ...extractive,
         async summarize(request) {
           calls++;
+          purposes.push(request.purpose);
           const entries = await stack!.archive.list({ conversationId: current });
           stored.push({ transcripts: entries.filter((e) => e.kind === 'transcript').length, batches: entries.filter((e) => e.kind === 'summary').length });
           // A model call takes a while, and stops when the compaction stops it.
@@ -142,10 +144,14 @@ for (const backend of persistenceBackends()) {
       await seed(stack, 'conv-ok', 60);
       const ok = await stack.memfold.compact('conv-ok');
       expect(ok.status, ok.error).toBe('compacted');
-      expect(ok.batches.length).toBeGreaterThan(4);
+      expect(ok.batches.length).toBeGreaterThan(6);
+      // Seven new batches overflow the frontier (2 + 2 + 2): the first run is decided before the last chunk is folded.
+      expect(ok.resummarized.length).toBeGreaterThan(0);
+      expect(purposes.indexOf('resummarize')).toBeGreaterThan(0);
+      expect(purposes.indexOf('resummarize')).toBeLessThan(purposes.lastIndexOf('fold'));
       // The last chunk's request (the fold's last call) finds every segment and the earlier batches stored.
       const segments = (await stack.archive.list({ conversationId: 'conv-ok', kind: 'transcript' })).length;
-      const lastFold = stored[ok.batches.length - 1]!;
+      const lastFold = stored[purposes.lastIndexOf('fold')]!;
       expect(lastFold.transcripts).toBe(segments);
       expect(lastFold.batches).toBeGreaterThanOrEqual(1);
 
