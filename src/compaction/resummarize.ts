@@ -49,7 +49,7 @@ export async function foldRun(run: readonly ArchiveEntry[], ctx: ResummarizeCont
  * Whether a run fits one request: its children's tokens plus separators within the input budget. Each child is counted
  * once (by label): counting the joined text for every candidate length would be quadratic with an exact tokenizer.
  */
-export function runFits(ctx: Pick<ResummarizeContext, 'fold' | 'inputBudget'>): (run: readonly ArchiveEntry[]) => boolean {
+export function runFits(ctx: { fold: Pick<FoldOptions, 'tokens'>; inputBudget: number }): (run: readonly ArchiveEntry[]) => boolean {
   const counted = new Map<string, number>();
   const cost = (child: ArchiveEntry) => counted.get(child.label) ?? counted.set(child.label, ctx.fold.tokens.count(child.content)).get(child.label)!;
   return (run) => run.reduce((sum, child) => sum + cost(child) + 1, 0) <= ctx.inputBudget;
@@ -63,7 +63,7 @@ export function runFits(ctx: Pick<ResummarizeContext, 'fold' | 'inputBudget'>): 
 export function decidedFirstRun(
   frontier: readonly ArchiveEntry[],
   ready: (batch: ArchiveEntry) => boolean,
-  ctx: Pick<ResummarizeContext, 'fold' | 'inputBudget' | 'settings'>,
+  ctx: { fold: Pick<FoldOptions, 'tokens'>; inputBudget: number; settings: Pick<CompactionSettings, 'clipFirst' | 'clipLast' | 'clipBuffer'> },
 ): ArchiveEntry[] | undefined {
   const fits = runFits(ctx);
   let undecided = false;

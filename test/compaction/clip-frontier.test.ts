@@ -4,7 +4,6 @@ import { buildClipArchive, clipArchiveLabels, CLIP_ARCHIVE_PREFIX, selectClip } 
 import fc from 'fast-check';
 import { pickResummarizeRun } from '../../src/compaction/frontier.js';
 import { decidedFirstRun, runFits } from '../../src/compaction/resummarize.js';
-import { createExtractiveSummarizer } from '../../src/summarizer/extractive/extractive-summarizer.js';
 import { createTokenCounter } from '../../src/tokens/create-token-counter.js';
 import { batchContent } from '../../src/compaction/headers.js';
 import { parseTranscript, renderTranscript } from '../../src/compaction/transcript-format.js';
@@ -83,7 +82,7 @@ describe('pickResummarizeRun', () => {
 
 describe('decidedFirstRun (re-summarizing beside the fold)', () => {
   const tokens = createTokenCounter({ mode: 'chars4' });
-  const ctx = (inputBudget: number) => ({ settings: clip, inputBudget, fold: { summarizer: createExtractiveSummarizer(), tokens, maxSummaryTokens: 100 } });
+  const ctx = (inputBudget: number) => ({ settings: clip, inputBudget, fold: { tokens } });
 
   it('is the run the step picks once every batch is in, whenever the batches in so far decide it', () => {
     const frontierArb = fc.array(fc.record({ depth: fc.integer({ min: 0, max: 2 }), words: fc.integer({ min: 1, max: 60 }) }), { minLength: 5, maxLength: 14 });
