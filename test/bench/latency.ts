@@ -165,7 +165,7 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
   const markdown = [
     `Real OpenAI adapter (openai client, retries, model queue) against the fake server; PGlite and LanceDB; default settings; forced compactions.`,
     '',
-    `**Overhead ratio**: one compaction of a fresh ${fmt(RATIO_MESSAGES)}-message conversation; pure model time = calls x server latency${ratioConversations > 1 ? ` (median of ${ratioConversations})` : ''}.`,
+    `**Overhead ratio**: one compaction of a fresh ${fmt(RATIO_MESSAGES)}-message conversation; pure model time = calls x server latency${ratioConversations > 1 ? ` (median of ${ratioConversations})` : ''}. The first re-summarize request runs beside the last fold requests, so a ratio can fall below 1: overhead ms is then negative, and own time is hidden under model time.`,
     '',
     table(
       ['>server latency ms', '>model calls', '>wall ms', '>pure model ms', '>overhead ms', '>ratio'],
