@@ -272,6 +272,9 @@ for (const backend of persistenceBackends()) {
               if (crash.dead) await start(false);
               crash.disarm();
             } else if (current.kind === 'resummarize') {
+              // Re-summarizing reconciles first: a crashed compaction's batches may be undone (or its operation
+              // finished) before the depth is read, so the expectation is read after the same reconcile.
+              await memfold.reconcile(conversationId);
               const frontier = await memfold.compactor.frontier(conversationId);
               const depth0 = frontier.filter((b) => b.depth === 0).length;
               const done = await memfold.compactor.resummarizeDepth(conversationId, 0).then(
