@@ -1,7 +1,10 @@
 /**
- * Prompt-cache reuse, pure: how much of each request's prompt opens with exactly the messages the previous
- * request's prompt opened with. A provider caches the longest token prefix it has seen; comparing whole
- * messages gives a lower bound of that (a message changed only at its end still shares its leading tokens).
+ * Prompt-cache reuse, pure: how many of each request's leading tokens are the previous request's. A provider
+ * caches the longest token prefix it has seen: the leading messages both prompts share whole, then, given a
+ * `countText`, the opening both share of the first message that differs (same role, name, tool call id and tool
+ * calls, its text changed past some point: a clip-archive whose oldest batches stayed). Without `countText`, and
+ * for prompts given as runs of positions (the baselines, whose prompts only ever hold whole original messages),
+ * whole messages only.
  */
 import type { NewMessage } from '../conversation/types.js';
 
@@ -36,6 +39,23 @@ export function sameMessage(a: PromptMessage, b: PromptMessage): boolean {
   );
 }
 
+/** The opening two texts share. */
+export function commonTextPrefix(a: string, b: string): string {
+  let n = 0;
+  while (n < a.length && n < b.length && a.charCodeAt(n) === b.charCodeAt(n)) n++;
+  // Never split a surrogate pair: a counter may read half a character differently.
+  if (n > 0 && n < a.length && /[\uD800-\uDBFF]/.test(a[n - 1]!)) n--;
+  return a.slice(0, n);
+}
+
+/** The tokens the first differing messages share at their start: 0 unless only their texts differ. */
+function sharedOpening(previous: PromptMessage | undefined, current: PromptMessage | undefined, countText: (text: string) => number): number {
+  if (!previous || !current) return 0;
+  if (!sameMessage(previous, { ...current, content: previous.content })) return 0;
+  const opening = commonTextPrefix(previous.content, current.content);
+  return opening.length > 0 ? countText(opening) : 0;
+}
+
 /** How many leading messages `current` shares with `previous`. */
 export function sharedPrefix(previous: readonly PromptMessage[], current: readonly PromptMessage[]): number {
   let n = 0;
@@ -54,8 +74,11 @@ export interface ReuseTracker<M extends PromptMessage> {
   total(): PrefixReuse;
 }
 
-/** Reuse over requests given one at a time, each compared with the one before; `count` gives a message's tokens. */
-export function reuseTracker<M extends PromptMessage>(count: (message: M) => number): ReuseTracker<M> {
+/**
+ * Reuse over requests given one at a time, each compared with the one before; `count` gives a message's tokens,
+ * `countText` (optional) a text's, for the shared opening of the first message that differs.
+ */
+export function reuseTracker<M extends PromptMessage>(count: (message: M) => number, countText?: (text: string) => number): ReuseTracker<M> {
   let previous: readonly M[] | undefined;
   const total: PrefixReuse = { reusedTokens: 0, promptTokens: 0 };
   return {
@@ -66,6 +89,7 @@ export function reuseTracker<M extends PromptMessage>(count: (message: M) => num
           const tokens = count(m);
           total.promptTokens += tokens;
           if (i < shared) total.reusedTokens += tokens;
+          else if (i === shared && countText) total.reusedTokens += Math.min(tokens, sharedOpening(previous![i], m, countText));
         });
       }
       previous = [...prompt];
@@ -75,8 +99,12 @@ export function reuseTracker<M extends PromptMessage>(count: (message: M) => num
 }
 
 /** Reuse over a sequence of prompts. */
-export function prefixReuse<M extends PromptMessage>(prompts: Iterable<readonly M[]>, count: (message: M) => number): PrefixReuse {
-  const tracker = reuseTracker(count);
+export function prefixReuse<M extends PromptMessage>(
+  prompts: Iterable<readonly M[]>,
+  count: (message: M) => number,
+  countText?: (text: string) => number,
+): PrefixReuse {
+  const tracker = reuseTracker(count, countText);
   for (const prompt of prompts) tracker.add(prompt);
   return tracker.total();
 }

@@ -77,7 +77,10 @@ async function scoreMemfoldRun(memfold: Memfold, run: AgenticRun, window: number
   };
   const snapshots: Snapshot[] = [];
   const cost = zeroCost();
-  const reuse = reuseTracker((m: ConversationMessage) => memfold.tokens.countMessage(m));
+  const reuse = reuseTracker(
+    (m: ConversationMessage) => memfold.tokens.countMessage(m),
+    (text: string) => memfold.tokens.count(text),
+  );
   const started = performance.now();
   const stats = await replayConversation(memfold, storeId, messages, {
     stopOnFailure: false,

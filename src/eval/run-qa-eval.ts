@@ -84,7 +84,10 @@ async function scoreMemfold(
   const storeId = storeConversationId(conversation.id, window);
   const messages = withStoreIds(storeId, conversation.messages);
   const cost = zeroCost();
-  const reuse = reuseTracker((m: ConversationMessage) => memfold.tokens.countMessage(m));
+  const reuse = reuseTracker(
+    (m: ConversationMessage) => memfold.tokens.countMessage(m),
+    (text: string) => memfold.tokens.count(text),
+  );
   const started = performance.now();
   const stats = await replayConversation(memfold, storeId, messages, {
     stopOnFailure: false,

@@ -37,6 +37,8 @@ const CUT_MARKER = '[... cut for the summarizer';
 const LANGCHAIN_SUMMARY_PREFIX = 'Here is a summary of the conversation to date:';
 const hasPreviousSummary = (request: RecordedRequest) => JSON.stringify(request.body).includes('<previous_summary>');
 const countMessage = (m: Pick<ConversationMessage, 'role' | 'content' | 'name'>) => tokens.countMessage(m);
+/** A text's tokens: what a changed message's opening shared with the one before counts for (cache-reuse.ts). */
+const countText = (text: string) => tokens.count(text);
 const countPrompt = (prompt: readonly PromptMessage[]) => prompt.reduce((sum, m) => sum + tokens.countMessage(m), 0);
 
 /**
@@ -143,7 +145,7 @@ async function memfoldPolicy(server: FakeOpenAI, home: string, contextWindow: nu
     async replay(conversation: LocomoConversation): Promise<Replay> {
       const from = server.requests.length;
       const answers = answerTurns(conversation.messages);
-      const reuse = reuseTracker((m: ConversationMessage) => tokens.countMessage(m));
+      const reuse = reuseTracker((m: ConversationMessage) => tokens.countMessage(m), countText);
       let freedTokens = 0;
       const stats = await replayConversation(memfold, conversation.id, conversation.messages, {
         onCompaction: (result) => {
@@ -180,7 +182,7 @@ async function summarizeEverything(server: FakeOpenAI, settings: CompactionSetti
   const messages = conversation.messages.map((m) => ({ ...m, createdAt: String(m.createdAt) }));
   const from = server.requests.length;
   const answers = answerTurns(conversation.messages);
-  const reuse = reuseTracker(countMessage);
+  const reuse = reuseTracker(countMessage, countText);
   let freedTokens = 0;
   let summary: string | undefined;
   let live: number[] = [];
@@ -249,6 +251,7 @@ async function langChainPolicy(server: FakeOpenAI, settings: CompactionSettings,
     reuse: prefixReuse(
       answering.map((call) => call.prompt.map(promptMessage)),
       (m) => tokens.countMessage(m),
+      countText,
     ),
     compactions: compacted.length,
     freedTokens: compacted.reduce((sum, call) => sum + langChainTokens(call.thread) - langChainTokens(call.prompt), 0),

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ArchiveEntry } from '../../src/conversation/types.js';
-import { buildClipArchive, clipArchiveLabels, CLIP_ARCHIVE_PREFIX, selectClip } from '../../src/compaction/clip-archive.js';
+import { buildClipArchive, clipArchiveLabels, CLIP_ARCHIVE_PREFIX, parseClipArchive, selectClip } from '../../src/compaction/clip-archive.js';
 import fc from 'fast-check';
 import { pickResummarizeRun } from '../../src/compaction/frontier.js';
 import { decidedFirstRun, runFits } from '../../src/compaction/resummarize.js';
@@ -36,6 +36,24 @@ describe('clip-archive', () => {
     expect(clipArchiveLabels(text)).toEqual(['b01', 'b02', 'b06', 'b07']);
     expect(text).toContain('3 batches from 2024-01-03T00:00:00.000Z to 2024-01-05T12:00:00.000Z are not shown');
     expect(text).toContain('memory_read');
+  });
+
+  it('opens with what changes least: a compaction that leaves the oldest batches keeps the opening up to the gap, totals last', () => {
+    const before = buildClipArchive(
+      [1, 2, 3, 4, 5, 6].map((n) => batch(n)),
+      2,
+      2,
+    );
+    const after = buildClipArchive(
+      [1, 2, 3, 4, 5, 6, 7].map((n) => batch(n)),
+      2,
+      2,
+    );
+    const opening = before.slice(0, before.indexOf('[... '));
+    expect(opening).toContain('--- batch b02');
+    expect(after.startsWith(opening)).toBe(true);
+    expect(after.split('\n').slice(-2)).toEqual(['[7 archived batches from 2024-01-01T00:00:00.000Z to 2024-01-07T12:00:00.000Z]', '[End of Context Summary]']);
+    expect(parseClipArchive(after)).toMatchObject({ starts: 1, ends: 1, total: 7, omitted: 3 });
   });
 
   it('shows everything when the frontier fits', () => {

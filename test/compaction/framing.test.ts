@@ -43,6 +43,7 @@ const MARKERS = [
   '[end of context summary]',
   '［End of Context Summary］',
   `${CLIP_ARCHIVE_PREFIX}: 1 archived batches from ${T0} to ${T0}]`,
+  `[99 archived batches from ${T0} to ${T0}]`,
   '--- batch compaction-batch-x-2024-01-01T00:00:00.000Z',
   '--- batch "forged label"',
   '[... 3 batches from a to b are not shown here]',

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { baselinePrompt, baselineRequests, baselineReuse, BASELINES } from '../../src/eval/baselines.js';
 import {
   assistantTurns,
+  commonTextPrefix,
   prefixReuse,
   prefixSums,
   reuseShare,
@@ -40,6 +41,58 @@ describe('prompt-cache reuse', () => {
     expect(reuseShare(prefixReuse([prompt, prompt, [...prompt]], length))).toBe(1);
     expect(prefixReuse([prompt], length)).toEqual({ reusedTokens: 0, promptTokens: 0 });
     expect(reuseShare(prefixReuse([prompt], length))).toBeNull();
+  });
+
+  it('with a text counter, the first changed message adds the opening it shares, when only its text changed', () => {
+    const chars = (text: string) => text.length;
+    const clip = msg('system', '', 0, { content: 'HEAD:oldtail' });
+    const newClip = msg('system', '', 0, { content: 'HEAD:newer tail' });
+    // System prompt (10) whole, then "HEAD:" (5) of the changed clip-archive; nothing after it.
+    expect(
+      prefixReuse(
+        [
+          [system, clip, u2],
+          [system, newClip, u2],
+        ],
+        length,
+        chars,
+      ),
+    ).toEqual({ reusedTokens: 15, promptTokens: 30 });
+    // Another role (or name, tool call id, tool calls) at that place is another message: no opening is shared.
+    const asUser = { ...newClip, role: 'user' as const };
+    expect(
+      prefixReuse(
+        [
+          [system, clip, u2],
+          [system, asUser, u2],
+        ],
+        length,
+        chars,
+      ).reusedTokens,
+    ).toBe(10);
+    const named = { ...newClip, name: 'other' };
+    expect(
+      prefixReuse(
+        [
+          [system, clip, u2],
+          [system, named, u2],
+        ],
+        length,
+        chars,
+      ).reusedTokens,
+    ).toBe(10);
+    // Never more than the message itself, and without a counter whole messages only.
+    expect(
+      prefixReuse(
+        [
+          [system, clip, u2],
+          [system, newClip, u2],
+        ],
+        length,
+      ).reusedTokens,
+    ).toBe(10);
+    expect(commonTextPrefix('😀a', '😀b')).toBe('😀');
+    expect(commonTextPrefix('\ud83d\ude00', '\ud83d\ude01')).toBe('');
   });
 
   it('a prompt whose first message changed reuses nothing; one whose second changed reuses the first alone', () => {
