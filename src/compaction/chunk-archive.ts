@@ -47,7 +47,8 @@ export function startChunkArchive(
   deps: Pick<CompactionDeps, 'archive' | 'settings'>,
   countMessage: (m: ConversationMessage) => number,
   onFailure: (error: unknown) => void,
-  onBatchArchived: () => void = () => undefined,
+  /** Hears when `planned()` changes: the labels were chosen, or a batch was archived. */
+  onPlanned: () => void = () => undefined,
 ): ChunkArchive {
   const { conversationId, operationId, writer, sessionOf } = target;
   const originals = target.originals ?? new Map<string, ClearedOriginal>();
@@ -99,6 +100,7 @@ export function startChunkArchive(
     const taken = new Set((await deps.archive.read(conversationId, candidates)).map((e) => e.label));
     if (taken.size > 0) labelled = build(taken);
     labelsFinal = true;
+    onPlanned();
     await writer.writeVerified(labelled.segments);
     await writer.markEach(supersededBy(labelled.segments, originals));
   });
@@ -108,7 +110,7 @@ export function startChunkArchive(
         const batch = withSummary(labelled.built[index]!, summary);
         await writer.writeVerified([batch]);
         batches[index] = batch;
-        onBatchArchived();
+        onPlanned();
       });
     },
     async finish() {

@@ -6,11 +6,11 @@
  * The outcome is the one the step would reach afterwards: the same run, the same request.
  */
 import type { ArchiveEntry, SummaryBatch } from '../conversation/types.js';
-import { decidedFirstRun, foldRun, type ResummarizeContext } from './resummarize.js';
+import { decidedFirstRun, foldRun, runFits, type ResummarizeContext } from './resummarize.js';
 import { atStage } from './stage-error.js';
 
 export interface EarlyResummarize {
-  /** A new batch was archived: look again whether the first run is decided. */
+  /** The new batches' labels were chosen, or one was archived: look again whether the first run is decided. */
   check(): void;
   /** The run folded early and its parent (undefined when none was decided in time); rejects with its failure. */
   finish(): Promise<{ run: ArchiveEntry[]; parent: SummaryBatch } | undefined>;
@@ -29,11 +29,13 @@ export function startEarlyResummarize(
   onFailure: (error: unknown) => void,
 ): EarlyResummarize {
   let started: Promise<{ run: ArchiveEntry[]; parent: SummaryBatch }> | undefined;
+  // Each batch is counted once, however many checks measure it.
+  const fits = runFits(ctx);
   return {
     check() {
       if (started || ctx.fold.signal?.aborted) return;
       const now = frontierNow();
-      const run = now && decidedFirstRun(now.frontier, now.ready, ctx);
+      const run = now && decidedFirstRun(now.frontier, now.ready, ctx, fits);
       if (!run) return;
       started = atStage('model_failed', () => foldRun(run, ctx)).then((parent) => ({ run, parent }));
       started.catch(onFailure);

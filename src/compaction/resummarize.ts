@@ -64,8 +64,9 @@ export function decidedFirstRun(
   frontier: readonly ArchiveEntry[],
   ready: (batch: ArchiveEntry) => boolean,
   ctx: { fold: Pick<FoldOptions, 'tokens'>; inputBudget: number; settings: Pick<CompactionSettings, 'clipFirst' | 'clipLast' | 'clipBuffer'> },
+  // Only ready batches (whose text is final) are ever measured, so one `runFits` may serve every call of a compaction.
+  fits: (run: readonly ArchiveEntry[]) => boolean = runFits(ctx),
 ): ArchiveEntry[] | undefined {
-  const fits = runFits(ctx);
   let undecided = false;
   const run = pickResummarizeRun(frontier, ctx.settings, (candidate) => {
     const firstPending = candidate.findIndex((batch) => !ready(batch));

@@ -95,11 +95,11 @@ export async function runCompaction(
     const foldSignal = signal ? AbortSignal.any([signal, stopFold.signal]) : stopFold.signal;
     const resummarizing = resummarizeContext(deps, { conversationId, operationId }, writer, 1, foldSignal);
     // The first re-summarize run starts as soon as the archived batches decide it, beside the rest of the fold.
+    const fromBefore = new Set(before.map((b) => b.label));
     early = startEarlyResummarize(
       () => {
         const planned = chunkArchive.planned();
         if (!planned) return undefined;
-        const fromBefore = new Set(before.map((b) => b.label));
         return { frontier: [...before, ...planned.batches], ready: (b) => fromBefore.has(b.label) || planned.archived.has(b.label) };
       },
       { ...resummarizing, onFold: (_depth, steps) => countSteps(steps) },
@@ -115,7 +115,6 @@ export async function runCompaction(
       () => earlyRun.check(),
     );
     const chunkArchive = archiving;
-    earlyRun.check();
     const previous = before.length > 0 ? batchBody(before[before.length - 1]!.content) : undefined;
     const steps = await timed('fold', () =>
       atStage('model_failed', () =>
