@@ -2,6 +2,11 @@
  * Step 3, pure: cut messages into chunks by a token budget, in transcript order, never splitting a
  * unit (a tool call and its results). A unit larger than the budget becomes a chunk of its own.
  * `countMessage` gets the message before it in the same chunk (undefined for a chunk's first).
+ *
+ * `stretch` (at least `budget`) lets the last chunk take in a small remainder: when what is left after it is
+ * under half the budget and both fit `stretch` together, they are one chunk. Each chunk is one summarizer
+ * request, and a request re-sends the instructions and the summary so far: 11k tokens over an 8k budget
+ * made two requests where one does.
  */
 import type { ConversationMessage } from '../conversation/types.js';
 import { splitAt, unitStarts } from './turns.js';
@@ -10,8 +15,10 @@ export function chunkByTokens<T extends ConversationMessage>(
   messages: readonly T[],
   budget: number,
   countMessage: (message: T, previous: T | undefined) => number,
+  stretch = budget,
 ): T[][] {
   const chunks: T[][] = [];
+  const costs: number[] = [];
   let current: T[] = [];
   let used = 0;
   // A message may cost less after another (a summarizer line leaves out a time it repeats), so a unit is
@@ -22,6 +29,7 @@ export function chunkByTokens<T extends ConversationMessage>(
     let cost = unitCost(unit, current.at(-1));
     if (current.length > 0 && used + cost > budget) {
       chunks.push(current);
+      costs.push(used);
       current = [];
       used = 0;
       cost = unitCost(unit, undefined);
@@ -29,7 +37,10 @@ export function chunkByTokens<T extends ConversationMessage>(
     current.push(...unit);
     used += cost;
   }
-  if (current.length > 0) chunks.push(current);
+  if (current.length === 0) return chunks;
+  const before = chunks.at(-1);
+  if (before && used < budget / 2 && costs.at(-1)! + unitCost(current, before.at(-1)) <= stretch) before.push(...current);
+  else chunks.push(current);
   return chunks;
 }
 

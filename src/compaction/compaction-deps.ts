@@ -27,23 +27,38 @@ export interface CompactionDeps {
   emit: (event: CompactionEvent) => void;
   /** Tokens the transcript part of one summarizer request may take (`summarizerInputBudget`). */
   inputBudget: number;
+  /** What a chunk may stretch to so that a small remainder needs no request of its own (`chunkStretchBudget`). */
+  stretchBudget: number;
 }
+
+/** How far past `chunkTokens` a chunk may go to take in a remainder under half a chunk. */
+export const CHUNK_STRETCH = 1.5;
 
 /**
  * Tokens the transcript part of one summarizer request may take: a chunk, within the summarizer's window
  * share less its fixed instructions and room for the summary so far and the answer. Refused when nothing fits.
  */
 export function summarizerInputBudget(summarizer: Summarizer, tokens: TokenCounter, settings: CompactionSettings): number {
+  return Math.min(settings.chunkTokens, requestRoom(summarizer, tokens, settings));
+}
+
+/** The most a chunk may hold when it takes in a small remainder: CHUNK_STRETCH chunks, within one request's room. */
+export function chunkStretchBudget(summarizer: Summarizer, tokens: TokenCounter, settings: CompactionSettings): number {
+  return Math.min(Math.floor(settings.chunkTokens * CHUNK_STRETCH), requestRoom(summarizer, tokens, settings));
+}
+
+/** The summarizer's window share less its fixed instructions and room for the summary so far and the answer. */
+function requestRoom(summarizer: Summarizer, tokens: TokenCounter, settings: CompactionSettings): number {
   const systemTokens = tokens.count(promptOverhead(summarizer, settings.maxSummaryTokens));
   const windowShare = Math.floor(summarizer.contextWindow * settings.summarizerInputShare);
-  const inputBudget = Math.min(settings.chunkTokens, windowShare - systemTokens - 2 * settings.maxSummaryTokens - 64);
-  if (!(inputBudget >= 64)) {
+  const room = windowShare - systemTokens - 2 * settings.maxSummaryTokens - 64;
+  if (!(Math.min(settings.chunkTokens, room) >= 64)) {
     throw new MemfoldError(
       'invalid_config',
       `Invalid config field compaction.summarizerInputShare: the summarizer window (${summarizer.contextWindow}) leaves no room for a chunk`,
     );
   }
-  return inputBudget;
+  return room;
 }
 
 export function foldOptions(deps: CompactionDeps, conversationId: string, depth: number, signal?: AbortSignal): FoldOptions {

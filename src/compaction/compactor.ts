@@ -19,6 +19,7 @@ import {
   listFrontier,
   reconcileAndReport,
   summarizerInputBudget,
+  chunkStretchBudget,
   type CompactionDeps,
   type ConversationCounts,
 } from './compaction-deps.js';
@@ -140,6 +141,7 @@ export function createCompactor(options: CompactorOptions): Compactor {
     newId: options.newId ?? randomUUID,
     emit: (event) => options.onEvent?.(event),
     inputBudget: summarizerInputBudget(summarizer, tokens, settings),
+    stretchBudget: chunkStretchBudget(summarizer, tokens, settings),
   };
   const guard = createLoopGuard(settings, persistence, deps.emit);
   const warnings = options.contextWarnings ?? createContextWarnings({ settings, countMessage: (message) => tokens.countMessage(message), emit: deps.emit });

@@ -28,12 +28,12 @@ export interface ChunkedCompactable {
 export function chunkCompactable(
   compactable: readonly ConversationMessage[],
   recent: readonly ConversationMessage[],
-  deps: Pick<CompactionDeps, 'tokens' | 'inputBudget' | 'settings'>,
+  deps: Pick<CompactionDeps, 'tokens' | 'inputBudget' | 'stretchBudget' | 'settings'>,
   contextCount: (m: ConversationMessage) => number,
 ): ChunkedCompactable {
-  const { tokens, inputBudget, settings } = deps;
+  const { tokens, inputBudget, stretchBudget, settings } = deps;
   const lineCost = (m: ConversationMessage, previous: ConversationMessage | undefined) => tokens.count(renderFoldLine(m, previous)) + 1;
-  const chunksOf = (messages: readonly ConversationMessage[]) => chunkByTokens(messages, inputBudget, lineCost);
+  const chunksOf = (messages: readonly ConversationMessage[]) => chunkByTokens(messages, inputBudget, lineCost, stretchBudget);
   const { history, turnPrefix } = splitTurnPrefix(compactable, recent, contextCount, settings.keepRecentTokens);
   const historyChunks = chunksOf(history);
   return { chunks: [...historyChunks, ...chunksOf(turnPrefix)], historyChunks: historyChunks.length, turnPrefixMessages: turnPrefix.length };
@@ -47,13 +47,14 @@ export function chunkCompactable(
 export async function foldChunked(
   chunked: ChunkedCompactable,
   previousSummary: string | undefined,
-  deps: Pick<CompactionDeps, 'tokens' | 'inputBudget'>,
+  deps: Pick<CompactionDeps, 'tokens' | 'stretchBudget'>,
   fold: FoldOptions,
   onSummary: (chunkIndex: number, step: FoldStep) => void = () => undefined,
 ): Promise<FoldStep[]> {
-  const { tokens, inputBudget } = deps;
+  const { tokens, stretchBudget } = deps;
   const { chunks, historyChunks } = chunked;
-  const foldInput = (part: ConversationMessage[][]) => part.map((chunk) => foldChunkOf(chunk, inputBudget, (t) => tokens.count(t)));
+  // A chunk that took in a remainder may hold up to the stretch budget; only a single larger unit is cut.
+  const foldInput = (part: ConversationMessage[][]) => part.map((chunk) => foldChunkOf(chunk, stretchBudget, (t) => tokens.count(t)));
   let done = 0;
   const stop = new AbortController();
   const signal = fold.signal ? AbortSignal.any([fold.signal, stop.signal]) : stop.signal;

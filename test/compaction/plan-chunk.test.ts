@@ -138,4 +138,30 @@ describe('chunkByTokens', () => {
     // 10 + 6 + 6 + 6 = 28 fits; the fifth opens the next chunk and counts 10 again.
     expect(chunks.map((chunk) => chunk.length)).toEqual([4, 3]);
   });
+
+  it('lets the last chunk take in a remainder under half the budget when both fit the stretch', () => {
+    const messages = Array.from({ length: 13 }, (_, n) => msg('user', `m${n}`));
+    const ten = () => 10;
+    // 100 + 30: the 30 left over (under 50) joins the chunk before, which then holds 130 <= 150.
+    expect(chunkByTokens(messages, 100, ten, 150).map((chunk) => chunk.length)).toEqual([13]);
+    // Without a stretch, or one too small for both, the remainder is a chunk of its own.
+    expect(chunkByTokens(messages, 100, ten).map((chunk) => chunk.length)).toEqual([10, 3]);
+    expect(chunkByTokens(messages, 100, ten, 120).map((chunk) => chunk.length)).toEqual([10, 3]);
+    // A remainder of half the budget or more is worth its own request.
+    const fifteen = Array.from({ length: 15 }, (_, n) => msg('user', `m${n}`));
+    expect(chunkByTokens(fifteen, 100, ten, 150).map((chunk) => chunk.length)).toEqual([10, 5]);
+    // Only the last chunk stretches: the chunks before stay within the budget.
+    const twentyThree = Array.from({ length: 23 }, (_, n) => msg('user', `m${n}`));
+    expect(chunkByTokens(twentyThree, 100, ten, 150).map((chunk) => chunk.length)).toEqual([10, 13]);
+  });
+
+  it('never lets a stretched chunk split a unit or reorder messages', () => {
+    const messages = Array.from({ length: 12 }, (_, n) => toolTurn(n)).flat();
+    const chunks = chunkByTokens(messages, 120, chars4, 180);
+    expect(chunks.flat()).toEqual(messages);
+    for (const chunk of chunks) {
+      expect(chunk.flatMap((m) => (m.toolCalls ?? []).map((c) => c.id))).toEqual(chunk.filter((m) => m.role === 'tool').map((m) => m.toolCallId));
+      if (chunk.length > 1) expect(chunk.reduce((s, m) => s + chars4(m), 0)).toBeLessThanOrEqual(180);
+    }
+  });
 });

@@ -50,7 +50,8 @@ async function compactConcurrently(server: FakeOpenAIOptions, env: Record<string
   const memfold = await createMemfold({
     persistence,
     config: { lancedbUri: await mkdtemp(path.join(lanceRoot, 'l-')) },
-    compaction: { contextWindow: 2_000 },
+    // Small chunks: each compaction makes several requests, so the load is a burst.
+    compaction: { contextWindow: 2_000, chunkTokens: 300 },
     env: {
       OPENAI_BASE_URL: fake.baseURL,
       MEMFOLD_SUMMARY_MODEL: 'fake-summarizer',
