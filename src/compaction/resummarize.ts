@@ -23,18 +23,20 @@ export interface ResummarizeContext {
   onFold?: (depth: number, steps: FoldStep[]) => void;
 }
 
-/** Fold one run of same-depth batches into a single batch of depth + 1, write it, then mark the run. */
+/**
+ * Fold one run of same-depth batches into a single batch of depth + 1, write it, then mark the run. Children that
+ * fit one batch's budget together are joined as they are, without a model call: a summary of them could only be
+ * a paraphrase of the same length, and would cost a request.
+ */
 export async function foldRun(run: readonly ArchiveEntry[], ctx: ResummarizeContext): Promise<SummaryBatch> {
   const depth = run[0]!.depth + 1;
-  // The summarizer reads the children as stored (header line included), in time order.
-  const steps = [
-    await foldSummaries(
-      run.map((c) => c.content),
-      ctx.fold,
-    ),
-  ];
+  // The summarizer reads the children as stored (header line included), in time order; a join keeps them so too.
+  const children = run.map((c) => c.content);
+  const joined = joinedChildren(children, ctx.fold);
+  const steps = joined === undefined ? [await foldSummaries(children, ctx.fold)] : [];
   ctx.onFold?.(depth, steps);
-  const draft = { depth, summary: steps[0]!.text, sourceTimes: childTimes(run), sourceIds: run.map((c) => c.label), sessions: childSessions(run) };
+  const summary = joined ?? steps[0]!.text;
+  const draft = { depth, summary, sourceTimes: childTimes(run), sourceIds: run.map((c) => c.label), sessions: childSessions(run) };
   const existing = await ctx.archive.read(ctx.conversationId, baseLabels([draft]));
   const [parent] = buildBatches(ctx.conversationId, ctx.operationId, [draft], new Set([...existing.map((e) => e.label), ...ctx.writer.written]));
   await ctx.writer.writeVerified([parent!]);
@@ -43,6 +45,12 @@ export async function foldRun(run: readonly ArchiveEntry[], ctx: ResummarizeCont
     parent!.label,
   );
   return parent!;
+}
+
+/** The children's texts as one batch body, when they fit `maxSummaryTokens` together; else undefined. */
+export function joinedChildren(children: readonly string[], fold: Pick<FoldOptions, 'tokens' | 'maxSummaryTokens'>): string | undefined {
+  const joined = children.join('\n');
+  return fold.tokens.count(joined) <= fold.maxSummaryTokens ? joined : undefined;
 }
 
 /**

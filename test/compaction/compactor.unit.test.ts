@@ -10,17 +10,18 @@ import { MemfoldError } from '../../src/errors.js';
 import { createInMemoryArchive } from '../../src/archive/in-memory/in-memory-archive.js';
 import type { Archive } from '../../src/archive/archive.js';
 import { createExtractiveSummarizer } from '../../src/summarizer/extractive/extractive-summarizer.js';
+import type { Summarizer } from '../../src/summarizer/summarizer.js';
 import { createInMemoryPersistence } from '../../src/persistence/in-memory/in-memory-persistence.js';
 import { createTokenCounter } from '../../src/tokens/create-token-counter.js';
 import { dialogue } from '../support/messages.js';
 
 const settings = { contextWindow: 2_000, keepRecentTokens: 400, keepRecentMessages: 4, chunkTokens: 300 };
 
-function setup(wrapMemory: (memory: Archive) => Archive = (memory) => memory) {
+function setup(wrapMemory: (memory: Archive) => Archive = (memory) => memory, summarizer: Summarizer = createExtractiveSummarizer()) {
   const persistence = createInMemoryPersistence();
   const memory = createInMemoryArchive({ embedder: createHashingEmbedder() });
   const compactor = createCompactor({
-    summarizer: createExtractiveSummarizer(),
+    summarizer,
     archive: wrapMemory(memory),
     persistence,
     tokens: createTokenCounter(),
@@ -82,6 +83,52 @@ describe('compactor on the in-memory adapters', () => {
     expect(result.tokensAfter).toBe(live.reduce((sum, m) => sum + tokens.countMessage(m), 0));
     // The history handed back is the context: the output cut to toolOutputMaxLines.
     expect(result.history.some((m) => m.content === longOutput)).toBe(false);
+  });
+
+  it('re-summarizes batches that fit one batch together by joining them, without a model call; longer ones through the model', async () => {
+    /** A model whose summaries have `words` words, recording what each request was for. */
+    const model = (words: number) => {
+      const purposes: string[] = [];
+      const extractive = createExtractiveSummarizer();
+      const summarizer: Summarizer = {
+        ...extractive,
+        async summarize(request) {
+          purposes.push(request.purpose);
+          const text = `Summary: ${Array.from({ length: words }, (_, i) => `fact${purposes.length}-${i}`).join(' ')}`;
+          return { text, model: 'fake', usage: { inputTokens: 0, outputTokens: 0 } };
+        },
+      };
+      return { summarizer, purposes };
+    };
+    /** The parents whose text holds each of their children's whole: joined, not summarized. */
+    const joinedParents = async (memory: Archive, id: string, parents: readonly { label: string; content: string }[]) => {
+      const batches = await memory.list({ conversationId: id, kind: 'summary' });
+      return parents.filter((parent) => {
+        const children = batches.filter((b) => b.parentLabel === parent.label);
+        return children.length >= 2 && children.every((child) => parent.content.includes(child.content));
+      });
+    };
+    const short = model(3);
+    const joined = setup(undefined, short.summarizer);
+    await seed(joined.persistence, 'short', 60);
+    const first = await joined.compactor.compactStored('short');
+    expect(first.status, first.error).toBe('compacted');
+    expect(first.resummarized.length, 'the frontier overflowed').toBeGreaterThan(0);
+    expect(first.modelCalls).toBe(short.purposes.length);
+    // Short depth-0 summaries are joined; a run of joined batches may outgrow the budget and go to the model.
+    const firstJoined = await joinedParents(joined.memory, 'short', first.resummarized);
+    expect(firstJoined.length).toBeGreaterThan(0);
+    expect(firstJoined.length + short.purposes.filter((p) => p === 'resummarize').length).toBe(first.resummarized.length);
+
+    // Summaries near the batch budget (160 tokens at this window) cannot be joined: the model re-summarizes them.
+    const long = model(60);
+    const summarized = setup(undefined, long.summarizer);
+    await seed(summarized.persistence, 'long', 60);
+    const second = await summarized.compactor.compactStored('long');
+    expect(second.status, second.error).toBe('compacted');
+    expect(second.resummarized.length).toBeGreaterThan(0);
+    expect(await joinedParents(summarized.memory, 'long', second.resummarized)).toEqual([]);
+    expect(long.purposes.filter((p) => p === 'resummarize')).toHaveLength(second.resummarized.length);
   });
 
   it('fails without losing a message when the archive refuses a write, and undoes what it archived', async () => {
