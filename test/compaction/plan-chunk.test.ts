@@ -2,6 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { resolveCompactionSettings } from '../../src/compaction/compaction-settings.js';
 import type { ConversationMessage } from '../../src/conversation/types.js';
 import { chunkByTokens } from '../../src/compaction/chunk.js';
+import { chunkStretchBudget, summarizerInputBudget } from '../../src/compaction/compaction-deps.js';
+import { createExtractiveSummarizer } from '../../src/summarizer/extractive/extractive-summarizer.js';
+import type { Summarizer } from '../../src/summarizer/summarizer.js';
+import { createTokenCounter } from '../../src/tokens/create-token-counter.js';
 import { clipArchiveBound, planCompaction } from '../../src/compaction/plan.js';
 import { turnStarts, unitStarts } from '../../src/compaction/turns.js';
 import { chars4, msg, toolCall, toolTurn } from '../support/messages.js';
@@ -163,5 +167,26 @@ describe('chunkByTokens', () => {
       expect(chunk.flatMap((m) => (m.toolCalls ?? []).map((c) => c.id))).toEqual(chunk.filter((m) => m.role === 'tool').map((m) => m.toolCallId));
       if (chunk.length > 1) expect(chunk.reduce((s, m) => s + chars4(m), 0)).toBeLessThanOrEqual(180);
     }
+  });
+});
+
+describe('chunkStretchBudget', () => {
+  const tokens = createTokenCounter({ mode: 'chars4' });
+  const extractive = createExtractiveSummarizer();
+  /** A model summarizer: it re-sends about 250 tokens of instructions with every request. */
+  const model = (contextWindow: number): Summarizer => ({ ...extractive, contextWindow, promptOverhead: () => 'instructions '.repeat(80) });
+  const chunks = resolveCompactionSettings({ contextWindow: 16_000 });
+
+  it('stretches a model’s chunks by half, within the room one request has', () => {
+    expect(summarizerInputBudget(model(128_000), tokens, chunks)).toBe(8_000);
+    expect(chunkStretchBudget(model(128_000), tokens, chunks)).toBe(12_000);
+    // A 12k summarizer window: its 80% share less the instructions, two summaries and 64 is under a chunk, so no stretch.
+    const small = model(12_000);
+    expect(chunkStretchBudget(small, tokens, chunks)).toBe(summarizerInputBudget(small, tokens, chunks));
+    expect(summarizerInputBudget(small, tokens, chunks)).toBeLessThan(8_000);
+  });
+
+  it('does not stretch for a summarizer that sends no instructions (a request costs nothing)', () => {
+    expect(chunkStretchBudget(extractive, tokens, chunks)).toBe(summarizerInputBudget(extractive, tokens, chunks));
   });
 });
