@@ -3,6 +3,7 @@ import { resolveCompactionSettings } from '../../src/compaction/compaction-setti
 import type { ConversationMessage } from '../../src/conversation/types.js';
 import { chunkByTokens } from '../../src/compaction/chunk.js';
 import { chunkStretchBudget, summarizerInputBudget } from '../../src/compaction/compaction-deps.js';
+import { buildTranscriptSegments } from '../../src/compaction/transcript-segments.js';
 import { createExtractiveSummarizer } from '../../src/summarizer/extractive/extractive-summarizer.js';
 import type { Summarizer } from '../../src/summarizer/summarizer.js';
 import { createTokenCounter } from '../../src/tokens/create-token-counter.js';
@@ -188,5 +189,21 @@ describe('chunkStretchBudget', () => {
 
   it('does not stretch for a summarizer that sends no instructions (a request costs nothing)', () => {
     expect(chunkStretchBudget(extractive, tokens, chunks)).toBe(summarizerInputBudget(extractive, tokens, chunks));
+  });
+});
+
+describe('buildTranscriptSegments', () => {
+  const segmentsOf = (messages: ConversationMessage[]) =>
+    buildTranscriptSegments(messages, { conversationId: 'c1', parentLabel: 'd0-x', operationId: 'op', segmentTokens: 100, countMessage: () => 10 });
+  const turns = (count: number) => Array.from({ length: count }, (_, n) => msg('user', `turn ${n}`));
+
+  it('cuts segments of about transcriptSegmentTokens, the last taking in a remainder under half a segment', () => {
+    expect(segmentsOf(turns(13)).map((s) => s.count)).toEqual([13]);
+    expect(segmentsOf(turns(25)).map((s) => s.count)).toEqual([10, 10, 5]);
+    const messages = turns(23);
+    const segments = segmentsOf(messages);
+    expect(segments.map((s) => s.count)).toEqual([10, 13]);
+    // Every message in exactly one segment, in order.
+    expect(segments.flatMap((s) => s.sourceIds)).toEqual(messages.map((m) => m.id));
   });
 });
