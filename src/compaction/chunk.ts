@@ -11,6 +11,9 @@
 import type { ConversationMessage } from '../conversation/types.js';
 import { splitAt, unitStarts } from './turns.js';
 
+/** How far past its budget the last chunk (or transcript segment) may go to take in a remainder under half a budget. */
+export const REMAINDER_STRETCH = 1.5;
+
 export function chunkByTokens<T extends ConversationMessage>(
   messages: readonly T[],
   budget: number,
@@ -18,9 +21,10 @@ export function chunkByTokens<T extends ConversationMessage>(
   stretch = budget,
 ): T[][] {
   const chunks: T[][] = [];
-  const costs: number[] = [];
   let current: T[] = [];
   let used = 0;
+  /** What the chunk before `current` holds: a remainder is measured against it. */
+  let usedBefore = 0;
   // A message may cost less after another (a summarizer line leaves out a time it repeats), so a unit is
   // measured after the chunk's last message, and again from scratch when it opens a new chunk.
   const unitCost = (unit: readonly T[], previous: T | undefined) =>
@@ -29,7 +33,7 @@ export function chunkByTokens<T extends ConversationMessage>(
     let cost = unitCost(unit, current.at(-1));
     if (current.length > 0 && used + cost > budget) {
       chunks.push(current);
-      costs.push(used);
+      usedBefore = used;
       current = [];
       used = 0;
       cost = unitCost(unit, undefined);
@@ -39,7 +43,7 @@ export function chunkByTokens<T extends ConversationMessage>(
   }
   if (current.length === 0) return chunks;
   const before = chunks.at(-1);
-  if (before && used < budget / 2 && costs.at(-1)! + unitCost(current, before.at(-1)) <= stretch) before.push(...current);
+  if (before && used < budget / 2 && usedBefore + unitCost(current, before.at(-1)) <= stretch) before.push(...current);
   else chunks.push(current);
   return chunks;
 }

@@ -3,19 +3,16 @@
  * `transcriptSegmentTokens` (the retrieval unit of memory_read: ~20 turns finds evidence far more
  * often than single turns), never splitting a tool call from its result. Pure.
  *
- * The last segment takes in a remainder under half a segment (up to SEGMENT_STRETCH segments): a compaction's
+ * The last segment takes in a remainder under half a segment (up to REMAINDER_STRETCH segments): a compaction's
  * last few messages alone made a segment that memory_read ranked and showed poorly (LoCoMo readable evidence at
- * 4k .875 → .881, README Evaluation).
+ * 4k .875 → .881, README "When memfold compacts").
  */
 import type { ConversationMessage, TranscriptSegment } from '../conversation/types.js';
-import { chunkByTokens } from './chunk.js';
+import { chunkByTokens, REMAINDER_STRETCH } from './chunk.js';
 import { uniqueLabel } from './labels.js';
 import { distinctSessions } from './sessions.js';
 import { renderTranscript } from './transcript-format.js';
 import { timeSpan } from './time-span.js';
-
-/** How far past `transcriptSegmentTokens` the last segment may go to take in a small remainder. */
-export const SEGMENT_STRETCH = 1.5;
 
 export function buildTranscriptSegments(
   messages: readonly ConversationMessage[],
@@ -32,7 +29,7 @@ export function buildTranscriptSegments(
   },
 ): TranscriptSegment[] {
   const used = new Set(options.taken);
-  return chunkByTokens(messages, options.segmentTokens, options.countMessage, Math.floor(options.segmentTokens * SEGMENT_STRETCH)).map((segment) => {
+  return chunkByTokens(messages, options.segmentTokens, options.countMessage, Math.floor(options.segmentTokens * REMAINDER_STRETCH)).map((segment) => {
     const span = timeSpan(segment.map((m) => m.createdAt));
     const label = uniqueLabel({ kind: 'transcript', depth: 0, time: span.start, sourceIds: segment.map((m) => m.id) }, used);
     used.add(label);
