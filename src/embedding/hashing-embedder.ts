@@ -60,14 +60,38 @@ export function tokenizeForHashing(text: string): { words: string[]; compounds: 
   return { words, compounds };
 }
 
-const encoder = new TextEncoder();
-
-/** FNV-1a, 32 bits, over the UTF-8 bytes: stable across platforms and runs. */
+/**
+ * FNV-1a, 32 bits, over the UTF-8 bytes: stable across platforms and runs. The bytes are produced here, as
+ * TextEncoder would (a lone surrogate as U+FFFD), without allocating: this runs once per feature of every text.
+ */
 export function fnv1a32(text: string): number {
   let hash = 0x811c9dc5;
-  for (const byte of encoder.encode(text)) {
-    hash ^= byte;
-    hash = Math.imul(hash, 0x01000193);
+  for (let i = 0; i < text.length; i++) {
+    let code = text.charCodeAt(i);
+    if (code < 0x80) {
+      hash = Math.imul(hash ^ code, 0x01000193);
+      continue;
+    }
+    if (code >= 0xd800 && code <= 0xdfff) {
+      const low = code <= 0xdbff ? text.charCodeAt(i + 1) : Number.NaN;
+      if (low >= 0xdc00 && low <= 0xdfff) {
+        code = 0x10000 + ((code - 0xd800) << 10) + (low - 0xdc00);
+        i++;
+      } else {
+        code = 0xfffd;
+      }
+    }
+    if (code < 0x800) {
+      hash = Math.imul(hash ^ (0xc0 | (code >> 6)), 0x01000193);
+    } else if (code < 0x10000) {
+      hash = Math.imul(hash ^ (0xe0 | (code >> 12)), 0x01000193);
+      hash = Math.imul(hash ^ (0x80 | ((code >> 6) & 0x3f)), 0x01000193);
+    } else {
+      hash = Math.imul(hash ^ (0xf0 | (code >> 18)), 0x01000193);
+      hash = Math.imul(hash ^ (0x80 | ((code >> 12) & 0x3f)), 0x01000193);
+      hash = Math.imul(hash ^ (0x80 | ((code >> 6) & 0x3f)), 0x01000193);
+    }
+    hash = Math.imul(hash ^ (0x80 | (code & 0x3f)), 0x01000193);
   }
   return hash >>> 0;
 }

@@ -20,6 +20,16 @@ describe('hashing embedder', () => {
     expect(fnv1a32('hello')).toBe(0x4f9f2cab);
   });
 
+  it('hashes the UTF-8 bytes TextEncoder gives, for every script and for lone surrogates, so stored vectors still match', () => {
+    const reference = (text: string) => {
+      let hash = 0x811c9dc5;
+      for (const byte of new TextEncoder().encode(text)) hash = Math.imul(hash ^ byte, 0x01000193);
+      return hash >>> 0;
+    };
+    const texts = ['café', 'naïve résumé', 'Ωμέγα', 'данные', '東京タワー', 'ภาษาไทย', '😀 emoji 👍🏽', 'a\uD800b', '\uDC00x', 'end\uD83D', 'ÿ\u07FF\u0800\uFFFF'];
+    for (const text of texts) expect(fnv1a32(text), text).toBe(reference(text));
+  });
+
   it('is deterministic across calls and instances', async () => {
     const text = 'Deploy src/server/main.ts to host 10.0.0.7 on Friday';
     const [a] = await createHashingEmbedder().embed([text]);
