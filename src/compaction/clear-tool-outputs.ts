@@ -6,6 +6,7 @@
  * given mark. The row stays (id, seq, tool call id), so a call and its result are never split.
  */
 import type { ConversationMessage, ToolOutputEntry } from '../conversation/types.js';
+import type { ClearedOutput } from '../persistence/persistence-provider.js';
 import type { CompactionSettings } from './compaction-settings.js';
 import { uniqueLabel } from './labels.js';
 import { isClipArchive } from './plan.js';
@@ -128,5 +129,25 @@ export function toolOutputEntries(
       operationId: ids.operationId,
       messages: [original],
     };
+  });
+}
+
+/**
+ * What a clearing stores in place of each output: its placeholder, naming the entry's label and the output's tokens
+ * (`tokensOf`, memfold's own count, as reconcile counts them).
+ */
+export function clearedOutputs(entries: readonly ToolOutputEntry[], tokensOf: (messageId: string) => number): ClearedOutput[] {
+  return entries.map((e) => {
+    const id = e.sourceIds[0]!;
+    return { id, label: e.label, content: clearedPlaceholder(e.label, tokensOf(id)) };
+  });
+}
+
+/** `history` with `cleared` stored, as the live rows read once the clearing commits. */
+export function withClearedOutputs(history: readonly ConversationMessage[], cleared: readonly ClearedOutput[]): ConversationMessage[] {
+  const byId = new Map(cleared.map((c) => [c.id, c]));
+  return history.map((m) => {
+    const c = byId.get(m.id);
+    return c === undefined ? m : { ...m, content: c.content, clearedOutputLabel: c.label };
   });
 }

@@ -34,6 +34,7 @@ import { planTiers } from './plan-tiers.js';
 import type { ReconcileOutcome } from './reconcile.js';
 import { resummarizeDepthLocked, type ResummarizeResult } from './resummarize-depth.js';
 import { runTiers, type RunnableTierPlan } from './run-tiers.js';
+import { startEarlyFold, type EarlyFold } from './early-fold.js';
 import { atStage, StageError } from './stage-error.js';
 
 export { LOOP_GUARD_LIMIT } from './loop-guard.js';
@@ -172,9 +173,17 @@ export function createCompactor(options: CompactorOptions): Compactor {
     return { kind: 'run', tiers: outcome, history, result };
   }
 
-  async function run(prepared: Prepared, conversationId: string, counts: ConversationCounts, signal?: AbortSignal): Promise<CompactionResult> {
+  /** Run a plan; `early` answers the fold's requests it predicted (early-fold.ts). */
+  async function run(
+    prepared: Prepared,
+    conversationId: string,
+    counts: ConversationCounts,
+    signal?: AbortSignal,
+    early?: EarlyFold,
+  ): Promise<CompactionResult> {
     if (prepared.kind === 'skip') return prepared.result;
-    const done = await runTiers(prepared.tiers, prepared.history, conversationId, deps, prepared.result, counts, signal);
+    const runDeps = early ? { ...deps, summarizer: early.summarizer } : deps;
+    const done = await runTiers(prepared.tiers, prepared.history, conversationId, runDeps, prepared.result, counts, signal);
     if (done.status === 'compacted') warnings.changed(conversationId, done.tokensAfter);
     await guardQuietly(conversationId, () => guard.track(conversationId, done));
     return done;
@@ -206,24 +215,36 @@ export function createCompactor(options: CompactorOptions): Compactor {
       const prepared = await prepare(history, conversationId, counts, force);
       result = prepared.result;
       if (prepared.kind === 'skip') return result;
+      const { tiers } = prepared;
+      /** Under the lock, after reconciling: run the plan, or plan again on the live rows when they changed. */
+      const runLocked = async (early: EarlyFold | undefined): Promise<CompactionResult> => {
+        // Another process (or a finished interrupted operation) may have archived part of the caller's history:
+        // an indexed count tells, and only then are the live rows loaded to plan again. Clearing tool outputs
+        // (tier 2) changes rows in place, so it always plans on the live rows.
+        const ids = tiers.kind === 'compact' && tiers.clearing.outputs.length === 0 ? tiers.plan.compactable.map((m) => m.id) : undefined;
+        if (ids && (await atStage('unexpected', () => persistence.countLive(conversationId, ids))) === ids.length) {
+          return run(prepared, conversationId, counts, options.signal, early);
+        }
+        // The rows changed: a compaction that committed meanwhile also dropped the calibration.
+        const live = await loadLive(conversationId);
+        const liveCounts = await loadCounts(conversationId);
+        const replanned = await prepare(live, conversationId, liveCounts, force);
+        result = replanned.result;
+        return run(replanned, conversationId, liveCounts, options.signal, early);
+      };
       const locked = await persistence.withConversationLock(
         conversationId,
         async () => {
-          await reconcileFirst(conversationId);
-          // Another process (or a finished interrupted operation) may have archived part of the caller's history:
-          // an indexed count tells, and only then are the live rows loaded to plan again. Clearing tool outputs
-          // (tier 2) changes rows in place, so it always plans on the live rows.
-          const { tiers } = prepared;
-          const ids = tiers.kind === 'compact' && tiers.clearing.outputs.length === 0 ? tiers.plan.compactable.map((m) => m.id) : undefined;
-          if (ids && (await atStage('unexpected', () => persistence.countLive(conversationId, ids))) === ids.length) {
-            return run(prepared, conversationId, counts, options.signal);
+          const reconciled = await reconcileFirst(conversationId);
+          // The fold's requests go out now, beside the writes before the fold, unless reconcile just changed the rows.
+          const early = reconciled.some((outcome) => outcome.action === 'committed')
+            ? undefined
+            : await startEarlyFold(tiers, history, conversationId, deps, counts, options.signal);
+          try {
+            return await runLocked(early);
+          } finally {
+            early?.stop();
           }
-          // The rows changed: a compaction that committed meanwhile also dropped the calibration.
-          const live = await loadLive(conversationId);
-          const liveCounts = await loadCounts(conversationId);
-          const replanned = await prepare(live, conversationId, liveCounts, force);
-          result = replanned.result;
-          return run(replanned, conversationId, liveCounts, options.signal);
         },
         { wait: options.wait ?? false },
       );

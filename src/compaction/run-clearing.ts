@@ -7,7 +7,7 @@
 import type { ConversationMessage } from '../conversation/types.js';
 import type { OperationStatus } from '../persistence/persistence-provider.js';
 import { createArchiveWriter } from './archive-writer.js';
-import { clearedPlaceholder, toolOutputEntries, type ClearingSelection } from './clear-tool-outputs.js';
+import { clearedOutputs, toolOutputEntries, type ClearingSelection } from './clear-tool-outputs.js';
 import type { CompactionDeps, ConversationCounts } from './compaction-deps.js';
 import type { CompactionFailureCode, CompactionResult } from './compaction-result.js';
 import { atStage, StageError, throwIfAborted } from './stage-error.js';
@@ -66,7 +66,7 @@ export async function runClearing(
     throwIfAborted(signal);
 
     const tokensOf = new Map(selection.outputs.map((o) => [o.message.id, counts.message(o.message)]));
-    const cleared = entries.map((e) => ({ id: e.sourceIds[0]!, label: e.label, content: clearedPlaceholder(e.label, tokensOf.get(e.sourceIds[0]!)!) }));
+    const cleared = clearedOutputs(entries, (id) => tokensOf.get(id)!);
     committing = true;
     const updated = await atStage('commit_failed', () => persistence.commitClearing({ conversationId, operationId, cleared, labels: [...writer.written] }));
     return succeeded(updated);

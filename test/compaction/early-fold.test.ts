@@ -1,0 +1,162 @@
+/**
+ * The early fold (early-fold.ts): with a model summarizer, the fold's requests go out as soon as the conversation is
+ * locked, before tier 2 and the journal write anything, and the compaction takes their answers. A wrong prediction
+ * stops the early requests and the compaction folds as usual; an abort reaches a request it took.
+ * The summarizer here is a model double: the extractive summarizer behind a delay, with instructions it re-sends
+ * (`promptOverhead`), which is what makes memfold treat it as a model.
+ */
+import { describe, expect, it } from 'vitest';
+import type { NewMessage } from '../../src/conversation/types.js';
+import { batchBody } from '../../src/compaction/headers.js';
+import { createMemfold, type Memfold } from '../../src/memfold.js';
+import { createExtractiveSummarizer } from '../../src/summarizer/extractive/extractive-summarizer.js';
+import type { Summarizer, SummarizeRequest } from '../../src/summarizer/summarizer.js';
+import { checkInvariants } from '../support/invariants.js';
+
+/** Turns of a shop assistant that looks orders up: each tool result is long enough for tier 2 to clear. */
+function orderLookups(turns: number, from = 0): NewMessage[] {
+  return Array.from({ length: turns }, (_, i) => {
+    const t = from + i;
+    const at = (minute: number) => new Date(Date.UTC(2024, 4, 2, 9, 4 * t + minute)).toISOString();
+    const call = { id: `call_${t}`, type: 'function' as const, function: { name: 'get_order', arguments: JSON.stringify({ order_id: `ORD-${700 + t}` }) } };
+    const items = Array.from({ length: 6 }, (_, k) => ({ sku: `SKU-${t}-${k}`, name: `item ${k} of order ${700 + t}`, price: 10 + k }));
+    return [
+      { role: 'user' as const, content: `Where is order ORD-${700 + t}? ${'I need it for the weekend trip. '.repeat(3)}`, createdAt: at(0) },
+      { role: 'assistant' as const, content: '', toolCalls: [call], createdAt: at(1) },
+      { role: 'tool' as const, toolCallId: call.id, content: JSON.stringify({ order_id: `ORD-${700 + t}`, status: 'shipped', items }), createdAt: at(2) },
+      { role: 'assistant' as const, content: `Order ORD-${700 + t} shipped with DHL; it arrives Friday.`, createdAt: at(3) },
+    ];
+  }).flat();
+}
+
+interface Call {
+  request: SummarizeRequest;
+  /** Compaction stages already under way when the request was made. */
+  stages: string[];
+  aborted: boolean;
+}
+
+/** A model double: answers after `delayMs` (never, when `hang` says so for that request), records every request. */
+function modelDouble(stages: string[], options: { delayMs: number; hang?: (call: number) => boolean }) {
+  const extractive = createExtractiveSummarizer();
+  const calls: Call[] = [];
+  const summarizer: Summarizer = {
+    ...extractive,
+    promptOverhead: () => 'Summarize the transcript. '.repeat(20),
+    async summarize(request) {
+      const call: Call = { request, stages: [...stages], aborted: false };
+      calls.push(call);
+      const hang = options.hang?.(calls.length) ?? false;
+      await new Promise<void>((resolve) => {
+        const timer = hang ? undefined : setTimeout(resolve, options.delayMs);
+        // Like a client that does not stop on abort: only the compaction can stop waiting for it.
+        request.signal?.addEventListener('abort', () => (call.aborted = true), { once: true });
+        void timer;
+      });
+      return extractive.summarize(request);
+    },
+  };
+  return { summarizer, calls };
+}
+
+async function open(summarizer: Summarizer, stages: string[]): Promise<Memfold> {
+  return createMemfold({
+    store: 'memory',
+    env: {},
+    summarizer,
+    compaction: { contextWindow: 4_000, chunkTokens: 600, keepToolUses: 2 },
+    onEvent: (event) => {
+      if (event.type === 'stage') stages.push(event.stage);
+    },
+  });
+}
+
+const foldRequests = (calls: readonly Call[]) => calls.filter((c) => c.request.purpose === 'fold');
+
+describe('early fold', () => {
+  it("sends the fold's first request before tier 2 writes, and the compaction takes every early answer: one request per summary", async () => {
+    const stages: string[] = [];
+    const { summarizer, calls } = modelDouble(stages, { delayMs: 20 });
+    const memfold = await open(summarizer, stages);
+    try {
+      const appended = await memfold.append('orders', orderLookups(40));
+      const result = await memfold.compact('orders', { force: true });
+      expect(result.status, result.error).toBe('compacted');
+      expect(result.tier).toBe(3);
+      expect(result.toolOutputsCleared).toBeGreaterThan(0);
+      // The first request went out before the clearing stage started.
+      expect(calls[0]!.stages).not.toContain('clear');
+      expect(stages.indexOf('clear')).toBeLessThan(stages.indexOf('fold'));
+      // Every request made was the compaction's own: none sent twice, none wasted.
+      expect(calls.length).toBe(result.modelCalls);
+      expect(foldRequests(calls).length).toBeGreaterThan(2);
+      // The chain holds: each fold request after the first builds on the summary the one before produced.
+      const batches = result.batches.filter((b) => b.depth === 0);
+      const folds = foldRequests(calls);
+      expect(batches.length).toBe(folds.length);
+      for (let i = 1; i < folds.length; i++) {
+        const request = folds[i]!.request;
+        expect(request.purpose === 'fold' ? request.previousSummary : undefined).toBe(batchBody(batches[i - 1]!.content));
+      }
+      // The requests saw the cleared placeholders, as the live rows hold them after tier 2.
+      const firstLines = folds[0]!.request.purpose === 'fold' ? folds[0]!.request.lines : [];
+      expect(firstLines.some((line) => line.role === 'tool' && line.text.startsWith('[Tool output cleared from the context'))).toBe(true);
+      await checkInvariants(memfold, 'orders', appended, { toolPairs: true });
+    } finally {
+      await memfold.close();
+    }
+  });
+
+  it('stops the early requests when the rows changed before the lock, and folds the live rows as usual', async () => {
+    const stages: string[] = [];
+    const { summarizer, calls } = modelDouble(stages, { delayMs: 40 });
+    const memfold = await open(summarizer, stages);
+    try {
+      const appended = await memfold.append('orders', orderLookups(30));
+      const stale = await memfold.history('orders');
+      expect((await memfold.compact('orders', { force: true })).status).toBe('compacted');
+      appended.push(...(await memfold.append('orders', orderLookups(30, 30))));
+      calls.length = 0;
+      // The caller's copy predates the first compaction: the early fold predicts from it, the compaction re-plans.
+      const result = await memfold.compactor.compactHistory(stale, 'orders', { force: true });
+      expect(result.status, result.error).toBe('compacted');
+      const wasted = calls.length - result.modelCalls;
+      expect(wasted).toBeGreaterThanOrEqual(1);
+      // The early requests not taken were stopped.
+      expect(calls.filter((c) => c.aborted).length).toBeGreaterThanOrEqual(1);
+      // What was folded is the live history: the turns appended after the stale copy are in the archive.
+      const transcripts = await memfold.archive.list({ conversationId: 'orders', kind: 'transcript' });
+      expect(transcripts.some((t) => t.content.includes('ORD-731'))).toBe(true);
+      await checkInvariants(memfold, 'orders', appended, { toolPairs: true });
+    } finally {
+      await memfold.close();
+    }
+  });
+
+  it('an abort reaches a request the compaction took from the early fold, whose model never answers: nothing is lost', async () => {
+    const stages: string[] = [];
+    // The first request (the early fold's) never answers, and its client ignores the abort.
+    const { summarizer, calls } = modelDouble(stages, { delayMs: 20, hang: (call) => call === 1 });
+    const memfold = await open(summarizer, stages);
+    try {
+      const appended = await memfold.append('orders', orderLookups(40));
+      const before = await memfold.history('orders');
+      const abort = new AbortController();
+      const stop = memfold.compact('orders', { force: true, signal: abort.signal });
+      // Aborted once the compaction reaches its fold, waiting on the early request.
+      while (!stages.includes('fold')) await new Promise((resolve) => setTimeout(resolve, 5));
+      abort.abort(new Error('caller gave up'));
+      const result = await stop;
+      // Tier 2 committed before the fold and stands; the result says why tier 3 did not.
+      expect(result).toMatchObject({ status: 'compacted', tier: 2 });
+      expect(result.error).toContain('caller gave up');
+      expect(calls[0]!.aborted).toBe(true);
+      // Tier 3 wrote nothing that stayed: every row is still live.
+      const history = await memfold.history('orders');
+      expect(history.map((m) => m.id)).toEqual(before.map((m) => m.id));
+      await checkInvariants(memfold, 'orders', appended, { toolPairs: true });
+    } finally {
+      await memfold.close();
+    }
+  });
+});
