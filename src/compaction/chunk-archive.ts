@@ -37,7 +37,8 @@ export interface ChunkArchive {
 /**
  * Start archiving `chunks` while they are summarized. Labels depend on the sources alone, so the transcript
  * segments (which hold every message verbatim) are labelled, written and read back at once, and the cleared tool
- * outputs they restore are marked superseded; each chunk's batch follows as its summary arrives. Writes run one at
+ * outputs they restore are marked superseded; each chunk's batch follows as its summary arrives (those that arrive while
+ * a write is in flight, together after it). Writes run one at
  * a time, in order; the first failure skips the rest and is reported to `onFailure` (to stop the fold) and by
  * `finish`.
  */
@@ -104,12 +105,18 @@ export function startChunkArchive(
     await writer.writeVerified(labelled.segments);
     await writer.markEach(supersededBy(labelled.segments, originals));
   });
+  // Summaries that arrived while earlier writes were in flight go out together: one write (and read-back) for all,
+  // instead of one per batch. With a model each usually arrives alone; with the offline summarizer, all at once.
+  const arrived = new Map<number, string>();
   return {
     summarized(index, summary) {
+      arrived.set(index, summary);
       queue(async () => {
-        const batch = withSummary(labelled.built[index]!, summary);
-        await writer.writeVerified([batch]);
-        batches[index] = batch;
+        if (arrived.size === 0) return;
+        const ready = [...arrived].map(([i, text]) => ({ i, batch: withSummary(labelled.built[i]!, text) }));
+        arrived.clear();
+        await writer.writeVerified(ready.map((r) => r.batch));
+        for (const { i, batch } of ready) batches[i] = batch;
         onPlanned();
       });
     },

@@ -171,6 +171,34 @@ for (const backend of persistenceBackends()) {
       expect((await stack.memfold.persistence.listOperations(current)).map((o) => o.status)).toEqual(['rolled_back']);
     });
 
+    it('batches whose summaries arrive while a write is in flight are written together: one write and read-back for all', async () => {
+      const writes: Array<{ kinds: string[] }> = [];
+      stack = await openStack(backend, {
+        compaction: settings,
+        wrapMemory: (memory) => ({
+          ...memory,
+          async write(entries) {
+            writes.push({ kinds: [...new Set(entries.map((e) => e.kind))] });
+            // The transcript's write is slow: every summary of the offline summarizer arrives meanwhile.
+            if (writes.length === 1) await new Promise((resolve) => setTimeout(resolve, 100));
+            await memory.write(entries);
+          },
+        }),
+      });
+      const appended = await seed(stack, 'conv-burst', 60);
+      const result = await stack.memfold.compact('conv-burst');
+      expect(result.status, result.error).toBe('compacted');
+      const depth0 = result.batches.filter((b) => b.depth === 0);
+      expect(depth0.length).toBeGreaterThan(3);
+      // The transcript segments, then every depth-0 batch at once (then any re-summarized batch).
+      expect(writes[0]!.kinds).toEqual(['transcript']);
+      expect(writes[1]!.kinds).toEqual(['summary']);
+      expect(writes.filter((w) => w.kinds.includes('summary')).length).toBeLessThan(depth0.length);
+      const stored = await stack.archive.list({ conversationId: 'conv-burst', kind: 'summary' });
+      for (const batch of depth0) expect(stored.find((e) => e.label === batch.label)?.content).toBe(batch.content);
+      await checkInvariants(stack.memfold, 'conv-burst', appended.slice(1).concat(appended[0]!));
+    });
+
     it('a write that stored rows and then failed is undone: nothing stays archived', async () => {
       stack = await openStack(backend, { compaction: settings, wrapMemory: (m) => withFaults(m, { failWriteAfterStoring: true }) });
       await seed(stack, 'conv-p', 30);
