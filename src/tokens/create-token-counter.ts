@@ -38,6 +38,32 @@ function toolJson(message: MessageLike): string {
 }
 
 /** A counter of texts made into a TokenCounter: the message overhead, content, name, tool call id and tool-call JSON. */
+/** Characters of text a counter remembers the counts of, at most (about 8 MB); past it, it starts over. */
+const REMEMBERED_CHARS = 4_000_000;
+
+/**
+ * `count` with the counts of texts already seen remembered: a compaction counts the same messages several times
+ * (the plan, again under the lock, again after tier 2), and byte-pair encoding is the slow part of planning.
+ */
+function remembering(count: (text: string) => number): (text: string) => number {
+  const seen = new Map<string, number>();
+  let chars = 0;
+  return (text) => {
+    const known = seen.get(text);
+    if (known !== undefined) return known;
+    const tokens = count(text);
+    if (chars + text.length > REMEMBERED_CHARS) {
+      seen.clear();
+      chars = 0;
+    }
+    if (text.length <= REMEMBERED_CHARS) {
+      seen.set(text, tokens);
+      chars += text.length;
+    }
+    return tokens;
+  };
+}
+
 function counterOf(exact: boolean, count: (text: string) => number, countJson: (json: string) => number = count): TokenCounter {
   return {
     exact,
@@ -56,7 +82,7 @@ export function createTokenCounter(options: TokenCounterOptions = {}): TokenCoun
   const encoding = options.model ? encodingForModel(options.model) : undefined;
   if (encoding) {
     const encoder = getEncoder(encoding);
-    return counterOf(true, (text) => countWith(encoder, text));
+    return counterOf(true, remembering((text) => countWith(encoder, text)));
   }
-  return counterOf(false, estimateTokens, (json) => countWith(getEncoder(TOOL_JSON_FALLBACK_ENCODING), json));
+  return counterOf(false, estimateTokens, remembering((json) => countWith(getEncoder(TOOL_JSON_FALLBACK_ENCODING), json)));
 }

@@ -29,7 +29,7 @@ import {
 const APPEND_BATCH = 1_000;
 const NEW_MESSAGES = 500;
 const ROUNDS = 6;
-const STAGES: CompactionStage[] = ['fold', 'archive', 'resummarize', 'commit'];
+const STAGES: CompactionStage[] = ['clear', 'fold', 'archive', 'resummarize', 'commit'];
 const CONVERSATION = 'bench-overhead';
 
 /** A summarizer with no latency: a short fixed summary, usage counted as chars/4. */
@@ -205,7 +205,7 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
   });
 
   const markdown = [
-    `Instant in-process summarizer; real stores; default settings; forced compactions. Each case runs in its own process, after a warm-up compaction of a ${WARM_UP_MESSAGES}-message conversation in the same store. Stage times in ms: \`load\` reads the live history, \`plan+other\` is validation, planning, lock, reconcile and journal.`,
+    `Instant in-process summarizer; real stores; default settings; forced compactions. Each case runs in its own process, after a warm-up compaction of a ${WARM_UP_MESSAGES}-message conversation in the same store. Stage times in ms: \`load\` reads the live history, \`plan+other\` is validation, planning, lock, reconcile and journal; \`clear\` is tier 2 (old tool outputs archived, then replaced by placeholders).`,
     '',
     `**(a) One compaction of a freshly appended conversation** (appended ${fmt(APPEND_BATCH)} messages per call):`,
     '',

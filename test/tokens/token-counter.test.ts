@@ -97,6 +97,17 @@ describe('createTokenCounter', () => {
     expect(counter.countMessage({ role: 'assistant', content: '', toolCalls: calls })).toBe(MESSAGE_OVERHEAD_TOKENS + new Tiktoken(o200k).encode(json).length);
   });
 
+  it('remembers counts it took, and counts right again after forgetting them (more text than it keeps)', () => {
+    const counter = createTokenCounter({ model: 'gpt-4o' });
+    const direct = new Tiktoken(o200k);
+    const texts = ['{"order_id":"ORD-1","fields":["status"]}', 'Deploy src/server/main.ts on Friday', 'ünïcödé — 東京'];
+    for (let round = 0; round < 2; round++) for (const text of texts) expect(counter.count(text)).toBe(direct.encode(text, [], []).length);
+    // Over four million characters of other texts: what it remembered is dropped, not mixed up.
+    const filler = 'word '.repeat(50_000);
+    for (let i = 0; i < 20; i++) counter.count(`${i} ${filler}`);
+    for (const text of texts) expect(counter.count(text)).toBe(direct.encode(text, [], []).length);
+  });
+
   it('rejects an unknown mode', () => {
     expect(() => createTokenCounter({ mode: 'bogus' as 'auto' })).toThrow(/Invalid argument mode/);
   });
