@@ -69,7 +69,13 @@ export async function startEarlyFold(
 ): Promise<EarlyFold | undefined> {
   const inner = deps.summarizer;
   if (promptOverhead(inner, deps.settings.maxSummaryTokens) === '') return undefined;
-  const chunked = predictFoldChunks(tiers, history, conversationId, deps, counts);
+  // Only a speedup: a prediction that cannot be made leaves the compaction to fold as usual (and to fail, if it must).
+  let chunked: ChunkedCompactable | undefined;
+  try {
+    chunked = predictFoldChunks(tiers, history, conversationId, deps, counts);
+  } catch {
+    return undefined;
+  }
   if (!chunked) return undefined;
 
   // Each early request has its own stop: stopping the early fold stops those not taken, never one the compaction took.
