@@ -82,7 +82,14 @@ export function createTokenCounter(options: TokenCounterOptions = {}): TokenCoun
   const encoding = options.model ? encodingForModel(options.model) : undefined;
   if (encoding) {
     const encoder = getEncoder(encoding);
-    return counterOf(true, remembering((text) => countWith(encoder, text)));
+    return counterOf(
+      true,
+      remembering((text) => countWith(encoder, text)),
+    );
   }
-  return counterOf(false, estimateTokens, remembering((json) => countWith(getEncoder(TOOL_JSON_FALLBACK_ENCODING), json)));
+  return counterOf(
+    false,
+    estimateTokens,
+    remembering((json) => countWith(getEncoder(TOOL_JSON_FALLBACK_ENCODING), json)),
+  );
 }

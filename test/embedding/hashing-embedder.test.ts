@@ -26,7 +26,19 @@ describe('hashing embedder', () => {
       for (const byte of new TextEncoder().encode(text)) hash = Math.imul(hash ^ byte, 0x01000193);
       return hash >>> 0;
     };
-    const texts = ['café', 'naïve résumé', 'Ωμέγα', 'данные', '東京タワー', 'ภาษาไทย', '😀 emoji 👍🏽', 'a\uD800b', '\uDC00x', 'end\uD83D', 'ÿ\u07FF\u0800\uFFFF'];
+    const texts = [
+      'café',
+      'naïve résumé',
+      'Ωμέγα',
+      'данные',
+      '東京タワー',
+      'ภาษาไทย',
+      '😀 emoji 👍🏽',
+      'a\uD800b',
+      '\uDC00x',
+      'end\uD83D',
+      'ÿ\u07FF\u0800\uFFFF',
+    ];
     for (const text of texts) expect(fnv1a32(text), text).toBe(reference(text));
   });
 
