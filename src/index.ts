@@ -50,6 +50,7 @@ export type {
   CommitCompaction,
   CommitReport,
   LoadHistoryOptions,
+  CountLiveOptions,
   OperationKind,
   CommitClearing,
   ClearedOutput,

@@ -196,6 +196,19 @@ export function createCompactor(options: CompactorOptions): Compactor {
     return outcomes;
   }
   const reconcileFirst = (conversationId: string) => atStage('reconcile_failed', () => reconcileLocked(conversationId));
+  /**
+   * Whether the live rows are still those `history` was read from: every message of it live, and the same number of
+   * them cleared (tier 2's placeholder is the only change a live row takes in place; rows appended since do not count).
+   */
+  async function stillLive(conversationId: string, history: readonly ConversationMessage[]): Promise<boolean> {
+    const ids = history.map((m) => m.id);
+    const cleared = history.filter((m) => m.clearedOutputLabel !== undefined).length;
+    const [live, liveCleared] = await Promise.all([
+      persistence.countLive(conversationId, ids),
+      persistence.countLive(conversationId, ids, { clearedOnly: true }),
+    ]);
+    return live === ids.length && liveCleared === cleared;
+  }
   /** The live rows as a history: system prompt, clip-archive, then the rest. */
   const liveHistory = async (conversationId: string) => assembleContext(await persistence.loadHistory(conversationId));
   const loadLive = (conversationId: string) => atStage('unexpected', () => liveHistory(conversationId));
@@ -218,13 +231,10 @@ export function createCompactor(options: CompactorOptions): Compactor {
       const { tiers } = prepared;
       /** Under the lock, after reconciling: run the plan, or plan again on the live rows when they changed. */
       const runLocked = async (early: EarlyFold | undefined): Promise<CompactionResult> => {
-        // Another process (or a finished interrupted operation) may have archived part of the caller's history:
-        // an indexed count tells, and only then are the live rows loaded to plan again. Clearing tool outputs
-        // (tier 2) changes rows in place, so it always plans on the live rows.
-        const ids = tiers.kind === 'compact' && tiers.clearing.outputs.length === 0 ? tiers.plan.compactable.map((m) => m.id) : undefined;
-        if (ids && (await atStage('unexpected', () => persistence.countLive(conversationId, ids))) === ids.length) {
-          return run(prepared, conversationId, counts, options.signal, early);
-        }
+        // Another process (or a finished interrupted operation) may have archived part of the caller's history, or
+        // cleared some of its tool outputs in place: two indexed counts tell, and only then are the live rows loaded
+        // to plan again.
+        if (await atStage('unexpected', () => stillLive(conversationId, history))) return run(prepared, conversationId, counts, options.signal, early);
         // The rows changed: a compaction that committed meanwhile also dropped the calibration.
         const live = await loadLive(conversationId);
         const liveCounts = await loadCounts(conversationId);

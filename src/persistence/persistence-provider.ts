@@ -74,6 +74,11 @@ export interface CommitReport {
   clipArchive: ConversationMessage;
 }
 
+export interface CountLiveOptions {
+  /** Count only the rows a tier-2 clearing gave a placeholder (`clearedOutputLabel` set): the one change a live row takes in place. */
+  clearedOnly?: boolean;
+}
+
 export interface LoadHistoryOptions {
   /**
    * Also the rows overlay compactions marked (each with `compactedBy`), in their seq places: the full raw history
@@ -110,8 +115,11 @@ export interface PersistenceTransaction {
    * `includeCompacted`, the overlay rows too.
    */
   loadHistory(conversationId: string, options?: LoadHistoryOptions): Promise<ConversationMessage[]>;
-  /** How many of `ids` are live messages of the conversation (one indexed lookup, no rows loaded; overlay rows are not live). */
-  countLive(conversationId: string, ids: string[]): Promise<number>;
+  /**
+   * How many of `ids` are live messages of the conversation (one indexed lookup, no rows loaded; overlay rows are not
+   * live); with `clearedOnly`, how many of those are cleared tool outputs.
+   */
+  countLive(conversationId: string, ids: string[], options?: CountLiveOptions): Promise<number>;
   commitCompaction(commit: CommitCompaction): Promise<CommitReport>;
   /**
    * In one transaction: replace the text of each listed tool result by its placeholder and set its

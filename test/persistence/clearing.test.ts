@@ -65,6 +65,22 @@ for (const backend of storeBackends()) {
       expect(await store.getTokenCalibration(id)).toBeUndefined();
     });
 
+    it('countLive with clearedOnly counts the live rows a clearing changed, so a stale copy can tell; a bad option is refused', async () => {
+      const id = await seed();
+      const ids = ['q', 'call', 'r1', 'r2', 'a'];
+      expect(await store.countLive(id, ids, { clearedOnly: true })).toBe(0);
+      await store.commitClearing({
+        conversationId: id,
+        operationId: operation(),
+        cleared: [{ id: 'r2', content: '[cleared]', label: 'o-2' }],
+        labels: ['o-2'],
+      });
+      expect(await store.countLive(id, ids)).toBe(5);
+      expect(await store.countLive(id, ids, { clearedOnly: true })).toBe(1);
+      expect(await store.countLive(id, ['r1'], { clearedOnly: true })).toBe(0);
+      await expect(store.countLive(id, ids, { clearedOnly: 'yes' as never })).rejects.toMatchObject({ field: 'options.clearedOnly' });
+    });
+
     it('refuses, changing nothing: a row that is not a live tool result, one already cleared, an id listed twice, another conversation operation', async () => {
       const id = await seed();
       const cleared = operation();

@@ -4,6 +4,7 @@
  * runs without awaiting in between, so it is all-or-nothing on its own; the store runs the writes one
  * at a time and `transaction()` runs them on a snapshot.
  */
+import { requireCountLiveOptions } from '../count-live-options.js';
 import type { ConversationMessage, NewMessage } from '../../conversation/types.js';
 import { messageDigest } from '../../conversation/message-digest.js';
 import { InvalidArgumentError, MemfoldError } from '../../errors.js';
@@ -11,7 +12,7 @@ import { checkBatchIds, checkLeadingToolResults, idAlreadyUsed, leadingToolResul
 import { clipArchiveId } from '../clip-archive-id.js';
 import { requireKey, requireTextArray } from '../../conversation/text.js';
 import { normalizeNewMessages, type NormalizedMessage } from '../normalize-new-messages.js';
-import type { CommitClearing, CommitCompaction, CommitReport, LoadHistoryOptions, UsedId } from '../persistence-provider.js';
+import type { CountLiveOptions, CommitClearing, CommitCompaction, CommitReport, LoadHistoryOptions, UsedId } from '../persistence-provider.js';
 import { checkCommitClearing, clearingRowProblem } from '../clearing-checks.js';
 import { checkCommit } from '../commit-input.js';
 import { conversationKey, copyOf, type ConversationRecord, type InMemoryTables } from './in-memory-tables.js';
@@ -28,7 +29,7 @@ export interface InMemoryMessageOperations {
   append(conversationId: string, messages: NewMessage[]): ConversationMessage[];
   deleteByIds(conversationId: string, ids: string[]): number;
   loadHistory(conversationId: string, options?: LoadHistoryOptions): ConversationMessage[];
-  countLive(conversationId: string, ids: string[]): number;
+  countLive(conversationId: string, ids: string[], options?: CountLiveOptions): number;
   commitCompaction(commit: CommitCompaction): CommitReport;
   commitClearing(commit: CommitClearing): ConversationMessage[];
   findUsedIds(conversationId: string, ids: string[]): UsedId[];
@@ -120,10 +121,11 @@ export function createInMemoryMessages(tables: () => InMemoryTables, context: In
       return copyOf(includeCompacted ? rows : rows.filter(isLive));
     },
 
-    countLive(conversationId, ids) {
+    countLive(conversationId, ids, options = {}) {
       requireKey(conversationId, 'conversationId');
       const wanted = new Set(requireTextArray(ids, 'ids'));
-      return (find(conversationId)?.messages ?? []).filter((m) => wanted.has(m.id) && isLive(m)).length;
+      const clearedOnly = requireCountLiveOptions(options);
+      return (find(conversationId)?.messages ?? []).filter((m) => wanted.has(m.id) && isLive(m) && (!clearedOnly || m.clearedOutputLabel !== undefined)).length;
     },
 
     commitCompaction(commit) {

@@ -75,7 +75,7 @@ export function createInMemoryPersistence(options: InMemoryPersistenceOptions = 
     commitCompaction: (commit) => write('commitCompaction', () => messages.commitCompaction(commit)),
     commitClearing: (commit) => write('commitClearing', () => messages.commitClearing(commit)),
     loadHistory: (conversationId, options) => read('loadHistory', () => messages.loadHistory(conversationId, options)),
-    countLive: (conversationId, ids) => read('countLive', () => messages.countLive(conversationId, ids)),
+    countLive: (conversationId, ids, options) => read('countLive', () => messages.countLive(conversationId, ids, options)),
     findUsedIds: (conversationId, ids) => read('findUsedIds', () => messages.findUsedIds(conversationId, ids)),
 
     async transaction<T>(fn: (tx: PersistenceTransaction) => Promise<T>): Promise<T> {
@@ -146,7 +146,7 @@ function promised(operations: InMemoryMessageOperations): PersistenceTransaction
     append: async (conversationId, batch) => operations.append(conversationId, batch),
     deleteByIds: async (conversationId, ids) => operations.deleteByIds(conversationId, ids),
     loadHistory: async (conversationId, options) => operations.loadHistory(conversationId, options),
-    countLive: async (conversationId, ids) => operations.countLive(conversationId, ids),
+    countLive: async (conversationId, ids, options) => operations.countLive(conversationId, ids, options),
     commitCompaction: async (commit) => operations.commitCompaction(commit),
     commitClearing: async (commit) => operations.commitClearing(commit),
     findUsedIds: async (conversationId, ids) => operations.findUsedIds(conversationId, ids),

@@ -2,10 +2,19 @@
  * The message-table operations of the port, written once against a Kysely handle: the store calls
  * them on the pool (each opening its own transaction) and `transaction()` on its Kysely transaction.
  */
+import { requireCountLiveOptions } from '../count-live-options.js';
 import { sql, type Kysely } from 'kysely';
 import type { ConversationMessage, NewMessage } from '../../conversation/types.js';
 import { InvalidArgumentError, MemfoldError } from '../../errors.js';
-import type { CommitClearing, CommitCompaction, CommitReport, LoadHistoryOptions, PersistenceTransaction, UsedId } from '../persistence-provider.js';
+import type {
+  CountLiveOptions,
+  CommitClearing,
+  CommitCompaction,
+  CommitReport,
+  LoadHistoryOptions,
+  PersistenceTransaction,
+  UsedId,
+} from '../persistence-provider.js';
 import { checkCommit } from '../commit-input.js';
 import { guard } from '../persistence-error.js';
 import { checkBatchIds } from '../append-batch-checks.js';
@@ -174,9 +183,10 @@ export function kyselyMessageOperations(db: Kysely<Database>, context: StoreCont
       });
     },
 
-    async countLive(conversationId: string, ids: string[]): Promise<number> {
+    async countLive(conversationId: string, ids: string[], options: CountLiveOptions = {}): Promise<number> {
       requireKey(conversationId, 'conversationId');
       const wanted = requireTextArray(ids, 'ids');
+      const clearedOnly = requireCountLiveOptions(options);
       if (wanted.length === 0) return 0;
       return guard(`count live messages of conversation ${JSON.stringify(conversationId)}`, async () => {
         const row = await db
@@ -186,6 +196,7 @@ export function kyselyMessageOperations(db: Kysely<Database>, context: StoreCont
           .where('conversation_id', '=', conversationId)
           .where('compacted_by', 'is', null)
           .where(sql<boolean>`id = any(${wanted}::text[])`)
+          .$if(clearedOnly, (query) => query.where(sql<boolean>`content->>'clearedOutputLabel' is not null`))
           .executeTakeFirstOrThrow();
         return Number(row.live);
       });
