@@ -2,7 +2,7 @@
  * What every compaction step needs: the ports, the resolved settings, the clock, and the summarizer
  * budget computed once when the compactor is created.
  */
-import type { ConversationMessage } from '../conversation/types.js';
+import type { ArchiveEntry, ConversationMessage } from '../conversation/types.js';
 import { MemfoldError } from '../errors.js';
 import type { Archive } from '../archive/archive.js';
 import type { Summarizer } from '../summarizer/summarizer.js';
@@ -13,6 +13,7 @@ import type { CompactionEvent } from './compaction-result.js';
 import type { CompactionSettings } from './compaction-settings.js';
 import { REMAINDER_STRETCH } from './chunk.js';
 import { promptOverhead, type FoldOptions } from './fold.js';
+import { batchBody } from './headers.js';
 import { reconcileConversation, type ReconcileOutcome } from './reconcile.js';
 import type { ArchiveWriter } from './archive-writer.js';
 import type { ResummarizeContext } from './resummarize.js';
@@ -109,6 +110,11 @@ export async function reconcileAndReport(conversationId: string, deps: Compactio
 /** The summary batches no higher-depth batch covers, in time order (`list` is time-ordered by the port's contract). */
 export function listFrontier(deps: Pick<CompactionDeps, 'archive'>, conversationId: string) {
   return deps.archive.list({ conversationId, kind: 'summary', unmarkedOnly: true });
+}
+
+/** The summary a compaction's fold builds on: the newest frontier batch's text, without its header (none before the first). */
+export function newestSummary(frontier: readonly ArchiveEntry[]): string | undefined {
+  return frontier.length > 0 ? batchBody(frontier[frontier.length - 1]!.content) : undefined;
 }
 
 /** What re-summarization needs for one operation: its writer, and the fold options of the depth it writes. */

@@ -10,13 +10,10 @@
 import type { ConversationMessage } from '../conversation/types.js';
 import type { Summarizer, SummarizeRequest, Summary } from '../summarizer/summarizer.js';
 import { clearedOutputs, toolOutputEntries, withClearedOutputs } from './clear-tool-outputs.js';
-import { listFrontier, type CompactionDeps, type ConversationCounts } from './compaction-deps.js';
-import { assembleContext } from './context-view.js';
+import { listFrontier, newestSummary, type CompactionDeps, type ConversationCounts } from './compaction-deps.js';
 import { chunkCompactable, foldChunked, type ChunkedCompactable } from './fold-compactable.js';
 import { promptOverhead } from './fold.js';
-import { batchBody } from './headers.js';
-import { planCompaction } from './plan.js';
-import type { RunnableTierPlan } from './run-tiers.js';
+import { planAfterClearing, type RunnableTierPlan } from './run-tiers.js';
 
 export interface EarlyFold {
   /** The summarizer the compaction folds with: the inner one, answering from an early request made with the same input. */
@@ -46,7 +43,7 @@ export function predictFoldChunks(
       history,
       clearedOutputs(entries, (id) => tokensOf.get(id)!),
     );
-    const replanned = planCompaction(assembleContext(cleared), deps.settings, counts.context, { force: true });
+    const replanned = planAfterClearing(cleared, deps.settings, counts.context);
     if (replanned.kind === 'skip') return undefined;
     plan = replanned;
   }
@@ -101,7 +98,7 @@ export async function startEarlyFold(
   // next steps hold the thread (PGlite runs in it), and the first requests should be on their way meanwhile.
   const before = await listFrontier(deps, conversationId).catch(() => undefined);
   if (!before) return undefined;
-  const previous = before.length > 0 ? batchBody(before[before.length - 1]!.content) : undefined;
+  const previous = newestSummary(before);
   const fold = { summarizer: recording, tokens: deps.tokens, maxSummaryTokens: deps.settings.maxSummaryTokens, signal: stopped.signal };
   void foldChunked(chunked, previous, deps, fold)
     .catch(() => undefined)

@@ -8,12 +8,11 @@ import type { OperationStatus } from '../persistence/persistence-provider.js';
 import { startChunkArchive, type ChunkArchive } from './chunk-archive.js';
 import { createArchiveWriter } from './archive-writer.js';
 import { commitCompacted } from './commit-compacted.js';
-import { foldOptions, listFrontier, resummarizeContext, type CompactionDeps, type ConversationCounts } from './compaction-deps.js';
+import { foldOptions, listFrontier, newestSummary, resummarizeContext, type CompactionDeps, type ConversationCounts } from './compaction-deps.js';
 import type { CompactionResult, CompactionStage } from './compaction-result.js';
 import { assembleContext } from './context-view.js';
 import { chunkCompactable, foldChunked } from './fold-compactable.js';
 import type { FoldStep } from './fold.js';
-import { batchBody } from './headers.js';
 import { readClearedOriginals } from './cleared-originals.js';
 import type { CompactionPlan } from './plan.js';
 import { resummarizeFrontier } from './resummarize.js';
@@ -115,7 +114,7 @@ export async function runCompaction(
       () => earlyRun.check(),
     );
     const chunkArchive = archiving;
-    const previous = before.length > 0 ? batchBody(before[before.length - 1]!.content) : undefined;
+    const previous = newestSummary(before);
     const steps = await timed('fold', () =>
       atStage('model_failed', () =>
         foldChunked(chunked, previous, deps, foldOptions(deps, conversationId, 0, foldSignal), (i, step) => chunkArchive.summarized(i, step.text)),

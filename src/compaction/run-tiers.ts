@@ -5,6 +5,7 @@
  * done and nothing else. Never throws.
  */
 import type { ConversationMessage } from '../conversation/types.js';
+import type { CompactionSettings } from './compaction-settings.js';
 import type { CompactionDeps, ConversationCounts } from './compaction-deps.js';
 import type { CompactionResult } from './compaction-result.js';
 import { assembleContext } from './context-view.js';
@@ -14,6 +15,14 @@ import { runClearing } from './run-clearing.js';
 import { runCompaction } from './run-compaction.js';
 
 export type RunnableTierPlan = Exclude<TierPlan, { kind: 'skip' }>;
+
+/**
+ * Tier 3's plan on the rows tier 2 left (`cleared`, the live history with its placeholders): forced, since the tier
+ * plan already judged summarizing worth it. The early fold predicts with it too, so both must plan alike.
+ */
+export function planAfterClearing(cleared: readonly ConversationMessage[], settings: CompactionSettings, countContext: (m: ConversationMessage) => number) {
+  return planCompaction(assembleContext(cleared), settings, countContext, { force: true });
+}
 
 /**
  * Run `tiers`, planned on `history` (for tier 2, the live rows read under the lock). `result` holds the history
@@ -53,7 +62,7 @@ export async function runTiers(
   if (tiers.kind === 'clear') return result;
 
   // Summarizing was judged worth it on the planned placeholders; the plan is made again on the rows as they are.
-  const plan = planCompaction(live, deps.settings, counts.context, { force: true });
+  const plan = planAfterClearing(live, deps.settings, counts.context);
   if (plan.kind === 'skip') return result;
   if (plan.scope) result.scope = plan.scope;
   const tier2 = { history: result.history, messagesAfter: result.messagesAfter, tokensAfter: result.tokensAfter };

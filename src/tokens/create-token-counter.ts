@@ -37,7 +37,6 @@ function toolJson(message: MessageLike): string {
   return message.toolCalls && message.toolCalls.length > 0 ? JSON.stringify(message.toolCalls) : '';
 }
 
-/** A counter of texts made into a TokenCounter: the message overhead, content, name, tool call id and tool-call JSON. */
 /** Characters of text a counter remembers the counts of, at most (about 8 MB); past it, it starts over. */
 const REMEMBERED_CHARS = 4_000_000;
 
@@ -64,6 +63,7 @@ function remembering(count: (text: string) => number): (text: string) => number 
   };
 }
 
+/** A counter of texts made into a TokenCounter: the message overhead, content, name, tool call id and tool-call JSON. */
 function counterOf(exact: boolean, count: (text: string) => number, countJson: (json: string) => number = count): TokenCounter {
   return {
     exact,
