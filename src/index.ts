@@ -38,6 +38,7 @@ export {
   type SessionScope,
 } from './compaction/compaction-settings.js';
 export { liveSessions, sessionSpans, type LiveSession, type SessionSpan } from './compaction/sessions.js';
+export { turnAt, turnMap, type TurnSpan } from './compaction/turn-map.js';
 export type { ScopeOutcome } from './compaction/session-scope.js';
 export { resolveRuntimeConfig, type RuntimeConfig } from './config.js';
 export { MemfoldError, InvalidArgumentError, InvalidConfigError, type MemfoldErrorCode } from './errors.js';

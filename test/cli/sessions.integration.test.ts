@@ -75,6 +75,7 @@ describe('sessions in the CLI', () => {
     expect(before.stdout).toContain('live sessions: 3 (auto-: no session id given; a pause over 30 minutes starts one)');
     expect(before.stdout).toMatch(/ {2}day-1 {2}2024-04-01T09:00Z \.\. 2024-04-01T09:07Z {2}8 messages {2}seq 1\.\.8/);
     expect(before.stdout).toContain('  auto-2024-04-03T09:00:00.000Z  2024-04-03T09:00Z .. 2024-04-03T09:07Z  8 messages  seq 17..24');
+    expect(before.stdout).toContain('live turns: 12 (the newest: seq 23..24)');
 
     const compacted = await memfold('compact', 'g', '--force', '--window', '4000');
     expect(compacted.code, compacted.stderr).toBe(0);
@@ -89,6 +90,12 @@ describe('sessions in the CLI', () => {
     expect(all.filter((id) => id.startsWith('auto-')).every((id) => id.startsWith('auto-2024-04-03T09:0'))).toBe(true);
     expect(live[0]).toBe('day-1');
     expect(report.batches.every((b) => (b.sessions ?? []).length > 0 && !('content' in b))).toBe(true);
+    // The live turns tile the live conversation: each opens with a user message, in seq order, up to the last row.
+    const liveRows = JSON.parse((await memfold('context', 'g', '--json')).stdout) as Array<{ seq: number; role: string; kind?: string }>;
+    const rows = liveRows.filter((m) => m.kind !== 'clip_archive' && m.role !== 'system');
+    const userAt = rows.flatMap((m, i) => (m.role === 'user' ? [i] : []));
+    expect(report.liveTurns.map((t) => [t.firstSeq, t.lastSeq])).toEqual(userAt.map((at, k) => [rows[at]!.seq, rows[(userAt[k + 1] ?? rows.length) - 1]!.seq]));
+    expect(report.liveTurns.every((t) => t.opensWithUser)).toBe(true);
 
     // The gap rule follows --session-gap: 0 turns it off, so the unnamed day continues the session before it.
     const text = await memfold('inspect', 'g', '--session-gap', '0');

@@ -3,8 +3,10 @@
  * the sessions of the live history (derived with `sessionGapMinutes`, `--session-gap`). Reads only.
  */
 import { displayLabel } from '../../compaction/clip-archive.js';
+import { isClipArchive } from '../../compaction/plan.js';
 import { liveSessions, type LiveSession } from '../../compaction/sessions.js';
-import type { ArchiveEntry } from '../../conversation/types.js';
+import { turnMap, type TurnSpan } from '../../compaction/turn-map.js';
+import type { ArchiveEntry, ConversationMessage } from '../../conversation/types.js';
 import type { Memfold } from '../../memfold.js';
 import { buildBatchTree, formatBatchTree, shortTime } from '../batch-tree.js';
 import { printJson, printStored, type Output } from '../output.js';
@@ -16,6 +18,8 @@ export interface InspectReport {
   batches: Array<Omit<ArchiveEntry, 'content'> & { chars: number }>;
   /** The live history's sessions, oldest first. */
   liveSessions: LiveSession[];
+  /** The live conversation's turns (system prompt and clip-archive left out), oldest first; indices into that list. */
+  liveTurns: TurnSpan[];
 }
 
 export async function inspectConversation(memfold: Pick<Memfold, 'archive' | 'history' | 'compactor'>, conversationId: string): Promise<InspectReport> {
@@ -25,7 +29,21 @@ export async function inspectConversation(memfold: Pick<Memfold, 'archive' | 'hi
     conversationId,
     batches: batches.map(({ content, ...rest }) => ({ ...rest, chars: content.length })),
     liveSessions: liveSessions(history, memfold.compactor.settings.sessionGapMinutes),
+    liveTurns: turnMap(conversationBody(history)),
   };
+}
+
+/** The history without the rows memfold and the caller put before the conversation: the system prompt and the clip-archive. */
+function conversationBody<T extends Pick<ConversationMessage, 'role' | 'kind'>>(history: readonly T[]): T[] {
+  const rest = history.filter((message) => !isClipArchive(message));
+  const first = rest.findIndex((message) => message.role !== 'system');
+  return first < 0 ? [] : rest.slice(first);
+}
+
+/** One line: how many live turns, and the seq range of the newest (the whole list is in `--json`). */
+export function formatLiveTurns(turns: readonly TurnSpan[]): string {
+  const newest = turns.at(-1);
+  return newest === undefined ? 'live turns: 0' : `live turns: ${turns.length} (the newest: seq ${newest.firstSeq}..${newest.lastSeq})`;
 }
 
 /** The live sessions, one a line: id, time span, messages and seqs. */
@@ -48,7 +66,10 @@ export async function runInspect(memfold: Memfold, conversationId: string, optio
     return 0;
   }
   const tree = report.batches.length > 0 ? formatBatchTree(buildBatchTree(report.batches)) : `conversation ${conversationId} has no archived batches`;
-  const live = report.liveSessions.length > 0 ? formatLiveSessions(report.liveSessions, memfold.compactor.settings.sessionGapMinutes) : 'no live messages';
+  const live =
+    report.liveSessions.length > 0
+      ? `${formatLiveSessions(report.liveSessions, memfold.compactor.settings.sessionGapMinutes)}\n${formatLiveTurns(report.liveTurns)}`
+      : 'no live messages';
   printStored(output, `${tree}\n${live}`);
   return 0;
 }
