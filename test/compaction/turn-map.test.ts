@@ -4,7 +4,7 @@ import { turnAt, turnMap } from '../../src/compaction/turn-map.js';
 import type { ConversationMessage } from '../../src/conversation/types.js';
 
 type Row = Pick<ConversationMessage, 'role' | 'toolCalls' | 'toolCallId' | 'seq'>;
-const call = (seq: number, id: string): Row => ({ seq, role: 'assistant', toolCalls: [{ id, name: 'read', arguments: '{}' }] });
+const call = (seq: number, id: string): Row => ({ seq, role: 'assistant', toolCalls: [{ id, type: 'function', function: { name: 'read', arguments: '{}' } }] });
 
 describe('turnMap', () => {
   it('maps each turn to its message range, the messages before the first user message as a turn of their own', () => {
