@@ -20,8 +20,15 @@ export type {
   CompactionSkipReason,
   CompactionStage,
   CompactionStatus,
+  CompactionSummary,
   CompactionTier,
 } from './compaction/compaction-result.js';
+export {
+  MAX_FOCUS_CHARS,
+  type BeforeCompactDecision,
+  type BeforeCompactInfo,
+  type CompactionHooks,
+} from './compaction/compaction-hooks.js';
 export { DEFAULT_SUMMARIZATION_PROMPT, interpolatePrompt } from './openai/openai-prompt.js';
 export { formatHeader, parseHeader, type BatchHeader } from './compaction/headers.js';
 export { parseLabel, type ParsedLabel } from './compaction/labels.js';

@@ -9,6 +9,7 @@ import path from 'node:path';
 import type { ConversationMessage, NewMessage } from './conversation/types.js';
 import { createCompactor, type Compactor, type CompactOptions, type ContextUsage, type UsageObservation } from './compaction/compactor.js';
 import { calibrationFactorOf } from './compaction/compaction-deps.js';
+import type { CompactionHooks } from './compaction/compaction-hooks.js';
 import { createContextWarnings } from './compaction/context-warnings.js';
 import type { CompactionEvent, CompactionResult } from './compaction/compaction-result.js';
 import { reconcileAll, type ReconcileOutcome } from './compaction/reconcile.js';
@@ -34,6 +35,7 @@ import { createTokenCounter } from './tokens/create-token-counter.js';
 import type { TokenCounter } from './tokens/token-counter.js';
 import { MEMORY_READ_MAX_TOKENS, MEMORY_READ_MIN_TOKENS } from './tools/memory-read-args.js';
 import { createMemoryReadTool, type MemoryReadTool } from './tools/memory-read.js';
+import { createCompactTool, type CompactTool, type CompactToolLimits } from './tools/compact-tool.js';
 
 /**
  * Something degraded while nothing failed. `vector_search_unavailable`: the embedder failed during a search,
@@ -68,6 +70,11 @@ export interface MemfoldOptions {
    */
   prompt?: string;
   onEvent?: (event: MemfoldEvent) => void;
+  /**
+   * `beforeCompact(info)` may cancel a compaction about to run or supply its summary; `afterCompact(result)` hears every
+   * compaction that ran (`compaction/compaction-hooks.ts`; README, Hooks and events). Default none.
+   */
+  hooks?: CompactionHooks;
   /**
    * Finish or undo the compactions a crash interrupted, for every conversation of the namespace, while
    * opening. Default true. A conversation another process is compacting is left to it.
@@ -139,6 +146,13 @@ export interface Memfold {
   reconcile(conversationId?: string): Promise<ReconcileOutcome[]>;
   /** The memory_read tool bound to one conversation. */
   memoryRead(conversationId: string): MemoryReadTool;
+  /**
+   * The compact tool bound to one conversation: the agent compacts its own context, with an optional `focus`
+   * (`tools/compact-tool.ts`). It answers "No compaction needed" at or under `floorTokens` (default the `targetTokens`
+   * setting), refuses while fewer than `minNewTokens` (default the `minFreedTokens` setting) were added since the
+   * conversation's last compaction in this process, and otherwise compacts (forced) and says what it did.
+   */
+  compactTool(conversationId: string, limits?: Partial<CompactToolLimits>): CompactTool;
   close(): Promise<void>;
 }
 
@@ -215,7 +229,14 @@ function checkOptions(options: MemfoldOptions): void {
   if (options.prompt !== undefined && options.summarizer !== undefined) {
     throw new InvalidConfigError('prompt', 'applies to the summarizer memfold builds (MEMFOLD_SUMMARY_MODEL); a `model` adapter renders its own prompt');
   }
-  if (options.onEvent !== undefined && typeof options.onEvent !== 'function') throw new InvalidConfigError('onEvent', 'must be a function');
+  if (options.hooks !== undefined) {
+    if (typeof options.hooks !== 'object' || options.hooks === null) throw new InvalidConfigError('hooks', 'must be an object');
+    for (const key of Object.keys(options.hooks)) {
+      if (key !== 'beforeCompact' && key !== 'afterCompact') throw new InvalidConfigError(`hooks.${key}`, 'unknown hook (beforeCompact, afterCompact)');
+      const hook = options.hooks[key];
+      if (hook !== undefined && typeof hook !== 'function') throw new InvalidConfigError(`hooks.${key}`, 'must be a function');
+    }
+  }
   const readTokens = options.memoryReadTokens;
   if (readTokens !== undefined && !(Number.isInteger(readTokens) && readTokens >= MEMORY_READ_MIN_TOKENS && readTokens <= MEMORY_READ_MAX_TOKENS)) {
     throw new InvalidConfigError(
@@ -249,7 +270,12 @@ export async function createMemfold(options: MemfoldOptions = {}): Promise<Memfo
   const summarizer = options.summarizer ?? buildSummarizer(config, queue, options.prompt);
   const tokens = options.tokens ?? createTokenCounter(config.assistantModel ? { model: config.assistantModel } : {});
   const embedder = options.archive ? undefined : (options.embedder ?? buildEmbedder(config, queue));
-  const emit = (event: MemfoldEvent) => options.onEvent?.(event);
+  /** The context's tokens after each conversation's last compaction in this process (the compact tool's refusal). */
+  const tokensAfterCompaction = new Map<string, number>();
+  const emit = (event: MemfoldEvent) => {
+    if (event.type === 'compaction_ended' && event.status === 'compacted') tokensAfterCompaction.set(event.conversationId, event.tokensAfter);
+    options.onEvent?.(event);
+  };
   // One tracker of context_warning crossings for append and compaction, so a crossing is reported once.
   const contextWarnings = createContextWarnings({ settings, countMessage: (message) => tokens.countMessage(message), emit });
 
@@ -289,7 +315,8 @@ export async function createMemfold(options: MemfoldOptions = {}): Promise<Memfo
       tokens,
       settings,
       contextWarnings,
-      ...(options.onEvent ? { onEvent: emit } : {}),
+      onEvent: emit,
+      ...(options.hooks ? { hooks: options.hooks } : {}),
     });
   } catch (error) {
     await closeAll(opened).catch(() => undefined); // the opening error is the one to report
@@ -355,6 +382,18 @@ export async function createMemfold(options: MemfoldOptions = {}): Promise<Memfo
           return reasons.size === 0 ? result : { ...result, output: `${result.output}\n\n${vectorSearchNote(reasons)}` };
         },
       };
+    },
+    compactTool(conversationId, limits = {}) {
+      const { targetTokens, minFreedTokens } = compactor.settings;
+      return createCompactTool(
+        {
+          usage: (id) => compactor.usage(id),
+          compact: (id, compactOptions) => compactor.compactStored(id, compactOptions),
+          tokensAfterLastCompaction: (id) => tokensAfterCompaction.get(id),
+        },
+        conversationId,
+        { floorTokens: limits.floorTokens ?? targetTokens, minNewTokens: limits.minNewTokens ?? minFreedTokens },
+      );
     },
     close: () => closeAll(opened),
   };

@@ -31,6 +31,11 @@ export interface CompactionDeps {
   inputBudget: number;
   /** What a chunk may stretch to so that a small remainder needs no request of its own (`chunkStretchBudget`). */
   stretchBudget: number;
+  /**
+   * Set when `beforeCompact` supplied the summary (`summarizer` then answers the fold with it): the compaction folds
+   * its messages as one chunk, so one batch holds that summary. Default unset.
+   */
+  summarySupplied?: true;
 }
 
 /**

@@ -5,9 +5,10 @@ export type CompactionStatus = 'compacted' | 'skipped' | 'failed';
 
 /**
  * Why compaction did not run: under the trigger, no message between the kept head and tail, another
- * compaction holds the conversation, or the loop guard paused automatic compaction (see LOOP_GUARD_LIMIT).
+ * compaction holds the conversation, the loop guard paused automatic compaction (see LOOP_GUARD_LIMIT), or the
+ * application's `beforeCompact` hook cancelled it.
  */
-export type CompactionSkipReason = 'below_trigger' | 'nothing_to_compact' | 'too_little_to_free' | 'busy' | 'paused';
+export type CompactionSkipReason = 'below_trigger' | 'nothing_to_compact' | 'too_little_to_free' | 'busy' | 'paused' | 'cancelled';
 
 /** Where a failed compaction stopped. Nothing is lost in any of them: the live rows stay as they were. */
 export type CompactionFailureCode =
@@ -17,6 +18,7 @@ export type CompactionFailureCode =
   | 'readback_failed'
   | 'commit_failed'
   | 'reconcile_failed'
+  | 'hook_failed'
   | 'aborted'
   | 'unexpected';
 
@@ -44,7 +46,47 @@ export type CompactionEvent =
   /** The loop guard paused automatic compaction of the conversation. */
   | { type: 'auto_compaction_paused'; conversationId: string; tokens: number; trigger: number; reason: string }
   /** The loop guard could not read or write its record in the live store; the compaction's result stands, uncounted. */
-  | { type: 'loop_guard_failed'; conversationId: string; error: string };
+  | { type: 'loop_guard_failed'; conversationId: string; error: string }
+  /** A compaction is about to run (after `beforeCompact`, before the lock): the planned tier and the tokens it starts from. */
+  | { type: 'compaction_started'; conversationId: string; tier: CompactionTier; tokensBefore: number; summarizer: string }
+  /** A compaction that started has its result (compacted or failed; `busy` when another process held the conversation). */
+  | ({ type: 'compaction_ended'; conversationId: string } & CompactionSummary)
+  /** `afterCompact` threw; the result it was given stands. */
+  | { type: 'hook_failed'; conversationId: string; hook: 'afterCompact'; error: string };
+
+/** A result in brief, as `compaction_ended` reports it. */
+export type CompactionSummary = Pick<
+  CompactionResult,
+  | 'status'
+  | 'skipReason'
+  | 'failureCode'
+  | 'tier'
+  | 'tokensBefore'
+  | 'tokensAfter'
+  | 'models'
+  | 'modelCalls'
+  | 'summarizerInputTokens'
+  | 'summarizerOutputTokens'
+  | 'durationMs'
+>;
+
+export function compactionSummary(result: CompactionResult): CompactionSummary {
+  const { status, skipReason, failureCode, tier, tokensBefore, tokensAfter, models, modelCalls, summarizerInputTokens, summarizerOutputTokens, durationMs } =
+    result;
+  return {
+    status,
+    ...(skipReason !== undefined ? { skipReason } : {}),
+    ...(failureCode !== undefined ? { failureCode } : {}),
+    ...(tier !== undefined ? { tier } : {}),
+    tokensBefore,
+    tokensAfter,
+    models: [...models],
+    modelCalls,
+    summarizerInputTokens,
+    summarizerOutputTokens,
+    durationMs,
+  };
+}
 
 export interface CompactionResult {
   /**
@@ -80,6 +122,13 @@ export interface CompactionResult {
   resummarized: SummaryBatch[];
   /** Model calls that fell back to the extractive summarizer, with the reason. */
   fallbacks: Array<{ from: string; reason: string }>;
+  /**
+   * Who wrote the summaries, in the order they first answered: a model (`Summary.model`), `extractive` (the offline
+   * summarizer, or the fallback), `hook` (a summary `beforeCompact` supplied). Empty when nothing was summarized.
+   */
+  models: string[];
+  /** What `beforeCompact` decided, when it cancelled (`reason` when it gave one) or supplied the summary. */
+  hook?: { decision: 'cancelled' | 'supplied'; reason?: string };
   modelCalls: number;
   summarizerInputTokens: number;
   summarizerOutputTokens: number;
@@ -112,6 +161,7 @@ export function initialResult(history: readonly ConversationMessage[], tokensBef
     batches: [],
     resummarized: [],
     fallbacks: [],
+    models: [],
     modelCalls: 0,
     summarizerInputTokens: 0,
     summarizerOutputTokens: 0,

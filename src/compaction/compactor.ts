@@ -23,7 +23,8 @@ import {
   type CompactionDeps,
   type ConversationCounts,
 } from './compaction-deps.js';
-import { initialResult, type CompactionEvent, type CompactionFailureCode, type CompactionResult } from './compaction-result.js';
+import { beforeCompactInfo, checkDecision, checkFocus, focusedSummarizer, suppliedSummarizer, type CompactionHooks } from './compaction-hooks.js';
+import { compactionSummary, initialResult, type CompactionEvent, type CompactionFailureCode, type CompactionResult } from './compaction-result.js';
 import { resolveCompactionSettings, type CompactionSettings } from './compaction-settings.js';
 import { contextUsage, type ContextUsage } from './context-usage.js';
 import { assembleContext } from './context-view.js';
@@ -56,6 +57,8 @@ export interface CompactorOptions {
    * `append` reports to, so a crossing is reported once whichever path sees it. Default: the compactor's own.
    */
   contextWarnings?: ContextWarnings;
+  /** The application's `beforeCompact` / `afterCompact` (`compaction-hooks.ts`). Default none. */
+  hooks?: CompactionHooks;
 }
 
 export interface CompactOptions {
@@ -64,6 +67,11 @@ export interface CompactOptions {
   /** Wait for another compaction of the same conversation instead of skipping with `busy`. */
   wait?: boolean;
   signal?: AbortSignal;
+  /**
+   * What the summary must keep (at most 400 characters): passed to the summarizer with every request of this
+   * compaction, and to `beforeCompact`. Default none.
+   */
+  focus?: string;
 }
 
 export interface Compactor {
@@ -178,11 +186,12 @@ export function createCompactor(options: CompactorOptions): Compactor {
     prepared: Prepared,
     conversationId: string,
     counts: ConversationCounts,
+    callDeps: CompactionDeps,
     signal?: AbortSignal,
     early?: EarlyFold,
   ): Promise<CompactionResult> {
     if (prepared.kind === 'skip') return prepared.result;
-    const runDeps = early ? { ...deps, summarizer: early.summarizer } : deps;
+    const runDeps = early ? { ...callDeps, summarizer: early.summarizer } : callDeps;
     const done = await runTiers(prepared.tiers, prepared.history, conversationId, runDeps, prepared.result, counts, signal);
     if (done.status === 'compacted') warnings.changed(conversationId, done.tokensAfter);
     await guardQuietly(conversationId, () => guard.track(conversationId, done));
@@ -216,40 +225,96 @@ export function createCompactor(options: CompactorOptions): Compactor {
   const countsOf = async (conversationId: string) => conversationCounts(tokens, await calibrationFactorOf(persistence, conversationId));
   const loadCounts = (conversationId: string) => atStage('unexpected', () => countsOf(conversationId));
 
+  /**
+   * Ask `beforeCompact` about a plan about to run: the deps this compaction runs with (its focus, a supplied summary),
+   * or the decision to cancel. A hook that throws or answers nonsense fails the compaction (`hook_failed`).
+   */
+  async function askHooks(
+    tiers: RunnableTierPlan,
+    conversationId: string,
+    force: boolean,
+    focus: string | undefined,
+  ): Promise<{ cancel: true; reason?: string } | { cancel: false; callDeps: CompactionDeps; supplied: boolean }> {
+    const focused = focus === undefined ? deps : { ...deps, summarizer: focusedSummarizer(deps.summarizer, focus) };
+    const before = options.hooks?.beforeCompact;
+    if (!before) return { cancel: false, callDeps: focused, supplied: false };
+    const context = { conversationId, trigger: settings.trigger, target: settings.targetTokens, force, ...(focus !== undefined ? { focus } : {}) };
+    const decision = await atStage('hook_failed', async () => checkDecision(await before(beforeCompactInfo(tiers, context))));
+    if (decision.kind === 'cancel') return { cancel: true, ...(decision.reason !== undefined ? { reason: decision.reason } : {}) };
+    if (decision.kind === 'run' || tiers.kind !== 'compact') return { cancel: false, callDeps: focused, supplied: false };
+    const summarizer = suppliedSummarizer(focused.summarizer, decision.summary);
+    return { cancel: false, callDeps: { ...focused, summarizer, summarySupplied: true }, supplied: true };
+  }
+
+  /** A compaction that started is reported once it has a result: `compaction_ended`, then `afterCompact`. */
+  async function reportEnd(conversationId: string, result: CompactionResult): Promise<void> {
+    deps.emit({ type: 'compaction_ended', conversationId, ...compactionSummary(result) });
+    const after = options.hooks?.afterCompact;
+    if (!after) return;
+    try {
+      await after(result);
+    } catch (error) {
+      deps.emit({ type: 'hook_failed', conversationId, hook: 'afterCompact', error: errorMessage(error) });
+    }
+  }
+
   async function compactHistory(history: readonly ConversationMessage[], conversationId: string, options: CompactOptions = {}): Promise<CompactionResult> {
-    const started = deps.clock();
+    const startedAt = deps.clock();
     // Before validation `history` may be anything: the result must still be built without throwing.
     const given = Array.isArray(history) ? [...(history as ConversationMessage[])] : [];
     let result = initialResult(given, 0);
+    let started = false;
+    let supplied = false;
     try {
       validateHistory(history, conversationId);
+      const focus = checkFocus(options.focus);
       const counts = await loadCounts(conversationId);
       const force = options.force ?? false;
       const prepared = await prepare(history, conversationId, counts, force);
       result = prepared.result;
       if (prepared.kind === 'skip') return result;
       const { tiers } = prepared;
+      const asked = await askHooks(tiers, conversationId, force, focus);
+      if (asked.cancel) {
+        return Object.assign(result, {
+          skipReason: 'cancelled' as const,
+          hook: { decision: 'cancelled' as const, ...(asked.reason !== undefined ? { reason: asked.reason } : {}) },
+        });
+      }
+      const { callDeps } = asked;
+      supplied = asked.supplied;
+      started = true;
+      deps.emit({
+        type: 'compaction_started',
+        conversationId,
+        tier: tiers.kind === 'compact' ? 3 : 2,
+        tokensBefore: tiers.tokensBefore,
+        summarizer: callDeps.summarizer.id,
+      });
       /** Under the lock, after reconciling: run the plan, or plan again on the live rows when they changed. */
       const runLocked = async (early: EarlyFold | undefined): Promise<CompactionResult> => {
         // Another process (or a finished interrupted operation) may have archived part of the caller's history, or
         // cleared some of its tool outputs in place: two indexed counts tell, and only then are the live rows loaded
         // to plan again.
-        if (await atStage('unexpected', () => stillLive(conversationId, history))) return run(prepared, conversationId, counts, options.signal, early);
+        if (await atStage('unexpected', () => stillLive(conversationId, history)))
+          return run(prepared, conversationId, counts, callDeps, options.signal, early);
         // The rows changed: a compaction that committed meanwhile also dropped the calibration.
         const live = await loadLive(conversationId);
         const liveCounts = await loadCounts(conversationId);
         const replanned = await prepare(live, conversationId, liveCounts, force);
         result = replanned.result;
-        return run(replanned, conversationId, liveCounts, options.signal, early);
+        return run(replanned, conversationId, liveCounts, callDeps, options.signal, early);
       };
       const locked = await persistence.withConversationLock(
         conversationId,
         async () => {
           const reconciled = await reconcileFirst(conversationId);
-          // The fold's requests go out now, beside the writes before the fold, unless reconcile just changed the rows.
-          const early = reconciled.some((outcome) => outcome.action === 'committed')
-            ? undefined
-            : await startEarlyFold(tiers, history, conversationId, deps, counts, options.signal);
+          // The fold's requests go out now, beside the writes before the fold, unless reconcile just changed the rows
+          // (or the application supplied the summary: there is nothing to ask).
+          const early =
+            supplied || reconciled.some((outcome) => outcome.action === 'committed')
+              ? undefined
+              : await startEarlyFold(tiers, history, conversationId, callDeps, counts, options.signal);
           try {
             return await runLocked(early);
           } finally {
@@ -264,7 +329,9 @@ export function createCompactor(options: CompactorOptions): Compactor {
     } catch (error) {
       return Object.assign(result, { status: 'failed' as const, history: given, failureCode: failureCodeOf(error), error: errorMessage(error) });
     } finally {
-      result.durationMs = deps.clock() - started;
+      result.durationMs = deps.clock() - startedAt;
+      if (supplied && result.status !== 'skipped') result.hook = { decision: 'supplied' };
+      if (started) await reportEnd(conversationId, result);
     }
   }
 

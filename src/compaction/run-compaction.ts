@@ -8,6 +8,7 @@ import type { OperationStatus } from '../persistence/persistence-provider.js';
 import { startChunkArchive, type ChunkArchive } from './chunk-archive.js';
 import { createArchiveWriter } from './archive-writer.js';
 import { commitCompacted } from './commit-compacted.js';
+import { HOOK_SUMMARIZER_ID } from './compaction-hooks.js';
 import { foldOptions, listFrontier, newestSummary, resummarizeContext, type CompactionDeps, type ConversationCounts } from './compaction-deps.js';
 import type { CompactionResult, CompactionStage } from './compaction-result.js';
 import { assembleContext } from './context-view.js';
@@ -52,6 +53,9 @@ export async function runCompaction(
   };
   const countSteps = (steps: FoldStep[]) => {
     for (const step of steps) {
+      if (!result.models.includes(step.summary.model)) result.models.push(step.summary.model);
+      // A summary the application supplied took no call.
+      if (step.summary.model === HOOK_SUMMARIZER_ID) continue;
       result.modelCalls++;
       result.summarizerInputTokens += step.summary.usage.inputTokens;
       result.summarizerOutputTokens += step.summary.usage.outputTokens;
@@ -87,7 +91,9 @@ export async function runCompaction(
 
     // Fold, the first chunk building on the newest frontier batch, while the archive takes the verbatim transcript
     // at once and each chunk's batch as its summary arrives (all read back). An archive failure stops the fold.
-    const chunked = chunkCompactable(plan.compactable, plan.recent, deps, counts.context);
+    const chunked = deps.summarySupplied
+      ? { chunks: [plan.compactable], historyChunks: 1, turnPrefixMessages: 0 }
+      : chunkCompactable(plan.compactable, plan.recent, deps, counts.context);
     result.turnPrefixMessages = chunked.turnPrefixMessages;
     const stopFold = new AbortController();
     const target = { conversationId, operationId, writer, originals, sessionOf: (m: ConversationMessage) => plan.sessionOf.get(m.id) };

@@ -40,6 +40,11 @@ interface SummarizeRequestBase {
   maxOutputTokens: number;
   /** Aborts the call: queued, in flight or backing off. Default none. */
   signal?: AbortSignal;
+  /**
+   * What the summary must keep, in the words of whoever asked for the compaction (the `compact` tool's `focus`, at
+   * most 400 characters). Adapters give it precedence when choosing what to keep. Default none.
+   */
+  focus?: string;
 }
 
 /** Summarize a stretch of conversation (a depth-0 batch). */

@@ -4,10 +4,9 @@
  * Errors name the argument and the rule.
  */
 import { z } from 'zod';
-import { InvalidArgumentError } from '../errors.js';
 import { toIsoTime } from '../conversation/iso-time.js';
 import { parseWithSchema } from '../conversation/schema-issues.js';
-import { textProblem } from '../conversation/well-formed-text.js';
+import { argumentText, toolArgumentsObject, toolParameters } from './tool-arguments.js';
 
 export const MEMORY_READ_DEFAULT_LIMIT = 5;
 export const MEMORY_READ_MAX_LIMIT = 20;
@@ -25,18 +24,6 @@ export const MEMORY_READ_MIN_TOKENS = 200;
 export const MEMORY_READ_MAX_TOKENS = 12_000;
 /** The depth filter's ceiling: far above any depth a conversation reaches (each depth folds several batches). */
 const MEMORY_READ_MAX_DEPTH = 1000;
-
-/** A non-blank string a model may send, without U+0000 or half an emoji (refused here rather than deep in a search). */
-function argumentText(maxLength: number) {
-  return z
-    .string({ error: 'must be a string' })
-    .max(maxLength, `must be at most ${maxLength} characters`)
-    .refine((value) => value.trim() !== '', 'must not be empty')
-    .check((ctx) => {
-      const problem = textProblem(ctx.value);
-      if (problem !== undefined) ctx.issues.push({ code: 'custom', message: problem, input: ctx.value });
-    });
-}
 
 /** An ISO date or time, as a canonical UTC string (`parseIsoTime`, the one date rule). */
 function argumentTime(description: string) {
@@ -106,21 +93,10 @@ export interface MemoryReadArgs {
 
 /** The JSON schema of the arguments (the tool definition's `parameters`), from the same schema that parses them. */
 export function memoryReadParameters(): Record<string, unknown> {
-  const { $schema: _, ...parameters } = z.toJSONSchema(memoryReadArgsSchema, { io: 'input' }) as Record<string, unknown>;
-  return parameters;
+  return toolParameters(memoryReadArgsSchema);
 }
 
 /** Accepts the parsed arguments object or the JSON string a model sends; JSON's null for an argument means absent. */
 export function parseMemoryReadArgs(input: unknown): MemoryReadArgs {
-  let raw: unknown = input;
-  if (typeof input === 'string') {
-    try {
-      raw = JSON.parse(input);
-    } catch {
-      throw new InvalidArgumentError('arguments', 'must be a JSON object');
-    }
-  }
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new InvalidArgumentError('arguments', 'must be an object');
-  const present = Object.fromEntries(Object.entries(raw).filter(([, value]) => value !== null));
-  return parseWithSchema(memoryReadArgsSchema, present);
+  return parseWithSchema(memoryReadArgsSchema, toolArgumentsObject(input));
 }

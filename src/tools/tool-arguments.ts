@@ -1,0 +1,39 @@
+/**
+ * What every tool's arguments share, pure: the input a model sends (an object or its JSON text, `null` meaning
+ * absent) and a text argument's rules. Errors name the argument and the rule.
+ */
+import { z } from 'zod';
+import { InvalidArgumentError } from '../errors.js';
+import { textProblem } from '../conversation/well-formed-text.js';
+
+/** A non-blank string a model may send, without U+0000 or half an emoji (refused here rather than deep in a search). */
+export function argumentText(maxLength: number) {
+  return z
+    .string({ error: 'must be a string' })
+    .max(maxLength, `must be at most ${maxLength} characters`)
+    .refine((value) => value.trim() !== '', 'must not be empty')
+    .check((ctx) => {
+      const problem = textProblem(ctx.value);
+      if (problem !== undefined) ctx.issues.push({ code: 'custom', message: problem, input: ctx.value });
+    });
+}
+
+/** The arguments object from the parsed object or the JSON string a model sends, with `null` arguments left out. */
+export function toolArgumentsObject(input: unknown): Record<string, unknown> {
+  let raw: unknown = input;
+  if (typeof input === 'string') {
+    try {
+      raw = JSON.parse(input);
+    } catch {
+      throw new InvalidArgumentError('arguments', 'must be a JSON object');
+    }
+  }
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new InvalidArgumentError('arguments', 'must be an object');
+  return Object.fromEntries(Object.entries(raw).filter(([, value]) => value !== null));
+}
+
+/** The JSON schema of a tool's arguments (a definition's `parameters`), from the schema that parses them. */
+export function toolParameters(schema: z.ZodType): Record<string, unknown> {
+  const { $schema: _, ...parameters } = z.toJSONSchema(schema, { io: 'input' }) as Record<string, unknown>;
+  return parameters;
+}
