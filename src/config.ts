@@ -15,6 +15,7 @@ import {
   DEFAULT_MODEL_TIMEOUT_MS,
   defaultModelDeadlineMs,
 } from './openai/openai-defaults.js';
+import { SUMMARY_PROMPT_MODES, SUMMARY_PROMPT_MODE_RULE, type SummaryPromptMode } from './openai/openai-prompt-mode.js';
 
 /** Where things live and which remote services to use; read from the environment by `resolveRuntimeConfig`. */
 export interface RuntimeConfig {
@@ -30,8 +31,23 @@ export interface RuntimeConfig {
   openaiBaseUrl?: string;
   /** `OPENAI_API_KEY`. */
   openaiApiKey?: string;
-  /** Summaries come from this model when set, else from the offline extractive summarizer. `MEMFOLD_SUMMARY_MODEL`. */
+  /**
+   * The model that writes summaries. `MEMFOLD_SUMMARY_MODEL`; unset: with an endpoint configured (`OPENAI_BASE_URL` or
+   * `OPENAI_API_KEY`), a cheap model of a known provider, else `MEMFOLD_MODEL`; otherwise the offline extractive
+   * summarizer (`openai/summary-model.ts`).
+   */
   summaryModel?: string;
+  /**
+   * Tokens the summary model accepts; requests stay within `summarizerInputShare` (80%) of it. Set it for a small
+   * local model (an Ollama model serves 2,048 to 8,192 unless told otherwise). `MEMFOLD_SUMMARY_CONTEXT_WINDOW`,
+   * default 128,000; at least 1,024.
+   */
+  summaryContextWindow?: number;
+  /**
+   * The built-in prompt of that model: `structured` (seven sections per chunk) or `update` (each chunk merged into
+   * the summary so far). `MEMFOLD_SUMMARY_PROMPT`; unset means the adapter's default, `structured`.
+   */
+  summaryPromptMode?: SummaryPromptMode;
   /** Embeddings come from this model when set, else from the offline hashing embedder. `MEMFOLD_EMBEDDING_MODEL`. */
   embeddingModel?: string;
   /** The assistant's model, which picks the exact tokenizer when known. `MEMFOLD_MODEL`. */
@@ -96,6 +112,8 @@ const overridesSchema = z
       openaiBaseUrl: overrideString,
       openaiApiKey: overrideString,
       summaryModel: overrideString,
+      summaryContextWindow: overrideInt(1_024),
+      summaryPromptMode: z.enum(SUMMARY_PROMPT_MODES, { error: (issue) => `${SUMMARY_PROMPT_MODE_RULE} (got ${JSON.stringify(issue.input)})` }),
       embeddingModel: overrideString,
       assistantModel: overrideString,
       modelTimeoutMs: overrideInt(1),
@@ -123,6 +141,8 @@ function envInt(min: number, max?: number) {
 
 const envText = z.string().transform((raw) => raw.trim());
 
+const envPromptMode = envText.pipe(z.enum(SUMMARY_PROMPT_MODES, { error: (issue) => `${SUMMARY_PROMPT_MODE_RULE} (got "${String(issue.input)}")` }));
+
 /** The variables memfold reads; a blank one counts as unset. Errors name the variable. */
 const envSchema = z
   .object({
@@ -133,6 +153,8 @@ const envSchema = z
     OPENAI_BASE_URL: envText,
     OPENAI_API_KEY: envText,
     MEMFOLD_SUMMARY_MODEL: envText,
+    MEMFOLD_SUMMARY_CONTEXT_WINDOW: envInt(1_024),
+    MEMFOLD_SUMMARY_PROMPT: envPromptMode,
     MEMFOLD_EMBEDDING_MODEL: envText,
     MEMFOLD_MODEL: envText,
     MEMFOLD_MODEL_TIMEOUT_MS: envInt(1),
@@ -192,6 +214,8 @@ export function resolveRuntimeConfig(overrides: Partial<RuntimeConfig> = {}, env
     openaiBaseUrl: given.openaiBaseUrl ?? vars.OPENAI_BASE_URL,
     openaiApiKey: given.openaiApiKey ?? vars.OPENAI_API_KEY,
     summaryModel: given.summaryModel ?? vars.MEMFOLD_SUMMARY_MODEL,
+    summaryContextWindow: given.summaryContextWindow ?? vars.MEMFOLD_SUMMARY_CONTEXT_WINDOW,
+    summaryPromptMode: given.summaryPromptMode ?? vars.MEMFOLD_SUMMARY_PROMPT,
     embeddingModel: given.embeddingModel ?? vars.MEMFOLD_EMBEDDING_MODEL,
     assistantModel: given.assistantModel ?? vars.MEMFOLD_MODEL,
     modelRequestsPerMinute: given.modelRequestsPerMinute ?? vars.MEMFOLD_MODEL_RPM,

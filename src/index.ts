@@ -29,7 +29,8 @@ export {
   type BeforeCompactInfo,
   type CompactionHooks,
 } from './compaction/compaction-hooks.js';
-export { DEFAULT_SUMMARIZATION_PROMPT, interpolatePrompt } from './openai/openai-prompt.js';
+export { DEFAULT_SUMMARIZATION_PROMPT, UPDATE_SUMMARIZATION_PROMPT, interpolatePrompt } from './openai/openai-prompt.js';
+export { SUMMARY_PROMPT_MODES, type SummaryPromptMode } from './openai/openai-prompt-mode.js';
 export { formatHeader, parseHeader, type BatchHeader } from './compaction/headers.js';
 export { parseLabel, type ParsedLabel } from './compaction/labels.js';
 export { buildClipArchive, clipArchiveLabels, CLIP_ARCHIVE_PREFIX } from './compaction/clip-archive.js';

@@ -28,6 +28,8 @@ import { createCircuitBreaker } from './openai/openai-circuit-breaker.js';
 import { createOpenAIEmbedder } from './openai/openai-embedder.js';
 import { createModelQueue, rateLimitedQueueOptions, type ModelQueue } from './openai/openai-queue.js';
 import { createOpenAISummarizer } from './openai/openai-summarizer.js';
+import { chooseSummaryModel, type SummaryModelChoice } from './openai/summary-model.js';
+import { isSummaryPromptMode, SUMMARY_PROMPT_MODE_RULE, type SummaryPromptMode } from './openai/openai-prompt-mode.js';
 import { createInMemoryPersistence } from './persistence/in-memory/in-memory-persistence.js';
 import { createKyselyPersistence, openLanceArchive } from './on-demand-adapters.js';
 import type { LoadHistoryOptions, PersistenceProvider, TokenCalibration } from './persistence/persistence-provider.js';
@@ -65,10 +67,16 @@ export interface MemfoldOptions {
   archive?: Archive;
   /**
    * System prompt template of the OpenAI-compatible summarizer (`MEMFOLD_SUMMARY_MODEL`); `{{maxTokens}}` is filled
-   * in. Default DEFAULT_SUMMARIZATION_PROMPT. Not read by the extractive summarizer; refused with a `model` adapter,
+   * in. Default: the built-in prompt of `promptMode`. Not read by the extractive summarizer; refused with a `model` adapter,
    * which renders its own prompt.
    */
   prompt?: string;
+  /**
+   * Which built-in prompt the OpenAI-compatible summarizer uses: `'structured'` (default; seven sections per chunk,
+   * each batch speaks for its own stretch) or `'update'` (each chunk merged into the summary so far, rewritten as
+   * one). Default `MEMFOLD_SUMMARY_PROMPT`, else `'structured'`. A custom `prompt` wins; refused with a `summarizer`.
+   */
+  promptMode?: SummaryPromptMode;
   onEvent?: (event: MemfoldEvent) => void;
   /**
    * `beforeCompact(info)` may cancel a compaction about to run or supply its summary; `afterCompact(result)` hears every
@@ -105,6 +113,12 @@ export interface Memfold {
   readonly persistence: PersistenceProvider;
   readonly archive: Archive;
   readonly summarizer: Summarizer;
+  /**
+   * Which model writes the summaries and why (`openai/summary-model.ts`): `summary_model` (MEMFOLD_SUMMARY_MODEL),
+   * `provider_default` (a cheap model of the endpoint's provider), `assistant_model` (MEMFOLD_MODEL), `offline` (the
+   * extractive summarizer), or `adapter` (a `summarizer` passed in). Each result's `models` says who answered.
+   */
+  readonly summaryModel: SummaryModelChoice;
   readonly tokens: TokenCounter;
   /**
    * Append messages to the live table; returns them as stored (ids, seq, times). Emits `context_warning` when the
@@ -168,17 +182,25 @@ function remoteCallQueue(config: RuntimeConfig): ModelQueue {
   return createModelQueue(rateLimitedQueueOptions(config.modelConcurrency, config.modelRequestsPerMinute));
 }
 
-function buildSummarizer(config: RuntimeConfig, queue: ModelQueue, prompt: string | undefined): Summarizer {
+function buildSummarizer(
+  config: RuntimeConfig,
+  choice: SummaryModelChoice,
+  queue: ModelQueue,
+  prompt: string | undefined,
+  promptMode: SummaryPromptMode | undefined,
+): Summarizer {
   const extractive = createExtractiveSummarizer();
-  if (!config.summaryModel) return extractive;
+  if (!choice.model) return extractive;
   const remote = createOpenAISummarizer({
-    model: config.summaryModel,
+    model: choice.model,
+    ...(config.summaryContextWindow ? { contextWindow: config.summaryContextWindow } : {}),
     timeoutMs: config.modelTimeoutMs,
     deadlineMs: config.modelDeadlineMs,
     maxRetries: config.modelMaxRetries,
     queue,
     breaker: breakerOf(config),
     ...(prompt ? { prompt } : {}),
+    ...(promptMode ? { promptMode } : {}),
     ...(config.openaiBaseUrl ? { baseURL: config.openaiBaseUrl } : {}),
     ...(config.openaiApiKey ? { apiKey: config.openaiApiKey } : {}),
   });
@@ -229,6 +251,16 @@ function checkOptions(options: MemfoldOptions): void {
   if (options.prompt !== undefined && options.summarizer !== undefined) {
     throw new InvalidConfigError('prompt', 'applies to the summarizer memfold builds (MEMFOLD_SUMMARY_MODEL); a `model` adapter renders its own prompt');
   }
+  if (options.promptMode !== undefined && !isSummaryPromptMode(options.promptMode)) {
+    throw new InvalidConfigError('promptMode', `${SUMMARY_PROMPT_MODE_RULE} (got ${JSON.stringify(options.promptMode)})`);
+  }
+  if (options.promptMode !== undefined && options.summarizer !== undefined) {
+    throw new InvalidConfigError(
+      'promptMode',
+      'applies to the summarizer memfold builds (MEMFOLD_SUMMARY_MODEL); a `summarizer` adapter renders its own prompt',
+    );
+  }
+  if (options.onEvent !== undefined && typeof options.onEvent !== 'function') throw new InvalidConfigError('onEvent', 'must be a function');
   if (options.hooks !== undefined) {
     if (typeof options.hooks !== 'object' || options.hooks === null) throw new InvalidConfigError('hooks', 'must be an object');
     for (const key of Object.keys(options.hooks)) {
@@ -267,7 +299,8 @@ export async function createMemfold(options: MemfoldOptions = {}): Promise<Memfo
   const config = resolveRuntimeConfig(options.config, options.env ?? process.env);
   const settings = resolveCompactionSettings(options.compaction);
   const queue = remoteCallQueue(config);
-  const summarizer = options.summarizer ?? buildSummarizer(config, queue, options.prompt);
+  const summaryModel: SummaryModelChoice = options.summarizer ? { source: 'adapter' } : chooseSummaryModel(config);
+  const summarizer = options.summarizer ?? buildSummarizer(config, summaryModel, queue, options.prompt, options.promptMode ?? config.summaryPromptMode);
   const tokens = options.tokens ?? createTokenCounter(config.assistantModel ? { model: config.assistantModel } : {});
   const embedder = options.archive ? undefined : (options.embedder ?? buildEmbedder(config, queue));
   /** The context's tokens after each conversation's last compaction in this process (the compact tool's refusal). */
@@ -350,6 +383,7 @@ export async function createMemfold(options: MemfoldOptions = {}): Promise<Memfo
     persistence,
     archive,
     summarizer,
+    summaryModel,
     tokens,
     async append(conversationId, messages) {
       const stored = await persistence.append(conversationId, messages);

@@ -68,7 +68,7 @@ function requestRoom(summarizer: Summarizer, tokens: TokenCounter, settings: Com
   if (!(Math.min(settings.chunkTokens, room) >= 64)) {
     throw new MemfoldError(
       'invalid_config',
-      `Invalid config field compaction.summarizerInputShare: the summarizer window (${summarizer.contextWindow}) leaves no room for a chunk`,
+      `Invalid config field compaction.summarizerInputShare: the summarizer window (${summarizer.contextWindow} tokens, MEMFOLD_SUMMARY_CONTEXT_WINDOW) leaves no room for a chunk beside the instructions and twice maxSummaryTokens (${settings.maxSummaryTokens}): use a model with a larger window, or lower compaction.maxSummaryTokens`,
     );
   }
   return room;

@@ -11,7 +11,15 @@ import { createCircuitBreaker, type CircuitBreaker } from './openai-circuit-brea
 import { DEFAULT_MODEL_CONCURRENCY, DEFAULT_SUMMARIZER_CONTEXT_WINDOW, PLACEHOLDER_API_KEY, defaultModelDeadlineMs } from './openai-defaults.js';
 import { lazyOpenAIClient } from './openai-client.js';
 import { toMemfoldError } from './openai-errors.js';
-import { DEFAULT_SUMMARIZATION_PROMPT, interpolatePrompt, renderUserMessage } from './openai-prompt.js';
+import { interpolatePrompt, renderUserMessage } from './openai-prompt.js';
+import {
+  DEFAULT_SUMMARY_PROMPT_MODE,
+  isSummaryPromptMode,
+  longestPromptTemplate,
+  promptTemplateFor,
+  SUMMARY_PROMPT_MODE_RULE,
+  type SummaryPromptMode,
+} from './openai-prompt-mode.js';
 import { findOutputFault } from './openai-output-faults.js';
 import { createModelQueue, type ModelQueue } from './openai-queue.js';
 import { runQueuedWithRetry, type RetryOverrides } from './openai-queued-retry.js';
@@ -25,10 +33,18 @@ export interface OpenAISummarizerOptions {
   /** Tokens the summarizer model accepts. Default DEFAULT_SUMMARIZER_CONTEXT_WINDOW (128,000). */
   contextWindow?: number;
   /**
-   * The system prompt template; `{{maxTokens}}` is filled with the request's `maxOutputTokens`. Default
-   * DEFAULT_SUMMARIZATION_PROMPT. The material follows in the user message, in `<previous_summary>` and `<transcript>`.
+   * The system prompt template; `{{maxTokens}}` is filled with the request's `maxOutputTokens`. Default: the
+   * built-in prompt of `promptMode`. When set, it is sent with every request whatever the mode. The material
+   * follows in the user message, in `<previous_summary>` and `<transcript>`.
    */
   prompt?: string;
+  /**
+   * Which built-in prompt summarizes a chunk. `structured` (default): seven sections per chunk, building on the
+   * summary so far without repeating it (DEFAULT_SUMMARIZATION_PROMPT). `update`: a chunk that follows a summary is
+   * merged into it, and the answer is one rewritten summary that replaces it (UPDATE_SUMMARIZATION_PROMPT); the
+   * first chunk and re-summarization use the structured prompt. A custom `prompt` wins over both.
+   */
+  promptMode?: SummaryPromptMode;
   /** Per-attempt timeout in ms (RuntimeConfig.modelTimeoutMs). */
   timeoutMs: number;
   /** Retries after the first attempt (RuntimeConfig.modelMaxRetries). */
@@ -83,9 +99,15 @@ export function createOpenAISummarizer(options: OpenAISummarizerOptions): Summar
   if (options.prompt !== undefined && (typeof options.prompt !== 'string' || options.prompt.trim() === '')) {
     throw new InvalidArgumentError('prompt', 'must be a non-empty string');
   }
+  if (options.promptMode !== undefined && !isSummaryPromptMode(options.promptMode)) {
+    throw new InvalidArgumentError('promptMode', `${SUMMARY_PROMPT_MODE_RULE} (got ${JSON.stringify(options.promptMode)})`);
+  }
   const id = `openai:${options.model}`;
-  const prompt = options.prompt ?? DEFAULT_SUMMARIZATION_PROMPT;
-  const systemPrompt = (maxOutputTokens: number) => interpolatePrompt(prompt, { maxTokens: maxOutputTokens });
+  const mode = options.promptMode ?? DEFAULT_SUMMARY_PROMPT_MODE;
+  const fill = (template: string, maxOutputTokens: number) => interpolatePrompt(template, { maxTokens: maxOutputTokens });
+  const systemPrompt = (request: SummarizeRequest) => fill(options.prompt ?? promptTemplateFor(mode, request), request.maxOutputTokens);
+  // The core counts this against the window for every request: the longest system prompt this mode may send.
+  const promptOverhead = (maxOutputTokens: number) => fill(options.prompt ?? longestPromptTemplate(mode), maxOutputTokens);
   const deadlineMs = options.deadlineMs ?? defaultModelDeadlineMs(options.timeoutMs);
   const contextWindow = options.contextWindow ?? DEFAULT_SUMMARIZER_CONTEXT_WINDOW;
   const queue = options.queue ?? createModelQueue({ concurrency: DEFAULT_MODEL_CONCURRENCY });
@@ -148,13 +170,13 @@ export function createOpenAISummarizer(options: OpenAISummarizerOptions): Summar
   return {
     id,
     contextWindow,
-    promptOverhead: systemPrompt,
+    promptOverhead,
     summarize(request) {
       if (!Number.isInteger(request.maxOutputTokens) || request.maxOutputTokens < 1) {
         return Promise.reject(new InvalidArgumentError('maxOutputTokens', `must be an integer >= 1 (got ${request.maxOutputTokens})`));
       }
       // Rendered once: every retry sends the same request.
-      const system = systemPrompt(request.maxOutputTokens);
+      const system = systemPrompt(request);
       const user = renderUserMessage(request);
       return runQueuedWithRetry((remainingMs) => attempt(request, system, user, remainingMs), {
         queue,

@@ -150,6 +150,19 @@ describe('compaction hooks', () => {
     await memfold.close();
   });
 
+  it('a focus reaches every summarizer request of the compaction, before the material', async () => {
+    const { memfold } = await open({});
+    const from = fake.requests.length;
+    const result = await memfold.compact('orders', { force: true, focus: 'the refund of ORD-503 <transcript>' });
+    expect(result.status).toBe('compacted');
+    const bodies = fake.requests.slice(from).map((r) => r.body.messages.at(-1).content as string);
+    expect(bodies.length).toBe(result.modelCalls);
+    for (const body of bodies) {
+      expect(body.startsWith('Whoever asked for this summary needs it to keep, above all: the refund of ORD-503 &lt;transcript>\n\n<')).toBe(true);
+    }
+    await memfold.close();
+  });
+
   it('a focus over 400 characters fails as invalid input naming it; createMemfold refuses an unknown hook', async () => {
     const { memfold } = await open({});
     const result = await memfold.compact('orders', { force: true, focus: 'x'.repeat(401) });

@@ -3,6 +3,7 @@
  * `POST /v1/chat/completions` and `POST /v1/embeddings`, so the real `openai` client is exercised end to end.
  * Behaviours are set for every call (`setBehavior`) or queued for the next calls (`enqueue`).
  * Optionally every answer takes `latencyMs`, and a `rateLimit` answers 429 with `retry-after` when exceeded.
+ * The `structured` behaviour answers like a model that follows a sectioned summary prompt (`structuredSummary`).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -14,7 +15,9 @@ export type FakeBehavior =
   | { kind: 'empty' }
   | { kind: 'malformed' }
   /** A chat answer whose content string is these bytes, written as they are (not re-encoded) into the JSON. */
-  | { kind: 'rawContent'; bytes: Buffer };
+  | { kind: 'rawContent'; bytes: Buffer }
+  /** A sectioned summary made from the request itself (`structuredSummary`), usage counted as chars / 4. */
+  | { kind: 'structured'; itemChars?: number };
 
 export const behaviors = {
   ok: (text?: string): FakeBehavior => (text === undefined ? { kind: 'ok' } : { kind: 'ok', text }),
@@ -39,6 +42,8 @@ export const behaviors = {
   }),
   /** A JSON escape of a lone high surrogate: valid JSON, not valid Unicode. */
   loneSurrogate: (): FakeBehavior => ({ kind: 'rawContent', bytes: Buffer.from('Summary: order \\ud800 ORD-7') }),
+  /** Seven sections filled from the transcript; merged into the previous summary when the system prompt asks for an updated one. */
+  structured: (itemChars?: number): FakeBehavior => (itemChars === undefined ? { kind: 'structured' } : { kind: 'structured', itemChars }),
 };
 
 export interface RecordedRequest {
@@ -104,6 +109,122 @@ export function fakeSummary(body: any): string {
   const last = String(messages[messages.length - 1]?.content ?? '');
   const tagged = /<transcript>\n([\s\S]*?)\n<\/transcript>/.exec(last)?.[1] ?? last;
   return `Summary: ${tagged.split(/\s+/).filter(Boolean).slice(0, 12).join(' ')}`;
+}
+
+/** The sections `structuredSummary` writes, in order (the headings of memfold's built-in prompts). */
+export const FAKE_SECTIONS = ['Goal', 'User requests and constraints', 'Facts', 'Files and tools', 'Errors and fixes', 'Decisions', 'Next steps'] as const;
+type FakeSection = (typeof FAKE_SECTIONS)[number];
+
+/** Headings other summarizers write (the extractive one's), read as the nearest section. */
+const SECTION_ALIASES: Record<string, FakeSection> = { 'User asked': 'User requests and constraints', Errors: 'Errors and fixes', 'Open items': 'Next steps' };
+
+/** The section a transcript message goes to, by a few cue words; undefined: filler, left out. */
+function sectionOf(role: string, text: string): FakeSection | undefined {
+  if (role === 'tool') return 'Files and tools';
+  if (/\b(error|errors|failed|fails|failure|exception|crash|bug|broken|broke|fixed|fix)\b/i.test(text)) return 'Errors and fixes';
+  if (/\b(decided|decide|agreed|agree|chose|choose|settled|going with)\b/i.test(text)) return 'Decisions';
+  if (/\b(next|todo|pending|tomorrow|later|soon|plan|planning|will)\b/i.test(text)) return 'Next steps';
+  if (role === 'user' && /\?|\b(please|can you|could you|want|need|must|should)\b/i.test(text)) return 'User requests and constraints';
+  if (/\d|\s[A-Z][a-z]/.test(text)) return 'Facts';
+  return undefined;
+}
+
+/** `<tag>` .. `</tag>` of a request's user message, or undefined. */
+function taggedPart(text: string, tag: string): string | undefined {
+  return new RegExp(`<${tag}>\\n([\\s\\S]*?)\\n</${tag}>`).exec(text)?.[1];
+}
+
+interface FakeItem {
+  section: FakeSection;
+  text: string;
+}
+
+/**
+ * The items of a request's material, oldest first: `- ` items under a known heading (summaries: the previous one,
+ * or those re-summarization merges, whose `[depth:...]` headers are skipped), and one item per transcript message,
+ * `[date] speaker: text` cut to `itemChars`, in the section its cue words pick (tool calls go to Files and tools).
+ */
+function itemsOf(material: string, itemChars: number): FakeItem[] {
+  const items: FakeItem[] = [];
+  let section: FakeSection | undefined;
+  let date = '';
+  let speaker = '';
+  const clip = (text: string) => (text.length > itemChars ? `${text.slice(0, itemChars)}…` : text);
+  for (const line of material.split('\n')) {
+    const heading = /^([A-Z][A-Za-z ,/]{1,40}):$/.exec(line.trim())?.[1];
+    if (heading !== undefined) {
+      section = (FAKE_SECTIONS as readonly string[]).includes(heading) ? (heading as FakeSection) : SECTION_ALIASES[heading];
+      continue;
+    }
+    if (/^\[depth:\d+\|/.test(line)) {
+      section = undefined;
+      continue;
+    }
+    if (line.startsWith('- ') && section) {
+      items.push({ section, text: line.slice(2) });
+      continue;
+    }
+    if (line.startsWith('-> call ')) {
+      items.push({ section: 'Files and tools', text: clip(`[${date}] ${speaker} called ${line.slice(8)}`) });
+      continue;
+    }
+    const message = /^(?:\[([^\]]*)\] )?(user|assistant|tool|system)(?:\(([^)]*)\))?(?:#\S+)?: (.*)$/.exec(line);
+    if (!message) continue; // continuation lines, blank lines, notes
+    if (message[1]) date = message[1].slice(0, 10);
+    speaker = message[3] ?? message[2]!;
+    const target = sectionOf(message[2]!, message[4]!);
+    if (target) items.push({ section: target, text: clip(`[${date}] ${speaker}: ${message[4]!}`) });
+  }
+  return items;
+}
+
+function renderSections(items: readonly FakeItem[]): string {
+  return FAKE_SECTIONS.flatMap((section) => {
+    const mine = items.filter((item) => item.section === section);
+    return mine.length === 0 ? [] : [`${section}:\n${mine.map((item) => `- ${item.text}`).join('\n')}`];
+  }).join('\n');
+}
+
+/**
+ * What a model that follows a sectioned summary prompt might answer, made only from the request body, deterministic.
+ * Items come from the transcript (`itemsOf`); the goal is the previous summary's (when merging) or the first user
+ * message. When the system prompt asks for an "updated summary" and a `<previous_summary>` is given, the previous
+ * summary's items come first and the new ones are added (a merge); otherwise the previous summary is left out (a
+ * delta). Within max_tokens x 4 characters: while too long, the oldest item of the fullest section goes (never the goal).
+ */
+export function structuredSummary(body: any, itemChars = 160): string {
+  const messages: Array<{ role?: string; content?: string }> = Array.isArray(body?.messages) ? body.messages : [];
+  const system = String(messages.find((m) => m.role === 'system')?.content ?? '');
+  const user = String(messages[messages.length - 1]?.content ?? '');
+  const budget = 4 * Number(body?.max_tokens ?? body?.max_completion_tokens ?? 256);
+  const previous = taggedPart(user, 'previous_summary');
+  const transcript = taggedPart(user, 'transcript') ?? user;
+  const merging = previous !== undefined && /\bupdated summary\b/i.test(system);
+  const fresh = itemsOf(transcript, itemChars);
+  let items = [...(merging ? itemsOf(previous, itemChars) : []), ...fresh];
+  const goals = items.filter((item) => item.section === 'Goal');
+  const firstAsk = /^(?:\[[^\]]*\] )?user(?:\([^)]*\))?: (.*)$/m.exec(transcript)?.[1];
+  const goal: FakeItem | undefined = goals[0] ?? (firstAsk ? { section: 'Goal', text: firstAsk.slice(0, itemChars) } : undefined);
+  const seen = new Set<string>();
+  items = [...(goal ? [goal] : []), ...items.filter((item) => item.section !== 'Goal')].filter((item) => {
+    const key = `${item.section}\n${item.text}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+  while (items.length > 1 && renderSections(items).length > budget) {
+    const counts = new Map<FakeSection, number>();
+    for (const item of items) if (item.section !== 'Goal') counts.set(item.section, (counts.get(item.section) ?? 0) + 1);
+    const fullest = [...counts.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
+    if (!fullest) break;
+    items.splice(
+      items.findIndex((item) => item.section === fullest),
+      1,
+    );
+  }
+  const text = renderSections(items);
+  if (text !== '' && text.length <= budget) return text;
+  return `Facts:\n- ${transcript.slice(0, Math.max(1, budget - 12)).trim() || 'nothing to note'}`.slice(0, budget);
 }
 
 /** The bucket of a RateLimit: `take()` returns 0 when a request may go, else the ms until it may. */
@@ -188,6 +309,13 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
         const marker = 'RAW-CONTENT-MARKER';
         const [before, after] = JSON.stringify(chatCompletion(body, marker, 'stop', { prompt_tokens: 111, completion_tokens: 22 })).split(marker);
         return send(res, 200, Buffer.concat([Buffer.from(before!), b.bytes, Buffer.from(after!)]));
+      }
+      case 'structured': {
+        if (path === '/v1/embeddings') return respond(res, path, body, { kind: 'ok' });
+        const text = structuredSummary(body, b.itemChars);
+        const sent: Array<{ content?: unknown }> = Array.isArray(body?.messages) ? body.messages : [];
+        const promptChars = sent.reduce((sum, m) => sum + String(m.content ?? '').length, 0);
+        return send(res, 200, chatCompletion(body, text, 'stop', { prompt_tokens: Math.ceil(promptChars / 4), completion_tokens: Math.ceil(text.length / 4) }));
       }
       case 'empty':
       case 'ok': {
