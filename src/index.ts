@@ -49,6 +49,12 @@ export { liveSessions, sessionSpans, type LiveSession, type SessionSpan } from '
 export { turnAt, turnMap, type TurnSpan } from './compaction/turn-map.js';
 export type { ScopeOutcome } from './compaction/session-scope.js';
 export { resolveRuntimeConfig, type RuntimeConfig } from './config.js';
+export { createLiveSettings, type LiveSettings, type SettingsChange } from './compaction/live-settings.js';
+export { DEFAULT_PRICES, PRICES_AS_OF } from './cost/default-prices.js';
+export { costOf, costOfModels, type Cost, type UsageByModel } from './cost/cost-of.js';
+export { normalizeModelName, priceOf } from './cost/price-of.js';
+export { resolvePrices, type PriceOverrides } from './cost/resolve-prices.js';
+export type { ModelPrice, ModelUsage, PriceTable, TokenUsage } from './cost/model-price.js';
 export { MemfoldError, InvalidArgumentError, InvalidConfigError, type MemfoldErrorCode } from './errors.js';
 export type { Archive, SearchQuery, SearchHit, ListOptions, ArchiveFilter } from './archive/archive.js';
 export type {

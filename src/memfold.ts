@@ -15,7 +15,8 @@ import type { CompactionEvent, CompactionResult } from './compaction/compaction-
 import { reconcileAll, type ReconcileOutcome } from './compaction/reconcile.js';
 import { errorMessage, failureReason, InvalidConfigError, MemfoldError } from './errors.js';
 import { assembleContext } from './compaction/context-view.js';
-import { resolveCompactionSettings, type CompactionSettings } from './compaction/compaction-settings.js';
+import type { CompactionSettings } from './compaction/compaction-settings.js';
+import { createLiveSettings, type SettingsChange } from './compaction/live-settings.js';
 import { resolveRuntimeConfig, type RuntimeConfig } from './config.js';
 import type { Embedder } from './embedding/embedder.js';
 import { createHashingEmbedder } from './embedding/hashing-embedder.js';
@@ -34,6 +35,8 @@ import { createInMemoryPersistence } from './persistence/in-memory/in-memory-per
 import { createKyselyPersistence, openLanceArchive } from './on-demand-adapters.js';
 import type { LoadHistoryOptions, PersistenceProvider, TokenCalibration } from './persistence/persistence-provider.js';
 import { createTokenCounter } from './tokens/create-token-counter.js';
+import type { PriceTable } from './cost/model-price.js';
+import { resolvePrices, type PriceOverrides } from './cost/resolve-prices.js';
 import type { TokenCounter } from './tokens/token-counter.js';
 import { MEMORY_READ_MAX_TOKENS, MEMORY_READ_MIN_TOKENS } from './tools/memory-read-args.js';
 import { createMemoryReadTool, type MemoryReadTool } from './tools/memory-read.js';
@@ -105,6 +108,12 @@ export interface MemfoldOptions {
    * memfold's token counter: exact when MEMFOLD_MODEL names a known model). Default 3,000; 200 to 12,000.
    */
   memoryReadTokens?: number;
+  /**
+   * Prices by model name, in US dollars per million tokens (`{ input?, output?, cachedInput? }`), merged over
+   * `DEFAULT_PRICES` (list prices as of `PRICES_AS_OF`: check them) for each result's `costUsd` (`cost/README.md`).
+   * A model the table lacks needs `input` and `output`. Errors name `prices.<model>.<field>`.
+   */
+  prices?: PriceOverrides;
 }
 
 export interface Memfold {
@@ -120,6 +129,8 @@ export interface Memfold {
    */
   readonly summaryModel: SummaryModelChoice;
   readonly tokens: TokenCounter;
+  /** The price table results are priced with: `DEFAULT_PRICES` with `prices` merged in. */
+  readonly prices: PriceTable;
   /**
    * Append messages to the live table; returns them as stored (ids, seq, times). Emits `context_warning` when the
    * conversation's context reaches `warnAt` × window and was below it when last seen (once per crossing). It keeps
@@ -167,6 +178,14 @@ export interface Memfold {
    * conversation's last compaction in this process, and otherwise compacts (forced) and says what it did.
    */
   compactTool(conversationId: string, limits?: Partial<CompactToolLimits>): CompactTool;
+  /**
+   * Change compaction settings while memfold runs, from the next compaction on: every conversation's, or with
+   * `{ conversationId }` one conversation's (its window, target, scope...). `partial` merges over what was given
+   * before (`undefined` puts a key back to its default; a new window brings its own trigger and budgets unless they
+   * are given). Validated as a whole before anything changes: `InvalidConfigError` naming `compaction.<key>`.
+   * Returns the settings now in force for that scope. In this process only: `compactor.configure`.
+   */
+  configure(partial: SettingsChange, scope?: { conversationId: string }): CompactionSettings;
   close(): Promise<void>;
 }
 
@@ -297,7 +316,9 @@ export async function createMemfold(options: MemfoldOptions = {}): Promise<Memfo
   // Everything is checked before anything opens: a bad setting must not leave a store open (PGlite's lock).
   checkOptions(options);
   const config = resolveRuntimeConfig(options.config, options.env ?? process.env);
-  const settings = resolveCompactionSettings(options.compaction);
+  const prices = resolvePrices(options.prices);
+  // Resolved (and so validated) before anything opens; `configure` changes them later.
+  const liveSettings = createLiveSettings(options.compaction);
   const queue = remoteCallQueue(config);
   const summaryModel: SummaryModelChoice = options.summarizer ? { source: 'adapter' } : chooseSummaryModel(config);
   const summarizer = options.summarizer ?? buildSummarizer(config, summaryModel, queue, options.prompt, options.promptMode ?? config.summaryPromptMode);
@@ -310,7 +331,11 @@ export async function createMemfold(options: MemfoldOptions = {}): Promise<Memfo
     options.onEvent?.(event);
   };
   // One tracker of context_warning crossings for append and compaction, so a crossing is reported once.
-  const contextWarnings = createContextWarnings({ settings, countMessage: (message) => tokens.countMessage(message), emit });
+  const contextWarnings = createContextWarnings({
+    settingsOf: (conversationId) => liveSettings.of(conversationId),
+    countMessage: (message) => tokens.countMessage(message),
+    emit,
+  });
 
   /** Reasons vector search was unavailable, collected per memory_read call (see `memoryRead`). */
   const vectorNotes = new AsyncLocalStorage<Set<string>>();
@@ -346,9 +371,10 @@ export async function createMemfold(options: MemfoldOptions = {}): Promise<Memfo
       archive,
       persistence,
       tokens,
-      settings,
+      liveSettings,
       contextWarnings,
       onEvent: emit,
+      prices,
       ...(options.hooks ? { hooks: options.hooks } : {}),
     });
   } catch (error) {
@@ -385,6 +411,7 @@ export async function createMemfold(options: MemfoldOptions = {}): Promise<Memfo
     summarizer,
     summaryModel,
     tokens,
+    prices,
     async append(conversationId, messages) {
       const stored = await persistence.append(conversationId, messages);
       await contextWarnings.appended(conversationId, stored, async () => ({
@@ -395,7 +422,7 @@ export async function createMemfold(options: MemfoldOptions = {}): Promise<Memfo
     },
     history,
     async context(conversationId) {
-      return assembleContext(await persistence.loadHistory(conversationId), compactor.settings.toolOutputMaxLines);
+      return assembleContext(await persistence.loadHistory(conversationId), compactor.settingsOf(conversationId).toolOutputMaxLines);
     },
     usage: (conversationId) => compactor.usage(conversationId),
     observeUsage: (conversationId, usage) => compactor.observeUsage(conversationId, usage),
@@ -417,8 +444,9 @@ export async function createMemfold(options: MemfoldOptions = {}): Promise<Memfo
         },
       };
     },
+    configure: (partial, scope) => compactor.configure(partial, scope),
     compactTool(conversationId, limits = {}) {
-      const { targetTokens, minFreedTokens } = compactor.settings;
+      const { targetTokens, minFreedTokens } = compactor.settingsOf(conversationId);
       return createCompactTool(
         {
           usage: (id) => compactor.usage(id),

@@ -5,6 +5,7 @@
 import type { ArchiveEntry, ConversationMessage } from '../conversation/types.js';
 import { MemfoldError } from '../errors.js';
 import type { Archive } from '../archive/archive.js';
+import type { PriceTable } from '../cost/model-price.js';
 import type { Summarizer } from '../summarizer/summarizer.js';
 import type { PersistenceProvider } from '../persistence/persistence-provider.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
@@ -36,6 +37,8 @@ export interface CompactionDeps {
    * its messages as one chunk, so one batch holds that summary. Default unset.
    */
   summarySupplied?: true;
+  /** Prices of the summarizer's models, for each result's `costUsd` (`cost/`). Default `DEFAULT_PRICES`. */
+  prices?: PriceTable;
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { ConversationMessage, SummaryBatch } from '../conversation/types.js';
+import type { ModelUsage } from '../cost/model-price.js';
 import type { ScopeOutcome } from './session-scope.js';
 
 export type CompactionStatus = 'compacted' | 'skipped' | 'failed';
@@ -67,12 +68,27 @@ export type CompactionSummary = Pick<
   | 'modelCalls'
   | 'summarizerInputTokens'
   | 'summarizerOutputTokens'
+  | 'usageByModel'
+  | 'costUsd'
   | 'durationMs'
 >;
 
 export function compactionSummary(result: CompactionResult): CompactionSummary {
-  const { status, skipReason, failureCode, tier, tokensBefore, tokensAfter, models, modelCalls, summarizerInputTokens, summarizerOutputTokens, durationMs } =
-    result;
+  const {
+    status,
+    skipReason,
+    failureCode,
+    tier,
+    tokensBefore,
+    tokensAfter,
+    models,
+    modelCalls,
+    summarizerInputTokens,
+    summarizerOutputTokens,
+    usageByModel,
+    costUsd,
+    durationMs,
+  } = result;
   return {
     status,
     ...(skipReason !== undefined ? { skipReason } : {}),
@@ -84,6 +100,8 @@ export function compactionSummary(result: CompactionResult): CompactionSummary {
     modelCalls,
     summarizerInputTokens,
     summarizerOutputTokens,
+    usageByModel: Object.fromEntries(Object.entries(usageByModel).map(([model, usage]) => [model, { ...usage }])),
+    costUsd,
     durationMs,
   };
 }
@@ -132,6 +150,17 @@ export interface CompactionResult {
   modelCalls: number;
   summarizerInputTokens: number;
   summarizerOutputTokens: number;
+  /**
+   * The summarizer's calls and tokens per model that answered (`Summary.model`; `extractive` for the offline summarizer
+   * and the fallback). A summary `beforeCompact` supplied took no call and is not listed.
+   */
+  usageByModel: Record<string, ModelUsage>;
+  /**
+   * What the summarizer calls cost in US dollars, at the compactor's price table (`cost/`, `createMemfold({ prices })`):
+   * 0 when nothing was summarized or only the offline summarizer answered; null when a model in `usageByModel` has
+   * no price. Every input token is priced as uncached (the summarizer reports no cache hits).
+   */
+  costUsd: number | null;
   durationMs: number;
   /**
    * Wall time per stage, in ms. Archive writes run beside the fold: `fold` includes them, `archive` is only the wait
@@ -165,6 +194,8 @@ export function initialResult(history: readonly ConversationMessage[], tokensBef
     modelCalls: 0,
     summarizerInputTokens: 0,
     summarizerOutputTokens: 0,
+    usageByModel: {},
+    costUsd: 0,
     durationMs: 0,
     stageMs: {},
   };

@@ -11,6 +11,7 @@ import { validateHistory } from '../conversation/validate-history.js';
 import { InvalidArgumentError, MemfoldError, errorMessage } from '../errors.js';
 import type { Archive } from '../archive/archive.js';
 import type { Summarizer } from '../summarizer/summarizer.js';
+import type { PriceTable } from '../cost/model-price.js';
 import type { PersistenceProvider, TokenCalibration } from '../persistence/persistence-provider.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
 import {
@@ -25,7 +26,8 @@ import {
 } from './compaction-deps.js';
 import { beforeCompactInfo, checkDecision, checkFocus, focusedSummarizer, suppliedSummarizer, type CompactionHooks } from './compaction-hooks.js';
 import { compactionSummary, initialResult, type CompactionEvent, type CompactionFailureCode, type CompactionResult } from './compaction-result.js';
-import { resolveCompactionSettings, type CompactionSettings } from './compaction-settings.js';
+import type { CompactionSettings } from './compaction-settings.js';
+import { createLiveSettings, type LiveSettings, type SettingsChange } from './live-settings.js';
 import { contextUsage, type ContextUsage } from './context-usage.js';
 import { assembleContext } from './context-view.js';
 import { createContextWarnings, type ContextWarnings } from './context-warnings.js';
@@ -59,6 +61,13 @@ export interface CompactorOptions {
   contextWarnings?: ContextWarnings;
   /** The application's `beforeCompact` / `afterCompact` (`compaction-hooks.ts`). Default none. */
   hooks?: CompactionHooks;
+  /** Prices of the summarizer's models, for each result's `costUsd` (`resolvePrices`). Default `DEFAULT_PRICES`. */
+  prices?: PriceTable;
+  /**
+   * Where the settings live when they may change at run time (`createLiveSettings`); `createMemfold` passes the one its
+   * `configure` and `append` use. Default: one of its own, made from `settings`.
+   */
+  liveSettings?: LiveSettings;
 }
 
 export interface CompactOptions {
@@ -75,7 +84,17 @@ export interface CompactOptions {
 }
 
 export interface Compactor {
+  /** The settings of conversations without overrides, as they are now (`configure` changes them). */
   readonly settings: CompactionSettings;
+  /** One conversation's settings as they are now: `settings` with its overrides. */
+  settingsOf(conversationId: string): CompactionSettings;
+  /**
+   * Change settings from the next compaction on (`live-settings.ts`): every conversation's, or with `{ conversationId }`
+   * one conversation's (its window, target, scope...). Validated before anything changes (`InvalidConfigError`
+   * naming `compaction.<key>`; a window that leaves the summarizer no room is refused too). Returns the settings now
+   * in force for that scope. In this process only.
+   */
+  configure(partial: SettingsChange, scope?: { conversationId: string }): CompactionSettings;
   /**
    * Compact the stored conversation: load the live rows and their calibration and plan (below the trigger nothing
    * is locked), then as `compactHistory` does: under the lock, reconcile, re-plan if the rows changed, run. The
@@ -138,22 +157,35 @@ function lastSeqOf(history: readonly ConversationMessage[]): number {
 }
 
 export function createCompactor(options: CompactorOptions): Compactor {
-  const settings = resolveCompactionSettings(options.settings);
+  const live = options.liveSettings ?? createLiveSettings(options.settings);
   const { summarizer, archive, persistence, tokens } = options;
-  const deps: CompactionDeps = {
-    summarizer,
-    archive,
-    persistence,
-    tokens,
-    settings,
-    clock: options.clock ?? Date.now,
-    newId: options.newId ?? randomUUID,
-    emit: (event) => options.onEvent?.(event),
+  const clock = options.clock ?? Date.now;
+  const newId = options.newId ?? randomUUID;
+  const emit = (event: CompactionEvent) => options.onEvent?.(event);
+  const prices = options.prices ? { prices: options.prices } : {};
+  /** The summarizer budgets of a settings object: refused (`invalid_config`) when its window leaves no room for a chunk. */
+  const budgets = (settings: CompactionSettings) => ({
     inputBudget: summarizerInputBudget(summarizer, tokens, settings),
     stretchBudget: chunkStretchBudget(summarizer, tokens, settings),
+  });
+  /** The deps of each settings object in force, made once: settings change only through `configure`. */
+  const depsBySettings = new WeakMap<CompactionSettings, CompactionDeps>();
+  const depsOf = (settings: CompactionSettings): CompactionDeps => {
+    let made = depsBySettings.get(settings);
+    if (made === undefined) {
+      made = { summarizer, archive, persistence, tokens, settings, clock, newId, emit, ...budgets(settings), ...prices };
+      depsBySettings.set(settings, made);
+    }
+    return made;
   };
-  const guard = createLoopGuard(settings, persistence, deps.emit);
-  const warnings = options.contextWarnings ?? createContextWarnings({ settings, countMessage: (message) => tokens.countMessage(message), emit: deps.emit });
+  /** A conversation's deps, with its settings as they are now. */
+  const depsFor = (conversationId: string) => depsOf(live.of(conversationId));
+  // The settings every conversation starts from must leave the summarizer room: refused here, when memfold opens.
+  depsOf(live.base);
+  const guard = createLoopGuard((conversationId) => live.of(conversationId), persistence, emit);
+  const warnings =
+    options.contextWarnings ??
+    createContextWarnings({ settingsOf: (conversationId) => live.of(conversationId), countMessage: (message) => tokens.countMessage(message), emit });
 
   /**
    * The loop guard's writes after a result is settled: a store that fails them must not turn a compaction that
@@ -163,13 +195,13 @@ export function createCompactor(options: CompactorOptions): Compactor {
     try {
       await write();
     } catch (error) {
-      deps.emit({ type: 'loop_guard_failed', conversationId, error: errorMessage(error) });
+      emit({ type: 'loop_guard_failed', conversationId, error: errorMessage(error) });
     }
   }
 
   /** Plan a validated history: a skip (below the trigger, nothing to compact, paused) or the tiers to run. */
   async function prepare(history: readonly ConversationMessage[], conversationId: string, counts: ConversationCounts, force: boolean): Promise<Prepared> {
-    const outcome = planTiers(history, settings, counts.context, { force });
+    const outcome = planTiers(history, live.of(conversationId), counts.context, { force });
     const result = initialResult(history, outcome.tokensBefore);
     warnings.observe(conversationId, outcome.tokensBefore, lastSeqOf(history), counts.factor);
     if (outcome.kind === 'skip') {
@@ -200,7 +232,7 @@ export function createCompactor(options: CompactorOptions): Compactor {
 
   /** Reconcile the conversation (the caller holds its lock); an operation finished there changed the live rows. */
   async function reconcileLocked(conversationId: string): Promise<ReconcileOutcome[]> {
-    const outcomes = await reconcileAndReport(conversationId, deps);
+    const outcomes = await reconcileAndReport(conversationId, depsFor(conversationId));
     if (outcomes.some((outcome) => outcome.action === 'committed')) warnings.changed(conversationId);
     return outcomes;
   }
@@ -235,10 +267,12 @@ export function createCompactor(options: CompactorOptions): Compactor {
     force: boolean,
     focus: string | undefined,
   ): Promise<{ cancel: true; reason?: string } | { cancel: false; callDeps: CompactionDeps; supplied: boolean }> {
+    const deps = depsFor(conversationId);
     const focused = focus === undefined ? deps : { ...deps, summarizer: focusedSummarizer(deps.summarizer, focus) };
     const before = options.hooks?.beforeCompact;
     if (!before) return { cancel: false, callDeps: focused, supplied: false };
-    const context = { conversationId, trigger: settings.trigger, target: settings.targetTokens, force, ...(focus !== undefined ? { focus } : {}) };
+    const { trigger, targetTokens } = deps.settings;
+    const context = { conversationId, trigger, target: targetTokens, force, ...(focus !== undefined ? { focus } : {}) };
     const decision = await atStage('hook_failed', async () => checkDecision(await before(beforeCompactInfo(tiers, context))));
     if (decision.kind === 'cancel') return { cancel: true, ...(decision.reason !== undefined ? { reason: decision.reason } : {}) };
     if (decision.kind === 'run' || tiers.kind !== 'compact') return { cancel: false, callDeps: focused, supplied: false };
@@ -248,18 +282,18 @@ export function createCompactor(options: CompactorOptions): Compactor {
 
   /** A compaction that started is reported once it has a result: `compaction_ended`, then `afterCompact`. */
   async function reportEnd(conversationId: string, result: CompactionResult): Promise<void> {
-    deps.emit({ type: 'compaction_ended', conversationId, ...compactionSummary(result) });
+    emit({ type: 'compaction_ended', conversationId, ...compactionSummary(result) });
     const after = options.hooks?.afterCompact;
     if (!after) return;
     try {
       await after(result);
     } catch (error) {
-      deps.emit({ type: 'hook_failed', conversationId, hook: 'afterCompact', error: errorMessage(error) });
+      emit({ type: 'hook_failed', conversationId, hook: 'afterCompact', error: errorMessage(error) });
     }
   }
 
   async function compactHistory(history: readonly ConversationMessage[], conversationId: string, options: CompactOptions = {}): Promise<CompactionResult> {
-    const startedAt = deps.clock();
+    const startedAt = clock();
     // Before validation `history` may be anything: the result must still be built without throwing.
     const given = Array.isArray(history) ? [...(history as ConversationMessage[])] : [];
     let result = initialResult(given, 0);
@@ -284,7 +318,7 @@ export function createCompactor(options: CompactorOptions): Compactor {
       const { callDeps } = asked;
       supplied = asked.supplied;
       started = true;
-      deps.emit({
+      emit({
         type: 'compaction_started',
         conversationId,
         tier: tiers.kind === 'compact' ? 3 : 2,
@@ -329,15 +363,21 @@ export function createCompactor(options: CompactorOptions): Compactor {
     } catch (error) {
       return Object.assign(result, { status: 'failed' as const, history: given, failureCode: failureCodeOf(error), error: errorMessage(error) });
     } finally {
-      result.durationMs = deps.clock() - startedAt;
+      result.durationMs = clock() - startedAt;
       if (supplied && result.status !== 'skipped') result.hook = { decision: 'supplied' };
       if (started) await reportEnd(conversationId, result);
     }
   }
 
   return {
-    settings,
-    frontier: (conversationId) => listFrontier(deps, conversationId),
+    get settings() {
+      return live.base;
+    },
+    settingsOf: (conversationId) => live.of(conversationId),
+    configure(partial, scope) {
+      return live.configure(partial, scope, (settings) => void budgets(settings));
+    },
+    frontier: (conversationId) => listFrontier(depsFor(conversationId), conversationId),
     async isPaused(conversationId) {
       requireConversationId(conversationId);
       return guard.isPaused(conversationId);
@@ -352,12 +392,16 @@ export function createCompactor(options: CompactorOptions): Compactor {
       requireConversationId(conversationId);
       const history = await liveHistory(conversationId);
       const counts = await countsOf(conversationId);
-      return contextUsage(conversationId, history, counts, { settings, warnTokens: warnings.threshold, isPaused: () => guard.isPaused(conversationId) });
+      return contextUsage(conversationId, history, counts, {
+        settings: live.of(conversationId),
+        warnTokens: warnings.thresholdOf(conversationId),
+        isPaused: () => guard.isPaused(conversationId),
+      });
     },
 
     async observeUsage(conversationId, usage) {
       requireConversationId(conversationId);
-      return observeUsage(conversationId, checkUsageObservation(usage), { persistence, tokens, settings, warnings });
+      return observeUsage(conversationId, checkUsageObservation(usage), { persistence, tokens, settings: live.of(conversationId), warnings });
     },
 
     async reconcile(conversationId) {
@@ -368,7 +412,7 @@ export function createCompactor(options: CompactorOptions): Compactor {
     },
 
     async compactStored(conversationId, options = {}) {
-      const started = deps.clock();
+      const started = clock();
       let stored: ConversationMessage[];
       try {
         requireConversationId(conversationId);
@@ -378,7 +422,7 @@ export function createCompactor(options: CompactorOptions): Compactor {
           status: 'failed' as const,
           failureCode: failureCodeOf(error),
           error: errorMessage(error),
-          durationMs: deps.clock() - started,
+          durationMs: clock() - started,
         });
       }
       // The rows read once, then the path every history takes: planned before the lock, so a turn below the
@@ -390,7 +434,9 @@ export function createCompactor(options: CompactorOptions): Compactor {
 
     async resummarizeDepth(conversationId, depth) {
       if (!Number.isInteger(depth) || depth < 0) throw new InvalidArgumentError('depth', 'must be an integer >= 0');
-      const locked = await persistence.withConversationLock(conversationId, () => resummarizeDepthLocked(conversationId, depth, deps), { wait: true });
+      const locked = await persistence.withConversationLock(conversationId, () => resummarizeDepthLocked(conversationId, depth, depsFor(conversationId)), {
+        wait: true,
+      });
       if (!locked.acquired) throw new MemfoldError('busy', `Conversation ${conversationId} is being compacted`);
       // The clip-archive was replaced: the running count of the context is stale.
       warnings.changed(conversationId);

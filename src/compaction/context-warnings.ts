@@ -14,8 +14,8 @@ import type { CompactionSettings } from './compaction-settings.js';
 export const MAX_TRACKED = 10_000;
 
 export interface ContextWarnings {
-  /** The mark in tokens: floor(contextWindow × warnAt). */
-  readonly threshold: number;
+  /** A conversation's mark in tokens: floor(contextWindow × warnAt), with its settings as they are now. */
+  thresholdOf(conversationId: string): number;
   /**
    * The whole history was counted (`tokens`, calibrated by `factor`, default 1; its highest seq `lastSeq`): warns on
    * a crossing and restarts the running count, whose appends are then calibrated by `factor` too.
@@ -51,13 +51,17 @@ interface Entry {
 }
 
 export interface ContextWarningsOptions {
-  settings: Pick<CompactionSettings, 'contextWindow' | 'warnAt'>;
+  /** A conversation's settings as they are now (they may change at run time: `live-settings.ts`). */
+  settingsOf: (conversationId: string) => Pick<CompactionSettings, 'contextWindow' | 'warnAt'>;
   countMessage: (message: ConversationMessage) => number;
   emit: (event: CompactionEvent) => void;
 }
 
-export function createContextWarnings({ settings, countMessage, emit }: ContextWarningsOptions): ContextWarnings {
-  const threshold = Math.floor(settings.contextWindow * settings.warnAt);
+export function createContextWarnings({ settingsOf, countMessage, emit }: ContextWarningsOptions): ContextWarnings {
+  const thresholdOf = (conversationId: string) => {
+    const { contextWindow, warnAt } = settingsOf(conversationId);
+    return Math.floor(contextWindow * warnAt);
+  };
   const entries = new Map<string, Entry>();
 
   /** The conversation's entry, moved to the newest end; the oldest is forgotten past MAX_TRACKED. */
@@ -71,6 +75,7 @@ export function createContextWarnings({ settings, countMessage, emit }: ContextW
   }
 
   function check(current: Entry, conversationId: string, tokens: number): void {
+    const threshold = thresholdOf(conversationId);
     if (tokens < threshold) current.warned = false;
     else if (!current.warned) {
       current.warned = true;
@@ -98,7 +103,7 @@ export function createContextWarnings({ settings, countMessage, emit }: ContextW
   }
 
   return {
-    threshold,
+    thresholdOf,
 
     observe(conversationId, tokens, lastSeq, factor = 1) {
       const current = entry(conversationId);
@@ -129,7 +134,7 @@ export function createContextWarnings({ settings, countMessage, emit }: ContextW
       if (current === undefined) return;
       current.epoch++;
       current.count = undefined;
-      if (tokensAfter !== undefined && tokensAfter < threshold) current.warned = false;
+      if (tokensAfter !== undefined && tokensAfter < thresholdOf(conversationId)) current.warned = false;
     },
   };
 }

@@ -32,8 +32,12 @@ export interface LoopGuard {
   track(conversationId: string, result: CompactionResult): Promise<void>;
 }
 
-export function createLoopGuard(settings: Pick<CompactionSettings, 'trigger'>, store: LoopGuardStore, emit: (event: CompactionEvent) => void): LoopGuard {
-  const { trigger } = settings;
+/** `settingsOf` gives a conversation's trigger as it is now: settings may change at run time (`live-settings.ts`). */
+export function createLoopGuard(
+  settingsOf: (conversationId: string) => Pick<CompactionSettings, 'trigger'>,
+  store: LoopGuardStore,
+  emit: (event: CompactionEvent) => void,
+): LoopGuard {
   /** Conversations this process counted or read a streak for: the only ones `underTrigger` writes for. */
   const streaks = new Set<string>();
 
@@ -45,7 +49,7 @@ export function createLoopGuard(settings: Pick<CompactionSettings, 'trigger'>, s
   return {
     async isPaused(conversationId) {
       const state = await store.getLoopGuardState(conversationId);
-      if (state === undefined || state.trigger !== trigger) return false;
+      if (state === undefined || state.trigger !== settingsOf(conversationId).trigger) return false;
       streaks.add(conversationId);
       return state.pausedAt !== undefined;
     },
@@ -57,6 +61,7 @@ export function createLoopGuard(settings: Pick<CompactionSettings, 'trigger'>, s
     },
 
     async track(conversationId, result) {
+      const { trigger } = settingsOf(conversationId);
       if (result.status === 'compacted' && result.tokensAfter < trigger) {
         await clear(conversationId);
         return;

@@ -4,6 +4,8 @@
  * them, and on any failure undoes the writes and returns the failure as data.
  */
 import type { ConversationMessage } from '../conversation/types.js';
+import { costOfModels } from '../cost/cost-of.js';
+import { DEFAULT_PRICES } from '../cost/default-prices.js';
 import type { OperationStatus } from '../persistence/persistence-provider.js';
 import { startChunkArchive, type ChunkArchive } from './chunk-archive.js';
 import { createArchiveWriter } from './archive-writer.js';
@@ -59,6 +61,12 @@ export async function runCompaction(
       result.modelCalls++;
       result.summarizerInputTokens += step.summary.usage.inputTokens;
       result.summarizerOutputTokens += step.summary.usage.outputTokens;
+      const used = result.usageByModel[step.summary.model] ?? { calls: 0, inputTokens: 0, outputTokens: 0 };
+      result.usageByModel[step.summary.model] = used;
+      used.calls++;
+      used.inputTokens += step.summary.usage.inputTokens;
+      used.outputTokens += step.summary.usage.outputTokens;
+      result.costUsd = costOfModels(result.usageByModel, deps.prices ?? DEFAULT_PRICES).usd;
       if (step.summary.fallback) {
         result.fallbacks.push(step.summary.fallback);
         emit({ type: 'fallback', conversationId, ...step.summary.fallback });

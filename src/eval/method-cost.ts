@@ -12,6 +12,13 @@ export interface MethodCost {
   compactedTokens: number;
   summarizerInputTokens: number;
   summarizerOutputTokens: number;
+  /**
+   * What the summarizer calls cost in US dollars (each compaction's `costUsd`, at memfold's price table), summed over
+   * the compactions whose models have a price; the offline summarizer (the eval's default) costs 0.
+   */
+  summarizerUsd: number;
+  /** Compactions whose cost is unknown (`costUsd: null`: a model without a price); `summarizerUsd` leaves them out. */
+  unpricedCompactions: number;
   modelCalls: number;
   compactions: number;
   failedCompactions: number;
@@ -47,6 +54,8 @@ export function zeroCost(): MethodCost {
     compactedTokens: 0,
     summarizerInputTokens: 0,
     summarizerOutputTokens: 0,
+    summarizerUsd: 0,
+    unpricedCompactions: 0,
     modelCalls: 0,
     compactions: 0,
     failedCompactions: 0,
@@ -74,6 +83,8 @@ export function addCompaction(cost: MethodCost, result: CompactionResult): void 
   cost.modelCalls += result.modelCalls;
   cost.summarizerInputTokens += result.summarizerInputTokens;
   cost.summarizerOutputTokens += result.summarizerOutputTokens;
+  if (result.costUsd === null) cost.unpricedCompactions++;
+  else cost.summarizerUsd += result.costUsd;
   if (result.status === 'compacted') {
     cost.compactions++;
     cost.tokensFreed += result.tokensBefore - result.tokensAfter;

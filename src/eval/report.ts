@@ -7,6 +7,8 @@ import type { QaEvalResult } from './run-qa-eval.js';
 const share = (value: number | null | undefined) => (value === null || value === undefined ? '—' : value.toFixed(2));
 const seconds = (ms: number) => (ms / 1000).toFixed(1);
 const count = (n: number) => n.toLocaleString('en-US');
+/** Dollars to 4 decimals, with the compactions left out for want of a price. */
+const usd = (cost: MethodCost) => `$${cost.summarizerUsd.toFixed(4)}${cost.unpricedCompactions > 0 ? ` (${count(cost.unpricedCompactions)} unpriced)` : ''}`;
 
 function table(header: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
   const align = header.map((_, i) => (i === 0 || (i === 1 && header[1] === 'method') ? '---' : '---:'));
@@ -24,6 +26,7 @@ function costRow(method: string, cost: MethodCost, usesModel: boolean): string[]
     count(cost.rawTokens),
     dash(count(cost.summarizerInputTokens)),
     dash(count(cost.summarizerOutputTokens)),
+    dash(usd(cost)),
     dash(perCompacted.toFixed(2)),
     dash(count(cost.modelCalls)),
     dash(`${count(cost.compactions)}${cost.failedCompactions ? ` (${cost.failedCompactions} failed)` : ''}`),
@@ -44,6 +47,7 @@ const COST_HEADER = [
   'raw tokens',
   'summarizer in',
   'summarizer out',
+  'summarizer USD',
   'in per token compacted',
   'model calls',
   'compactions',
@@ -60,6 +64,7 @@ const COST_NOTES = [
   "prompt cache reuse: over every request after a conversation's first (one before each assistant message), the tokens of the leading messages its prompt shares with the previous request's prompt (same role, name, content, tool calls and tool call id), summed, over the summed tokens of those prompts; counted with the prompt's own counter (memfold: its own; baselines: chars/4 of each message as they print it). A provider's cache works on tokens, so whole messages make this a lower bound. Its ceiling is below 1: a request's new messages are never cached. no-compaction reaches that ceiling while the conversation fits; beyond the window no request can be made, so those turns are not counted (— when none fits). bm25-windows builds no prompt.",
   "compactions per 100k appended: compactions / tokens appended (raw tokens, memfold's counter) x 100,000.",
   "mean tokens freed: tokens before - tokens after of each compaction (its result's counts, the clip-archive included), averaged.",
+  "summarizer USD: each compaction's `costUsd` (its summarizer tokens per model at memfold's price table, `src/cost/`), summed; the offline extractive summarizer, the eval's default, costs 0; compactions by a model without a price are counted beside it and left out of the sum.",
   'resolved by tier 2: compactions that cleared old tool outputs and stopped there, with no summarizer call; in brackets the tool outputs cleared and the tokens that freed, in every compaction.',
 ].join('\n');
 

@@ -9,7 +9,9 @@
  * the thread; the floor is 1.0, each token read once); and the share of the conversation neither shown to a
  * summarizer nor left in the final thread (lost). Also the prompt-cache reuse of the assistant model's prompts
  * (src/eval/cache-reuse.ts: leading messages shared with the previous call's prompt), compactions per 100k tokens
- * appended, and the mean tokens a compaction frees from the thread.
+ * appended, and the mean tokens a compaction frees from the thread. In dollars (`src/cost/`, list prices as of
+ * PRICES_AS_OF): the summarizer's tokens priced as gpt-4.1-mini, and the assistant's prompts as gpt-4.1 with the
+ * reused share at its cached price.
  */
 import OpenAI from 'openai';
 import type { BaseMessage } from '@langchain/core/messages';
@@ -20,11 +22,13 @@ import { summaryLine } from '../../src/compaction/fold.js';
 import { renderMessage, renderTranscript } from '../../src/compaction/transcript-format.js';
 import type { CompactionSettings } from '../../src/compaction/compaction-settings.js';
 import { baselineReuse } from '../../src/eval/baselines.js';
+import { costOf } from '../../src/cost/cost-of.js';
+import { DEFAULT_PRICES, PRICES_AS_OF } from '../../src/cost/default-prices.js';
 import { loadLocomo, type LocomoConversation } from '../../src/eval/datasets/locomo.js';
 import { replayConversation } from '../../src/eval/replay.js';
 import { createMemfold } from '../../src/memfold.js';
 import { createTokenCounter } from '../../src/tokens/create-token-counter.js';
-import { startFakeOpenAI, type FakeOpenAI, type RecordedRequest } from '../support/fake-openai-server.js';
+import { fakeSummary, startFakeOpenAI, type FakeOpenAI, type RecordedRequest } from '../support/fake-openai-server.js';
 import { fmt, now, pct, table, tempDir, type BenchOptions, type BenchResult } from './bench-kit.js';
 import { LONG_TURN_JOIN, longTurnStream } from './long-turns.js';
 import { isLangChainSummary, replayWithLangChain } from './peers/langchain-summarization.js';
@@ -68,6 +72,8 @@ interface Replay {
 interface Figures {
   calls: number;
   inputTokens: number;
+  /** The fake's answers (`fakeSummary` of each request, which the server sent), chars/4. */
+  outputTokens: number;
   rawTokens: number;
   compactedTokens: number;
   lostTokens: number;
@@ -104,6 +110,7 @@ function measure(conversation: LocomoConversation, replay: Replay): Figures {
   const figures: Figures = {
     calls: replay.requests.length,
     inputTokens: 0,
+    outputTokens: 0,
     rawTokens: 0,
     compactedTokens: 0,
     lostTokens: 0,
@@ -117,6 +124,7 @@ function measure(conversation: LocomoConversation, replay: Replay): Figures {
   };
   for (const request of replay.requests) {
     figures.inputTokens += requestTokens(request);
+    figures.outputTokens += tokens.count(fakeSummary(request.body));
     if (JSON.stringify(request.body).includes(CUT_MARKER)) figures.cutRequests++;
   }
   conversation.messages.forEach((message, i) => {
@@ -290,7 +298,7 @@ interface Section {
 /** Truncate-oldest and head+tail have no summarizer: only their prompt-cache reuse is compared. */
 const BASELINE_POLICIES = ['truncate-oldest', 'head+tail'] as const;
 
-function baselineReuseOf(name: (typeof BASELINE_POLICIES)[number], conversations: readonly LocomoConversation[], window: number) {
+function baselineReuseOf(name: (typeof BASELINE_POLICIES)[number], conversations: readonly LocomoConversation[], window: number): PrefixReuse {
   const total = { reusedTokens: 0, promptTokens: 0 };
   for (const conversation of conversations) {
     const messageTokens = conversation.messages.map((m) => countMessage(m));
@@ -303,8 +311,16 @@ function baselineReuseOf(name: (typeof BASELINE_POLICIES)[number], conversations
     total.reusedTokens += reuse.reusedTokens;
     total.promptTokens += reuse.promptTokens;
   }
-  return reuseShare(total);
+  return total;
 }
+
+/** Models the dollar columns are priced as: a cheap summary model, and an assistant model with a prompt cache. */
+const SUMMARY_PRICED_AS = 'gpt-4.1-mini';
+const ASSISTANT_PRICED_AS = 'gpt-4.1';
+const dollars = (usd: number | null) => (usd === null ? '—' : `$${usd.toFixed(4)}`);
+/** The assistant's prompts: prompt tokens x (1 - reuse) at the input price + prompt tokens x reuse at the cached price. */
+const promptUsd = (reuse: PrefixReuse) =>
+  costOf({ inputTokens: reuse.promptTokens, cachedInputTokens: reuse.reusedTokens, outputTokens: 0 }, ASSISTANT_PRICED_AS, DEFAULT_PRICES).usd;
 
 async function runSection(section: Section, server: FakeOpenAI, options: BenchOptions) {
   const home = await tempDir('summarizer-cost');
@@ -352,10 +368,15 @@ async function runSection(section: Section, server: FakeOpenAI, options: BenchOp
       fmt(reuseShare({ reusedTokens: t.reusedTokens, promptTokens: t.comparedTokens }) ?? undefined, 3),
       fmt((t.compactions / t.rawTokens) * 100_000, 1),
       fmt(t.compactions > 0 ? t.freedTokens / t.compactions : undefined),
+      dollars(costOf({ inputTokens: t.inputTokens, outputTokens: t.outputTokens }, SUMMARY_PRICED_AS, DEFAULT_PRICES).usd),
+      dollars(promptUsd({ reusedTokens: t.reusedTokens, promptTokens: t.comparedTokens })),
     ];
   });
-  const baselineReuses = Object.fromEntries(BASELINE_POLICIES.map((name) => [name, baselineReuseOf(name, section.conversations, section.contextWindow)]));
-  for (const name of BASELINE_POLICIES) rows.push([name, '—', '—', '—', '—', '—', '—', '—', fmt(baselineReuses[name] ?? undefined, 3), '—', '—']);
+  const baselineTotals = Object.fromEntries(BASELINE_POLICIES.map((name) => [name, baselineReuseOf(name, section.conversations, section.contextWindow)]));
+  const baselineReuses = Object.fromEntries(BASELINE_POLICIES.map((name) => [name, reuseShare(baselineTotals[name]!)]));
+  for (const name of BASELINE_POLICIES) {
+    rows.push([name, '—', '—', '—', '—', '—', '—', '—', fmt(baselineReuses[name] ?? undefined, 3), '—', '—', '—', dollars(promptUsd(baselineTotals[name]!))]);
+  }
   const mf = totals.get('memfold')!;
   const cutNote =
     mf.cutRequests > 0
@@ -381,12 +402,17 @@ async function runSection(section: Section, server: FakeOpenAI, options: BenchOp
         '>prompt cache reuse',
         '>compactions per 100k appended',
         '>mean tokens freed',
+        `>summarizer USD (as ${SUMMARY_PRICED_AS})`,
+        `>assistant prompt USD (as ${ASSISTANT_PRICED_AS}, cached share at its cached price)`,
       ],
       rows,
     ),
     ...(cutNote ? ['', cutNote] : []),
   ].join('\n');
-  return { markdown, json: { contextWindow: section.contextWindow, settings, totals: Object.fromEntries(totals), baselineReuses, perConversation } };
+  return {
+    markdown,
+    json: { contextWindow: section.contextWindow, settings, totals: Object.fromEntries(totals), baselineReuses, baselineTotals, perConversation },
+  };
 }
 
 export async function run(options: BenchOptions): Promise<BenchResult> {
@@ -423,6 +449,9 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
     "Prompt cache reuse: over the assistant model's calls (one per answer: each assistant turn after a non-assistant one) after each conversation's first, the tokens of the leading messages its prompt shares with the previous call's (same role, name, content, tool calls, tool call id), over those prompts' tokens; memfold's prompt is its context as the replay holds it, LangChain's the thread its model is sent, summarize-everything's its summary then the turns since, truncate-oldest's and head+tail's the messages they keep (`src/eval/baselines.ts`, head+tail's head a quarter of the window); whole messages make it a lower bound of a provider's token cache, and a call's new turns keep it below 1.",
     'Compactions per 100k appended: compactions / raw tokens x 100,000 (memfold: compacted results; summarize-everything: its summarizer calls; LangChain: model calls whose thread the middleware summarized first).',
     "Mean tokens freed: the thread's tokens before - after each compaction, averaged (memfold: its results' tokensBefore - tokensAfter).",
+    `Dollars, at the list prices of \`src/cost/\` (as of ${PRICES_AS_OF}; check them): summarizer USD prices every policy's summarizer input tokens (as above) and output tokens (the fake's answers, chars/4) as if the summarizer were ${SUMMARY_PRICED_AS} ` +
+      `($${DEFAULT_PRICES[SUMMARY_PRICED_AS]!.input} in, $${DEFAULT_PRICES[SUMMARY_PRICED_AS]!.output} out per million; the fake's short answers make output a small part). ` +
+      `Assistant prompt USD prices the prompts the reuse is measured on (every call after a conversation's first) as if the assistant were ${ASSISTANT_PRICED_AS}: prompt tokens x (1 - reuse) x $${DEFAULT_PRICES[ASSISTANT_PRICED_AS]!.input} + prompt tokens x reuse x $${DEFAULT_PRICES[ASSISTANT_PRICED_AS]!.cachedInput} (its cached price) per million; a provider caches tokens, and only prefixes over its minimum (1,024 tokens at OpenAI), so this is an estimate.`,
   ].join('\n');
   return {
     name: 'summarizer-cost',

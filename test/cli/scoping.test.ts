@@ -144,6 +144,14 @@ describe('memfold CLI scoping', () => {
         conversationId: conversation,
         batches: [],
         liveSessions: [],
+        liveTurns: [],
+        summarizerCost: {
+          recorded: false,
+          model: 'extractive',
+          price: expect.objectContaining({ input: 0, output: 0 }),
+          estimatedSummaryTokens: 0,
+          estimatedOutputUsd: 0,
+        },
       });
     }
   }, 240_000);

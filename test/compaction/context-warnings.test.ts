@@ -24,7 +24,7 @@ function setup(live: ConversationMessage[] = []) {
   const events: CompactionEvent[] = [];
   let loads = 0;
   const warnings = createContextWarnings({
-    settings: { contextWindow: 1_000, warnAt: 0.7 },
+    settingsOf: () => ({ contextWindow: 1_000, warnAt: 0.7 }),
     countMessage: (m) => m.content.length,
     emit: (event) => events.push(event),
   });
@@ -44,7 +44,7 @@ function setup(live: ConversationMessage[] = []) {
 describe('context warnings', () => {
   it('warns once when appends cross floor(window × warnAt), not again above it', async () => {
     const { warnings, events, append, loads } = setup();
-    expect(warnings.threshold).toBe(700);
+    expect(warnings.thresholdOf('c')).toBe(700);
     await append([300, 300]);
     expect(events).toEqual([]);
     await append([100]);
@@ -116,7 +116,7 @@ describe('context warnings', () => {
   it('a failing load skips the check without throwing; the next append tries again', async () => {
     const events: CompactionEvent[] = [];
     const warnings = createContextWarnings({
-      settings: { contextWindow: 1_000, warnAt: 0.7 },
+      settingsOf: () => ({ contextWindow: 1_000, warnAt: 0.7 }),
       countMessage: (m) => m.content.length,
       emit: (e) => events.push(e),
     });
