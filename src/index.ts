@@ -50,6 +50,8 @@ export { turnAt, turnMap, type TurnSpan } from './compaction/turn-map.js';
 export type { ScopeOutcome } from './compaction/session-scope.js';
 export { resolveRuntimeConfig, type RuntimeConfig } from './config.js';
 export { createLiveSettings, type LiveSettings, type SettingsChange } from './compaction/live-settings.js';
+export { DEFAULT_FILE_TOOL_PATTERNS, type FileToolPatterns } from './compaction/compaction-settings.js';
+export { DEFAULT_CONTINUATION_MESSAGE } from './compaction/context-view.js';
 export { DEFAULT_PRICES, PRICES_AS_OF } from './cost/default-prices.js';
 export { costOf, costOfModels, type Cost, type UsageByModel } from './cost/cost-of.js';
 export { normalizeModelName, priceOf } from './cost/price-of.js';

@@ -14,7 +14,7 @@ import { createContextWarnings } from './compaction/context-warnings.js';
 import type { CompactionEvent, CompactionResult } from './compaction/compaction-result.js';
 import { reconcileAll, type ReconcileOutcome } from './compaction/reconcile.js';
 import { errorMessage, failureReason, InvalidConfigError, MemfoldError } from './errors.js';
-import { assembleContext } from './compaction/context-view.js';
+import { assembleContext, modelContext } from './compaction/context-view.js';
 import type { CompactionSettings } from './compaction/compaction-settings.js';
 import { createLiveSettings, type SettingsChange } from './compaction/live-settings.js';
 import { resolveRuntimeConfig, type RuntimeConfig } from './config.js';
@@ -422,7 +422,7 @@ export async function createMemfold(options: MemfoldOptions = {}): Promise<Memfo
     },
     history,
     async context(conversationId) {
-      return assembleContext(await persistence.loadHistory(conversationId), compactor.settingsOf(conversationId).toolOutputMaxLines);
+      return modelContext(await persistence.loadHistory(conversationId), compactor.settingsOf(conversationId));
     },
     usage: (conversationId) => compactor.usage(conversationId),
     observeUsage: (conversationId, usage) => compactor.observeUsage(conversationId, usage),

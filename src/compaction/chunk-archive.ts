@@ -8,6 +8,7 @@ import { buildBatches, withSummary } from './batch-builder.js';
 import { distinctSessions } from './sessions.js';
 import type { CompactionDeps } from './compaction-deps.js';
 import { supersededBy, type ClearedOriginal } from './cleared-originals.js';
+import { filesFooterOf, withFilesFooter } from './files-footer.js';
 import { buildTranscriptSegments } from './transcript-segments.js';
 
 export interface ArchiveTarget {
@@ -45,7 +46,7 @@ export interface ChunkArchive {
 export function startChunkArchive(
   chunks: readonly (readonly ConversationMessage[])[],
   target: ArchiveTarget,
-  deps: Pick<CompactionDeps, 'archive' | 'settings'>,
+  deps: Pick<CompactionDeps, 'archive' | 'settings' | 'tokens'>,
   countMessage: (m: ConversationMessage) => number,
   onFailure: (error: unknown) => void,
   /** Hears when `planned()` changes: the labels were chosen, or a batch was archived. */
@@ -108,9 +109,15 @@ export function startChunkArchive(
   // Summaries that arrived while earlier writes were in flight go out together: one write (and read-back) for all,
   // instead of one per batch. With a model each usually arrives alone; with the offline summarizer, all at once.
   const arrived = new Map<number, string>();
+  const { settings, tokens } = deps;
+  // Whatever the summarizer wrote (or the application supplied), the batch ends with the files its chunk touched.
+  const batchText = (index: number, summary: string) =>
+    settings.filesFooter
+      ? withFilesFooter(summary, filesFooterOf(chunks[index] ?? [], settings.fileToolPatterns), settings.maxSummaryTokens, (t) => tokens.count(t))
+      : summary;
   return {
     summarized(index, summary) {
-      arrived.set(index, summary);
+      arrived.set(index, batchText(index, summary));
       queue(async () => {
         if (arrived.size === 0) return;
         const ready = [...arrived].map(([i, text]) => ({ i, batch: withSummary(labelled.built[i]!, text) }));

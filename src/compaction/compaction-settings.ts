@@ -85,7 +85,53 @@ export interface CompactionSettings {
   excludeTools: readonly string[];
   /** Tier 2 clears only outputs of at least this many tokens: a placeholder costs about 50, so smaller ones free nothing. */
   clearToolOutputMinTokens: number;
+  /**
+   * Every summary batch ends with the files its messages' tool calls read and modified (`files-footer.ts`), whatever
+   * the summarizer wrote, so file knowledge survives any summarizer. Default true.
+   */
+  filesFooter: boolean;
+  /** Which tools read and which modify files, as words of the tool's name (`FileToolPatterns`). */
+  fileToolPatterns: FileToolPatterns;
+  /**
+   * After a compaction, `context()` ends with a short system note (`kind: 'continuation'`, never stored) saying the
+   * history was compacted, how to reach it with memory_read, and to go on without asking again, until the next user
+   * message: `true` for DEFAULT_CONTINUATION_MESSAGE, a string for your own text, `false` (default) for none. At the
+   * end of the context, so the prompt before it stays the same (a provider's prompt cache keeps it).
+   */
+  continuationMessage: boolean | string;
 }
+
+/**
+ * Tool-name patterns, matched case-insensitively against the words of a tool's name (split at `_`, `-`, `.`, spaces
+ * and camelCase): `str_replace` matches `str_replace_editor`, `edit` matches `MultiEdit`, never `credit`. A tool that
+ * matches both lists modifies.
+ */
+export interface FileToolPatterns {
+  read: readonly string[];
+  modified: readonly string[];
+}
+
+/** The tool names of coding agents (SWE-agent, OpenHands, Claude Code, Gemini CLI, Cline, Codex). */
+export const DEFAULT_FILE_TOOL_PATTERNS: Readonly<FileToolPatterns> = Object.freeze({
+  read: Object.freeze(['read', 'view', 'cat', 'open', 'grep', 'search', 'list', 'ls', 'find', 'glob', 'head', 'tail']),
+  modified: Object.freeze([
+    'write',
+    'edit',
+    'create',
+    'patch',
+    'apply_patch',
+    'str_replace',
+    'replace',
+    'insert',
+    'append',
+    'delete',
+    'remove',
+    'move',
+    'rename',
+    'mkdir',
+    'touch',
+  ]),
+});
 
 export const DEFAULT_CONTEXT_WINDOW = 128_000;
 
@@ -151,6 +197,9 @@ export const DEFAULT_COMPACTION_SETTINGS: Readonly<CompactionSettings> = Object.
   keepToolUses: KEEP_TOOL_USES,
   excludeTools: Object.freeze([]) as readonly string[],
   clearToolOutputMinTokens: CLEAR_TOOL_OUTPUT_MIN_TOKENS,
+  filesFooter: true,
+  fileToolPatterns: DEFAULT_FILE_TOOL_PATTERNS,
+  continuationMessage: false,
 });
 
 /** The compaction modes (`CompactionMode`). */
@@ -160,11 +209,14 @@ export const COMPACTION_MODES: readonly CompactionMode[] = ['delete', 'overlay']
  * The settings that are not numbers, and what each must be: one of a few words, true or false, or a list of tool
  * names. Every other setting is a number.
  */
-const NON_NUMBERS: Partial<Record<keyof CompactionSettings, { choices: readonly string[] } | 'boolean' | 'names'>> = {
+const NON_NUMBERS: Partial<Record<keyof CompactionSettings, { choices: readonly string[] } | 'boolean' | 'names' | 'patterns' | 'note'>> = {
   sessionScope: { choices: SESSION_SCOPES },
   mode: { choices: COMPACTION_MODES },
   clearToolOutputs: 'boolean',
   excludeTools: 'names',
+  filesFooter: 'boolean',
+  fileToolPatterns: 'patterns',
+  continuationMessage: 'note',
 };
 
 /** A given value has its setting's type; the error names the field (`compaction.excludeTools[1]` for a list item). */
@@ -180,12 +232,37 @@ function checkType(key: keyof CompactionSettings, value: unknown): void {
         throw new InvalidConfigError(`${field}[${i}]`, `must be a non-empty tool name (got ${JSON.stringify(name)})`);
       }
     });
+  } else if (kind === 'patterns') {
+    checkFileToolPatterns(field, value);
+  } else if (kind === 'note') {
+    if (typeof value !== 'boolean' && (typeof value !== 'string' || value.trim() === '')) {
+      throw new InvalidConfigError(field, `must be true, false or a non-empty text (got ${JSON.stringify(value)})`);
+    }
   } else if (kind !== undefined) {
     if (typeof value !== 'string' || !kind.choices.includes(value)) {
       throw new InvalidConfigError(field, `must be one of ${kind.choices.join(', ')} (got ${JSON.stringify(value) ?? String(value)})`);
     }
   } else if (typeof value !== 'number' || !Number.isFinite(value)) {
     throw new InvalidConfigError(field, 'must be a finite number');
+  }
+}
+
+/** `{ read, modified }`, each a list of patterns holding at least one letter or digit (a pattern is matched by its words). */
+function checkFileToolPatterns(field: string, value: unknown): void {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new InvalidConfigError(field, 'must be an object { read: string[], modified: string[] }');
+  }
+  for (const key of Object.keys(value)) {
+    if (key !== 'read' && key !== 'modified') throw new InvalidConfigError(`${field}.${key}`, 'unknown list (read or modified)');
+  }
+  for (const list of ['read', 'modified'] as const) {
+    const patterns: unknown = (value as Record<string, unknown>)[list];
+    if (!Array.isArray(patterns)) throw new InvalidConfigError(`${field}.${list}`, 'must be an array of tool-name patterns');
+    patterns.forEach((pattern: unknown, i) => {
+      if (typeof pattern !== 'string' || !/[\p{L}\p{N}]/u.test(pattern)) {
+        throw new InvalidConfigError(`${field}.${list}[${i}]`, `must be a tool-name pattern with a letter or digit (got ${JSON.stringify(pattern)})`);
+      }
+    });
   }
 }
 
@@ -203,7 +280,7 @@ export function resolveCompactionSettings(input: Partial<CompactionSettings> = {
     Object.entries(input)
       .filter(([, v]) => v !== undefined)
       // A list is copied, so a caller changing theirs later changes nothing here.
-      .map(([k, v]) => [k, Array.isArray(v) ? Object.freeze([...v]) : v]),
+      .map(([k, v]) => [k, Array.isArray(v) ? Object.freeze([...v]) : k === 'fileToolPatterns' ? frozenPatterns(v as FileToolPatterns) : v]),
   ) as Partial<CompactionSettings>;
   const contextWindow = defined.contextWindow ?? DEFAULT_CONTEXT_WINDOW;
   const scaled: Partial<CompactionSettings> = {
@@ -221,6 +298,10 @@ export function resolveCompactionSettings(input: Partial<CompactionSettings> = {
   const settings: CompactionSettings = { ...merged, ...defaultTargets(contextWindow, merged.trigger, defined) };
   validateCompactionSettings(settings);
   return settings;
+}
+
+function frozenPatterns(patterns: FileToolPatterns): FileToolPatterns {
+  return Object.freeze({ read: Object.freeze([...patterns.read]), modified: Object.freeze([...patterns.modified]) });
 }
 
 function requireInt(settings: CompactionSettings, key: keyof typeof INTEGER_MINIMUMS, min: number): void {

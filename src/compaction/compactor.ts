@@ -292,10 +292,12 @@ export function createCompactor(options: CompactorOptions): Compactor {
     }
   }
 
-  async function compactHistory(history: readonly ConversationMessage[], conversationId: string, options: CompactOptions = {}): Promise<CompactionResult> {
+  async function compactHistory(input: readonly ConversationMessage[], conversationId: string, options: CompactOptions = {}): Promise<CompactionResult> {
     const startedAt = clock();
+    // A continuation note (`context()`'s view after a compaction) is no row of the conversation: it is left out.
+    const history = Array.isArray(input) ? input.filter((m) => m?.kind !== 'continuation') : input;
     // Before validation `history` may be anything: the result must still be built without throwing.
-    const given = Array.isArray(history) ? [...(history as ConversationMessage[])] : [];
+    const given = Array.isArray(history) ? [...history] : [];
     let result = initialResult(given, 0);
     let started = false;
     let supplied = false;

@@ -8,6 +8,7 @@ import type { Archive } from '../archive/archive.js';
 import type { ArchiveWriter } from './archive-writer.js';
 import { baseLabels, buildBatches, childSessions, childTimes } from './batch-builder.js';
 import { byTime } from './clip-archive.js';
+import { batchFilesFooter, unionFilesFooters, withFilesFooter, withoutFilesFooter, type FilesFooter } from './files-footer.js';
 import { foldSummaries, type FoldOptions, type FoldStep } from './fold.js';
 import { pickResummarizeRun, replaceRun } from './frontier.js';
 
@@ -32,10 +33,13 @@ export async function foldRun(run: readonly ArchiveEntry[], ctx: ResummarizeCont
   const depth = run[0]!.depth + 1;
   // The summarizer reads the children as stored (header line included), in time order; a join keeps them so too.
   const children = run.map((c) => c.content);
-  const joined = joinedChildren(children, ctx.fold);
-  const steps = joined === undefined ? [await foldSummaries(children, ctx.fold)] : [];
+  // The parent's footer is the union of its children's, whatever the summary of them says.
+  const files = ctx.settings.filesFooter ? unionFilesFooters(run.map((c) => batchFilesFooter(c.content))) : undefined;
+  const joined = joinedChildren(children, ctx.fold, files);
+  // The summarizer reads the children without their footers: the union is appended anyway, and an echo would be cut.
+  const steps = joined === undefined ? [await foldSummaries(files ? children.map(withoutFilesFooter) : children, ctx.fold)] : [];
   ctx.onFold?.(depth, steps);
-  const summary = joined ?? steps[0]!.text;
+  const summary = joined ?? (files ? withFilesFooter(steps[0]!.text, files, ctx.fold.maxSummaryTokens, (t) => ctx.fold.tokens.count(t)) : steps[0]!.text);
   const draft = { depth, summary, sourceTimes: childTimes(run), sourceIds: run.map((c) => c.label), sessions: childSessions(run) };
   const existing = await ctx.archive.read(ctx.conversationId, baseLabels([draft]));
   const [parent] = buildBatches(ctx.conversationId, ctx.operationId, [draft], new Set([...existing.map((e) => e.label), ...ctx.writer.written]));
@@ -47,10 +51,20 @@ export async function foldRun(run: readonly ArchiveEntry[], ctx: ResummarizeCont
   return parent!;
 }
 
-/** The children's texts as one batch body, when they fit `maxSummaryTokens` together; else undefined. */
-export function joinedChildren(children: readonly string[], fold: Pick<FoldOptions, 'tokens' | 'maxSummaryTokens'>): string | undefined {
-  const joined = children.join('\n');
-  return fold.tokens.count(joined) <= fold.maxSummaryTokens ? joined : undefined;
+/**
+ * The children's texts as one batch body, when they fit `maxSummaryTokens` together; else undefined. With `files`,
+ * their footers give way to one footer, the union, at the end (uncut: a join that needs cutting is summarized instead).
+ */
+export function joinedChildren(children: readonly string[], fold: Pick<FoldOptions, 'tokens' | 'maxSummaryTokens'>, files?: FilesFooter): string | undefined {
+  const count = (t: string) => fold.tokens.count(t);
+  if (files === undefined) {
+    const joined = children.join('\n');
+    return count(joined) <= fold.maxSummaryTokens ? joined : undefined;
+  }
+  const joined = children.map(withoutFilesFooter).join('\n');
+  if (count(joined) > fold.maxSummaryTokens) return undefined;
+  const body = withFilesFooter(joined, files, fold.maxSummaryTokens, count);
+  return body.startsWith(joined) ? body : undefined;
 }
 
 /**

@@ -4,8 +4,11 @@
 
 export type Role = 'system' | 'user' | 'assistant' | 'tool';
 
-/** `message` is an ordinary turn; `clip_archive` is the system message memfold writes in place of archived history. */
-export type MessageKind = 'message' | 'clip_archive';
+/**
+ * `message` is an ordinary turn; `clip_archive` is the system message memfold writes in place of archived history;
+ * `continuation` is the note `context()` adds after a compaction (`compaction.continuationMessage`), never stored.
+ */
+export type MessageKind = 'message' | 'clip_archive' | 'continuation';
 
 /** A tool call in the OpenAI chat format. */
 export interface ToolCall {
@@ -41,6 +44,11 @@ export interface ConversationMessage {
    * naming that label. Never taken from `append`.
    */
   clearedOutputLabel?: string;
+  /**
+   * Only on the clip-archive row: the highest seq the conversation held when the last compaction that archived messages
+   * committed. A user message with a higher seq came after it (the continuation note shows until one does).
+   */
+  compactedThroughSeq?: number;
 }
 
 /** What a caller appends: the store assigns `seq`, and `id`/`createdAt` when they are missing. */

@@ -24,6 +24,8 @@ export interface StoredContent {
   sessionId?: string;
   /** Set by `commitClearing` only (never from `append`): the label holding the original text. */
   clearedOutputLabel?: string;
+  /** On the clip-archive row only, set by `commitCompaction`: the highest seq the conversation held at the last commit that archived messages. */
+  compactedThroughSeq?: number;
 }
 
 /** A message ready to insert: id filled in, content shaped for the jsonb column. */

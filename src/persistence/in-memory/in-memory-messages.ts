@@ -146,6 +146,7 @@ export function createInMemoryMessages(tables: () => InMemoryTables, context: In
       }
       const now = clock().toISOString();
       const record = touch(conversationId, now);
+      const compactedThroughSeq = wanted.length > 0 ? record.nextSeq - 1 : record.messages.find((m) => m.seq === 0)?.compactedThroughSeq;
       const clipArchive: ConversationMessage = {
         id: clipArchiveId(conversationId),
         conversationId,
@@ -154,6 +155,7 @@ export function createInMemoryMessages(tables: () => InMemoryTables, context: In
         content: text,
         createdAt: now,
         kind: 'clip_archive',
+        ...(compactedThroughSeq !== undefined ? { compactedThroughSeq } : {}),
       };
       // seq 0 is the clip-archive's slot: the new one replaces whatever held it.
       const rest = record.messages.filter((m) => m.seq !== 0);

@@ -54,6 +54,18 @@ export function kyselyMessageOperations(db: Kysely<Database>, context: StoreCont
   const { namespace, clock, maxMessageBytes } = context;
 
   /** Create the conversation row if needed and take its row lock until the transaction ends. */
+  /** What the clip-archive row says the last compaction that archived messages saw (a re-summarization keeps it). */
+  async function clipArchiveThroughSeq(trx: Kysely<Database>, conversationId: string): Promise<number | undefined> {
+    const row = await trx
+      .selectFrom('messages')
+      .select('content')
+      .where('namespace', '=', namespace)
+      .where('conversation_id', '=', conversationId)
+      .where('seq', '=', 0)
+      .executeTakeFirst();
+    return row?.content.compactedThroughSeq;
+  }
+
   async function touchConversation(trx: Kysely<Database>, conversationId: string, reserve: number): Promise<number> {
     const now = clock().toISOString();
     const row = await trx
@@ -206,7 +218,9 @@ export function kyselyMessageOperations(db: Kysely<Database>, context: StoreCont
       const { conversationId, operationId, deleteIds: wanted, clipArchive: text, labels, mode } = checkCommit(commit);
       return guard(`commit compaction ${operationId} of conversation ${JSON.stringify(conversationId)}`, () =>
         inTransaction(db, async (trx) => {
-          await touchConversation(trx, conversationId, 0);
+          // The conversation row's lock orders this commit with appends: every seq below its next one was appended before.
+          const nextSeq = await touchConversation(trx, conversationId, 0);
+          const compactedThroughSeq = wanted.length > 0 ? nextSeq - 1 : await clipArchiveThroughSeq(trx, conversationId);
           const now = clock().toISOString();
           // The operation row first: an overlay mark refers to it. Any throw below rolls it back with the rest.
           const row = { id: operationId, conversationId, status: 'committed' as const, mode, messageIds: wanted, labels, error: null };
@@ -232,7 +246,7 @@ export function kyselyMessageOperations(db: Kysely<Database>, context: StoreCont
               seq: 0,
               role: 'system',
               kind: 'clip_archive',
-              content: JSON.stringify({ text }),
+              content: JSON.stringify(compactedThroughSeq === undefined ? { text } : { text, compactedThroughSeq }),
               created_at: now,
             })
             // seq 0 is the clip-archive's slot: replace whatever holds it.
