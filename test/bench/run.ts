@@ -14,11 +14,13 @@ process.env.LANCEDB_LOG = 'error';
 const BENCHMARKS: Record<string, () => Promise<BenchModule>> = {
   overhead: () => import('./overhead.js'),
   'summarizer-cost': () => import('./summarizer-cost.js'),
+  'summary-prompts': () => import('./summary-prompts.js'),
   latency: () => import('./latency.js'),
   'memory-read-latency': () => import('./memory-read-latency.js'),
   'token-estimation': () => import('./token-estimation.js'),
   import: () => import('./import.js'),
   startup: () => import('./startup.js'),
+  'extractive-quality': () => import('./extractive-quality.js'),
 };
 
 function parse(argv: string[]): { quick: boolean; only: string[]; outDir: string } {

@@ -30,8 +30,9 @@ const FILE =
   /(?:^|[\s("'`])(?:~|\.{1,2})?\/?(?:[\w.-]+\/)+[\w.-]+\.[A-Za-z][\w]{0,5}\b|\b[\w-]+\.(?:ts|tsx|js|jsx|mjs|cjs|py|rb|go|rs|java|kt|c|cc|cpp|h|hpp|cs|php|json|ya?ml|toml|md|txt|csv|sql|sh|bash|html|css|scss|lock|env|cfg|ini|log|xml|ipynb)\b/;
 const COMMAND =
   /`[^`\n]+`|(?:^|\$\s)(?:npm|npx|pnpm|yarn|git|pip|python3?|node|docker|kubectl|make|cargo|go|curl|wget|ls|cd|cat|grep|sed|rm|mkdir|mv|cp|chmod|psql|tsc|vitest|pytest)\s/;
+// A choice or a commitment, not any future tense: a bare "will" or "I agree" in chat is not a decision.
 const DECISION =
-  /\b(?:decided|decide|decision|agreed|agree|we will|we'll|i will|i'll|let's|let us|going to|plan to|planning to|settled on|chose|choose|opted|will)\b/i;
+  /\b(?:decided|decide to|decision|agreed (?:to|on|that)|we will|we'll|let's|let us|plan to|planning to|settled on|chose|opted|signed up|committed to)\b/i;
 const OPEN =
   /\b(?:todo|to-do|to do list|pending|not yet|still need|still needs|still have to|follow up|follow-up|tbd|open question|unresolved|remains to|waiting for|waiting on)\b/i;
 const REQUEST =

@@ -4,7 +4,7 @@
  * still counts as rare and "going" never does. Written by hand; nothing is downloaded.
  */
 
-/** Function words: they carry no content and are dropped in telegraphic style where safe. */
+/** Function words: they carry no content. */
 const FUNCTION_WORDS = `the of and to a in is it you that he was for on are with as i his they be at one have this from or had by
 but some what there we can out other were all your when up use word how said an each she which do their time if will way about
 many then them would write so these her him has more could go come did my no most who over know than call first may down
@@ -61,7 +61,7 @@ function words(list: string): string[] {
   return list.split(/\s+/).filter((w) => w !== '');
 }
 
-/** Words dropped by the telegraphic style and given no weight in coverage. */
+/** Words given no weight in coverage. */
 export const STOPWORDS: ReadonlySet<string> = new Set(words(FUNCTION_WORDS));
 
 const RANKED = [...new Set([...words(FUNCTION_WORDS), ...words(COMMON_CONTENT_WORDS)])];

@@ -1,12 +1,12 @@
 /**
  * The offline summarizer: deterministic, no network, a few milliseconds per chunk. It works from the port's
  * structured request (the transcript lines, or the summaries to merge, and the summary so far to avoid
- * repeating), keeps the sentences that carry the most names, numbers, dates and rare words in telegraphic
- * style with relative dates resolved, and writes them in the default prompt's sections.
+ * repeating), keeps the sentences that carry the most names, numbers, dates and rare words, with filler dropped
+ * and relative dates resolved, and writes them in the default prompt's sections, one line per speaker's run.
  */
 import { InvalidArgumentError, MemfoldError } from '../../errors.js';
 import type { Summarizer, SummarizeRequest, Summary, SummaryLine } from '../summarizer.js';
-import { renderSections, unitCost } from './render.js';
+import { createLayout } from './render.js';
 import { selectUnits } from './selection.js';
 import { unitsFromPlainText, unitsFromTranscript, type Unit } from './units.js';
 
@@ -36,8 +36,9 @@ export function summarizeExtractive(input: SummarizeRequest): string {
   // Summaries to merge are read as plain lines: their headings and `- [date] speaker:` items keep their section.
   const units: Unit[] = input.purpose === 'fold' ? unitsFromTranscript(input.lines) : unitsFromPlainText(input.summaries.join('\n\n'));
   const previousSummary = input.purpose === 'fold' ? input.previousSummary : undefined;
-  const { chosen } = selectUnits(units, maxChars, unitCost, previousSummary);
-  let text = renderSections(chosen);
+  const layout = createLayout();
+  selectUnits(units, maxChars, layout, previousSummary);
+  let text = layout.render();
   if (text === '') {
     // Nothing fit whole (a tiny budget): keep the start of the most informative unit.
     const best = [...units].sort((a, b) => b.words.size - a.words.size || a.order - b.order)[0];

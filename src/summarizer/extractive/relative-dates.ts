@@ -1,7 +1,8 @@
 /**
  * Resolve relative dates against the time a message was written, so that a summary read months later
- * still says when: "yesterday" -> "yesterday (2023-05-07)", "last week" -> "last week (week of 2023-05-01)",
- * "last year" -> "last year (2022)". Calendar arithmetic in UTC; weeks start on Monday.
+ * still says when: "yesterday" -> "yesterday (7 May 2023)", "last week" -> "last week (week of 1 May 2023)",
+ * "last month" -> "last month (April 2023)", "last year" -> "last year (2022)". Calendar arithmetic in UTC; weeks
+ * start on Monday. Dates are written in words, not ISO: they sit inside sentences (the line prefix keeps ISO).
  * Vague phrases ("a few days ago", "on Friday" without last/next) are left alone.
  */
 
@@ -30,13 +31,14 @@ const COUNT = String.raw`(\d{1,3}|a couple of|a couple|an|a|one|two|three|four|f
 const UNIT = String.raw`(day|week|month|year)s?`;
 const WEEKDAY = String.raw`(monday|tuesday|wednesday|thursday|friday|saturday|sunday)`;
 
-const pad = (n: number): string => String(n).padStart(2, '0');
-const iso = (d: Date): string => `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}`;
+const MONTH_NAMES = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+/** A day as a person writes it, `7 May 2023`: read in a sentence, it needs no decoding. */
+const day = (d: Date): string => `${d.getUTCDate()} ${MONTH_NAMES[d.getUTCMonth()]} ${d.getUTCFullYear()}`;
 const addDays = (d: Date, n: number): Date => new Date(d.getTime() + n * DAY_MS);
 const monday = (d: Date): Date => addDays(d, -((d.getUTCDay() + 6) % 7));
 const month = (d: Date, delta: number): string => {
   const m = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + delta, 1));
-  return `${m.getUTCFullYear()}-${pad(m.getUTCMonth() + 1)}`;
+  return `${MONTH_NAMES[m.getUTCMonth()]} ${m.getUTCFullYear()}`;
 };
 const year = (d: Date, delta: number): string => String(d.getUTCFullYear() + delta);
 
@@ -49,9 +51,9 @@ function count(word: string): number | undefined {
 function shift(base: Date, n: number, unit: string): string {
   switch (unit) {
     case 'day':
-      return iso(addDays(base, n));
+      return day(addDays(base, n));
     case 'week':
-      return `week of ${iso(monday(addDays(base, 7 * n)))}`;
+      return `week of ${day(monday(addDays(base, 7 * n)))}`;
     case 'month':
       return month(base, n);
     default:
@@ -63,7 +65,7 @@ function shift(base: Date, n: number, unit: string): string {
 function weekend(base: Date, offset: number): string {
   const dow = base.getUTCDay();
   const thisSaturday = dow === 0 ? addDays(base, -1) : addDays(base, 6 - dow);
-  return `weekend of ${iso(addDays(thisSaturday, 7 * offset))}`;
+  return `weekend of ${day(addDays(thisSaturday, 7 * offset))}`;
 }
 
 interface Rule {
@@ -72,11 +74,19 @@ interface Rule {
 }
 
 const RULES: Rule[] = [
-  { pattern: /\bthe day before yesterday\b/gi, resolve: (_m, b) => iso(addDays(b, -2)) },
-  { pattern: /\bthe day after tomorrow\b/gi, resolve: (_m, b) => iso(addDays(b, 2)) },
-  { pattern: /\b(?:yesterday|last night)\b/gi, resolve: (_m, b) => iso(addDays(b, -1)) },
-  { pattern: /\b(?:today|tonight|this (?:morning|afternoon|evening))\b/gi, resolve: (_m, b) => iso(b) },
-  { pattern: /\btomorrow\b/gi, resolve: (_m, b) => iso(addDays(b, 1)) },
+  {
+    // A duration up to now ("I've had them for 3 years now") says when it began.
+    pattern: new RegExp(String.raw`(?<=(?:'ve|\bhave|\bhas|\bbeen)\b[^.!?]{0,40})\bfor ${COUNT} (month|year)s?(?: now)?\b`, 'gi'),
+    resolve: (m, b) => {
+      const n = count(m[1]!);
+      return n === undefined ? undefined : `since ${shift(b, -n, m[2]!.toLowerCase())}`;
+    },
+  },
+  { pattern: /\bthe day before yesterday\b/gi, resolve: (_m, b) => day(addDays(b, -2)) },
+  { pattern: /\bthe day after tomorrow\b/gi, resolve: (_m, b) => day(addDays(b, 2)) },
+  { pattern: /\b(?:yesterday|last night)\b/gi, resolve: (_m, b) => day(addDays(b, -1)) },
+  { pattern: /\b(?:today|tonight|this (?:morning|afternoon|evening))\b/gi, resolve: (_m, b) => day(b) },
+  { pattern: /\btomorrow\b/gi, resolve: (_m, b) => day(addDays(b, 1)) },
   {
     pattern: new RegExp(String.raw`\b${COUNT} ${UNIT} ago\b`, 'gi'),
     resolve: (m, b) => {
@@ -97,9 +107,9 @@ const RULES: Rule[] = [
       const which = m[1]!.toLowerCase();
       const target = WEEKDAYS.indexOf(m[2]!.toLowerCase());
       const dow = b.getUTCDay();
-      if (which === 'next') return iso(addDays(b, (target - dow + 7) % 7 || 7));
-      if (which === 'this') return iso(addDays(monday(b), (target + 6) % 7));
-      return iso(addDays(b, -((dow - target + 7) % 7 || 7)));
+      if (which === 'next') return day(addDays(b, (target - dow + 7) % 7 || 7));
+      if (which === 'this') return day(addDays(monday(b), (target + 6) % 7));
+      return day(addDays(b, -((dow - target + 7) % 7 || 7)));
     },
   },
   {
@@ -133,7 +143,10 @@ export function resolveRelativeDates(text: string, base: Date): string {
   let at = 0;
   for (const hit of found) {
     if (hit.start < at) continue;
-    if (/^\s*\(\s*(?:\d{4}|week of|weekend of)/.test(text.slice(hit.end, hit.end + 16))) continue;
+    // "feels like yesterday" is a figure of speech, not a date.
+    if (/^yesterday$/i.test(text.slice(hit.start, hit.end)) && /\blike\s+(?:just\s+|only\s+)?$/i.test(text.slice(Math.max(0, hit.start - 12), hit.start)))
+      continue;
+    if (/^\s*\(\s*(?:\d{4}|\d{1,2} [A-Z][a-z]+ \d{4}|[A-Z][a-z]+ \d{4}|week of|weekend of)/.test(text.slice(hit.end, hit.end + 24))) continue;
     out += `${text.slice(at, hit.end)} (${hit.label})`;
     at = hit.end;
   }

@@ -1,15 +1,18 @@
 /**
  * Pick the units to keep: greedy coverage of weighted words under a character budget. Each round takes
- * the unit with the best (new weight covered x section bonus) / cost^COST_EXPONENT; once a word is kept,
+ * the unit with the best (new weight covered x section bonus x salience) / cost^COST_EXPONENT, its cost being
+ * the characters it adds to the layout (line prefix included when it opens a line); once a word is kept,
  * further mentions of it count for REPEAT_VALUE of its weight (the redundancy penalty). Whole units only.
  */
 import { SECTION_BONUS, weightedWords } from './classify.js';
+import type { Layout } from './render.js';
+import { salience } from './salience.js';
 import type { Unit } from './units.js';
 
 /** Share of a word's weight still earned by a second mention. */
 const REPEAT_VALUE = 0.25;
-/** Below 1 favours longer units a little over many fragments (each fragment pays a line prefix). */
-const COST_EXPONENT = 0.85;
+/** Below 1 favours whole sentences over short fragments (.7 measured better than .85 and .5 on LoCoMo). */
+const COST_EXPONENT = 0.7;
 /** Content words (a number counts twice) a unit needs to be considered. */
 const MIN_CONTENT_WORDS = 2;
 /** A unit whose weighted words are this covered by the previous summary is not repeated. */
@@ -19,17 +22,14 @@ function sameText(unit: Unit): string {
   return unit.text.toLowerCase().replace(/\s+/g, ' ').trim();
 }
 
-/** Characters a unit adds to the output, given what is already chosen. */
-export type CostFn = (unit: Unit, chosen: ReadonlySet<Unit>) => number;
-
 export interface Selection {
   chosen: Set<Unit>;
-  /** Characters used, as counted by `cost`. */
+  /** Characters used, as the layout counts them (an upper bound of the rendered length). */
   used: number;
 }
 
-/** Choose units within `budgetChars`; words of `previousSummary` count as already said. */
-export function selectUnits(units: Unit[], budgetChars: number, cost: CostFn, previousSummary?: string): Selection {
+/** Choose units within `budgetChars` into `layout`; words of `previousSummary` count as already said. */
+export function selectUnits(units: Unit[], budgetChars: number, layout: Layout, previousSummary?: string): Selection {
   const value = new Map<string, number>();
   // A unit needs two content words (or a number) to be worth a line: "Caroline!" alone says nothing.
   let candidates = units.filter((u) => {
@@ -53,7 +53,7 @@ export function selectUnits(units: Unit[], budgetChars: number, cost: CostFn, pr
   const gain = (u: Unit): number => {
     let g = 0;
     for (const [w, weight] of u.words) g += weight * (value.get(w) ?? 1);
-    return g * SECTION_BONUS[u.section];
+    return g * SECTION_BONUS[u.section] * salience(u);
   };
 
   const chosen = new Set<Unit>();
@@ -65,7 +65,7 @@ export function selectUnits(units: Unit[], budgetChars: number, cost: CostFn, pr
     let bestCost = 0;
     const next: Unit[] = [];
     for (const u of pool) {
-      const c = cost(u, chosen);
+      const c = layout.cost(u);
       next.push(u);
       if (used + c > budgetChars) continue; // may fit later, as the continuation of a line already chosen
       const g = gain(u);
@@ -80,6 +80,7 @@ export function selectUnits(units: Unit[], budgetChars: number, cost: CostFn, pr
     }
     if (!best) break;
     chosen.add(best);
+    layout.add(best);
     used += bestCost;
     for (const w of best.words.keys()) value.set(w, (value.get(w) ?? 1) * REPEAT_VALUE);
     // A sentence said again word for word adds nothing: drop its repeats from the pool.

@@ -39,7 +39,7 @@ const ABBREVIATIONS = new Set([
 ]);
 
 /** Sentences longer than this many words are split into clauses. */
-const CLAUSE_SPLIT_WORDS = 30;
+const CLAUSE_SPLIT_WORDS = 12;
 
 function endsWithAbbreviation(piece: string): boolean {
   if (/^\s*\d{1,2}\.$/.test(piece)) return true; // a list marker ("1. Economy"), not a sentence
@@ -49,8 +49,8 @@ function endsWithAbbreviation(piece: string): boolean {
   return ABBREVIATIONS.has(word) || /^[A-HJ-Z]$/.test(match[1]!);
 }
 
-/** Split text into trimmed, non-empty sentences, in order. */
-export function splitSentences(text: string): string[] {
+/** Split text into trimmed, non-empty sentences, in order; long prose sentences also into clauses (`clauses`, default true). */
+export function splitSentences(text: string, clauses = true): string[] {
   const out: string[] = [];
   for (const block of text.split(/\n+/)) {
     const trimmed = block.trim();
@@ -67,7 +67,7 @@ export function splitSentences(text: string): string[] {
     }
     if (pending) out.push(pending);
   }
-  return out.flatMap(splitClauses);
+  return clauses ? out.flatMap(splitClauses) : out;
 }
 
 /** Cut an overlong sentence at `;`, ` - ` and `, but` / `, and` so each part can be kept on its own. */

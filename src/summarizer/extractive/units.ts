@@ -7,18 +7,19 @@ import type { SummaryLine } from '../summarizer.js';
 import { SECTIONS, classifySentence, isError, weightedWords, type SectionKey } from './classify.js';
 import { resolveRelativeDates } from './relative-dates.js';
 import { splitSentences } from './sentences.js';
-import { telegraph } from './telegraph.js';
+import { condense } from './condense.js';
 
 export interface Unit {
   /** Position in the input: output keeps this order within a section. */
   order: number;
-  /** Units of one group (message or summary line) in one section share one output line. */
-  group: number;
+  /** The day it was said (YYYY-MM-DD): consecutive units of one speaker and day share a line. */
   date?: string;
   speaker?: string;
   section: SectionKey;
   text: string;
   words: Map<string, number>;
+  /** Said in a message that answers another speaker's question (see salience.ts). */
+  reply?: boolean;
 }
 
 /** Longest string value kept from tool arguments or results. */
@@ -79,18 +80,22 @@ function callText(name: string, args: string): string {
   return `call ${name}(${pairs.join(', ')})`;
 }
 
+/** A sentence as written: condensed, with closing punctuation so that units joined on a line read as sentences. */
+function sentence(text: string, names: ReadonlySet<string>): string {
+  const condensed = condense(text, names).replace(/[\s:;,\u2013\u2014-]+$/, '');
+  return condensed === '' || /[.!?…]["')\]]*$/.test(condensed) ? condensed : `${condensed}.`;
+}
+
 /** Units from parsed transcript lines; relative dates resolved against each message's date. */
 export function unitsFromTranscript(lines: SummaryLine[]): Unit[] {
   const units: Unit[] = [];
-  // One output line per speaker and day within a section: the prefix is paid once, the speaker and date stay explicit.
-  const groups = new Map<string, number>();
-  const push = (_message: number, date: string | undefined, speaker: string, section: SectionKey, text: string): void => {
+  const names = new Set(lines.flatMap((line) => (line.name && line.role !== 'tool' ? [line.name.split(/\s+/)[0]!.toLowerCase()] : [])));
+  let reply = false;
+  const push = (date: string | undefined, speaker: string, section: SectionKey, text: string): void => {
     if (text === '') return;
-    const key = `${date ?? ''}|${speaker}`;
-    const group = groups.get(key) ?? groups.size;
-    groups.set(key, group);
-    const unit: Unit = { order: units.length, group, speaker, section, text, words: weightedWords(text) };
+    const unit: Unit = { order: units.length, speaker, section, text, words: weightedWords(text) };
     if (date) unit.date = date;
+    if (reply) unit.reply = true;
     units.push(unit);
   };
   const lastSpeakerIndex = lines.length - 1;
@@ -99,24 +104,35 @@ export function unitsFromTranscript(lines: SummaryLine[]): Unit[] {
     const base = new Date(line.time);
     const toolName = line.name ?? 'tool';
     const speaker = line.role === 'tool' ? `${toolName} result` : (line.name ?? line.role);
+    const before = lines[index - 1];
+    // Replies carry the news: a message after another speaker's question (see salience.ts).
+    reply = before !== undefined && before.role !== 'tool' && (before.name ?? before.role) !== speaker && before.text.includes('?');
     if (line.role === 'tool') {
       const parsed = parseJson(line.text);
       if (parsed !== undefined) {
-        for (const chunk of resultChunks(parsed)) push(index, date, speaker, isError(chunk) ? 'errors' : 'tools', chunk);
+        for (const chunk of resultChunks(parsed)) push(date, speaker, isError(chunk) ? 'errors' : 'tools', chunk);
         return;
       }
     }
     // A question is unanswered when nobody spoke after it.
     const unanswered = index === lastSpeakerIndex && line.role !== 'tool';
-    for (const sentence of splitSentences(resolveRelativeDates(line.text, base))) {
-      let section = classifySentence(sentence, line.role === 'user', unanswered);
+    // Tool output is kept sentence by sentence, never cut into clauses: an error line must stay whole.
+    for (const part of splitSentences(withoutCutNote(resolveRelativeDates(line.text, base)), line.role !== 'tool')) {
+      let section = classifySentence(part, line.role === 'user', unanswered);
       if (line.role === 'tool' && section === 'facts') section = 'tools';
       const keepVerbatim = section === 'tools' || section === 'errors';
-      push(index, date, speaker, section, keepVerbatim ? clipLine(sentence) : telegraph(sentence));
+      push(date, speaker, section, keepVerbatim ? clipLine(part) : sentence(part, names));
     }
-    for (const call of line.toolCalls ?? []) push(index, date, speaker, 'tools', callText(call.name, call.arguments));
+    for (const call of line.toolCalls ?? []) push(date, speaker, 'tools', callText(call.name, call.arguments));
   });
   return units;
+}
+
+/** The note compaction appends where it cut a long message (the archive keeps it whole): not content. */
+const CUT_NOTE = /\n?\[\.\.\. cut[^\]\n]*\]?\s*$/;
+
+function withoutCutNote(text: string): string {
+  return text.replace(CUT_NOTE, '');
 }
 
 /** Longest verbatim line kept (tool output and error lines can be huge). */
@@ -127,37 +143,45 @@ function clipLine(text: string): string {
 }
 
 const HEADING = new Map(SECTIONS.map((s) => [s.heading.toLowerCase(), s.key] as const));
-const ITEM = /^\s*[-*•]\s+(?:\[(\d{4}-\d{2}-\d{2})\]\s+([^:\n]{1,60}?):\s+)?(.*)$/;
+/** `- [YYYY-MM-DD] speaker: text`, `- speaker: text` (the day carried from the line above) or `- text`. */
+const ITEM = /^\s*[-*•]\s+(?:\[(\d{4}-\d{2}-\d{2})\]\s+)?(?:([^:\s][^:\n]{0,39}?):\s+)?(.*)$/;
 
 /**
  * Units from plain text: earlier summaries being re-summarized, or any request without transcript lines.
  * Section headings and `- [date] speaker: ...` items of summaries written by this summarizer keep their section,
- * date and speaker; batch headers (`[depth:...]`) and clip-archive markers are skipped.
+ * date and speaker; batch headers (`[depth:...]`), context-summary and cut notes (`[... cut ...]`) are skipped.
  */
 export function unitsFromPlainText(text: string): Unit[] {
   const units: Unit[] = [];
   let section: SectionKey | undefined;
-  text.split(/\r?\n/).forEach((raw, group) => {
+  let day: string | undefined;
+  for (const raw of text.split(/\r?\n/)) {
     const line = raw.trim();
-    if (line === '' || /^\[(?:depth:|Context Summary)/.test(line)) return;
+    if (/^\[(?:depth:|Context Summary|End of Context Summary)/.test(line)) {
+      section = undefined;
+      day = undefined;
+      continue;
+    }
+    if (line === '' || /^\[\.\.\.[^\]]*\]?$/.test(line)) continue;
     const heading = HEADING.get(line.toLowerCase());
     if (heading) {
       section = heading;
-      return;
+      day = undefined;
+      continue;
     }
     const item = ITEM.exec(line);
-    const date = item?.[1];
+    if (item?.[1]) day = item[1];
     const speaker = item?.[2];
-    const body = item ? item[3]! : line;
-    for (const part of body.split(/;\s+/).flatMap((p) => splitSentences(p))) {
+    const body = withoutCutNote(item ? item[3]! : line);
+    for (const part of splitSentences(body).flatMap((p) => p.split(/;\s+/))) {
       const key = section ?? classifySentence(part, false, false);
-      const written = key === 'tools' || key === 'errors' ? clipLine(part) : telegraph(part);
+      const written = key === 'tools' || key === 'errors' ? clipLine(part) : sentence(part, new Set());
       if (written === '') continue;
-      const unit: Unit = { order: units.length, group, section: key, text: written, words: weightedWords(written) };
-      if (date) unit.date = date;
+      const unit: Unit = { order: units.length, section: key, text: written, words: weightedWords(written) };
+      if (item && day) unit.date = day;
       if (speaker) unit.speaker = speaker;
       units.push(unit);
     }
-  });
+  }
   return units;
 }
