@@ -1,0 +1,90 @@
+/**
+ * The adapters the configuration names, built for `createMemfold`: the remote call queue, the summarizer (a model
+ * with the extractive fallback, or the extractive one), the embedder, and the stores.
+ */
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import type { Archive } from './archive/archive.js';
+import type { RuntimeConfig } from './config.js';
+import type { Embedder } from './embedding/embedder.js';
+import { createHashingEmbedder } from './embedding/hashing-embedder.js';
+import { createCircuitBreaker } from './openai/openai-circuit-breaker.js';
+import { createOpenAIEmbedder } from './openai/openai-embedder.js';
+import type { SummaryPromptMode } from './openai/openai-prompt-mode.js';
+import { createModelQueue, rateLimitedQueueOptions, type ModelQueue } from './openai/openai-queue.js';
+import { createOpenAISummarizer } from './openai/openai-summarizer.js';
+import type { SummaryModelChoice } from './openai/summary-model.js';
+import { createKyselyPersistence, openLanceArchive } from './on-demand-adapters.js';
+import type { PersistenceProvider } from './persistence/persistence-provider.js';
+import { createExtractiveSummarizer } from './summarizer/extractive/extractive-summarizer.js';
+import type { Summarizer } from './summarizer/summarizer.js';
+import { withFallback } from './summarizer/with-fallback.js';
+
+function breakerOf(config: RuntimeConfig) {
+  return createCircuitBreaker({ failures: config.modelBreakerFailures, cooldownMs: config.modelBreakerCooldownMs });
+}
+
+/**
+ * The one queue of a memfold's remote calls: summaries and embeddings share `MEMFOLD_MODEL_CONCURRENCY`
+ * and `MEMFOLD_MODEL_RPM`, since they usually go to the same endpoint and its limits count both.
+ */
+export function remoteCallQueue(config: RuntimeConfig): ModelQueue {
+  return createModelQueue(rateLimitedQueueOptions(config.modelConcurrency, config.modelRequestsPerMinute));
+}
+
+export function buildSummarizer(
+  config: RuntimeConfig,
+  choice: SummaryModelChoice,
+  queue: ModelQueue,
+  prompt: string | undefined,
+  promptMode: SummaryPromptMode | undefined,
+): Summarizer {
+  const extractive = createExtractiveSummarizer();
+  if (!choice.model) return extractive;
+  const remote = createOpenAISummarizer({
+    model: choice.model,
+    ...(config.summaryContextWindow ? { contextWindow: config.summaryContextWindow } : {}),
+    timeoutMs: config.modelTimeoutMs,
+    deadlineMs: config.modelDeadlineMs,
+    maxRetries: config.modelMaxRetries,
+    queue,
+    breaker: breakerOf(config),
+    ...(prompt ? { prompt } : {}),
+    ...(promptMode ? { promptMode } : {}),
+    ...(config.openaiBaseUrl ? { baseURL: config.openaiBaseUrl } : {}),
+    ...(config.openaiApiKey ? { apiKey: config.openaiApiKey } : {}),
+  });
+  return withFallback(remote, extractive);
+}
+
+/**
+ * The configured embedder. A remote one is not called here: its vector size is learned from its first
+ * answer, and the archive takes it from the table meanwhile (or creates the table on the first write), so
+ * an unreachable endpoint stops archive writes, never opening, appends or reads.
+ */
+export function buildEmbedder(config: RuntimeConfig, queue: ModelQueue): Embedder {
+  if (!config.embeddingModel) return createHashingEmbedder();
+  return createOpenAIEmbedder({
+    model: config.embeddingModel,
+    timeoutMs: config.modelTimeoutMs,
+    deadlineMs: config.modelDeadlineMs,
+    maxRetries: config.modelMaxRetries,
+    queue,
+    breaker: breakerOf(config),
+    ...(config.openaiBaseUrl ? { baseURL: config.openaiBaseUrl } : {}),
+    ...(config.openaiApiKey ? { apiKey: config.openaiApiKey } : {}),
+  });
+}
+
+export async function openPersistence(config: RuntimeConfig, migrate: boolean): Promise<PersistenceProvider> {
+  const common = { namespace: config.namespace, maxMessageBytes: config.maxMessageBytes, migrate };
+  if (config.databaseUrl) return createKyselyPersistence({ dialect: 'postgres', databaseUrl: config.databaseUrl, ...common });
+  const dataDir = path.join(config.home, 'pg');
+  await mkdir(dataDir, { recursive: true });
+  return createKyselyPersistence({ dialect: 'pglite', dataDir, ...common });
+}
+
+export async function openArchive(config: RuntimeConfig, embedder: Embedder, onWarning: (message: string, error: unknown) => void): Promise<Archive> {
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(config.lancedbUri)) await mkdir(config.lancedbUri, { recursive: true });
+  return openLanceArchive({ uri: config.lancedbUri, embedder, namespace: config.namespace, onWarning });
+}
