@@ -4,7 +4,7 @@
  * history is what the plan kept around the new clip-archive.
  */
 import type { ArchiveEntry, ConversationMessage } from '../conversation/types.js';
-import type { PersistenceProvider } from '../persistence/persistence-provider.js';
+import type { OperationUsage, PersistenceProvider } from '../persistence/persistence-provider.js';
 import { buildClipArchive } from './clip-archive.js';
 import type { CompactionSettings } from './compaction-settings.js';
 import type { CompactionPlan } from './plan.js';
@@ -17,6 +17,8 @@ export interface CommitInput {
   frontier: readonly ArchiveEntry[];
   /** Every label the operation wrote (the journal's final list). */
   labels: readonly string[];
+  /** What the summarizer calls took, kept on the operation row. */
+  usage?: OperationUsage;
 }
 
 /** Returns the history as it now stands in the live table: system prompt, clip-archive, first turns, recent messages. */
@@ -34,6 +36,7 @@ export async function commitCompacted(
     labels: [...input.labels],
     // The mode the operation was recorded in (run-compaction records it from the same settings).
     mode: deps.settings.mode,
+    ...(input.usage ? { usage: input.usage } : {}),
   });
   return [...plan.system, committed.clipArchive, ...plan.firstTurns, ...plan.recent];
 }

@@ -1,5 +1,6 @@
 import type { ConversationMessage, SummaryBatch } from '../conversation/types.js';
 import type { ModelUsage } from '../cost/model-price.js';
+import type { OperationUsage } from '../persistence/persistence-provider.js';
 import type { ScopeOutcome } from './session-scope.js';
 
 export type CompactionStatus = 'compacted' | 'skipped' | 'failed';
@@ -199,4 +200,12 @@ export function initialResult(history: readonly ConversationMessage[], tokensBef
     durationMs: 0,
     stageMs: {},
   };
+}
+
+/** What the operation row keeps of a result's summarizer usage (`commitCompaction.usage`). */
+export function operationUsage(result: Pick<CompactionResult, 'usageByModel' | 'costUsd'>): OperationUsage {
+  const byModel = Object.fromEntries(
+    Object.entries(result.usageByModel).map(([model, used]) => [model, { calls: used.calls, inputTokens: used.inputTokens, outputTokens: used.outputTokens }]),
+  );
+  return { byModel, costUsd: result.costUsd };
 }

@@ -12,7 +12,7 @@ import { createArchiveWriter } from './archive-writer.js';
 import { commitCompacted } from './commit-compacted.js';
 import { HOOK_SUMMARIZER_ID } from './compaction-hooks.js';
 import { foldOptions, listFrontier, newestSummary, resummarizeContext, type CompactionDeps, type ConversationCounts } from './compaction-deps.js';
-import type { CompactionResult, CompactionStage } from './compaction-result.js';
+import { operationUsage, type CompactionResult, type CompactionStage } from './compaction-result.js';
 import { assembleContext } from './context-view.js';
 import { chunkCompactable, foldChunked } from './fold-compactable.js';
 import type { FoldStep } from './fold.js';
@@ -164,7 +164,9 @@ export async function runCompaction(
     throwIfAborted(signal);
 
     const history = await timed('commit', () =>
-      atStage('commit_failed', () => commitCompacted({ conversationId, operationId, plan, frontier: after, labels: writer.written }, deps)),
+      atStage('commit_failed', () =>
+        commitCompacted({ conversationId, operationId, plan, frontier: after, labels: writer.written, usage: operationUsage(result) }, deps),
+      ),
     );
     return compacted(history);
   } catch (error) {

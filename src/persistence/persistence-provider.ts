@@ -37,15 +37,23 @@ export interface CompactionOperation {
   messageIds: string[];
   labels: string[];
   error?: string;
+  /** What its summarizer calls took, as its commit recorded it (`CommitCompaction.usage`); absent when none was given. */
+  usage?: OperationUsage;
   createdAt: string;
   updatedAt: string;
+}
+
+/** What a compaction's summarizer calls took: per model that answered, and what they cost then (null: a model had no price). */
+export interface OperationUsage {
+  byModel: Record<string, { calls: number; inputTokens: number; outputTokens: number }>;
+  costUsd: number | null;
 }
 
 /**
  * What `recordOperation` writes. `mode` defaults to `delete` on the first record; a later record may omit it (the
  * recorded mode stays) but may not change it.
  */
-export type OperationRecordInput = Omit<CompactionOperation, 'createdAt' | 'updatedAt' | 'mode'> & { mode?: CompactionMode };
+export type OperationRecordInput = Omit<CompactionOperation, 'createdAt' | 'updatedAt' | 'mode' | 'usage'> & { mode?: CompactionMode };
 
 /**
  * The writes a compaction commits at once. The commit also drops the conversation's token calibration (the
@@ -64,6 +72,11 @@ export interface CommitCompaction {
    * writing nothing.
    */
   mode?: CompactionMode;
+  /**
+   * What the compaction's summarizer calls took, kept on the operation row (migration 008), so a conversation's cost
+   * can be summed later (`inspect`). Default none (reconcile, which finishes a compaction it did not run).
+   */
+  usage?: OperationUsage;
 }
 
 export interface CommitReport {

@@ -145,13 +145,7 @@ describe('memfold CLI scoping', () => {
         batches: [],
         liveSessions: [],
         liveTurns: [],
-        summarizerCost: {
-          recorded: false,
-          model: 'extractive',
-          price: expect.objectContaining({ input: 0, output: 0 }),
-          estimatedSummaryTokens: 0,
-          estimatedOutputUsd: 0,
-        },
+        summarizerCost: { recorded: 0, unrecorded: 0, byModel: {}, costUsd: 0, model: 'extractive', price: expect.objectContaining({ input: 0, output: 0 }) },
       });
     }
   }, 240_000);

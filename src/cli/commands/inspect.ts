@@ -3,9 +3,8 @@
  * the sessions of the live history (derived with `sessionGapMinutes`, `--session-gap`). Reads only.
  */
 import { displayLabel } from '../../compaction/clip-archive.js';
-import { batchBody } from '../../compaction/headers.js';
 import { isClipArchive } from '../../compaction/plan.js';
-import { costOf } from '../../cost/cost-of.js';
+import { conversationCost, type ConversationCost } from '../../cost/conversation-cost.js';
 import type { ModelPrice } from '../../cost/model-price.js';
 import { priceOf } from '../../cost/price-of.js';
 import { liveSessions, type LiveSession } from '../../compaction/sessions.js';
@@ -25,28 +24,19 @@ export interface InspectReport {
   /** The live conversation's turns (system prompt and clip-archive left out), oldest first; indices into that list. */
   liveTurns: TurnSpan[];
   /**
-   * What the conversation's summaries cost is not recorded (each result's `costUsd` is per compaction, and neither
-   * the operation journal nor the batches keep usage or the model that answered): the price of the summary model
-   * configured now, and an estimate of the output part alone.
+   * What the conversation's summaries cost so far, from what each committed compaction recorded on its operation row
+   * (`conversationCost`), beside the summary model configured now and its price.
    */
-  summarizerCost: {
-    recorded: false;
+  summarizerCost: ConversationCost & {
     /** The summary model configured now: `extractive` offline, the adapter's id for a `summarizer` passed in. */
     model: string;
     /** Its price, USD per million tokens; null when the price table has none. */
     price: ModelPrice | null;
-    /** Estimate: memfold's token count of every archived summary's text (headers left out), what the answers held. */
-    estimatedSummaryTokens: number;
-    /**
-     * Estimate: `estimatedSummaryTokens` at `model`'s output price (null without one). Leaves out the input tokens,
-     * most of the cost, and assumes `model` wrote every batch (fallback and supplied summaries cost nothing).
-     */
-    estimatedOutputUsd: number | null;
   };
 }
 
 export async function inspectConversation(
-  memfold: Pick<Memfold, 'archive' | 'history' | 'compactor' | 'summaryModel' | 'summarizer' | 'prices' | 'tokens'>,
+  memfold: Pick<Memfold, 'archive' | 'history' | 'compactor' | 'summaryModel' | 'summarizer' | 'prices' | 'persistence'>,
   conversationId: string,
 ): Promise<InspectReport> {
   const batches = await memfold.archive.list({ conversationId, kind: 'summary' });
@@ -56,24 +46,15 @@ export async function inspectConversation(
     batches: batches.map(({ content, ...rest }) => ({ ...rest, chars: content.length })),
     liveSessions: liveSessions(history, memfold.compactor.settings.sessionGapMinutes),
     liveTurns: turnMap(conversationBody(history)),
-    summarizerCost: summarizerCost(memfold, batches),
+    summarizerCost: { ...conversationCost(await memfold.persistence.listOperations(conversationId)), ...configuredModel(memfold) },
   };
 }
 
-function summarizerCost(
-  memfold: Pick<Memfold, 'summaryModel' | 'summarizer' | 'prices' | 'tokens'>,
-  batches: readonly ArchiveEntry[],
-): InspectReport['summarizerCost'] {
+/** The summary model configured now, and its price. */
+function configuredModel(memfold: Pick<Memfold, 'summaryModel' | 'summarizer' | 'prices'>): { model: string; price: ModelPrice | null } {
   const { summaryModel } = memfold;
   const model = summaryModel.model ?? (summaryModel.source === 'offline' ? 'extractive' : memfold.summarizer.id);
-  const estimatedSummaryTokens = batches.reduce((sum, batch) => sum + memfold.tokens.count(batchBody(batch.content)), 0);
-  return {
-    recorded: false,
-    model,
-    price: priceOf(model, memfold.prices) ?? null,
-    estimatedSummaryTokens,
-    estimatedOutputUsd: costOf({ inputTokens: 0, outputTokens: estimatedSummaryTokens }, model, memfold.prices).usd,
-  };
+  return { model, price: priceOf(model, memfold.prices) ?? null };
 }
 
 /** The history without the rows memfold and the caller put before the conversation: the system prompt and the clip-archive. */

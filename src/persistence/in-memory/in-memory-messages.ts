@@ -129,7 +129,7 @@ export function createInMemoryMessages(tables: () => InMemoryTables, context: In
     },
 
     commitCompaction(commit) {
-      const { conversationId, operationId, deleteIds: wanted, clipArchive: text, labels, mode } = checkCommit(commit);
+      const { conversationId, operationId, deleteIds: wanted, clipArchive: text, labels, mode, usage } = checkCommit(commit);
       const problem = operationWriteProblem(tables(), namespace, { id: operationId, conversationId, mode }, { id: 'commit.operationId', mode: 'commit.mode' });
       if (problem !== undefined) throw problem;
       const taking = new Set(wanted);
@@ -167,7 +167,12 @@ export function createInMemoryMessages(tables: () => InMemoryTables, context: In
       }
       // The context the calibration was measured on is gone.
       delete record.calibration;
-      upsertOperation(tables(), namespace, { id: operationId, conversationId, status: 'committed', mode, messageIds: wanted, labels }, now);
+      upsertOperation(
+        tables(),
+        namespace,
+        { id: operationId, conversationId, status: 'committed', mode, messageIds: wanted, labels, ...(usage ? { usage } : {}) },
+        now,
+      );
       return { deleted: mode === 'delete' ? live : 0, marked: mode === 'overlay' ? live : 0, clipArchive };
     },
 

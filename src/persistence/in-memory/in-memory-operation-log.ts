@@ -59,6 +59,7 @@ export function upsertOperation(tables: InMemoryTables, namespace: string, row: 
     updatedAt: now,
   };
   if (row.error === undefined) delete operation.error;
+  if (row.usage === undefined) delete operation.usage;
   tables.operations.set(row.id, { namespace, order: existing?.order ?? tables.nextOperationOrder++, operation });
 }
 

@@ -215,7 +215,7 @@ export function kyselyMessageOperations(db: Kysely<Database>, context: StoreCont
     },
 
     async commitCompaction(commit: CommitCompaction): Promise<CommitReport> {
-      const { conversationId, operationId, deleteIds: wanted, clipArchive: text, labels, mode } = checkCommit(commit);
+      const { conversationId, operationId, deleteIds: wanted, clipArchive: text, labels, mode, usage } = checkCommit(commit);
       return guard(`commit compaction ${operationId} of conversation ${JSON.stringify(conversationId)}`, () =>
         inTransaction(db, async (trx) => {
           // The conversation row's lock orders this commit with appends: every seq below its next one was appended before.
@@ -223,7 +223,7 @@ export function kyselyMessageOperations(db: Kysely<Database>, context: StoreCont
           const compactedThroughSeq = wanted.length > 0 ? nextSeq - 1 : await clipArchiveThroughSeq(trx, conversationId);
           const now = clock().toISOString();
           // The operation row first: an overlay mark refers to it. Any throw below rolls it back with the rest.
-          const row = { id: operationId, conversationId, status: 'committed' as const, mode, messageIds: wanted, labels, error: null };
+          const row = { id: operationId, conversationId, status: 'committed' as const, mode, messageIds: wanted, labels, error: null, usage: usage ?? null };
           if (!(await upsertOperationRow(trx, namespace, row, now))) {
             throw await refusedOperationWrite(trx, namespace, row, { id: 'commit.operationId', mode: 'commit.mode' });
           }

@@ -1,7 +1,7 @@
 /** The compaction operations log and the conversation listing: the store's bookkeeping queries. */
 import { sql, type Kysely } from 'kysely';
 import { InvalidArgumentError } from '../../errors.js';
-import type { CompactionMode, CompactionOperation, OperationKind, OperationRecordInput, OperationStatus } from '../persistence-provider.js';
+import type { CompactionMode, CompactionOperation, OperationKind, OperationRecordInput, OperationStatus, OperationUsage } from '../persistence-provider.js';
 import { guard } from '../persistence-error.js';
 import { requireOperationKind } from '../operation-kind.js';
 import { modeMismatch, optionalCompactionMode } from '../compaction-mode.js';
@@ -91,6 +91,8 @@ export interface OperationRowWrite {
   messageIds: string[];
   labels: string[];
   error: string | null;
+  /** Only a commit sets it; every other write leaves it null (a commit is an operation's last write). */
+  usage?: OperationUsage | null;
 }
 
 /**
@@ -111,6 +113,7 @@ export async function upsertOperationRow(db: Kysely<Database>, namespace: string
       message_ids: JSON.stringify(row.messageIds),
       labels: JSON.stringify(row.labels),
       error: row.error,
+      usage: row.usage ? JSON.stringify(row.usage) : null,
       created_at: now,
       updated_at: now,
     })
@@ -122,6 +125,7 @@ export async function upsertOperationRow(db: Kysely<Database>, namespace: string
           message_ids: eb.ref('excluded.message_ids'),
           labels: eb.ref('excluded.labels'),
           error: eb.ref('excluded.error'),
+          usage: eb.ref('excluded.usage'),
           updated_at: now,
         }))
         .where('compaction_operations.namespace', '=', namespace)

@@ -1,6 +1,6 @@
 /** Database rows to the port's types: bigint strings to numbers, Date to ISO strings, absent fields omitted. */
 import type { ConversationMessage, MessageKind, Role } from '../../conversation/types.js';
-import type { CompactionMode, CompactionOperation, OperationKind, OperationStatus } from '../persistence-provider.js';
+import type { CompactionMode, CompactionOperation, OperationKind, OperationStatus, OperationUsage } from '../persistence-provider.js';
 import type { StoredContent } from './kysely-schema.js';
 
 /** A timestamptz as pg returns it (Date), or already a string, as an ISO string. */
@@ -51,6 +51,7 @@ export interface OperationRow {
   message_ids: string[];
   labels: string[];
   error: string | null;
+  usage: OperationUsage | null;
   created_at: Date | string;
   updated_at: Date | string;
 }
@@ -69,5 +70,6 @@ export function toOperation(row: OperationRow): CompactionOperation {
     updatedAt: toIso(row.updated_at),
   };
   if (row.error !== null) operation.error = row.error;
+  if (row.usage !== null && row.usage !== undefined) operation.usage = row.usage;
   return operation;
 }

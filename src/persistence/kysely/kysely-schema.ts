@@ -4,6 +4,7 @@
  */
 import type { ColumnType } from 'kysely';
 import type { StoredContent } from '../normalize-new-messages.js';
+import type { OperationUsage } from '../persistence-provider.js';
 
 /** Written as an ISO string, read back as whatever the driver parses (Date with pg). */
 type Timestamp = ColumnType<Date | string, string, string>;
@@ -51,6 +52,8 @@ export interface CompactionOperationsTable {
   message_ids: Json<string[]>;
   labels: Json<string[]>;
   error: string | null;
+  /** What the compaction's summarizer calls took, written by its commit (migrations/008_operation_usage.sql). */
+  usage: ColumnType<OperationUsage | null, string | null | undefined, string | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

@@ -78,20 +78,27 @@ describe('compaction cost', () => {
 });
 
 describe('inspect --json: the conversation', () => {
-  it('gives the configured model and its price, and an estimate of the output part alone, marked as not recorded', async () => {
-    const { memfold } = await compactOnce({ env: remote('gpt-4.1-mini') });
-    const report = await inspectConversation(memfold, 'c');
-    const { summarizerCost } = report;
-    expect(summarizerCost).toMatchObject({ recorded: false, model: 'gpt-4.1-mini', price: DEFAULT_PRICES['gpt-4.1-mini'] });
-    expect(summarizerCost.estimatedSummaryTokens).toBeGreaterThan(0);
-    expect(summarizerCost.estimatedOutputUsd).toBeCloseTo((summarizerCost.estimatedSummaryTokens * 1.6) / 1e6, 12);
+  it('sums what each committed compaction recorded, beside the configured model and its price', async () => {
+    const { memfold, result } = await compactOnce({ env: remote('gpt-4.1-mini') });
+    await memfold.append('c', orderChat(20, 100));
+    const second = await memfold.compact('c', { force: true });
+    expect(second.status).toBe('compacted');
+    const { summarizerCost } = await inspectConversation(memfold, 'c');
+    expect(summarizerCost).toMatchObject({ recorded: 2, unrecorded: 0, model: 'gpt-4.1-mini', price: DEFAULT_PRICES['gpt-4.1-mini'] });
+    const used = [result, second].map((r) => r.usageByModel['gpt-4.1-mini']!);
+    expect(summarizerCost.byModel['gpt-4.1-mini']).toEqual({
+      calls: used[0]!.calls + used[1]!.calls,
+      inputTokens: used[0]!.inputTokens + used[1]!.inputTokens,
+      outputTokens: used[0]!.outputTokens + used[1]!.outputTokens,
+    });
+    expect(summarizerCost.costUsd).toBeCloseTo(result.costUsd! + second.costUsd!, 10);
     await memfold.close();
 
     const offline = await compactOnce({ env: {} });
-    expect((await inspectConversation(offline.memfold, 'c')).summarizerCost).toMatchObject({ model: 'extractive', estimatedOutputUsd: 0 });
+    expect((await inspectConversation(offline.memfold, 'c')).summarizerCost).toMatchObject({ model: 'extractive', recorded: 1, costUsd: 0 });
     await offline.memfold.close();
     const unknown = await compactOnce({ env: remote('my-local-model') });
-    expect((await inspectConversation(unknown.memfold, 'c')).summarizerCost).toMatchObject({ price: null, estimatedOutputUsd: null });
+    expect((await inspectConversation(unknown.memfold, 'c')).summarizerCost).toMatchObject({ price: null, recorded: 1, costUsd: null });
     await unknown.memfold.close();
   });
 });
