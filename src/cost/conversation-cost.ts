@@ -26,7 +26,8 @@ export function conversationCost(operations: readonly CompactionOperation[]): Co
     }
     total.recorded++;
     for (const [model, used] of Object.entries(operation.usage.byModel)) {
-      const sum = (total.byModel[model] ??= { calls: 0, inputTokens: 0, outputTokens: 0 });
+      const sum = total.byModel[model] ?? { calls: 0, inputTokens: 0, outputTokens: 0 };
+      total.byModel[model] = sum;
       sum.calls += used.calls;
       sum.inputTokens += used.inputTokens;
       sum.outputTokens += used.outputTokens;
