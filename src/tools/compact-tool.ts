@@ -9,9 +9,10 @@ import { MAX_FOCUS_CHARS } from '../compaction/compaction-hooks.js';
 import type { CompactionResult } from '../compaction/compaction-result.js';
 import type { ContextUsage } from '../compaction/context-usage.js';
 import { parseWithSchema } from '../conversation/schema-issues.js';
-import { errorMessage, InvalidArgumentError } from '../errors.js';
-import type { FunctionToolDefinition, ToolResult } from './memory-read.js';
-import { argumentText, toolArgumentsObject, toolParameters } from './tool-arguments.js';
+import { InvalidArgumentError } from '../errors.js';
+import type { FunctionToolDefinition } from './memory-read.js';
+import type { ToolResult } from './tool-arguments.js';
+import { argumentText, runTool, toolArgumentsObject, toolParameters } from './tool-arguments.js';
 
 const compactArgsSchema = z.strictObject(
   {
@@ -112,14 +113,8 @@ export function createCompactTool(target: CompactToolTarget, conversationId: str
   const minNewTokens = requireCount(limits.minNewTokens, 'minNewTokens');
   return {
     definition: COMPACT_DEFINITION,
-    async execute(input) {
-      let args: CompactArgs;
-      try {
-        args = parseCompactArgs(input);
-      } catch (error) {
-        return { ok: false, output: errorMessage(error), error: errorMessage(error) };
-      }
-      try {
+    execute: (input) =>
+      runTool('compact', input, parseCompactArgs, async (args: CompactArgs) => {
         const { tokens } = await target.usage(conversationId);
         if (tokens <= floorTokens) {
           return { ok: true, output: `No compaction needed: the context holds ${n(tokens)} tokens, at or under ${n(floorTokens)}. Continue the task.` };
@@ -135,9 +130,6 @@ export function createCompactTool(target: CompactToolTarget, conversationId: str
         }
         const result = await target.compact(conversationId, { force: true, ...(args.focus !== undefined ? { focus: args.focus } : {}) });
         return describeCompaction(result, args.focus);
-      } catch (error) {
-        return { ok: false, output: `compact failed: ${errorMessage(error)}`, error: errorMessage(error) };
-      }
-    },
+      }),
   };
 }

@@ -4,7 +4,6 @@
  * conversation's archive. Failures come back as data: `{ ok: false, error }`.
  */
 import type { ArchiveEntry } from '../conversation/types.js';
-import { errorMessage } from '../errors.js';
 import { indentArchivedText } from '../compaction/headers.js';
 import { InvalidArgumentError } from '../errors.js';
 import type { Archive } from '../archive/archive.js';
@@ -18,12 +17,9 @@ import {
 } from './memory-read-args.js';
 import { describeEntry, searchAnswer } from './memory-read-search.js';
 import { DEFAULT_READ_STRATEGY, type ReadStrategy } from './memory-read-strategy.js';
+import { runTool, type ToolResult } from './tool-arguments.js';
 
-export interface ToolResult {
-  ok: boolean;
-  output: string;
-  error?: string;
-}
+export type { ToolResult };
 
 export interface FunctionToolDefinition {
   type: 'function';
@@ -88,20 +84,11 @@ export function createMemoryReadTool(archive: Archive, conversationId: string, o
   const countTokens = options.countTokens ?? charsOver4;
   return {
     definition: MEMORY_READ_DEFINITION,
-    async execute(input) {
-      let args: MemoryReadArgs;
-      try {
-        args = parseMemoryReadArgs(input);
-      } catch (error) {
-        return { ok: false, output: errorMessage(error), error: errorMessage(error) };
-      }
-      try {
-        if (args.label !== undefined) return await readLabel(archive, conversationId, args.label);
+    execute: (input) =>
+      runTool('memory_read', input, parseMemoryReadArgs, async (args: MemoryReadArgs) => {
+        if (args.label !== undefined) return readLabel(archive, conversationId, args.label);
         const output = await searchAnswer(archive, conversationId, args, { strategy, budget: args.maxTokens ?? maxTokens, countTokens });
         return { ok: true, output };
-      } catch (error) {
-        return { ok: false, output: `memory_read failed: ${errorMessage(error)}`, error: errorMessage(error) };
-      }
-    },
+      }),
   };
 }

@@ -3,7 +3,7 @@
  * absent) and a text argument's rules. Errors name the argument and the rule.
  */
 import { z } from 'zod';
-import { InvalidArgumentError } from '../errors.js';
+import { errorMessage, InvalidArgumentError } from '../errors.js';
 import { textProblem } from '../conversation/well-formed-text.js';
 
 /** A non-blank string a model may send, without U+0000 or half an emoji (refused here rather than deep in a search). */
@@ -36,4 +36,29 @@ export function toolArgumentsObject(input: unknown): Record<string, unknown> {
 export function toolParameters(schema: z.ZodType): Record<string, unknown> {
   const { $schema: _, ...parameters } = z.toJSONSchema(schema, { io: 'input' }) as Record<string, unknown>;
   return parameters;
+}
+
+/** What a tool answers: `ok` false with `error` on refused arguments or a failure; `output` is what the model reads. */
+export interface ToolResult {
+  ok: boolean;
+  output: string;
+  error?: string;
+}
+
+/**
+ * A tool call that never throws: `input` parsed (a refusal answered with the rule it broke, naming the argument),
+ * then `handle`d; a throw there answered as `<tool> failed: <why>`.
+ */
+export async function runTool<A>(tool: string, input: unknown, parse: (input: unknown) => A, handle: (args: A) => Promise<ToolResult>): Promise<ToolResult> {
+  let args: A;
+  try {
+    args = parse(input);
+  } catch (error) {
+    return { ok: false, output: errorMessage(error), error: errorMessage(error) };
+  }
+  try {
+    return await handle(args);
+  } catch (error) {
+    return { ok: false, output: `${tool} failed: ${errorMessage(error)}`, error: errorMessage(error) };
+  }
 }
