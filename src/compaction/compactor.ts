@@ -106,7 +106,7 @@ export function createCompactor(options: CompactorOptions): Compactor {
 
   /** Plan a validated history: a skip (below the trigger, nothing to compact, paused) or the tiers to run. */
   async function prepare(history: readonly ConversationMessage[], conversationId: string, counts: ConversationCounts, force: boolean): Promise<Prepared> {
-    const outcome = planTiers(history, live.of(conversationId), counts.context, { force });
+    const outcome = planTiers(history, live.of(conversationId), counts.context, { force, factor: counts.factor });
     const result = initialResult(history, outcome.tokensBefore);
     warnings.observe(conversationId, outcome.tokensBefore, lastSeqOf(history), counts.factor);
     if (outcome.kind === 'skip') {

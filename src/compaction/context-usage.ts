@@ -61,7 +61,7 @@ export async function contextUsage(
   deps: ContextUsageDeps,
 ): Promise<ContextUsage> {
   const { settings } = deps;
-  const outcome = planTiers(history, settings, counts.context);
+  const outcome = planTiers(history, settings, counts.context, { factor: counts.factor });
   let next: NextCompaction;
   if (outcome.kind !== 'skip') next = (await deps.isPaused()) ? 'paused' : outcome.kind === 'clear' ? 'clear_tool_outputs' : 'compact';
   else next = outcome.reason === 'below_trigger' ? 'none' : outcome.reason;

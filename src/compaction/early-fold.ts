@@ -43,7 +43,7 @@ export function predictFoldChunks(
       history,
       clearedOutputs(entries, (id) => tokensOf.get(id)!),
     );
-    const replanned = planAfterClearing(cleared, deps.settings, counts.context);
+    const replanned = planAfterClearing(cleared, deps.settings, counts);
     if (replanned.kind === 'skip') return undefined;
     plan = replanned;
   }

@@ -12,7 +12,7 @@
 import type { ConversationMessage } from '../conversation/types.js';
 import { NO_CLEARING, selectToolOutputsToClear, withPlaceholders, type ClearingSelection } from './clear-tool-outputs.js';
 import type { CompactionSettings } from './compaction-settings.js';
-import { planCompaction, type CompactionPlan, type SkipReason } from './plan.js';
+import { planCompaction, type CompactionPlan, type PlanOptions, type SkipReason } from './plan.js';
 
 export type TierPlan =
   | { kind: 'skip'; reason: SkipReason; tokensBefore: number }
@@ -25,20 +25,20 @@ export function planTiers(
   history: readonly ConversationMessage[],
   settings: CompactionSettings,
   countMessage: (message: ConversationMessage) => number,
-  options: { force?: boolean } = {},
+  options: PlanOptions = {},
 ): TierPlan {
   const force = options.force ?? false;
   const tokensBefore = history.reduce((sum, m) => sum + countMessage(m), 0);
   if (!force && tokensBefore < settings.trigger) return { kind: 'skip', reason: 'below_trigger', tokensBefore };
   const clearing = selectToolOutputsToClear(history, settings, countMessage, { tokensBefore, stopAt: settings.targetTokens });
   if (clearing.outputs.length === 0) {
-    const plan = planCompaction(history, settings, countMessage, { force });
+    const plan = planCompaction(history, settings, countMessage, options);
     return plan.kind === 'skip' ? plan : { kind: 'compact', tokensBefore, clearing: NO_CLEARING, plan };
   }
   if (tokensBefore - clearing.freed <= settings.targetTokens) return { kind: 'clear', tokensBefore, clearing };
 
   // Planned as forced: the trigger and the least freed are judged here, on both tiers together.
-  const plan = planCompaction(withPlaceholders(history, clearing), settings, countMessage, { force: true });
+  const plan = planCompaction(withPlaceholders(history, clearing), settings, countMessage, { ...options, force: true });
   const atWindow = tokensBefore >= settings.contextWindow;
   const worth = (freed: number) => force || atWindow || freed >= settings.minFreedTokens;
   if (plan.kind === 'compact' && plan.expectedFreed > 0 && worth(plan.expectedFreed)) return { kind: 'compact', tokensBefore, clearing, plan };

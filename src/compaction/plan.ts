@@ -3,6 +3,7 @@
  * Returns a plan or `{ kind: 'skip', reason }`.
  */
 import type { ConversationMessage } from '../conversation/types.js';
+import { calibrated } from '../tokens/usage-calibration.js';
 import type { CompactionSettings } from './compaction-settings.js';
 import { planSessions, type ScopeOutcome } from './session-scope.js';
 import { turnStarts, unitStarts } from './turns.js';
@@ -109,17 +110,30 @@ export function clipArchiveBound(settings: CompactionSettings): number {
  * The tail budget that brings the history down to `targetTokens`: what the target leaves after the system
  * prompt, the opening turns and the clip-archive at its largest, never more than `keepRecentTokens`.
  */
-export function tailBudget(settings: CompactionSettings, keptTokens: number): number {
-  return Math.max(0, Math.min(settings.keepRecentTokens, settings.targetTokens - keptTokens - clipArchiveBound(settings)));
+export function tailBudget(settings: CompactionSettings, keptTokens: number, clipTokens = clipArchiveBound(settings)): number {
+  return Math.max(0, Math.min(settings.keepRecentTokens, settings.targetTokens - keptTokens - clipTokens));
+}
+
+export interface PlanOptions {
+  /** Plan even below the trigger (and whatever it frees). Default false. */
+  force?: boolean;
+  /**
+   * The calibration factor `countMessage` counts with (`observeUsage`), so the clip-archive's bound, in memfold's own
+   * tokens, is counted as the messages are. Default 1.
+   */
+  factor?: number;
 }
 
 export function planCompaction(
   history: readonly ConversationMessage[],
   settings: CompactionSettings,
   countMessage: (message: ConversationMessage) => number,
-  options: { force?: boolean } = {},
+  options: PlanOptions = {},
 ): PlanOutcome {
   const tokens = history.map(countMessage);
+  // The clip-archive's bound is in memfold's own tokens; the messages are counted calibrated (`countMessage`).
+  const factor = options.factor ?? 1;
+  const clipBound = calibrated(clipArchiveBound(settings), factor);
   const tokensBefore = tokens.reduce((a, b) => a + b, 0);
   if (!options.force && tokensBefore < settings.trigger) return { kind: 'skip', reason: 'below_trigger', tokensBefore };
 
@@ -144,16 +158,16 @@ export function planCompaction(
 
   const firstEnd = findFirstTurnsEnd(body, bodyTokens, settings);
   const sum = (from: number, to: number) => bodyTokens.slice(from, to).reduce((a, b) => a + b, 0);
-  const keepRecentTokens = tailBudget(settings, systemTokens + sum(0, firstEnd));
+  const keepRecentTokens = tailBudget(settings, systemTokens + sum(0, firstEnd), clipBound);
   const tokenCut = Math.max(firstEnd, findTailStart(body, bodyTokens, { keepRecentTokens, keepRecentMessages: settings.keepRecentMessages }));
-  const fixedTokens = systemTokens + sum(0, firstEnd) + clipArchiveBound(settings);
+  const fixedTokens = systemTokens + sum(0, firstEnd) + clipBound;
   const sessions = planSessions({ body, bodyTokens, firstEnd, tokenCut, tailBudget: keepRecentTokens, fixedTokens, settings });
   const tailStart = sessions.tailStart;
   const compactable = body.slice(firstEnd, tailStart);
   if (compactable.length === 0) return { kind: 'skip', reason: 'nothing_to_compact', tokensBefore };
 
   // The new clip-archive holds one more batch or so than the old one, up to its largest.
-  const newClipTokens = Math.min(clipArchiveBound(settings), previousClipTokens + settings.maxSummaryTokens);
+  const newClipTokens = Math.min(clipBound, previousClipTokens + calibrated(settings.maxSummaryTokens, factor));
   const expectedFreed = sum(firstEnd, tailStart) + previousClipTokens - newClipTokens;
   // Too small a step only moves the next compaction closer; at the window itself any step is worth taking.
   if (!options.force && expectedFreed < settings.minFreedTokens && tokensBefore < settings.contextWindow) {

@@ -20,8 +20,12 @@ export type RunnableTierPlan = Exclude<TierPlan, { kind: 'skip' }>;
  * Tier 3's plan on the rows tier 2 left (`cleared`, the live history with its placeholders): forced, since the tier
  * plan already judged summarizing worth it. The early fold predicts with it too, so both must plan alike.
  */
-export function planAfterClearing(cleared: readonly ConversationMessage[], settings: CompactionSettings, countContext: (m: ConversationMessage) => number) {
-  return planCompaction(assembleContext(cleared), settings, countContext, { force: true });
+export function planAfterClearing(
+  cleared: readonly ConversationMessage[],
+  settings: CompactionSettings,
+  counts: Pick<ConversationCounts, 'context' | 'factor'>,
+) {
+  return planCompaction(assembleContext(cleared), settings, counts.context, { force: true, factor: counts.factor });
 }
 
 /**
@@ -62,7 +66,7 @@ export async function runTiers(
   if (tiers.kind === 'clear') return result;
 
   // Summarizing was judged worth it on the planned placeholders; the plan is made again on the rows as they are.
-  const plan = planAfterClearing(live, deps.settings, counts.context);
+  const plan = planAfterClearing(live, deps.settings, counts);
   if (plan.kind === 'skip') return result;
   if (plan.scope) result.scope = plan.scope;
   const tier2 = { history: result.history, messagesAfter: result.messagesAfter, tokensAfter: result.tokensAfter };

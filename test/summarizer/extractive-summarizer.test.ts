@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { renderTranscript } from '../../src/compaction/transcript-format.js';
-import { createExtractiveSummarizer, summarizeExtractive } from '../../src/summarizer/extractive/extractive-summarizer.js';
+import { MAX_FOLD_SHARE, createExtractiveSummarizer, summarizeExtractive } from '../../src/summarizer/extractive/extractive-summarizer.js';
 import { splitSentences } from '../../src/summarizer/extractive/sentences.js';
 import { condense } from '../../src/summarizer/extractive/condense.js';
 import type { SummarizeRequest } from '../../src/summarizer/summarizer.js';
@@ -183,6 +183,23 @@ describe('extractive summarizer', () => {
     expect(toolsAndFacts).toContain('certificate_7504069');
     expect(toolsAndFacts).toMatch(/amount=55\b/); // the card's share, first seen in the booking result
     expect(text).toMatch(/Errors:\n.*payment amount does not add up, total price is 305, but paid 255/);
+  });
+});
+
+describe('summary size', () => {
+  it('keeps a small chunk to at most 40% of what it read, however large the budget', () => {
+    const lines = Array.from({ length: 12 }, (_, i) => ({
+      time: '2024-05-15T10:00:00.000Z',
+      role: i % 2 === 0 ? ('user' as const) : ('assistant' as const),
+      text: `Turn ${i}: the order ORD-${500 + i} ships to Lisbon on Friday, and the invoice total is ${100 + i} euros.`,
+    }));
+    const read = lines.reduce((sum, l) => sum + l.time.length + l.role.length + l.text.length + 5, 0);
+    const text = summarizeExtractive({ purpose: 'fold', lines, maxOutputTokens: 4_000 });
+    expect(text.length).toBeLessThanOrEqual(Math.ceil(read * MAX_FOLD_SHARE));
+    expect(text.length).toBeGreaterThan(read * MAX_FOLD_SHARE * 0.6);
+    // A large budget of a large chunk is the budget: the share only bounds small chunks.
+    const long = Array.from({ length: 40 }, () => lines).flat();
+    expect(summarizeExtractive({ purpose: 'fold', lines: long, maxOutputTokens: 200 }).length).toBeLessThanOrEqual(800);
   });
 });
 

@@ -30,9 +30,24 @@ function fit(text: string, maxChars: number): string {
   return (space > 0 ? cut.slice(0, space) : cut).trimEnd();
 }
 
+/**
+ * A fold's summary takes at most this share of what it summarizes, so a small chunk gets a small summary instead of
+ * filling `maxOutputTokens` with most of its own text (a summary of half its input summarizes little). Budgets of
+ * larger chunks are far below it: at the default settings a chunk of 8,000 tokens gets 1,024.
+ */
+export const MAX_FOLD_SHARE = 0.4;
+/** ...but never less room than this many characters: a short chunk still gets a line or two. */
+const MIN_FOLD_CHARS = 240;
+
+/** Characters a fold's summary may take: its budget, and no more than MAX_FOLD_SHARE of the lines as read. */
+function foldChars(lines: readonly SummaryLine[], maxChars: number): number {
+  const read = lines.reduce((sum, line) => sum + lineChars(line), 0);
+  return Math.min(maxChars, Math.max(MIN_FOLD_CHARS, Math.ceil(read * MAX_FOLD_SHARE)));
+}
+
 /** The pure summarization step: same request, same output (its `signal` is not read). */
 export function summarizeExtractive(input: SummarizeRequest): string {
-  const maxChars = input.maxOutputTokens * 4;
+  const maxChars = input.purpose === 'fold' ? foldChars(input.lines, input.maxOutputTokens * 4) : input.maxOutputTokens * 4;
   // Summaries to merge are read as plain lines: their headings and `- [date] speaker:` items keep their section.
   const units: Unit[] = input.purpose === 'fold' ? unitsFromTranscript(input.lines) : unitsFromPlainText(input.summaries.join('\n\n'));
   const previousSummary = input.purpose === 'fold' ? input.previousSummary : undefined;
@@ -48,16 +63,15 @@ export function summarizeExtractive(input: SummarizeRequest): string {
   return text === '' ? fit(NOTHING_TO_SUMMARIZE, maxChars) || '-' : text;
 }
 
+/** Characters of one line as the summarizer reads it: its head (time, speaker), text and tool calls. */
+function lineChars(line: SummaryLine): number {
+  const calls = (line.toolCalls ?? []).reduce((sum, call) => sum + call.name.length + call.id.length + call.arguments.length + 10, 0);
+  return line.time.length + line.role.length + (line.name?.length ?? 0) + line.text.length + 5 + calls;
+}
+
 /** Characters of what the summarizer read, for the usage estimate. */
 function inputChars(request: SummarizeRequest): number {
   if (request.purpose === 'resummarize') return request.summaries.reduce((sum, text) => sum + text.length + 2, 0);
-  const lineChars = (line: SummaryLine) =>
-    line.time.length +
-    line.role.length +
-    (line.name?.length ?? 0) +
-    line.text.length +
-    5 +
-    (line.toolCalls ?? []).reduce((sum, call) => sum + call.name.length + call.id.length + call.arguments.length + 10, 0);
   return request.lines.reduce((sum, line) => sum + lineChars(line), 0) + (request.previousSummary?.length ?? 0);
 }
 
