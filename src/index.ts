@@ -88,7 +88,28 @@ export type {
 } from './summarizer/summarizer.js';
 export type { Embedder } from './embedding/embedder.js';
 export type { TokenCounter } from './tokens/token-counter.js';
-export { createMemoryReadTool, MEMORY_READ_DEFINITION, type MemoryReadTool, type ToolResult } from './tools/memory-read.js';
+export { createMemoryReadTool, MEMORY_READ_DEFINITION, type FunctionToolDefinition, type MemoryReadTool, type MemoryReadOptions } from './tools/memory-read.js';
+export { parseMemoryReadArgs, type MemoryReadArgs } from './tools/memory-read-args.js';
+export {
+  COMPACT_DEFINITION,
+  createCompactTool,
+  parseCompactArgs,
+  type CompactArgs,
+  type CompactTool,
+  type CompactToolLimits,
+  type CompactToolTarget,
+} from './tools/compact-tool.js';
+export { runTool, type ToolResult } from './tools/tool-arguments.js';
+export {
+  definitionFor,
+  strictParameters,
+  type ChatToolDefinition,
+  type ResponsesToolDefinition,
+  type ShapedDefinitions,
+  type ToolFormat,
+} from './tools/tool-shapes.js';
+export { toChatMessages, toResponsesInput, type OpenAIMessagesOptions } from './openai/openai-messages.js';
+export type { ReconcileOutcome } from './compaction/reconcile.js';
 export { openLanceArchive, createKyselyPersistence } from './on-demand-adapters.js';
 export { createInMemoryPersistence, type InMemoryPersistenceOptions } from './persistence/in-memory/in-memory-persistence.js';
 export { createInMemoryPersistenceState, type InMemoryPersistenceState } from './persistence/in-memory/in-memory-tables.js';

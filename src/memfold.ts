@@ -240,6 +240,7 @@ export async function createMemfold(options: MemfoldOptions = {}): Promise<Memfo
       });
       return {
         definition: tool.definition,
+        definitionFor: tool.definitionFor,
         // The archive reports a failed embedder through onWarning, from inside the search this call runs:
         // the async context ties the report to this call, so concurrent calls never see each other's notes.
         async execute(args) {

@@ -12,6 +12,7 @@ import { parseWithSchema } from '../conversation/schema-issues.js';
 import { InvalidArgumentError } from '../errors.js';
 import type { FunctionToolDefinition } from './memory-read.js';
 import type { ToolResult } from './tool-arguments.js';
+import { frozenDefinition, shapedDefinitions, type ShapedDefinitions } from './tool-shapes.js';
 import { argumentText, runTool, toolArgumentsObject, toolParameters } from './tool-arguments.js';
 
 const compactArgsSchema = z.strictObject(
@@ -33,7 +34,7 @@ export function parseCompactArgs(input: unknown): CompactArgs {
   return focus === undefined ? {} : { focus: focus.trim() };
 }
 
-export const COMPACT_DEFINITION: FunctionToolDefinition = {
+export const COMPACT_DEFINITION: FunctionToolDefinition = frozenDefinition({
   type: 'function',
   function: {
     name: 'compact',
@@ -43,7 +44,7 @@ export const COMPACT_DEFINITION: FunctionToolDefinition = {
       'Give `focus` to say what the summary must keep.',
     parameters: toolParameters(compactArgsSchema),
   },
-};
+});
 
 /** What the tool needs of memfold: the context's figures, a forced compaction, and what the last compaction left. */
 export interface CompactToolTarget {
@@ -60,7 +61,8 @@ export interface CompactToolLimits {
   minNewTokens: number;
 }
 
-export interface CompactTool {
+/** `definition`: the Chat Completions definition, frozen; `definitionFor(format, { strict })`: each API's shape (`tool-shapes.ts`). */
+export interface CompactTool extends ShapedDefinitions {
   definition: FunctionToolDefinition;
   execute(args: unknown): Promise<ToolResult>;
 }
@@ -113,6 +115,7 @@ export function createCompactTool(target: CompactToolTarget, conversationId: str
   const minNewTokens = requireCount(limits.minNewTokens, 'minNewTokens');
   return {
     definition: COMPACT_DEFINITION,
+    definitionFor: shapedDefinitions(COMPACT_DEFINITION),
     execute: (input) =>
       runTool('compact', input, parseCompactArgs, async (args: CompactArgs) => {
         const { tokens } = await target.usage(conversationId);

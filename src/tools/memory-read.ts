@@ -18,6 +18,7 @@ import {
 import { describeEntry, searchAnswer } from './memory-read-search.js';
 import { DEFAULT_READ_STRATEGY, type ReadStrategy } from './memory-read-strategy.js';
 import { runTool, type ToolResult } from './tool-arguments.js';
+import { frozenDefinition, shapedDefinitions, type ShapedDefinitions } from './tool-shapes.js';
 
 export type { ToolResult };
 
@@ -35,12 +36,13 @@ export interface MemoryReadOptions {
   strategy?: Partial<ReadStrategy>;
 }
 
-export interface MemoryReadTool {
+/** `definition`: the Chat Completions definition, frozen; `definitionFor(format, { strict })`: each API's shape (`tool-shapes.ts`). */
+export interface MemoryReadTool extends ShapedDefinitions {
   definition: FunctionToolDefinition;
   execute(args: unknown): Promise<ToolResult>;
 }
 
-export const MEMORY_READ_DEFINITION: FunctionToolDefinition = {
+export const MEMORY_READ_DEFINITION: FunctionToolDefinition = frozenDefinition({
   type: 'function',
   function: {
     name: 'memory_read',
@@ -51,7 +53,7 @@ export const MEMORY_READ_DEFINITION: FunctionToolDefinition = {
       'use `label` to read one archived batch, transcript segment or cleared tool output in full, with what lies under it.',
     parameters: memoryReadParameters(),
   },
-};
+});
 
 /** A label read shows the entry's text in full; its hit line is the same one a search shows. */
 const describe = describeEntry;
@@ -84,6 +86,7 @@ export function createMemoryReadTool(archive: Archive, conversationId: string, o
   const countTokens = options.countTokens ?? charsOver4;
   return {
     definition: MEMORY_READ_DEFINITION,
+    definitionFor: shapedDefinitions(MEMORY_READ_DEFINITION),
     execute: (input) =>
       runTool('memory_read', input, parseMemoryReadArgs, async (args: MemoryReadArgs) => {
         if (args.label !== undefined) return readLabel(archive, conversationId, args.label);
