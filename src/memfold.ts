@@ -10,7 +10,7 @@ import { calibrationFactorOf } from './compaction/compaction-deps.js';
 import { createContextWarnings } from './compaction/context-warnings.js';
 import type { CompactionResult } from './compaction/compaction-result.js';
 import { reconcileAll, type ReconcileOutcome } from './compaction/reconcile.js';
-import { errorMessage, failureReason, MemfoldError } from './errors.js';
+import { errorMessage, failureReason, InvalidConfigError, MemfoldError } from './errors.js';
 import { assembleContext, modelContext } from './compaction/context-view.js';
 import type { CompactionSettings } from './compaction/compaction-settings.js';
 import { createLiveSettings, type SettingsChange } from './compaction/live-settings.js';
@@ -102,8 +102,16 @@ export interface Memfold {
    * Returns the settings now in force for that scope. In this process only: `compactor.configure`.
    */
   configure(partial: SettingsChange, scope?: { conversationId: string }): CompactionSettings;
-  close(): Promise<void>;
+  /**
+   * Close the stores this call opened, after the compactions and re-summarizations in flight have finished (for at
+   * most `waitMs`, default 30,000; 0 closes at once). One still running then fails (`archive_failed`) and loses
+   * nothing: the next open rolls it back.
+   */
+  close(options?: { waitMs?: number }): Promise<void>;
 }
+
+/** How long `close()` waits for compactions in flight: long enough for a few model calls, bounded for shutdown. */
+const CLOSE_WAIT_MS = 30_000;
 
 /** The line memory_read adds when its search could not use vectors. */
 function vectorSearchNote(reasons: ReadonlySet<string>): string {
@@ -263,6 +271,11 @@ export async function createMemfold(options: MemfoldOptions = {}): Promise<Memfo
         { floorTokens: limits.floorTokens ?? targetTokens, minNewTokens: limits.minNewTokens ?? minFreedTokens },
       );
     },
-    close: () => closeAll(opened),
+    async close(closeOptions = {}) {
+      const waitMs = closeOptions.waitMs ?? CLOSE_WAIT_MS;
+      if (!(Number.isFinite(waitMs) && waitMs >= 0)) throw new InvalidConfigError('waitMs', `must be a number of milliseconds >= 0 (got ${String(waitMs)})`);
+      await compactor.drain(waitMs);
+      await closeAll(opened);
+    },
   };
 }

@@ -81,6 +81,11 @@ export interface Compactor {
    * re-planned from the live rows. On skip or failure the result's history is the one given. Never throws.
    */
   compactHistory(history: readonly ConversationMessage[], conversationId: string, options?: CompactOptions): Promise<CompactionResult>;
+  /**
+   * Wait until the compactions and re-summarizations running now have finished, or `timeoutMs` has passed; resolves to
+   * how many are still running (0: all done). Work started meanwhile is not waited for. memfold's `close` calls it.
+   */
+  drain(timeoutMs: number): Promise<number>;
   /** Operator re-summarization: fold every frontier batch of `depth` into one batch of depth + 1 and refresh the clip-archive. */
   resummarizeDepth(conversationId: string, depth: number): Promise<ResummarizeResult>;
   /** The frontier: summary batches no higher-depth batch covers, in time order. */

@@ -30,7 +30,7 @@ import { createLoopGuard } from './loop-guard.js';
 import { checkUsageObservation, observeUsage } from './observe-usage.js';
 import { planTiers } from './plan-tiers.js';
 import type { ReconcileOutcome } from './reconcile.js';
-import { resummarizeDepthLocked } from './resummarize-depth.js';
+import { resummarizeDepthLocked, type ResummarizeResult } from './resummarize-depth.js';
 import { runTiers, type RunnableTierPlan } from './run-tiers.js';
 import { startEarlyFold, type EarlyFold } from './early-fold.js';
 import { atStage, StageError } from './stage-error.js';
@@ -276,6 +276,14 @@ export function createCompactor(options: CompactorOptions): Compactor {
     }
   }
 
+  /** Compactions and re-summarizations in flight, so `drain` can wait for them (memfold's `close`). */
+  const running = new Set<Promise<unknown>>();
+  function track<T>(work: Promise<T>): Promise<T> {
+    running.add(work);
+    void work.finally(() => running.delete(work)).catch(() => undefined);
+    return work;
+  }
+
   return {
     get settings() {
       return live.base;
@@ -318,36 +326,56 @@ export function createCompactor(options: CompactorOptions): Compactor {
       return locked.value;
     },
 
-    async compactStored(conversationId, options = {}) {
-      const started = clock();
-      let stored: ConversationMessage[];
-      try {
-        requireConversationId(conversationId);
-        stored = await loadLive(conversationId);
-      } catch (error) {
-        return Object.assign(initialResult([], 0), {
-          status: 'failed' as const,
-          failureCode: failureCodeOf(error),
-          error: errorMessage(error),
-          durationMs: clock() - started,
-        });
-      }
-      // The rows read once, then the path every history takes: planned before the lock, so a turn below the
-      // trigger locks and reconciles nothing; under the lock a plan made stale meanwhile is made again.
-      return compactHistory(stored, conversationId, options);
-    },
-
-    compactHistory,
-
-    async resummarizeDepth(conversationId, depth) {
-      if (!Number.isInteger(depth) || depth < 0) throw new InvalidArgumentError('depth', 'must be an integer >= 0');
-      const locked = await persistence.withConversationLock(conversationId, () => resummarizeDepthLocked(conversationId, depth, depsFor(conversationId)), {
-        wait: true,
+    async drain(timeoutMs) {
+      if (!(Number.isFinite(timeoutMs) && timeoutMs >= 0)) throw new InvalidArgumentError('timeoutMs', 'must be a number >= 0');
+      const pending = [...running];
+      if (pending.length === 0) return 0;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const timedOut = new Promise<'timeout'>((resolve) => {
+        timer = setTimeout(() => resolve('timeout'), timeoutMs);
       });
-      if (!locked.acquired) throw new MemfoldError('busy', `Conversation ${conversationId} is being compacted`);
-      // The clip-archive was replaced: the running count of the context is stale.
-      warnings.changed(conversationId);
-      return locked.value;
+      const settled = Promise.allSettled(pending).then(() => 'settled' as const);
+      try {
+        return (await Promise.race([settled, timedOut])) === 'settled' ? 0 : running.size;
+      } finally {
+        clearTimeout(timer);
+      }
     },
+
+    compactStored: (conversationId, options = {}) => track(compactStoredNow(conversationId, options)),
+
+    compactHistory: (history, conversationId, options) => track(compactHistory(history, conversationId, options)),
+
+    resummarizeDepth: (conversationId, depth) => track(resummarizeDepthNow(conversationId, depth)),
   };
+
+  async function compactStoredNow(conversationId: string, options: CompactOptions): Promise<CompactionResult> {
+    const started = clock();
+    let stored: ConversationMessage[];
+    try {
+      requireConversationId(conversationId);
+      stored = await loadLive(conversationId);
+    } catch (error) {
+      return Object.assign(initialResult([], 0), {
+        status: 'failed' as const,
+        failureCode: failureCodeOf(error),
+        error: errorMessage(error),
+        durationMs: clock() - started,
+      });
+    }
+    // The rows read once, then the path every history takes: planned before the lock, so a turn below the
+    // trigger locks and reconciles nothing; under the lock a plan made stale meanwhile is made again.
+    return compactHistory(stored, conversationId, options);
+  }
+
+  async function resummarizeDepthNow(conversationId: string, depth: number): Promise<ResummarizeResult> {
+    if (!Number.isInteger(depth) || depth < 0) throw new InvalidArgumentError('depth', 'must be an integer >= 0');
+    const locked = await persistence.withConversationLock(conversationId, () => resummarizeDepthLocked(conversationId, depth, depsFor(conversationId)), {
+      wait: true,
+    });
+    if (!locked.acquired) throw new MemfoldError('busy', `Conversation ${conversationId} is being compacted`);
+    // The clip-archive was replaced: the running count of the context is stale.
+    warnings.changed(conversationId);
+    return locked.value;
+  }
 }

@@ -426,10 +426,29 @@ export async function openLanceArchive(options: LanceArchiveOptions): Promise<Ar
       if (closed) return;
       closed = true;
       await writesSettled(tableKey);
-      table.close();
+      // A read still running (a search, a list) holds the native table; closing it then throws. Reads are short:
+      // wait for them, bounded, and close.
+      await closeWhenIdle(() => table.close());
       db.close();
     },
   };
+}
+
+/** LanceDB's refusal to close a table a native call is still using. */
+const BUSY_TABLE = /cannot be borrowed mutably while another borrow is active/;
+
+/** Run `close`, waiting out a call still using the table (every 20 ms, at most `waitMs`); other errors are thrown. */
+async function closeWhenIdle(close: () => void, waitMs = 5_000): Promise<void> {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    try {
+      close();
+      return;
+    } catch (error) {
+      if (!(error instanceof Error && BUSY_TABLE.test(error.message)) || Date.now() >= deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
 }
 
 /** The table, or undefined when it does not exist (yet). */
