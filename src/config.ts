@@ -21,15 +21,18 @@ import { SUMMARY_PROMPT_MODES, SUMMARY_PROMPT_MODE_RULE, type SummaryPromptMode 
 export interface RuntimeConfig {
   /** Root folder of the embedded stores. `MEMFOLD_HOME`, default `./.memfold`. */
   home: string;
-  /** PostgreSQL connection string (`postgres://` or `postgresql://`); unset means embedded PGlite in `{home}/pg`. `DATABASE_URL`. */
+  /**
+   * PostgreSQL connection string (`postgres://` or `postgresql://`); unset means embedded PGlite in `{home}/pg`.
+   * `MEMFOLD_DATABASE_URL`, else `DATABASE_URL`.
+   */
   databaseUrl?: string;
   /** LanceDB location (folder or `s3://...`). `LANCEDB_URI`, default `{home}/lancedb`. */
   lancedbUri: string;
   /** Scope of conversations sharing one store. `MEMFOLD_NAMESPACE`, default `default`. */
   namespace: string;
-  /** OpenAI-compatible endpoint, an `http://` or `https://` URL. `OPENAI_BASE_URL` (the client's default when unset). */
+  /** OpenAI-compatible endpoint, an `http://` or `https://` URL. `MEMFOLD_OPENAI_BASE_URL`, else `OPENAI_BASE_URL` (the client's default when unset). */
   openaiBaseUrl?: string;
-  /** `OPENAI_API_KEY`. */
+  /** `MEMFOLD_OPENAI_API_KEY`, else `OPENAI_API_KEY`. */
   openaiApiKey?: string;
   /**
    * The model that writes summaries. `MEMFOLD_SUMMARY_MODEL`; unset: with an endpoint configured (`OPENAI_BASE_URL` or
@@ -147,10 +150,13 @@ const envPromptMode = envText.pipe(z.enum(SUMMARY_PROMPT_MODES, { error: (issue)
 const envSchema = z
   .object({
     MEMFOLD_HOME: envText,
+    MEMFOLD_DATABASE_URL: envText,
     DATABASE_URL: envText,
     LANCEDB_URI: envText,
     MEMFOLD_NAMESPACE: envText,
+    MEMFOLD_OPENAI_BASE_URL: envText,
     OPENAI_BASE_URL: envText,
+    MEMFOLD_OPENAI_API_KEY: envText,
     OPENAI_API_KEY: envText,
     MEMFOLD_SUMMARY_MODEL: envText,
     MEMFOLD_SUMMARY_CONTEXT_WINDOW: envInt(1_024),
@@ -210,9 +216,10 @@ export function resolveRuntimeConfig(overrides: Partial<RuntimeConfig> = {}, env
   const home = given.home ?? vars.MEMFOLD_HOME ?? './.memfold';
   const modelTimeoutMs = given.modelTimeoutMs ?? vars.MEMFOLD_MODEL_TIMEOUT_MS ?? DEFAULT_MODEL_TIMEOUT_MS;
   const optional = {
-    databaseUrl: given.databaseUrl ?? vars.DATABASE_URL,
-    openaiBaseUrl: given.openaiBaseUrl ?? vars.OPENAI_BASE_URL,
-    openaiApiKey: given.openaiApiKey ?? vars.OPENAI_API_KEY,
+    // memfold's own names first: a host application's DATABASE_URL or OPENAI_* may be meant for something else.
+    databaseUrl: given.databaseUrl ?? vars.MEMFOLD_DATABASE_URL ?? vars.DATABASE_URL,
+    openaiBaseUrl: given.openaiBaseUrl ?? vars.MEMFOLD_OPENAI_BASE_URL ?? vars.OPENAI_BASE_URL,
+    openaiApiKey: given.openaiApiKey ?? vars.MEMFOLD_OPENAI_API_KEY ?? vars.OPENAI_API_KEY,
     summaryModel: given.summaryModel ?? vars.MEMFOLD_SUMMARY_MODEL,
     summaryContextWindow: given.summaryContextWindow ?? vars.MEMFOLD_SUMMARY_CONTEXT_WINDOW,
     summaryPromptMode: given.summaryPromptMode ?? vars.MEMFOLD_SUMMARY_PROMPT,
@@ -234,10 +241,13 @@ export function resolveRuntimeConfig(overrides: Partial<RuntimeConfig> = {}, env
     // Unset optional settings stay absent rather than `undefined`.
     ...(Object.fromEntries(Object.entries(optional).filter(([, value]) => value !== undefined)) as Partial<RuntimeConfig>),
   };
-  // Named as the caller set them: `config.<key>` for an override, the variable otherwise.
-  const source = (key: keyof RuntimeConfig, name: string) => (given[key] !== undefined ? `config.${key}` : name);
-  if (config.databaseUrl !== undefined) requireUrl(config.databaseUrl, source('databaseUrl', 'DATABASE_URL'), DATABASE_URL_SCHEMES);
-  if (config.openaiBaseUrl !== undefined) requireUrl(config.openaiBaseUrl, source('openaiBaseUrl', 'OPENAI_BASE_URL'), OPENAI_BASE_URL_SCHEMES);
+  // Named as the caller set them: `config.<key>` for an override, else the variable that gave the value.
+  const source = (key: keyof RuntimeConfig, own: keyof EnvValues, generic: string) =>
+    given[key] !== undefined ? `config.${key}` : vars[own] !== undefined ? own : generic;
+  if (config.databaseUrl !== undefined) requireUrl(config.databaseUrl, source('databaseUrl', 'MEMFOLD_DATABASE_URL', 'DATABASE_URL'), DATABASE_URL_SCHEMES);
+  if (config.openaiBaseUrl !== undefined) {
+    requireUrl(config.openaiBaseUrl, source('openaiBaseUrl', 'MEMFOLD_OPENAI_BASE_URL', 'OPENAI_BASE_URL'), OPENAI_BASE_URL_SCHEMES);
+  }
   if (!/^[A-Za-z0-9_.-]{1,64}$/.test(config.namespace)) {
     throw new InvalidConfigError('namespace', 'must be 1-64 characters of letters, digits, "_", "." or "-"');
   }

@@ -9,7 +9,7 @@ import { createMemfold, type Memfold } from '../memfold.js';
 import { createTokenCounter } from '../tokens/create-token-counter.js';
 
 /** Variables that would point the evaluation at an existing store. */
-const STORE_VARIABLES = ['DATABASE_URL', 'LANCEDB_URI', 'MEMFOLD_HOME', 'MEMFOLD_NAMESPACE'];
+const STORE_VARIABLES = ['MEMFOLD_DATABASE_URL', 'DATABASE_URL', 'LANCEDB_URI', 'MEMFOLD_HOME', 'MEMFOLD_NAMESPACE'];
 
 export interface EvalStoreOptions {
   /** Folder of the fresh store (PGlite under `pg/`, LanceDB under `lancedb/`). */

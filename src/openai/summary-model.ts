@@ -1,7 +1,7 @@
 /**
  * Which model writes the summaries when none is named, pure: `MEMFOLD_SUMMARY_MODEL`, else a cheap model of the
  * provider the endpoint belongs to, else the assistant's own model (`MEMFOLD_MODEL`), else the offline summarizer.
- * A remote model is chosen only when an endpoint is configured (`OPENAI_BASE_URL` or `OPENAI_API_KEY`): with neither,
+ * A remote model is chosen only when an endpoint is configured (a base URL or an API key, `MEMFOLD_OPENAI_*` or `OPENAI_*`): with neither,
  * nothing leaves the machine.
  */
 

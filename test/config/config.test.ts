@@ -130,6 +130,30 @@ describe('resolveRuntimeConfig', () => {
     );
   });
 
+  it("takes memfold's own names over the generic ones a host application may set, and names the one it refuses", () => {
+    const env = {
+      DATABASE_URL: 'mysql://app@db/app',
+      MEMFOLD_DATABASE_URL: 'postgres://memfold@127.0.0.1:5432/memfold',
+      OPENAI_BASE_URL: 'https://api.openai.com/v1',
+      MEMFOLD_OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1',
+      OPENAI_API_KEY: 'sk-app',
+      MEMFOLD_OPENAI_API_KEY: 'sk-memfold',
+    };
+    expect(resolveRuntimeConfig({}, env)).toMatchObject({
+      databaseUrl: 'postgres://memfold@127.0.0.1:5432/memfold',
+      openaiBaseUrl: 'http://127.0.0.1:11434/v1',
+      openaiApiKey: 'sk-memfold',
+    });
+    // The generic names still work alone, as documented fallbacks.
+    expect(resolveRuntimeConfig({}, { DATABASE_URL: 'postgres://x@h/db', OPENAI_API_KEY: 'sk-app' })).toMatchObject({
+      databaseUrl: 'postgres://x@h/db',
+      openaiApiKey: 'sk-app',
+    });
+    expectConfigError(() => resolveRuntimeConfig({}, { MEMFOLD_DATABASE_URL: 'mysql://x@h/db' }), 'MEMFOLD_DATABASE_URL');
+    expectConfigError(() => resolveRuntimeConfig({}, { DATABASE_URL: 'mysql://x@h/db' }), 'DATABASE_URL');
+    expectConfigError(() => resolveRuntimeConfig({}, { MEMFOLD_OPENAI_BASE_URL: 'ftp://x' }), 'MEMFOLD_OPENAI_BASE_URL');
+  });
+
   it('validateMaxMessageBytes, shared by the store option, names the field it is given', () => {
     expect(validateMaxMessageBytes(1, 'maxMessageBytes')).toBe(1);
     expectConfigError(() => validateMaxMessageBytes(-1, 'maxMessageBytes'), 'maxMessageBytes');
