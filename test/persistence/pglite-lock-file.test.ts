@@ -17,6 +17,17 @@ async function openInChild(dataDir: string): Promise<{ ok: boolean; code?: strin
   return JSON.parse(stdout.trim().split('\n').pop()!);
 }
 
+/** The pid a lock file names (its first field; the start time and boot id follow where the system tells). */
+async function holderPid(file: string): Promise<number> {
+  return Number((await readFile(file, 'utf8')).trim().split(/\s+/)[0]);
+}
+
+/** A process's start time as `/proc/<pid>/stat` gives it (field 22). */
+async function startOf(pid: number): Promise<string> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]!;
+}
+
 /** A pid that certainly belongs to no running process: one of a child that has exited. */
 async function deadPid(): Promise<number> {
   const child = spawn(process.execPath, ['-e', '']);
@@ -37,7 +48,7 @@ describe('pglite: the data directory lock file', () => {
   it('holds the pid while open, refuses another process with busy, and releases on close', async () => {
     const store = await createKyselyPersistence({ dialect: 'pglite', dataDir });
     try {
-      expect((await readFile(lockFile, 'utf8')).trim()).toBe(String(process.pid));
+      expect(await holderPid(lockFile)).toBe(process.pid);
       const refused = await openInChild(dataDir);
       expect(refused.ok).toBe(false);
       expect(refused.code).toBe('busy');
@@ -60,7 +71,7 @@ describe('pglite: the data directory lock file', () => {
         message: expect.stringContaining('this process'),
       });
       // The refused open did not take the lock away from the owner.
-      expect((await readFile(lockFile, 'utf8')).trim()).toBe(String(process.pid));
+      expect(await holderPid(lockFile)).toBe(process.pid);
       expect(await store.append('c', [{ role: 'user', content: 'still mine' }])).toHaveLength(1);
     } finally {
       await store.close();
@@ -82,11 +93,53 @@ describe('pglite: the data directory lock file', () => {
     }
   });
 
+  it('records the start time and boot id beside the pid', async () => {
+    const store = await createKyselyPersistence({ dialect: 'pglite', dataDir });
+    try {
+      const [pid, started, boot] = (await readFile(lockFile, 'utf8')).trim().split(' ');
+      expect(Number(pid)).toBe(process.pid);
+      expect(started).toBe(await startOf(process.pid));
+      expect(boot).toBe((await readFile('/proc/sys/kernel/random/boot_id', 'utf8')).trim());
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('takes over a lock this pid left without closing: a process restarted with the same pid (pid 1 in a container)', async () => {
+    await writeFile(lockFile, `${process.pid} 1 -\n`);
+    const store = await createKyselyPersistence({ dialect: 'pglite', dataDir });
+    try {
+      expect(await holderPid(lockFile)).toBe(process.pid);
+      expect(await store.append('c', [{ role: 'user', content: 'mine now' }])).toHaveLength(1);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('takes over a lock whose pid is alive but was reused (another start time, or another boot), and refuses the real holder', async () => {
+    const sleeper = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)']);
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const started = await startOf(sleeper.pid!);
+      const boot = (await readFile('/proc/sys/kernel/random/boot_id', 'utf8')).trim();
+      await writeFile(lockFile, `${sleeper.pid} ${started} ${boot}\n`);
+      await expect(createKyselyPersistence({ dialect: 'pglite', dataDir })).rejects.toMatchObject({ code: 'busy', details: { pid: sleeper.pid } });
+      for (const stale of [`${sleeper.pid} ${Number(started) - 1} ${boot}`, `${sleeper.pid} ${started} another-boot`]) {
+        await writeFile(lockFile, `${stale}\n`);
+        const store = await createKyselyPersistence({ dialect: 'pglite', dataDir });
+        expect(await holderPid(lockFile)).toBe(process.pid);
+        await store.close();
+      }
+    } finally {
+      sleeper.kill();
+    }
+  });
+
   it('takes over a stale lock file whose process is dead', async () => {
     await writeFile(lockFile, `${await deadPid()}\n`);
     const store = await createKyselyPersistence({ dialect: 'pglite', dataDir });
     try {
-      expect((await readFile(lockFile, 'utf8')).trim()).toBe(String(process.pid));
+      expect(await holderPid(lockFile)).toBe(process.pid);
     } finally {
       await store.close();
     }
