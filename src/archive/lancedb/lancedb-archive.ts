@@ -197,6 +197,7 @@ export async function openLanceArchive(options: LanceArchiveOptions): Promise<Ar
     }
   };
   await enqueueWrite(tableKey, maintain);
+  let closed = false;
   /**
    * Index upkeep after a write. Creating the indexes (the first rows) is awaited: full-text search needs
    * its index. Later upkeep (optimize) is queued behind the write instead: its cost grows with the whole
@@ -205,6 +206,8 @@ export async function openLanceArchive(options: LanceArchiveOptions): Promise<Ar
    */
   let upkeepQueued = false;
   const upkeep = async (): Promise<void> => {
+    // Index upkeep after the archive started closing would use the table while it closes: the next open does it.
+    if (closed) return;
     if (!indexesReady) return enqueueWrite(tableKey, maintain);
     if (upkeepQueued) return;
     upkeepQueued = true;
@@ -214,19 +217,33 @@ export async function openLanceArchive(options: LanceArchiveOptions): Promise<Ar
     });
   };
 
-  let closed = false;
   const ensureOpen = (): void => {
     if (closed) throw new MemfoldError('archive_error', 'LanceDB archive is closed');
   };
+  /**
+   * Native reads running now: `close` waits for them, as for the writes (LanceDB refuses to close a table in use).
+   * A read that reaches the table once the archive is closing is refused like any call after `close`.
+   */
+  const reads = new Set<Promise<unknown>>();
+  const reading = <T>(start: () => Promise<T>): Promise<T> => {
+    ensureOpen();
+    const work = start();
+    reads.add(work);
+    void work.finally(() => reads.delete(work)).catch(() => undefined);
+    return work;
+  };
   /** Serialize a mutation on this table, retry its commit conflicts, wrap its errors. */
-  const mutate = (operation: string, task: () => Promise<void>): Promise<void> =>
-    enqueueWrite(tableKey, async () => {
+  const mutate = (operation: string, task: () => Promise<void>): Promise<void> => {
+    // A write that reaches the queue once the archive is closing is refused: `close` waits only for those queued before.
+    ensureOpen();
+    return enqueueWrite(tableKey, async () => {
       try {
         await retry(task);
       } catch (error) {
         throw wrap(operation, error);
       }
     });
+  };
   /**
    * Rows of one conversation matching `where` (which must start with its scope); `build` turns the plain query
    * into a full-text or vector query (it must return the query to run). Every row is checked against the scope
@@ -243,13 +260,15 @@ export async function openLanceArchive(options: LanceArchiveOptions): Promise<Ar
     try {
       // A search names its score column: LanceDB otherwise adds it itself and logs a deprecation warning
       // on stderr for every query (the projection will stop adding it).
-      const columns = await selected();
-      const plain = table
-        .query()
-        .where(where)
-        .select(score ? [...columns, score] : columns);
-      const query = build ? build(plain) : plain;
-      found = (await query.toArray()) as Record<string, unknown>[];
+      found = await reading(async () => {
+        const columns = await selected();
+        const plain = table
+          .query()
+          .where(where)
+          .select(score ? [...columns, score] : columns);
+        const query = build ? build(plain) : plain;
+        return (await query.toArray()) as Record<string, unknown>[];
+      });
     } catch (error) {
       throw wrap(operation, error);
     }
@@ -426,29 +445,11 @@ export async function openLanceArchive(options: LanceArchiveOptions): Promise<Ar
       if (closed) return;
       closed = true;
       await writesSettled(tableKey);
-      // A read still running (a search, a list) holds the native table; closing it then throws. Reads are short:
-      // wait for them, bounded, and close.
-      await closeWhenIdle(() => table.close());
+      while (reads.size > 0) await Promise.allSettled([...reads]);
+      table.close();
       db.close();
     },
   };
-}
-
-/** LanceDB's refusal to close a table a native call is still using. */
-const BUSY_TABLE = /cannot be borrowed mutably while another borrow is active/;
-
-/** Run `close`, waiting out a call still using the table (every 20 ms, at most `waitMs`); other errors are thrown. */
-async function closeWhenIdle(close: () => void, waitMs = 5_000): Promise<void> {
-  const deadline = Date.now() + waitMs;
-  for (;;) {
-    try {
-      close();
-      return;
-    } catch (error) {
-      if (!(error instanceof Error && BUSY_TABLE.test(error.message)) || Date.now() >= deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  }
 }
 
 /** The table, or undefined when it does not exist (yet). */
