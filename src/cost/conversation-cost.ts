@@ -3,6 +3,7 @@
  * operation rows (`CompactionOperation.usage`, migration 008).
  */
 import type { CompactionOperation } from '../persistence/persistence-provider.js';
+import { roundUsd } from './cost-of.js';
 import type { ModelUsage } from './model-price.js';
 
 export interface ConversationCost {
@@ -33,7 +34,7 @@ export function conversationCost(operations: readonly CompactionOperation[]): Co
       sum.outputTokens += used.outputTokens;
     }
     const cost = operation.usage.costUsd;
-    total.costUsd = total.costUsd === null || cost === null ? null : Math.round((total.costUsd + cost) * 1e10) / 1e10;
+    total.costUsd = total.costUsd === null || cost === null ? null : roundUsd(total.costUsd + cost);
   }
   return total;
 }

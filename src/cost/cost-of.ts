@@ -8,7 +8,7 @@ export type Cost = { usd: number } | { usd: null; reason: 'unknown_model' };
 export type UsageByModel = Readonly<Record<string, TokenUsage>>;
 
 /** Dollars to 1e-10, so sums of float prices print as they should (0.000124, not 0.00012400000000000001). */
-const round = (usd: number) => Math.round(usd * 1e10) / 1e10;
+export const roundUsd = (usd: number) => Math.round(usd * 1e10) / 1e10;
 
 /**
  * What `usage` costs on `model` at `prices`: uncached input, cached input and output tokens, each at its price per
@@ -18,7 +18,7 @@ export function costOf(usage: TokenUsage, model: string, prices: PriceTable): Co
   const price = priceOf(model, prices);
   if (!price) return { usd: null, reason: 'unknown_model' };
   const cached = Math.min(usage.cachedInputTokens ?? 0, usage.inputTokens);
-  return { usd: round(((usage.inputTokens - cached) * price.input + cached * price.cachedInput + usage.outputTokens * price.output) / 1e6) };
+  return { usd: roundUsd(((usage.inputTokens - cached) * price.input + cached * price.cachedInput + usage.outputTokens * price.output) / 1e6) };
 }
 
 /** The sum of every model's cost: null (`unknown_model`) when any model with usage has no price. Pure. */
@@ -29,5 +29,5 @@ export function costOfModels(usage: UsageByModel, prices: PriceTable): Cost {
     if (cost.usd === null) return cost;
     usd += cost.usd;
   }
-  return { usd: round(usd) };
+  return { usd: roundUsd(usd) };
 }
