@@ -110,6 +110,11 @@ export {
 } from './tools/tool-shapes.js';
 export { toChatMessages, toResponsesInput, type OpenAIMessagesOptions } from './openai/openai-messages.js';
 export type { ReconcileOutcome } from './compaction/reconcile.js';
+export { createMcpServer, mcpServerFor, type McpServerOptions, type MemfoldMcpOptions } from './mcp/mcp-server.js';
+export { serveMcpHttp, type McpHttpListener, type McpHttpOptions } from './mcp/mcp-http.js';
+export { mcpScope, type McpScope, type McpScopeOptions } from './mcp/mcp-scope.js';
+export { memfoldBackend, openArchiveBackend, type ArchiveBackend } from './mcp/mcp-backends.js';
+export type { McpAccess, McpBackend, McpToolAnswer, McpToolSpec } from './mcp/mcp-tools.js';
 export { openLanceArchive, createKyselyPersistence } from './on-demand-adapters.js';
 export { createInMemoryPersistence, type InMemoryPersistenceOptions } from './persistence/in-memory/in-memory-persistence.js';
 export { createInMemoryPersistenceState, type InMemoryPersistenceState } from './persistence/in-memory/in-memory-tables.js';

@@ -86,6 +86,20 @@ export const COMMANDS: Record<string, CommandSpec> = {
     flags: { conversation: text, json: 'switch' },
     summary: 'finish or undo compactions a crash interrupted (all conversations, or --conversation)',
   },
+  mcp: {
+    positionals: [],
+    flags: { conversation: text, allow: text, http: int(0), host: text, token: text, 'read-only': 'switch', writable: 'switch' },
+    summary: 'serve memory_read (and context, compact) to MCP clients over stdio, or Streamable HTTP with --http',
+    help: [
+      '  --conversation <id>  the one conversation served; or --allow <id,id,...>: calls name one of these',
+      '  --http <port>  serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio (0: a free port, printed)',
+      '  --host <address>  where --http listens (default 127.0.0.1); any other than loopback needs a token',
+      '  --token <secret>  bearer token HTTP clients must send (default $MEMFOLD_MCP_TOKEN), at least 16 characters',
+      '  --read-only  open the LanceDB archive alone, not the live store: runs beside an agent that holds the',
+      '               embedded store; serves memory_read only',
+      '  --writable  also serve compact (the server then writes to the stores)',
+    ],
+  },
   eval: {
     positionals: ['file'],
     flags: {

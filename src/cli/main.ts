@@ -102,6 +102,11 @@ export async function main(argv: readonly string[], output: Output = processOutp
     return 0;
   }
   const command = parsed as ParsedCommand;
+  // mcp serves until its client or a signal ends it, and opens the stores on the first tool call, not here.
+  if (command.command === 'mcp') {
+    const { runMcp } = await import('./commands/mcp.js');
+    return runMcp(command, output, version());
+  }
   // eval replays into a fresh store of its own: it opens no configured store.
   if (command.command === 'eval') {
     try {

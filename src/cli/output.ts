@@ -1,5 +1,4 @@
 /** Printing helpers shared by the commands: JSON for `--json`, readable text otherwise. */
-import type { ConversationMessage } from '../conversation/types.js';
 import type { ProgressStream } from './progress.js';
 import { escapeControlCharacters } from './terminal-text.js';
 
@@ -33,13 +32,4 @@ export function printStored(output: Output, text: string, stream: 'out' | 'err' 
   output[stream](output.isTTY === true ? escapeControlCharacters(text) : text);
 }
 
-export function formatMessage(message: ConversationMessage): string {
-  const who = message.kind === 'clip_archive' ? 'system (clip-archive)' : `${message.role}${message.name ? ` (${message.name})` : ''}`;
-  const calls = (message.toolCalls ?? []).map((c) => `  -> ${c.function.name}(${c.function.arguments})`);
-  const body = message.content ? [message.content] : [];
-  return [`── ${who} · ${message.createdAt} ──`, ...body, ...calls].join('\n');
-}
-
-export function formatContext(messages: readonly ConversationMessage[]): string {
-  return messages.map(formatMessage).join('\n\n');
-}
+export { formatContext, formatMessage } from '../conversation/context-text.js';

@@ -17,7 +17,9 @@ export type FakeBehavior =
   /** A chat answer whose content string is these bytes, written as they are (not re-encoded) into the JSON. */
   | { kind: 'rawContent'; bytes: Buffer }
   /** A sectioned summary made from the request itself (`structuredSummary`), usage counted as chars / 4. */
-  | { kind: 'structured'; itemChars?: number };
+  | { kind: 'structured'; itemChars?: number }
+  /** A chat answer that calls one function: what an assistant sends when it wants memory_read. */
+  | { kind: 'toolCall'; name: string; arguments: string };
 
 export const behaviors = {
   ok: (text?: string): FakeBehavior => (text === undefined ? { kind: 'ok' } : { kind: 'ok', text }),
@@ -25,6 +27,7 @@ export const behaviors = {
   status: (code: number, headers?: Record<string, string>): FakeBehavior => (headers ? { kind: 'status', code, headers } : { kind: 'status', code }),
   delay: (ms: number, after?: FakeBehavior): FakeBehavior => (after ? { kind: 'delay', ms, after } : { kind: 'delay', ms }),
   empty: (): FakeBehavior => ({ kind: 'empty' }),
+  toolCall: (name: string, args: Record<string, unknown>): FakeBehavior => ({ kind: 'toolCall', name, arguments: JSON.stringify(args) }),
   malformed: (): FakeBehavior => ({ kind: 'malformed' }),
   /** Cut off at the output limit: `finish_reason: 'length'`. */
   truncated: (text = 'Summary: the user asked to keep order'): FakeBehavior => ({ kind: 'ok', text, finishReason: 'length' }),
@@ -287,6 +290,12 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
 
   const respond = async (res: ServerResponse, path: string, body: any, b: FakeBehavior): Promise<void> => {
     switch (b.kind) {
+      case 'toolCall': {
+        const call = { id: `call_fake_${++counter}`, type: 'function', function: { name: b.name, arguments: b.arguments } };
+        const answer = chatCompletion(body, '', 'tool_calls', { prompt_tokens: 10, completion_tokens: 10 });
+        answer.choices[0]!.message = { role: 'assistant', content: null, tool_calls: [call] } as never;
+        return send(res, 200, answer);
+      }
       case 'delay':
         await new Promise<void>((resolve) => {
           const timer = setTimeout(() => {

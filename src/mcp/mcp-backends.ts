@@ -1,0 +1,38 @@
+/**
+ * What an MCP server's tools reach. `memfoldBackend` serves from an open memfold (the process that owns the
+ * stores, or a server that opened them itself). `openArchiveBackend` opens the LanceDB archive alone, without the
+ * live store: on the embedded default the agent's process holds PGlite, and LanceDB takes concurrent readers, so
+ * a read-only server beside the agent answers memory_read from what the agent archived (read consistency 0: each
+ * read sees the latest commit).
+ */
+import type { Archive } from '../archive/archive.js';
+import type { RuntimeConfig } from '../config.js';
+import { buildEmbedder, openArchive, remoteCallQueue } from '../configured-adapters.js';
+import type { Memfold } from '../memfold.js';
+import { createTokenCounter } from '../tokens/create-token-counter.js';
+import { createMemoryReadTool } from '../tools/memory-read.js';
+import type { McpAccess, McpBackend } from './mcp-tools.js';
+
+/** The tools of an open memfold; `compact` only with write access. */
+export function memfoldBackend(memfold: Pick<Memfold, 'memoryRead' | 'context' | 'compactTool'>, access: McpAccess): McpBackend {
+  return {
+    memoryRead: (id) => memfold.memoryRead(id),
+    ...(access !== 'archive' ? { context: (id: string) => memfold.context(id) } : {}),
+    ...(access === 'write' ? { compactTool: (id: string) => memfold.compactTool(id) } : {}),
+  };
+}
+
+export interface ArchiveBackend extends McpBackend {
+  close(): Promise<void>;
+}
+
+/** memory_read over the configured LanceDB archive alone (no PGlite, no lock). */
+export async function openArchiveBackend(config: RuntimeConfig): Promise<ArchiveBackend> {
+  const embedder = buildEmbedder(config, remoteCallQueue(config));
+  const archive: Archive = await openArchive(config, embedder, () => undefined);
+  const tokens = createTokenCounter(config.assistantModel ? { model: config.assistantModel } : {});
+  return {
+    memoryRead: (id) => createMemoryReadTool(archive, id, { countTokens: (text) => tokens.count(text) }),
+    close: () => archive.close(),
+  };
+}

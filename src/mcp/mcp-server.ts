@@ -1,0 +1,62 @@
+/**
+ * An MCP server over memfold's tools, on `@modelcontextprotocol/sdk`. It answers `initialize` and `tools/list`
+ * from definitions alone: the stores open on the first tool call (`backend`, called once and shared), so a
+ * client is not kept waiting while PGlite and LanceDB open. Transports (stdio, Streamable HTTP) connect to it.
+ */
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { callMcpTool, mcpTools, type McpAccess, type McpBackend } from './mcp-tools.js';
+import type { Memfold } from '../memfold.js';
+import { memfoldBackend } from './mcp-backends.js';
+import { mcpScope, type McpScope, type McpScopeOptions } from './mcp-scope.js';
+
+export interface McpServerOptions {
+  scope: McpScope;
+  access: McpAccess;
+  /** Opens (or returns) what the tools reach; called on the first tool call, not before. */
+  backend: () => Promise<McpBackend>;
+  /** The version the server reports in `initialize`. */
+  version: string;
+}
+
+function instructions(scope: McpScope, access: McpAccess): string {
+  const where = scope.single ? `conversation ${scope.conversations[0]}` : `the conversations ${scope.conversations.join(', ')} (name one in each call)`;
+  const what = access === 'archive' ? 'search and read its archive' : access === 'read' ? 'read its context and archive' : 'read and compact it';
+  return `memfold memory for ${where}: ${what}. Use memory_read to find what was summarized out of the context, word for word.`;
+}
+
+/** Share one opening among concurrent first calls; a failed opening is retried by the next call. */
+export function openOnce(open: () => Promise<McpBackend>): () => Promise<McpBackend> {
+  let opening: Promise<McpBackend> | undefined;
+  return () => {
+    opening ??= open().catch((error: unknown) => {
+      opening = undefined;
+      throw error;
+    });
+    return opening;
+  };
+}
+
+export function createMcpServer(options: McpServerOptions): Server {
+  const { scope, access, backend } = options;
+  const server = new Server({ name: 'memfold', version: options.version }, { capabilities: { tools: {} }, instructions: instructions(scope, access) });
+  const tools = mcpTools(scope, access);
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
+  server.setRequestHandler(CallToolRequestSchema, async (request) => callMcpTool(request.params.name, request.params.arguments, { scope, access, backend }));
+  return server;
+}
+
+export interface MemfoldMcpOptions extends McpScopeOptions {
+  /** Also serve `compact`. Default false: memory_read and context. */
+  writable?: boolean;
+  /** Reported in `initialize`. Default `0.0.0`. */
+  version?: string;
+}
+
+/** An MCP server over a memfold this process has open (the process that owns the embedded store serves it). */
+export function mcpServerFor(memfold: Pick<Memfold, 'memoryRead' | 'context' | 'compactTool'>, options: MemfoldMcpOptions): Server {
+  const access: McpAccess = options.writable === true ? 'write' : 'read';
+  const backend = memfoldBackend(memfold, access);
+  const scope = mcpScope(options);
+  return createMcpServer({ scope, access, backend: async () => backend, version: options.version ?? '0.0.0' });
+}

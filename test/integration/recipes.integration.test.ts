@@ -1,0 +1,119 @@
+/**
+ * The README's integration recipes, run as written: memory_read wired into the AI SDK (a mock language model that
+ * calls it), LangChain (`DynamicStructuredTool` + `invoke`), the openai client (a full tool loop against the local fake server,
+ * strict tools), and an MCP server the owning process serves over HTTP. Each checks that the archived words reach
+ * what the model reads next.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { DynamicStructuredTool } from '@langchain/core/tools';
+import type { JSONSchema } from '@langchain/core/utils/json_schema';
+import { generateText, jsonSchema, stepCountIs, tool, type ModelMessage } from 'ai';
+import { MockLanguageModelV4 } from 'ai/test';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createMemfold, mcpServerFor, serveMcpHttp, toChatMessages, type Memfold } from '../../src/index.js';
+import { behaviors, startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai-server.js';
+import { orderChat } from '../support/messages.js';
+
+let memfold: Memfold;
+let fake: FakeOpenAI;
+beforeAll(async () => {
+  fake = await startFakeOpenAI();
+  memfold = await createMemfold({ store: 'memory', env: {}, compaction: { contextWindow: 2_000 } });
+  await memfold.append('c', [{ role: 'system', content: 'You are a helpful order assistant.' }, ...orderChat(30)]);
+  expect((await memfold.compact('c', { force: true })).status).toBe('compacted');
+});
+afterAll(async () => {
+  await memfold.close();
+  await fake.close();
+});
+
+const usage = {
+  inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 },
+  outputTokens: { total: 5, text: 5, reasoning: 0 },
+};
+
+it('AI SDK: generateText runs memory_read for the model, the clip-archive sent as a user message', async () => {
+  const model = new MockLanguageModelV4({
+    doGenerate: [
+      {
+        content: [{ type: 'tool-call', toolCallId: 't1', toolName: 'memory_read', input: JSON.stringify({ query: 'ORD-502' }) }],
+        finishReason: { unified: 'tool-calls', raw: 'tool_calls' },
+        usage,
+        warnings: [],
+      },
+      { content: [{ type: 'text', text: 'ORD-502 is noted.' }], finishReason: { unified: 'stop', raw: 'stop' }, usage, warnings: [] },
+    ],
+  });
+  // Recipe: the system prompt goes to `system`; memfold's notes go as user messages (memoryAs: 'user').
+  const memory = memfold.memoryRead('c');
+  const [system, ...messages] = toChatMessages(await memfold.context('c'), { memoryAs: 'user' });
+  const result = await generateText({
+    model,
+    system: system!.content as string,
+    messages: messages as ModelMessage[],
+    tools: {
+      memory_read: tool({
+        description: memory.definition.function.description,
+        inputSchema: jsonSchema(memory.definition.function.parameters),
+        execute: async (args) => (await memory.execute(args)).output,
+      }),
+    },
+    stopWhen: stepCountIs(3),
+  });
+  expect(result.text).toBe('ORD-502 is noted.');
+  expect(result.warnings ?? []).toEqual([]);
+  const secondPrompt = JSON.stringify(model.doGenerateCalls[1]!.prompt);
+  expect(secondPrompt).toContain('tool-result');
+  expect(secondPrompt).toContain('Please remember order ORD-502');
+});
+
+it('LangChain: a DynamicStructuredTool wraps memory_read, and invoke answers from the archive', async () => {
+  const memory = memfold.memoryRead('c');
+  // The class, not tool(): with a JSON schema, tool()'s overloads type invoke() as a union TypeScript cannot call.
+  const memoryTool = new DynamicStructuredTool({
+    name: 'memory_read',
+    description: memory.definition.function.description,
+    // LangChain writes into the schema it is given, and memfold's definitions are frozen: give it a copy.
+    schema: structuredClone(memory.definition.function.parameters) as JSONSchema,
+    func: async (args: Record<string, unknown>) => (await memory.execute(args)).output,
+  });
+  const answer = await memoryTool.invoke({ query: 'ORD-504' });
+  expect(answer).toContain('Please remember order ORD-504');
+});
+
+it('openai client: a strict tool loop, the model calling memory_read and reading its answer', async () => {
+  const client = new OpenAI({ baseURL: fake.baseURL, apiKey: 'test', maxRetries: 0 });
+  fake.enqueue(behaviors.toolCall('memory_read', { query: 'ORD-506', label: null, depth: null, kind: null, from: null, to: null, limit: null, max_tokens: null }));
+  fake.enqueue(behaviors.ok('ORD-506 was noted for Ada Lovelace.'));
+  const memory = memfold.memoryRead('c');
+  const messages: OpenAI.Chat.ChatCompletionMessageParam[] = toChatMessages(await memfold.context('c'));
+  const tools = [memory.definitionFor('chat', { strict: true })];
+  for (let step = 0; step < 3; step++) {
+    const reply = (await client.chat.completions.create({ model: 'gpt-4.1', messages, tools })).choices[0]!.message;
+    messages.push(reply);
+    if (!reply.tool_calls?.length) break;
+    for (const call of reply.tool_calls) {
+      if (call.type !== 'function') continue;
+      messages.push({ role: 'tool', tool_call_id: call.id, content: (await memory.execute(call.function.arguments)).output });
+    }
+  }
+  expect(messages.at(-1)).toMatchObject({ role: 'assistant', content: 'ORD-506 was noted for Ada Lovelace.' });
+  const lastRequest = fake.requests.at(-1)!.body;
+  expect(lastRequest.tools[0].function.strict).toBe(true);
+  expect(JSON.stringify(lastRequest.messages.at(-1))).toContain('Please remember order ORD-506');
+});
+
+it('MCP: the owning process serves memory_read over HTTP', async () => {
+  const listener = await serveMcpHttp({ server: () => mcpServerFor(memfold, { conversation: 'c' }) });
+  const client = new Client({ name: 'recipe', version: '1.0.0' });
+  try {
+    await client.connect(new StreamableHTTPClientTransport(new URL(listener.url)));
+    const result = await client.callTool({ name: 'memory_read', arguments: { query: 'ORD-508' } });
+    expect(JSON.stringify(result.content)).toContain('Please remember order ORD-508');
+  } finally {
+    await client.close();
+    await listener.close();
+  }
+});
