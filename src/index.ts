@@ -31,6 +31,7 @@ export {
 } from './compaction/compaction-hooks.js';
 export { DEFAULT_SUMMARIZATION_PROMPT, UPDATE_SUMMARIZATION_PROMPT, interpolatePrompt } from './openai/openai-prompt.js';
 export { SUMMARY_PROMPT_MODES, type SummaryPromptMode } from './openai/openai-prompt-mode.js';
+export type { SummaryModelChoice } from './openai/summary-model.js';
 export { formatHeader, parseHeader, type BatchHeader } from './compaction/headers.js';
 export { parseLabel, type ParsedLabel } from './compaction/labels.js';
 export { buildClipArchive, clipArchiveLabels, CLIP_ARCHIVE_PREFIX } from './compaction/clip-archive.js';
@@ -116,6 +117,8 @@ export { mcpScope, type McpScope, type McpScopeOptions } from './mcp/mcp-scope.j
 export { memfoldBackend, openArchiveBackend, type ArchiveBackend } from './mcp/mcp-backends.js';
 export type { McpAccess, McpBackend, McpToolAnswer, McpToolSpec } from './mcp/mcp-tools.js';
 export { openLanceArchive, createKyselyPersistence } from './on-demand-adapters.js';
+export type { LanceArchiveOptions } from './archive/lancedb/lancedb-archive.js';
+export type { KyselyPersistenceOptions } from './persistence/kysely/kysely-store.js';
 export { createInMemoryPersistence, type InMemoryPersistenceOptions } from './persistence/in-memory/in-memory-persistence.js';
 export { createInMemoryPersistenceState, type InMemoryPersistenceState } from './persistence/in-memory/in-memory-tables.js';
 export {
