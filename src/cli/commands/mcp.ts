@@ -25,14 +25,29 @@ interface McpPlan {
   http?: { port: number; host: string; token?: string };
 }
 
+/** The library names the scope's fields (`conversation`, `allow[1]`); the command names its flags. */
+function asFlags<T>(build: () => T): T {
+  try {
+    return build();
+  } catch (error) {
+    if (error instanceof InvalidArgumentError) {
+      const rule = error.message.slice(`Invalid argument ${error.field}: `.length);
+      throw new InvalidArgumentError(`--${error.field.replace(/\[\d+\]$/, '')}`, rule);
+    }
+    throw error;
+  }
+}
+
 /** The command's flags as a plan, every refusal naming its flag. */
 function planOf(command: ParsedCommand, env: Record<string, string | undefined>): McpPlan {
   const { flags } = command;
   if (flags['read-only'] === true && flags.writable === true) throw new InvalidArgumentError('--writable', 'cannot be combined with --read-only');
-  const scope = mcpScope({
-    ...(typeof flags.conversation === 'string' ? { conversation: flags.conversation } : {}),
-    ...(typeof flags.allow === 'string' ? { allow: flags.allow.split(',').map((id) => id.trim()) } : {}),
-  });
+  const scope = asFlags(() =>
+    mcpScope({
+      ...(typeof flags.conversation === 'string' ? { conversation: flags.conversation } : {}),
+      ...(typeof flags.allow === 'string' ? { allow: flags.allow.split(',').map((id) => id.trim()) } : {}),
+    }),
+  );
   const access: McpAccess = flags['read-only'] === true ? 'archive' : flags.writable === true ? 'write' : 'read';
   const config = resolveRuntimeConfig(
     {
