@@ -2,7 +2,19 @@
  * memfold's public API. `createMemfold` wires everything on the embedded default or the configured
  * services; `createCompactor` is the pipeline on ports you supply.
  */
-export { createMemfold, type Memfold, type MemfoldOptions } from './memfold.js';
+export { createMemfold, type ConversationListing, type Memfold, type MemfoldOptions } from './memfold.js';
+export { eraseConversation, type EraseDeps, type EraseResult } from './compaction/erase-conversation.js';
+export {
+  EXPORT_FORMAT,
+  exportConversation,
+  type ExportArchivedMessage,
+  type ExportDeps,
+  type ExportHeader,
+  type ExportLiveMessage,
+  type ExportRecord,
+  type ExportSegment,
+  type ExportSummary,
+} from './compaction/export-conversation.js';
 export {
   createCompactor,
   type Compactor,
@@ -59,7 +71,7 @@ export { normalizeModelName, priceOf } from './cost/price-of.js';
 export { resolvePrices, type PriceOverrides } from './cost/resolve-prices.js';
 export type { ModelPrice, ModelUsage, PriceTable, TokenUsage } from './cost/model-price.js';
 export { MemfoldError, InvalidArgumentError, InvalidConfigError, type MemfoldErrorCode } from './errors.js';
-export type { Archive, SearchQuery, SearchHit, ListOptions, ArchiveFilter } from './archive/archive.js';
+export type { Archive, ArchiveErasure, SearchQuery, SearchHit, ListOptions, ArchiveFilter } from './archive/archive.js';
 export type {
   PersistenceProvider,
   PersistenceTransaction,
@@ -76,6 +88,7 @@ export type {
   LoopGuardUpdate,
   TokenCalibration,
   TokenCalibrationUpdate,
+  ConversationErasure,
 } from './persistence/persistence-provider.js';
 export type {
   Summarizer,

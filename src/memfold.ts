@@ -10,6 +10,8 @@ import { calibrationFactorOf } from './compaction/compaction-deps.js';
 import { createContextWarnings } from './compaction/context-warnings.js';
 import type { CompactionResult } from './compaction/compaction-result.js';
 import { reconcileAll, type ReconcileOutcome } from './compaction/reconcile.js';
+import { eraseConversation, type EraseResult } from './compaction/erase-conversation.js';
+import { exportConversation, type ExportRecord } from './compaction/export-conversation.js';
 import { errorMessage, failureReason, InvalidConfigError, MemfoldError } from './errors.js';
 import { assembleContext, modelContext } from './compaction/context-view.js';
 import type { CompactionSettings } from './compaction/compaction-settings.js';
@@ -85,6 +87,29 @@ export interface Memfold {
    * conversation of the namespace (skipping, as `busy`, those being compacted right now).
    */
   reconcile(conversationId?: string): Promise<ReconcileOutcome[]>;
+  /**
+   * The namespace's conversations, most recently updated first: `id`, `messageCount` (live messages: no clip-archive,
+   * no overlay rows, nothing archived) and `updatedAt` (its last append or commit). From the live store alone: the
+   * archive is not read, so a listing costs one query whatever the archive holds.
+   */
+  listConversations(): Promise<ConversationListing[]>;
+  /**
+   * Everything kept of the conversation, as JSON Lines records (`compaction/export-conversation.ts`): a `conversation`
+   * header, every `live_message`, every `summary` batch (depth, label, time span, source ids, children), every verbatim
+   * `segment` with its `archived_message`s. Reads only; a conversation with nothing stored gives the header alone.
+   * Refuses an empty id (`conversationId`).
+   */
+  exportConversation(conversationId: string): AsyncIterable<ExportRecord>;
+  /**
+   * Remove the conversation from both stores: archive entries of every kind (physically: LanceDB rewrites the files
+   * holding them and drops old versions and index files), live and overlay rows, the clip-archive, the id ledger, the
+   * operation journal (with its recorded usage), the loop guard record, the token calibration and the conversation row.
+   * Journaled and crash-safe like a compaction: recorded first, finished by the next reconcile if the process dies
+   * midway. Waits for the conversation's lock (a running compaction finishes first). Resolves `{ status: 'erased', ... }`
+   * or `{ status: 'not_found' }` (nothing was stored; nothing written); throws `InvalidArgumentError` naming
+   * `conversationId` for a bad id, and a `MemfoldError` when a store fails part-way (the next reconcile finishes it).
+   */
+  eraseConversation(conversationId: string): Promise<EraseResult>;
   /** The memory_read tool bound to one conversation. */
   memoryRead(conversationId: string): MemoryReadTool;
   /**
@@ -108,6 +133,15 @@ export interface Memfold {
    * nothing: the next open rolls it back.
    */
   close(options?: { waitMs?: number }): Promise<void>;
+}
+
+/** A conversation as `listConversations` lists it. */
+export interface ConversationListing {
+  id: string;
+  /** Live messages: no clip-archive, no overlay rows, nothing archived. */
+  messageCount: number;
+  /** ISO time of its last append or commit. */
+  updatedAt: string;
 }
 
 /** How long `close()` waits for compactions in flight: long enough for a few model calls, bounded for shutdown. */
@@ -241,6 +275,15 @@ export async function createMemfold(options: MemfoldOptions = {}): Promise<Memfo
     observeUsage: (conversationId, usage) => compactor.observeUsage(conversationId, usage),
     compact: (conversationId, compressOptions) => compactor.compactStored(conversationId, compressOptions),
     reconcile,
+    listConversations: () => persistence.listConversations(),
+    exportConversation: (conversationId) => exportConversation({ archive, persistence, namespace: config.namespace }, conversationId),
+    async eraseConversation(conversationId) {
+      const result = await eraseConversation({ archive, persistence }, conversationId);
+      // This process's running counts of the conversation describe rows that are gone.
+      contextWarnings.changed(conversationId, 0);
+      tokensAfterCompaction.delete(conversationId);
+      return result;
+    },
     memoryRead(conversationId) {
       const tool = createMemoryReadTool(archive, conversationId, {
         ...(options.memoryReadTokens !== undefined ? { maxTokens: options.memoryReadTokens } : {}),

@@ -27,6 +27,17 @@ export interface ListOptions extends ArchiveFilter {
   unmarkedOnly?: boolean;
 }
 
+/** What `eraseConversation` removed, and what it rewrote to make the removal physical. */
+export interface ArchiveErasure {
+  /** Entries of the conversation deleted, of every kind (summaries, transcripts, tool outputs). */
+  entries: number;
+  /**
+   * Rows of other conversations rewritten so that no data file keeps a deleted copy of the conversation (LanceDB: the
+   * rows sharing its fragments, or every row when older deleted copies may lie anywhere). 0 in memory.
+   */
+  rowsRewritten: number;
+}
+
 export interface ArchiveMark {
   label: string;
   parentLabel: string | null;
@@ -55,5 +66,13 @@ export interface Archive {
    */
   markEach(conversationId: string, marks: readonly ArchiveMark[]): Promise<void>;
   delete(conversationId: string, labels: string[]): Promise<void>;
+  /**
+   * Remove every entry of the conversation, of every kind, so that the store keeps no copy of it: LanceDB also
+   * rewrites the data files still holding deleted rows, brings every index (the full-text one too) up to date and
+   * drops old table versions and their files. Idempotent: run again after a crash, it finishes the job. Optional
+   * capability; default (an adapter without it): the erase lists the conversation's entries and `delete`s them by
+   * label, with nothing more done to the store's files.
+   */
+  eraseConversation?(conversationId: string): Promise<ArchiveErasure>;
   close(): Promise<void>;
 }

@@ -71,14 +71,27 @@ export const COMMANDS: Record<string, CommandSpec> = {
   },
   inspect: {
     positionals: ['conversation'],
-    flags: { 'session-gap': int(0), json: 'switch' },
-    summary: 'list archived batches by depth with the sessions each covers, and the live sessions',
+    flags: { 'session-gap': int(0), html: text, json: 'switch' },
+    summary: 'list archived batches by depth with the sessions each covers, and the live sessions (--html <file>: a timeline page)',
   },
   resummarize: {
     positionals: ['conversation'],
     flags: { depth: int(0), json: 'switch' },
     required: ['depth'],
     summary: 'fold every frontier batch of a depth into one batch of the next depth',
+  },
+  list: { positionals: [], flags: { json: 'switch' }, summary: "the namespace's conversations: live messages and last update, newest first" },
+  export: {
+    positionals: ['conversation'],
+    flags: { out: text, json: 'switch' },
+    summary: 'everything kept of a conversation (live rows, summary batches, verbatim transcripts) as JSON Lines',
+    help: ['  --out <file>  write the JSON Lines to this file (created or replaced) instead of stdout'],
+  },
+  erase: {
+    positionals: ['conversation'],
+    flags: { yes: 'switch', json: 'switch' },
+    summary: 'remove a conversation from both stores, archive files included (needs --yes)',
+    help: ['  --yes  erase for real; without it the command says what would be removed and exits 1'],
   },
   migrate: { positionals: [], flags: { json: 'switch' }, summary: 'apply database migrations' },
   reconcile: {

@@ -15,13 +15,16 @@ import { runDemo } from './commands/demo.js';
 import { runImport } from './commands/import.js';
 import { runInspect } from './commands/inspect.js';
 import { runResume, runUsage } from './commands/usage.js';
+import { runErase } from './commands/erase.js';
+import { runExport } from './commands/export.js';
+import { runList } from './commands/list.js';
 import { formatContext, printJson, printStored, processOutput, type Output } from './output.js';
 
 /** The demo's context window: small, so that a few hundred turns fold into several depths. */
 export const DEMO_CONTEXT_WINDOW = 4_096;
 
 /** Commands that only read: they open the store without migrating it and never create one. */
-const READ_COMMANDS: ReadonlySet<string> = new Set(['context', 'search', 'inspect', 'usage']);
+const READ_COMMANDS: ReadonlySet<string> = new Set(['context', 'search', 'inspect', 'usage', 'list', 'export']);
 
 function version(): string {
   // This file runs as src/cli/main.ts (tests) or dist/src/cli/main.js (the bin): the package root is two or three up.
@@ -65,13 +68,19 @@ async function dispatch(memfold: Memfold, parsed: ParsedCommand, output: Output,
       return result.ok ? 0 : 1;
     }
     case 'inspect':
-      return runInspect(memfold, p.conversation!, { json }, output);
+      return runInspect(memfold, p.conversation!, { json, ...(typeof flags.html === 'string' ? { html: flags.html } : {}) }, output);
     case 'resummarize': {
       const result = await memfold.compactor.resummarizeDepth(p.conversation!, flags.depth as number);
       if (json) printJson(output, result);
       else output.out(`created ${result.created.map((b) => `${b.label} (depth ${b.depth}, ${b.count} batches)`).join(', ')}`);
       return 0;
     }
+    case 'list':
+      return runList(memfold, { json }, output);
+    case 'export':
+      return runExport(memfold, p.conversation!, typeof flags.out === 'string' ? { out: flags.out } : {}, output);
+    case 'erase':
+      return runErase(memfold, p.conversation!, { yes: flags.yes === true, json }, output);
     case 'reconcile': {
       const outcomes = await memfold.reconcile(flags.conversation as string | undefined);
       if (json) printJson(output, outcomes);

@@ -7,6 +7,8 @@
  *   operation recorded (overlay: marks, never deletes), whatever this process's settings say.
  * - an `archived` clearing of tool outputs (tier 2) whose outputs are archived verbatim and unchanged: its
  *   commit runs (reconcile-clearing.ts).
+ * - an `erase` (`erase-conversation.ts`): finish it, always (its journal row said the conversation must go); the
+ *   conversation's other pending operations go with it, unreconciled.
  * - anything else: undo it. Marks pointing at its entries are cleared (its batches' children, and the tool
  *   outputs its segments superseded), its own rows deleted (a label another operation holds is left alone), the
  *   operation recorded `rolled_back` (which clears any overlay mark of its own, and only its own). The messages
@@ -22,6 +24,7 @@ import { removeOwnEntries } from './archive-writer.js';
 import { buildClipArchive } from './clip-archive.js';
 import { splitOperationEntries, unfinishableReason, type OperationEntries } from './operation-check.js';
 import { finishClearing } from './reconcile-clearing.js';
+import { finishErase, pendingErase } from './erase-conversation.js';
 
 export interface ReconcileOutcome {
   operationId: string;
@@ -79,6 +82,11 @@ async function undo(operation: CompactionOperation, deps: ReconcileDeps, reason:
 
 /** Finish or undo one pending operation. */
 export async function reconcileOperation(operation: CompactionOperation, deps: ReconcileDeps): Promise<ReconcileOutcome> {
+  if (operation.kind === 'erase') {
+    const erased = await finishErase(operation, deps);
+    const reason = `finished an interrupted erase: ${erased.archive.entries} archive entries and ${erased.live.messages} live rows removed`;
+    return { operationId: operation.id, conversationId: operation.conversationId, action: 'committed', reason };
+  }
   if (operation.status !== 'archived') return undo(operation, deps, `stopped while ${operation.status}`);
   if (operation.kind === 'clear_tool_outputs') {
     const problem = await finishClearing(operation, deps);
@@ -97,8 +105,12 @@ export async function reconcileOperation(operation: CompactionOperation, deps: R
 
 /** Every pending operation of one conversation, oldest first. Hold the conversation's lock. */
 export async function reconcileConversation(conversationId: string, deps: ReconcileDeps): Promise<ReconcileOutcome[]> {
+  const pending = await deps.persistence.listPendingOperations(conversationId);
+  // An erase removes every other operation of the conversation: undoing those first would only write rows it deletes.
+  const erase = pendingErase(pending);
+  if (erase !== undefined) return [await reconcileOperation(erase, deps)];
   const outcomes: ReconcileOutcome[] = [];
-  for (const operation of await deps.persistence.listPendingOperations(conversationId)) {
+  for (const operation of pending) {
     outcomes.push(await reconcileOperation(operation, deps));
   }
   return outcomes;

@@ -1,8 +1,8 @@
-/** The operation kinds the journal records (`migrations/006_operation_kind.sql`), checked the same way by every adapter. */
+/** The operation kinds the journal records (`migrations/006_operation_kind.sql`, `009_erase_operation.sql`), checked the same way by every adapter. */
 import { InvalidArgumentError } from '../errors.js';
 import type { OperationKind } from './persistence-provider.js';
 
-const KINDS: ReadonlySet<string> = new Set<OperationKind>(['compaction', 'clear_tool_outputs']);
+const KINDS: ReadonlySet<string> = new Set<OperationKind>(['compaction', 'clear_tool_outputs', 'erase']);
 
 /** An operation's kind, checked; `compaction` when absent. */
 export function requireOperationKind(kind: unknown): OperationKind {

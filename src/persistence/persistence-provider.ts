@@ -18,9 +18,11 @@ export type CompactionMode = 'delete' | 'overlay';
 
 /**
  * What an operation does (`migrations/006_operation_kind.sql`): `compaction` archives messages and deletes them from
- * the live table; `clear_tool_outputs` archives tool outputs verbatim and replaces each live row's text by a placeholder.
+ * the live table; `clear_tool_outputs` archives tool outputs verbatim and replaces each live row's text by a placeholder;
+ * `erase` (`migrations/009_erase_operation.sql`) removes the whole conversation: recorded before anything is removed,
+ * deleted by `eraseConversation` with the rest, and finished (never undone) by reconcile when a crash cut it short.
  */
-export type OperationKind = 'compaction' | 'clear_tool_outputs';
+export type OperationKind = 'compaction' | 'clear_tool_outputs' | 'erase';
 
 /** A row of the compaction operations table. */
 export interface CompactionOperation {
@@ -116,6 +118,22 @@ export interface CommitClearing {
   operationId: string;
   cleared: ClearedOutput[];
   labels: string[];
+}
+
+/** What `eraseConversation` deleted from the live store: rows per table (0 everywhere: nothing was stored). */
+export interface ConversationErasure {
+  /** The `conversations` row (0 or 1). */
+  conversations: number;
+  /** Message rows: live, overlay-marked and the clip-archive. */
+  messages: number;
+  /** Entries of the id ledger (`message_ids`). */
+  messageIds: number;
+  /** Operation journal rows of every kind and status, the erase's own included. */
+  operations: number;
+  /** The loop guard record (`compaction_pauses`, 0 or 1). */
+  loopGuard: number;
+  /** The token calibration (`token_calibrations`, 0 or 1). */
+  calibration: number;
 }
 
 /** Work done inside one database transaction. */
@@ -249,6 +267,14 @@ export interface PersistenceProvider extends PersistenceTransaction {
   listPendingOperations(conversationId?: string): Promise<CompactionOperation[]>;
   /** The namespace's conversations, most recently updated first; `messageCount` counts live messages (no clip-archive, no overlay rows). */
   listConversations(): Promise<Array<{ id: string; messageCount: number; updatedAt: string }>>;
+  /**
+   * Delete, in one transaction, every row the live store keeps of the conversation: its messages (overlay rows and the
+   * clip-archive too), id ledger, loop guard record, token calibration, every operation journal row (with the usage
+   * commits recorded on them, and a pending `erase` operation) and the conversation row. The archive is not touched:
+   * the erase (`compaction/erase-conversation.ts`) purges it first. A conversation with nothing stored deletes nothing
+   * (every count 0). Refuses an empty id (`conversationId`).
+   */
+  eraseConversation(conversationId: string): Promise<ConversationErasure>;
   /** The conversation's loop guard record, or undefined when it has no streak. */
   getLoopGuardState(conversationId: string): Promise<LoopGuardState | undefined>;
   /**

@@ -85,7 +85,9 @@ it('LangChain: a DynamicStructuredTool wraps memory_read, and invoke answers fro
 
 it('openai client: a strict tool loop, the model calling memory_read and reading its answer', async () => {
   const client = new OpenAI({ baseURL: fake.baseURL, apiKey: 'test', maxRetries: 0 });
-  fake.enqueue(behaviors.toolCall('memory_read', { query: 'ORD-506', label: null, depth: null, kind: null, from: null, to: null, limit: null, max_tokens: null }));
+  fake.enqueue(
+    behaviors.toolCall('memory_read', { query: 'ORD-506', label: null, depth: null, kind: null, from: null, to: null, limit: null, max_tokens: null }),
+  );
   fake.enqueue(behaviors.ok('ORD-506 was noted for Ada Lovelace.'));
   const memory = memfold.memoryRead('c');
   const messages: OpenAI.Chat.ChatCompletionMessageParam[] = toChatMessages(await memfold.context('c'));

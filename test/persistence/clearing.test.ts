@@ -143,7 +143,7 @@ for (const backend of storeBackends()) {
       await store.recordOperation({ id: operationId, conversationId: id, status: 'planned', messageIds: ['q'], labels: [] });
       expect(await store.listOperations(id)).toMatchObject([{ id: operationId, kind: 'compaction' }]);
       await expect(
-        store.recordOperation({ id: operation(), conversationId: id, kind: 'erase' as never, status: 'planned', messageIds: [], labels: [] }),
+        store.recordOperation({ id: operation(), conversationId: id, kind: 'vacuum' as never, status: 'planned', messageIds: [], labels: [] }),
       ).rejects.toMatchObject({ field: 'operation.kind' });
     });
   });

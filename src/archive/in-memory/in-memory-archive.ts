@@ -219,6 +219,14 @@ export function createInMemoryArchive(options: InMemoryArchiveOptions = {}): Arc
       for (const label of requireLabels(labels)) rows.delete(rowKey(namespace, conversationId, label));
     },
 
+    async eraseConversation(conversationId) {
+      ensureOpen();
+      requireConversationId(conversationId);
+      const doomed = scoped(checkFilter({ conversationId }));
+      for (const [key] of doomed) rows.delete(key);
+      return { entries: doomed.length, rowsRewritten: 0 };
+    },
+
     async close() {
       closed = true;
     },

@@ -6,9 +6,10 @@ import { connect, MatchQuery, type Connection, type Query, type Table, type Vect
 import type { ArchiveEntry } from '../../conversation/types.js';
 import { embedAll, type Embedder } from '../../embedding/embedder.js';
 import { errorMessage, InvalidArgumentError, MemfoldError } from '../../errors.js';
-import type { ListOptions, Archive, SearchHit, SearchQuery } from '../archive.js';
+import type { ListOptions, Archive, ArchiveErasure, SearchHit, SearchQuery } from '../archive.js';
 import { requireLabels, requireMarks, requireParentLabel } from '../archive-entry-checks.js';
-import { chunked, filterWhere, labelsWhere, requireConversationId } from './lancedb-filter.js';
+import { chunked, filterWhere, labelsWhere, requireConversationId, scopeWhere } from './lancedb-filter.js';
+import { purgeRows } from './lancedb-purge.js';
 import { ARCHIVE_INDEXES, FULL_TEXT_INDEXES, maintainIndexes } from './lancedb-indexes.js';
 import { deferTableCreation } from './lancedb-deferred-archive.js';
 import {
@@ -439,6 +440,16 @@ export async function openLanceArchive(options: LanceArchiveOptions): Promise<Ar
       await mutate('delete', async () => {
         for (const slice of chunked(targets)) await table.delete(labelsWhere(namespace, conversationId, slice));
       });
+    },
+
+    async eraseConversation(conversationId) {
+      ensureOpen();
+      const where = scopeWhere(namespace, conversationId);
+      let erased: ArchiveErasure = { entries: 0, rowsRewritten: 0 };
+      await mutate('erase', async () => {
+        erased = await purgeRows(table, where, ARCHIVE_INDEXES);
+      });
+      return erased;
     },
 
     async close() {

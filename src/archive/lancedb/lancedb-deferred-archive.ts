@@ -71,6 +71,10 @@ export function deferTableCreation(deps: DeferredArchiveDeps): Archive {
     async delete(conversationId, labels) {
       await (await archive(false))?.delete(conversationId, labels);
     },
+    async eraseConversation(conversationId) {
+      // No table yet: nothing was ever archived, so nothing is stored.
+      return (await (await archive(false))?.eraseConversation?.(conversationId)) ?? { entries: 0, rowsRewritten: 0 };
+    },
     async close() {
       if (closed) return;
       closed = true;

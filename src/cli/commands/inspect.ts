@@ -13,6 +13,7 @@ import type { ArchiveEntry, ConversationMessage } from '../../conversation/types
 import type { Memfold } from '../../memfold.js';
 import { buildBatchTree, formatBatchTree, shortTime } from '../batch-tree.js';
 import { printJson, printStored, type Output } from '../output.js';
+import { runInspectHtml } from './inspect-html.js';
 
 /** What `inspect --json` prints. */
 export interface InspectReport {
@@ -83,7 +84,8 @@ export function formatLiveSessions(sessions: readonly LiveSession[], gapMinutes:
   return [`live sessions: ${sessions.length}${derived}`, ...lines].join('\n');
 }
 
-export async function runInspect(memfold: Memfold, conversationId: string, options: { json: boolean }, output: Output): Promise<number> {
+export async function runInspect(memfold: Memfold, conversationId: string, options: { json: boolean; html?: string }, output: Output): Promise<number> {
+  if (options.html !== undefined) return runInspectHtml(memfold, conversationId, options.html, options, output);
   const report = await inspectConversation(memfold, conversationId);
   if (options.json) {
     printJson(output, report);

@@ -8,6 +8,7 @@ import { DEFAULT_MAX_MESSAGE_BYTES, validateMaxMessageBytes } from '../message-s
 import { MemfoldError } from '../../errors.js';
 import { MAX_NAMESPACE_BYTES, requireKey, requireText } from '../../conversation/text.js';
 import type { PersistenceProvider, PersistenceTransaction } from '../persistence-provider.js';
+import { eraseConversation } from './in-memory-erase.js';
 import { clearLoopGuardState, getLoopGuardState, setLoopGuardState } from './in-memory-loop-guard.js';
 import { createInMemoryMessages, type InMemoryContext, type InMemoryMessageOperations } from './in-memory-messages.js';
 import { listConversations, listOperations, recordOperation, updateOperation } from './in-memory-operation-log.js';
@@ -126,6 +127,7 @@ export function createInMemoryPersistence(options: InMemoryPersistenceOptions = 
         );
       }),
     listConversations: () => read('listConversations', () => listConversations(state.tables, namespace)),
+    eraseConversation: (conversationId) => write('eraseConversation', () => eraseConversation(state.tables, namespace, conversationId)),
     getLoopGuardState: (conversationId) => read('getLoopGuardState', () => getLoopGuardState(state.tables, namespace, conversationId)),
     setLoopGuardState: (conversationId, update) =>
       write('setLoopGuardState', () => setLoopGuardState(state.tables, namespace, conversationId, update, clock().toISOString())),

@@ -44,7 +44,7 @@ export interface CompactionOperationsTable {
   id: string;
   namespace: string;
   conversation_id: string;
-  /** `compaction` | `clear_tool_outputs` (migrations/006_operation_kind.sql); defaults to `compaction`. */
+  /** `compaction` | `clear_tool_outputs` (migrations/006_operation_kind.sql) | `erase` (009); defaults to `compaction`. */
   kind: ColumnType<string, string | undefined, string>;
   status: string;
   /** `delete` or `overlay` (migrations/007_overlay.sql); the first record's, never updated. */

@@ -19,6 +19,7 @@ import { clearLoopGuardState, getLoopGuardState, setLoopGuardState } from './kys
 import { kyselyMessageOperations } from './kysely-messages.js';
 import { getTokenCalibration, setTokenCalibration } from './kysely-token-calibration.js';
 import type { StoreContext } from './kysely-store-context.js';
+import { eraseConversation } from './kysely-erase.js';
 import { listConversations, listOperations, listPendingOperations, recordOperation, updateOperation } from './kysely-operation-log.js';
 import { MAX_NAMESPACE_BYTES, requireKey, requireText } from '../../conversation/text.js';
 import type { Database } from './kysely-schema.js';
@@ -157,6 +158,7 @@ function createStore(db: Kysely<Database>, backend: StoreDialect, context: Store
     listOperations: outside('listOperations', (conversationId) => listOperations(db, context, conversationId)),
     listPendingOperations: outside('listPendingOperations', (conversationId) => listPendingOperations(db, context, conversationId)),
     listConversations: outside('listConversations', () => listConversations(db, context)),
+    eraseConversation: outside('eraseConversation', (conversationId) => eraseConversation(db, context, conversationId)),
     getLoopGuardState: outside('getLoopGuardState', (conversationId) => getLoopGuardState(db, context, conversationId)),
     setLoopGuardState: outside('setLoopGuardState', (conversationId, update) => setLoopGuardState(db, context, conversationId, update)),
     clearLoopGuardState: outside('clearLoopGuardState', (conversationId) => clearLoopGuardState(db, context, conversationId)),

@@ -1,0 +1,109 @@
+/**
+ * Erasing a conversation from both stores, journaled like a compaction so that a crash never leaves half of it.
+ *
+ * Under the conversation's lock (so an erase never interleaves with a compaction): an `erase` operation is recorded
+ * first; then the archive is purged (every entry of every kind, physically: `Archive.eraseConversation`); then one
+ * transaction deletes every live-store row of the conversation, the erase's own journal row included. Until that
+ * transaction commits the operation stays pending, and reconcile (on open, before the conversation's next compaction,
+ * `memfold reconcile`) runs the same two steps again: an erase is always rolled forward, never undone. Both steps are
+ * idempotent. An append that lands while the erase runs is erased with the rest; one after it starts a new conversation.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Archive, ArchiveErasure } from '../archive/archive.js';
+import { requireText } from '../conversation/text.js';
+import { errorMessage, MemfoldError } from '../errors.js';
+import type { CompactionOperation, ConversationErasure, PersistenceProvider } from '../persistence/persistence-provider.js';
+
+export interface EraseDeps {
+  archive: Archive;
+  persistence: PersistenceProvider;
+  /** Id of the erase operation. Default `erase-` and a random UUID. */
+  newId?: () => string;
+  /** Default `Date.now`. */
+  now?: () => number;
+}
+
+/** What an erase did: `not_found` when neither store held anything of the conversation (nothing was written). */
+export type EraseResult =
+  | {
+      status: 'erased';
+      conversationId: string;
+      /** The journal row that made the erase crash-safe (deleted with the rest). */
+      operationId: string;
+      archive: ArchiveErasure;
+      live: ConversationErasure;
+      durationMs: number;
+    }
+  | { status: 'not_found'; conversationId: string };
+
+const isPending = (operation: CompactionOperation) => operation.status === 'planned' || operation.status === 'archived';
+
+/** The conversation's interrupted erase, if one is pending. */
+export function pendingErase(operations: readonly CompactionOperation[]): CompactionOperation | undefined {
+  return operations.find((operation) => operation.kind === 'erase' && isPending(operation));
+}
+
+/** Every entry of the conversation out of the archive: physically where the adapter can, else by label. */
+async function eraseArchive(archive: Archive, conversationId: string): Promise<ArchiveErasure> {
+  if (archive.eraseConversation) return archive.eraseConversation(conversationId);
+  const entries = await archive.list({ conversationId });
+  await archive.delete(
+    conversationId,
+    entries.map((entry) => entry.label),
+  );
+  return { entries: entries.length, rowsRewritten: 0 };
+}
+
+/** Run (or run again) the two steps of a recorded erase. The caller holds the conversation's lock. */
+export async function finishErase(operation: CompactionOperation, deps: EraseDeps): Promise<Extract<EraseResult, { status: 'erased' }>> {
+  const now = deps.now ?? Date.now;
+  const started = now();
+  const { conversationId } = operation;
+  const archive = await eraseArchive(deps.archive, conversationId);
+  const live = await deps.persistence.eraseConversation(conversationId);
+  return { status: 'erased', conversationId, operationId: operation.id, archive, live, durationMs: now() - started };
+}
+
+async function eraseLocked(deps: EraseDeps, conversationId: string): Promise<EraseResult> {
+  const operations = await deps.persistence.listOperations(conversationId);
+  const pending = pendingErase(operations);
+  // Every archive write is journaled first, so a conversation with no operation and no live row has nothing archived.
+  if (pending === undefined && operations.length === 0 && (await deps.persistence.loadHistory(conversationId)).length === 0) {
+    return { status: 'not_found', conversationId };
+  }
+  const operation: CompactionOperation = pending ?? {
+    id: (deps.newId ?? (() => `erase-${randomUUID()}`))(),
+    conversationId,
+    kind: 'erase',
+    status: 'planned',
+    mode: 'delete',
+    messageIds: [],
+    labels: [],
+    createdAt: '',
+    updatedAt: '',
+  };
+  if (pending === undefined) {
+    await deps.persistence.recordOperation({ id: operation.id, conversationId, kind: 'erase', status: 'planned', messageIds: [], labels: [] });
+  }
+  try {
+    return await finishErase(operation, deps);
+  } catch (error) {
+    throw new MemfoldError(
+      MemfoldError.isInstance(error) ? error.code : 'persistence_error',
+      `Erase of conversation ${JSON.stringify(conversationId)} stopped part-way (${errorMessage(error)}); it is journaled as operation ${operation.id} and the next reconcile finishes it`,
+      { cause: error, details: { operationId: operation.id } },
+    );
+  }
+}
+
+/**
+ * Erase the conversation from both stores, waiting for its lock (a compaction running finishes first). Throws
+ * `InvalidArgumentError` naming `conversationId` for a bad id, and a `MemfoldError` when a store fails part-way (the
+ * erase stays journaled and is finished by the next reconcile).
+ */
+export async function eraseConversation(deps: EraseDeps, conversationId: string): Promise<EraseResult> {
+  requireText(conversationId, 'conversationId');
+  const locked = await deps.persistence.withConversationLock(conversationId, () => eraseLocked(deps, conversationId), { wait: true });
+  if (!locked.acquired) throw new MemfoldError('persistence_error', `Could not lock conversation ${JSON.stringify(conversationId)} to erase it`);
+  return locked.value;
+}
