@@ -85,6 +85,15 @@ export interface RuntimeConfig {
    * `MEMFOLD_MAX_MESSAGE_BYTES`, default 10 MiB; at most 128 MiB (a jsonb value must stay under 256 MiB).
    */
   maxMessageBytes: number;
+  /** Retries of a failed background compaction job, then the dead-letter queue. `MEMFOLD_JOB_RETRIES`, default 2. */
+  jobRetries: number;
+  /**
+   * A running job whose worker sent no heartbeat for this long is retried by another worker (pg-boss; at least 10).
+   * `MEMFOLD_JOB_HEARTBEAT_SECONDS`, default 30.
+   */
+  jobHeartbeatSeconds: number;
+  /** How often pg-boss looks for dead workers and due retries. `MEMFOLD_JOB_SUPERVISE_SECONDS`, default 10. */
+  jobSuperviseSeconds: number;
 }
 
 function rangeText(min: number, max?: number): string {
@@ -127,6 +136,9 @@ const overridesSchema = z
       modelBreakerFailures: overrideInt(0),
       modelBreakerCooldownMs: overrideInt(1),
       maxMessageBytes: overrideInt(1, MAX_MESSAGE_BYTES_LIMIT),
+      jobRetries: overrideInt(0),
+      jobHeartbeatSeconds: overrideInt(10),
+      jobSuperviseSeconds: overrideInt(1),
     } satisfies Record<keyof RuntimeConfig, z.ZodType>,
     { error: (issue) => (issue.code === 'unrecognized_keys' ? 'unknown setting' : undefined) },
   )
@@ -171,6 +183,9 @@ const envSchema = z
     MEMFOLD_MODEL_BREAKER_FAILURES: envInt(0),
     MEMFOLD_MODEL_BREAKER_COOLDOWN_MS: envInt(1),
     MEMFOLD_MAX_MESSAGE_BYTES: envInt(1, MAX_MESSAGE_BYTES_LIMIT),
+    MEMFOLD_JOB_RETRIES: envInt(0),
+    MEMFOLD_JOB_HEARTBEAT_SECONDS: envInt(10),
+    MEMFOLD_JOB_SUPERVISE_SECONDS: envInt(1),
   })
   .partial();
 
@@ -238,6 +253,9 @@ export function resolveRuntimeConfig(overrides: Partial<RuntimeConfig> = {}, env
     modelBreakerFailures: given.modelBreakerFailures ?? vars.MEMFOLD_MODEL_BREAKER_FAILURES ?? DEFAULT_MODEL_BREAKER_FAILURES,
     modelBreakerCooldownMs: given.modelBreakerCooldownMs ?? vars.MEMFOLD_MODEL_BREAKER_COOLDOWN_MS ?? DEFAULT_MODEL_BREAKER_COOLDOWN_MS,
     maxMessageBytes: given.maxMessageBytes ?? vars.MEMFOLD_MAX_MESSAGE_BYTES ?? DEFAULT_MAX_MESSAGE_BYTES,
+    jobRetries: given.jobRetries ?? vars.MEMFOLD_JOB_RETRIES ?? 2,
+    jobHeartbeatSeconds: given.jobHeartbeatSeconds ?? vars.MEMFOLD_JOB_HEARTBEAT_SECONDS ?? 30,
+    jobSuperviseSeconds: given.jobSuperviseSeconds ?? vars.MEMFOLD_JOB_SUPERVISE_SECONDS ?? 10,
     // Unset optional settings stay absent rather than `undefined`.
     ...(Object.fromEntries(Object.entries(optional).filter(([, value]) => value !== undefined)) as Partial<RuntimeConfig>),
   };

@@ -129,6 +129,10 @@ export { serveMcpHttp, type McpHttpListener, type McpHttpOptions } from './mcp/m
 export { mcpScope, type McpScope, type McpScopeOptions } from './mcp/mcp-scope.js';
 export { memfoldBackend, openArchiveBackend, type ArchiveBackend } from './mcp/mcp-backends.js';
 export type { McpAccess, McpBackend, McpToolAnswer, McpToolSpec } from './mcp/mcp-tools.js';
+export type { EnqueueResult, JobOutcome } from './background/compaction-queue.js';
+export type { BackgroundEvent } from './background/background-events.js';
+export { openJobBoss, queueNames, type CompactionJobData, type JobQueueOptions } from './background/pg-boss-queue.js';
+export { startCompactionWorker, type CompactionWorker, type WorkerOptions } from './background/compaction-worker.js';
 export { openLanceArchive, createKyselyPersistence } from './on-demand-adapters.js';
 export type { LanceArchiveOptions } from './archive/lancedb/lancedb-archive.js';
 export type { KyselyPersistenceOptions } from './persistence/kysely/kysely-store.js';

@@ -2,6 +2,7 @@
  * What `createMemfold` takes: its options and the events it reports, and the check of the options that are not
  * settings objects (run before anything opens).
  */
+import type { BackgroundEvent } from './background/background-events.js';
 import type { Archive } from './archive/archive.js';
 import type { CompactionHooks } from './compaction/compaction-hooks.js';
 import type { CompactionEvent } from './compaction/compaction-result.js';
@@ -28,7 +29,7 @@ export interface MemfoldWarningEvent {
 }
 
 /** What `onEvent` receives: the compaction's events, reconcile reports, and warnings. */
-export type MemfoldEvent = CompactionEvent | MemfoldWarningEvent;
+export type MemfoldEvent = CompactionEvent | MemfoldWarningEvent | BackgroundEvent;
 
 export interface MemfoldOptions {
   /** Overrides of the values read from the environment (see README, Configuration). */

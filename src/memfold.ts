@@ -31,6 +31,9 @@ import type { TokenCounter } from './tokens/token-counter.js';
 import { createMemoryReadTool, type MemoryReadTool } from './tools/memory-read.js';
 import { createCompactTool, type CompactTool, type CompactToolLimits } from './tools/compact-tool.js';
 import { checkOptions, type MemfoldEvent, type MemfoldOptions } from './memfold-options.js';
+import { memfoldBackground } from './background/memfold-background.js';
+import type { EnqueueResult } from './background/compaction-queue.js';
+import { createExtractiveSummarizer } from './summarizer/extractive/extractive-summarizer.js';
 
 export type { MemfoldEvent, MemfoldOptions, MemfoldWarningEvent } from './memfold-options.js';
 
@@ -80,8 +83,13 @@ export interface Memfold {
    * calibration as stored: `compactor.observeUsage`.
    */
   observeUsage(conversationId: string, usage: UsageObservation): Promise<TokenCalibration>;
-  /** Compact the stored history when it passes the trigger (or always with `force`): `compactor.compactStored`. Never throws. */
-  compact(conversationId: string, options?: CompactOptions): Promise<CompactionResult>;
+  /**
+   * Compact the stored history when it passes the trigger (or always with `force`): `compactor.compactStored`. Never throws.
+   * With `{ background: true }`, queue the compaction instead and return at once (README, Background compaction):
+   * `queued: false` when a job for the conversation was already waiting.
+   */
+  compact(conversationId: string, options: CompactOptions & { background: true }): Promise<EnqueueResult>;
+  compact(conversationId: string, options?: CompactOptions & { background?: false }): Promise<CompactionResult>;
   /**
    * Finish or undo interrupted compactions: of one conversation (waiting for its lock), or of every
    * conversation of the namespace (skipping, as `busy`, those being compacted right now).
@@ -200,6 +208,8 @@ export async function createMemfold(options: MemfoldOptions = {}): Promise<Memfo
   let persistence: PersistenceProvider;
   let archive: Archive;
   let compactor: Compactor;
+  /** The same pipeline with the offline summarizer: the hard-window fallback of background mode, in the caller's turn. */
+  let offlineCompactor: Compactor;
   try {
     const inMemory = options.store === 'memory';
     /** A store createMemfold opened itself: closed on failure and by close(). */
@@ -223,6 +233,16 @@ export async function createMemfold(options: MemfoldOptions = {}): Promise<Memfo
       onEvent: emit,
       prices,
       ...(options.hooks ? { hooks: options.hooks } : {}),
+    });
+    offlineCompactor = createCompactor({
+      summarizer: createExtractiveSummarizer(),
+      archive,
+      persistence,
+      tokens,
+      liveSettings,
+      contextWarnings,
+      onEvent: emit,
+      prices,
     });
   } catch (error) {
     await closeAll(opened).catch(() => undefined); // the opening error is the one to report
@@ -248,6 +268,17 @@ export async function createMemfold(options: MemfoldOptions = {}): Promise<Memfo
     }
   }
 
+  const background = memfoldBackground({
+    databaseUrl: options.store === 'memory' || options.persistence ? undefined : config.databaseUrl,
+    namespace: config.namespace,
+    jobs: { retryLimit: config.jobRetries, heartbeatSeconds: config.jobHeartbeatSeconds, superviseIntervalSeconds: config.jobSuperviseSeconds },
+    compact: (conversationId) => compactor.compactStored(conversationId, { wait: true }),
+    compactNow: (conversationId) => offlineCompactor.compactStored(conversationId, { wait: true }),
+    settingsOf: (conversationId) => compactor.settingsOf(conversationId),
+    usage: (conversationId) => compactor.usage(conversationId),
+    emit,
+  });
+
   const history = async (conversationId: string, historyOptions?: LoadHistoryOptions) =>
     assembleContext(await persistence.loadHistory(conversationId, historyOptions));
   return {
@@ -261,19 +292,25 @@ export async function createMemfold(options: MemfoldOptions = {}): Promise<Memfo
     prices,
     async append(conversationId, messages) {
       const stored = await persistence.append(conversationId, messages);
-      await contextWarnings.appended(conversationId, stored, async () => ({
+      const tokens = await contextWarnings.appended(conversationId, stored, async () => ({
         history: await persistence.loadHistory(conversationId),
         factor: await calibrationFactorOf(persistence, conversationId),
       }));
+      await background.appended(conversationId, tokens);
       return stored;
     },
     history,
     async context(conversationId) {
+      await background.beforeContext(conversationId);
       return modelContext(await persistence.loadHistory(conversationId), compactor.settingsOf(conversationId));
     },
     usage: (conversationId) => compactor.usage(conversationId),
     observeUsage: (conversationId, usage) => compactor.observeUsage(conversationId, usage),
-    compact: (conversationId, compressOptions) => compactor.compactStored(conversationId, compressOptions),
+    compact: ((conversationId: string, compactOptions?: CompactOptions & { background?: boolean }) => {
+      if (compactOptions?.background === true) return background.enqueue(conversationId);
+      const { background: _, ...rest } = compactOptions ?? {};
+      return compactor.compactStored(conversationId, rest);
+    }) as Memfold['compact'],
     reconcile,
     listConversations: () => persistence.listConversations(),
     exportConversation: (conversationId) => exportConversation({ archive, persistence, namespace: config.namespace }, conversationId),
@@ -317,7 +354,10 @@ export async function createMemfold(options: MemfoldOptions = {}): Promise<Memfo
     async close(closeOptions = {}) {
       const waitMs = closeOptions.waitMs ?? CLOSE_WAIT_MS;
       if (!(Number.isFinite(waitMs) && waitMs >= 0)) throw new InvalidConfigError('waitMs', `must be a number of milliseconds >= 0 (got ${String(waitMs)})`);
-      await compactor.drain(waitMs);
+      const started = Date.now();
+      await background.close(waitMs);
+      const left = Math.max(0, waitMs - (Date.now() - started));
+      await Promise.all([compactor.drain(left), offlineCompactor.drain(left)]);
       await closeAll(opened);
     },
   };

@@ -99,6 +99,12 @@ export const COMMANDS: Record<string, CommandSpec> = {
     flags: { conversation: text, json: 'switch' },
     summary: 'finish or undo compactions a crash interrupted (all conversations, or --conversation)',
   },
+  worker: {
+    positionals: [],
+    flags: { concurrency: int(1) },
+    summary: 'run queued background compactions (PostgreSQL): any number of workers share the queue',
+    help: ['  --concurrency <n>  compactions this worker runs at once (default 2)'],
+  },
   mcp: {
     positionals: [],
     flags: { conversation: text, allow: text, http: int(0), host: text, token: text, 'read-only': 'switch', writable: 'switch' },

@@ -67,6 +67,14 @@ async function dispatch(memfold: Memfold, parsed: ParsedCommand, output: Output,
       else printStored(output, result.output, result.ok ? 'out' : 'err');
       return result.ok ? 0 : 1;
     }
+    case 'worker': {
+      const { runWorker } = await import('./commands/worker.js');
+      const until = new Promise<void>((resolve) => {
+        process.once('SIGINT', () => resolve());
+        process.once('SIGTERM', () => resolve());
+      });
+      return runWorker(memfold, { concurrency: typeof flags.concurrency === 'number' ? flags.concurrency : 2, until }, output);
+    }
     case 'inspect':
       return runInspect(memfold, p.conversation!, { json, ...(typeof flags.html === 'string' ? { html: flags.html } : {}) }, output);
     case 'resummarize': {

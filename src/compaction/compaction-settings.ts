@@ -99,6 +99,12 @@ export interface CompactionSettings {
    * end of the context, so the prompt before it stays the same (a provider's prompt cache keeps it).
    */
   continuationMessage: boolean | string;
+  /**
+   * Compact outside the caller's turn: an append that takes the context past the trigger queues a job (pg-boss on
+   * PostgreSQL, run by `memfold worker`; in this process on PGlite or in memory) instead of waiting for `compact`, and
+   * `context` compacts at once with the offline summarizer only when the context reached the window. Default false.
+   */
+  background: boolean;
 }
 
 /**
@@ -200,6 +206,7 @@ export const DEFAULT_COMPACTION_SETTINGS: Readonly<CompactionSettings> = Object.
   filesFooter: true,
   fileToolPatterns: DEFAULT_FILE_TOOL_PATTERNS,
   continuationMessage: false,
+  background: false,
 });
 
 /** The compaction modes (`CompactionMode`). */
@@ -217,6 +224,7 @@ const NON_NUMBERS: Partial<Record<keyof CompactionSettings, { choices: readonly 
   filesFooter: 'boolean',
   fileToolPatterns: 'patterns',
   continuationMessage: 'note',
+  background: 'boolean',
 };
 
 /** A given value has its setting's type; the error names the field (`compaction.excludeTools[1]` for a list item). */

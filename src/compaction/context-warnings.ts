@@ -25,8 +25,9 @@ export interface ContextWarnings {
    * Messages were appended (as stored): adds the tokens of those past the count's last seq and warns on a crossing.
    * Without a count (the conversation's first append in this process, or the first after its live rows changed)
    * the history and its calibration factor are loaded once through `load` to start one; a failing load only skips the check.
+   * Resolves to the running count (calibrated tokens), or undefined when there is none (background compaction reads it).
    */
-  appended(conversationId: string, stored: readonly ConversationMessage[], load: () => Promise<LoadedContext>): Promise<void>;
+  appended(conversationId: string, stored: readonly ConversationMessage[], load: () => Promise<LoadedContext>): Promise<number | undefined>;
   /**
    * The live rows changed other than by an append (a compaction or re-summarization committed, an interrupted one
    * finished): the running count is dropped. With `tokensAfter` under the mark the warning re-arms.
@@ -113,20 +114,21 @@ export function createContextWarnings({ settingsOf, countMessage, emit }: Contex
     },
 
     async appended(conversationId, stored, load) {
-      if (stored.length === 0) return;
+      if (stored.length === 0) return entries.get(conversationId)?.count?.tokens;
       const current = entry(conversationId);
       if (current.count === undefined) {
         current.loading ??= startCount(current, load);
         await current.loading;
       }
       const count = current.count;
-      if (count === undefined) return;
+      if (count === undefined) return undefined;
       for (const message of stored) {
         if (message.seq <= count.lastSeq) continue;
         count.tokens += calibrated(countMessage(message), count.factor);
         count.lastSeq = message.seq;
       }
       check(current, conversationId, count.tokens);
+      return count.tokens;
     },
 
     changed(conversationId, tokensAfter) {

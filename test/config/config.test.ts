@@ -251,3 +251,21 @@ describe('resolveCompactionSettings', () => {
     expect(resolveCompactionSettings(unset)).toEqual(DEFAULT_COMPACTION_SETTINGS);
   });
 });
+
+describe('background job settings', () => {
+  it('default to 2 retries, a 30 s heartbeat and a 10 s supervision, and read their variables', () => {
+    expect(resolveRuntimeConfig({}, {})).toMatchObject({ jobRetries: 2, jobHeartbeatSeconds: 30, jobSuperviseSeconds: 10 });
+    const env = { MEMFOLD_JOB_RETRIES: '0', MEMFOLD_JOB_HEARTBEAT_SECONDS: '10', MEMFOLD_JOB_SUPERVISE_SECONDS: '1' };
+    expect(resolveRuntimeConfig({}, env)).toMatchObject({ jobRetries: 0, jobHeartbeatSeconds: 10, jobSuperviseSeconds: 1 });
+  });
+
+  it.each([
+    ['MEMFOLD_JOB_RETRIES', '-1'],
+    ['MEMFOLD_JOB_HEARTBEAT_SECONDS', '5'],
+    ['MEMFOLD_JOB_SUPERVISE_SECONDS', '0'],
+  ])('refuses %s=%s naming it', (name, value) => expectConfigError(() => resolveRuntimeConfig({}, { [name]: value }), name));
+
+  it('refuses a background setting that is not a boolean, naming it', () => {
+    expectConfigError(() => resolveCompactionSettings({ background: 'yes' as unknown as boolean }), 'compaction.background');
+  });
+});

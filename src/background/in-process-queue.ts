@@ -1,0 +1,65 @@
+/**
+ * Background compaction inside this process (p-queue), for the embedded default: PGlite admits one process, so no
+ * worker elsewhere could open the store. Same rules as the pg-boss queue: per conversation at most one job waiting
+ * (and one running); a failed compaction is retried with a doubling delay, then given up, its outcome reported.
+ */
+import PQueue from 'p-queue';
+import type { CompactionResult } from '../compaction/compaction-result.js';
+import { JOB_RETRY_DELAY_SECONDS, JOB_RETRY_LIMIT, outcomeOf, type CompactionQueue, type JobOutcome } from './compaction-queue.js';
+
+export interface InProcessQueueOptions {
+  /** Compactions running at once, over all conversations. Default 1. */
+  concurrency?: number;
+  retryLimit?: number;
+  /** First retry delay; doubled each time. */
+  retryDelayMs?: number;
+  /** Told what each job did, after its last attempt. */
+  onOutcome?: (outcome: JobOutcome) => void;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+const sleepWithTimer = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+export function createInProcessQueue(run: (conversationId: string) => Promise<CompactionResult>, options: InProcessQueueOptions = {}): CompactionQueue {
+  const queue = new PQueue({ concurrency: options.concurrency ?? 1 });
+  const waiting = new Set<string>();
+  const retryLimit = options.retryLimit ?? JOB_RETRY_LIMIT;
+  const retryDelayMs = options.retryDelayMs ?? JOB_RETRY_DELAY_SECONDS * 1000;
+  const sleep = options.sleep ?? sleepWithTimer;
+  let jobs = 0;
+  let closing = false;
+
+  async function runJob(conversationId: string, jobId: string): Promise<void> {
+    waiting.delete(conversationId);
+    for (let attempt = 0; ; attempt++) {
+      const result = await run(conversationId);
+      if (result.status !== 'failed' || attempt >= retryLimit) {
+        options.onOutcome?.(outcomeOf(result, conversationId, jobId, attempt));
+        return;
+      }
+      await sleep(retryDelayMs * 2 ** attempt);
+    }
+  }
+
+  return {
+    engine: 'in-process',
+    async enqueue(conversationId) {
+      if (closing) return { conversationId, queued: false, engine: 'in-process' };
+      if (waiting.has(conversationId)) return { conversationId, queued: false, engine: 'in-process' };
+      waiting.add(conversationId);
+      const jobId = `local-${++jobs}`;
+      // The job never rejects: run() does not throw (a CompactionResult says what happened).
+      void queue.add(() => runJob(conversationId, jobId));
+      return { conversationId, queued: true, jobId, engine: 'in-process' };
+    },
+    async close(waitMs) {
+      // Jobs waiting or running get waitMs to finish (their messages stay live either way); then the rest is dropped.
+      closing = true;
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([queue.onIdle(), new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)))]);
+      clearTimeout(timer);
+      queue.clear();
+      waiting.clear();
+    },
+  };
+}

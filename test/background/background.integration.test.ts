@@ -1,0 +1,182 @@
+/**
+ * Background compaction as users run it. On PGlite: jobs run in the appending process. On PostgreSQL: jobs wait in
+ * pg-boss for `memfold worker` processes; a burst of appends makes one job; a worker killed mid-job leaves the job
+ * to another worker, which finishes it; a compaction that fails every attempt ends in the dead-letter queue with
+ * nothing lost; and a context that reached the window before any worker ran is compacted in the caller's turn.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { rm } from 'node:fs/promises';
+import { PgBoss } from 'pg-boss';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { queueNames } from '../../src/background/pg-boss-queue.js';
+import type { ConversationMessage } from '../../src/conversation/types.js';
+import { createMemfold, type Memfold } from '../../src/memfold.js';
+import type { MemfoldEvent } from '../../src/memfold-options.js';
+import { copyPgliteTemplate, createPostgresTestDatabase, postgresServerUrl } from '../support/backends.js';
+import { behaviors, startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai-server.js';
+import { checkInvariants } from '../support/invariants.js';
+import { orderChat } from '../support/messages.js';
+
+const BIN = new URL('../../bin/memfold.js', import.meta.url).pathname;
+const WINDOW = 2_000;
+
+function eventsOf(type: MemfoldEvent['type']) {
+  const seen: MemfoldEvent[] = [];
+  const waiters: Array<() => void> = [];
+  return {
+    seen,
+    onEvent: (event: MemfoldEvent) => {
+      if (event.type !== type) return;
+      seen.push(event);
+      for (const wake of waiters.splice(0)) wake();
+    },
+    next: () => new Promise<void>((resolve) => waiters.push(resolve)),
+  };
+}
+
+describe('on PGlite: in the appending process', () => {
+  it('an append past the trigger queues one job, which compacts; nothing is lost', async () => {
+    const { root } = await copyPgliteTemplate();
+    const ended = eventsOf('compaction_job_ended');
+    const queued: MemfoldEvent[] = [];
+    const memfold = await createMemfold({
+      env: {},
+      config: { home: root },
+      compaction: { contextWindow: WINDOW, background: true },
+      onEvent: (event) => {
+        if (event.type === 'compaction_queued') queued.push(event);
+        ended.onEvent(event);
+      },
+    });
+    try {
+      const appended: ConversationMessage[] = [];
+      const done = ended.next();
+      for (let turn = 0; turn < 30; turn++) appended.push(...(await memfold.append('c', orderChat(1, turn))));
+      await done;
+      expect(queued.length).toBeGreaterThan(0);
+      expect(ended.seen[0]).toMatchObject({ type: 'compaction_job_ended', conversationId: 'c', status: 'compacted' });
+      await memfold.close();
+      const reopened = await createMemfold({ env: {}, config: { home: root }, compaction: { contextWindow: WINDOW } });
+      expect((await checkInvariants(reopened, 'c', appended)).archived).toBeGreaterThan(0);
+      await reopened.close();
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+});
+
+const serverUrl = postgresServerUrl();
+
+describe.skipIf(serverUrl === undefined)('on PostgreSQL: jobs in pg-boss, run by workers', () => {
+  let fake: FakeOpenAI;
+  let database: { url: string; drop(): Promise<void> };
+  let lanceRoot: string;
+  const workers: ChildProcess[] = [];
+
+  beforeAll(async () => {
+    fake = await startFakeOpenAI();
+    database = await createPostgresTestDatabase(serverUrl!);
+    ({ root: lanceRoot } = await copyPgliteTemplate());
+  });
+  afterAll(async () => {
+    for (const worker of workers) if (worker.exitCode === null) worker.kill('SIGKILL');
+    await fake.close();
+    await database.drop();
+    await rm(lanceRoot, { recursive: true, force: true });
+  });
+
+  const env = (extra: Record<string, string> = {}) => ({
+    MEMFOLD_DATABASE_URL: database.url,
+    LANCEDB_URI: `${lanceRoot}/lancedb`,
+    MEMFOLD_JOB_HEARTBEAT_SECONDS: '10',
+    MEMFOLD_JOB_SUPERVISE_SECONDS: '1',
+    ...extra,
+  });
+
+  function startWorker(extra: Record<string, string>): { process: ChildProcess; lines: string[] } {
+    const child = spawn(process.execPath, [BIN, 'worker', '--concurrency', '1'], { env: { PATH: process.env.PATH ?? '', ...env(extra) } });
+    const lines: string[] = [];
+    child.stdout!.on('data', (chunk: Buffer) => lines.push(...chunk.toString().split('\n').filter(Boolean)));
+    workers.push(child);
+    return { process: child, lines };
+  }
+
+  async function until(check: () => boolean | Promise<boolean>, ms: number, what: string): Promise<void> {
+    const deadline = Date.now() + ms;
+    while (!(await check())) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+
+  it('a burst of appends makes one job; a worker killed mid-job leaves it to another, which compacts once', async () => {
+    const queued = eventsOf('compaction_queued');
+    const app = await createMemfold({ env: env(), compaction: { contextWindow: WINDOW, background: true }, onEvent: queued.onEvent });
+    const appended: ConversationMessage[] = [];
+    for (let turn = 0; turn < 30; turn++) appended.push(...(await app.append('burst', orderChat(1, turn))));
+    const results = queued.seen.map((e) => (e as { queued: boolean }).queued);
+    expect(results.filter(Boolean)).toHaveLength(1);
+    expect(results.length).toBeGreaterThan(1);
+
+    // The first worker's summaries take 20 s: it is killed while the job runs.
+    fake.setBehavior(behaviors.delay(20_000, behaviors.ok('Orders ORD-500 onwards were noted for Ada Lovelace.')));
+    const slow = startWorker({ OPENAI_BASE_URL: fake.baseURL, MEMFOLD_SUMMARY_MODEL: 'slow-model', MEMFOLD_MODEL_MAX_RETRIES: '0' });
+    await until(() => fake.requests.some((r) => r.path === '/v1/chat/completions'), 30_000, 'the first worker to call the model');
+    slow.process.kill('SIGKILL');
+
+    const second = startWorker({});
+    await until(() => second.lines.some((line) => line.startsWith('compacted burst')), 60_000, 'the second worker to compact');
+    expect(second.lines.find((line) => line.startsWith('compacted burst'))).toMatch(/attempt [2-9]/);
+    second.process.kill('SIGTERM');
+    await new Promise((resolve) => second.process.once('exit', resolve));
+
+    // The killed worker's operation was rolled back; the retry committed one.
+    const report = await checkInvariants(app, 'burst', appended);
+    expect(report.archived).toBeGreaterThan(0);
+    const operations = await app.persistence.listOperations('burst');
+    expect(operations.filter((op) => op.status === 'committed' && op.kind === 'compaction')).toHaveLength(1);
+    await app.close();
+  });
+
+  it('a compaction that fails every attempt ends in the dead-letter queue, nothing lost', async () => {
+    fake.setBehavior(behaviors.status(500));
+    const failing = {
+      LANCEDB_URI: `${lanceRoot}/lancedb-failing`,
+      // A namespace of its own: its queue is created with this test's retry limit (a queue keeps the settings it was made with).
+      MEMFOLD_NAMESPACE: 'doomed',
+      OPENAI_BASE_URL: fake.baseURL,
+      MEMFOLD_EMBEDDING_MODEL: 'broken-embedder',
+      MEMFOLD_MODEL_MAX_RETRIES: '0',
+      MEMFOLD_JOB_RETRIES: '1',
+    };
+    const app = await createMemfold({ env: env(failing), compaction: { contextWindow: WINDOW, background: true } });
+    const appended = await app.append('doomed', orderChat(30));
+    expect((await app.compact('doomed', { background: true })).conversationId).toBe('doomed');
+    const worker = startWorker(failing);
+    await until(() => worker.lines.filter((line) => line.startsWith('failed doomed')).length >= 2, 60_000, 'two failed attempts');
+
+    const boss = new PgBoss({ connectionString: database.url, schema: 'memfold_jobs', supervise: false, migrate: false });
+    await boss.start();
+    let dead: Array<{ data: unknown }> = [];
+    await until(async () => (dead = await boss.fetch(queueNames('doomed').dead)).length > 0, 30_000, 'the dead letter');
+    expect(dead[0]!.data).toMatchObject({ namespace: 'doomed', conversationId: 'doomed' });
+    await boss.stop({ graceful: false });
+    worker.process.kill('SIGTERM');
+
+    expect((await app.persistence.loadHistory('doomed')).filter((m) => m.kind !== 'clip_archive')).toHaveLength(appended.length);
+    expect(await app.persistence.listPendingOperations('doomed')).toEqual([]);
+    await app.close();
+  });
+
+  it('a context that reached the window before any worker ran is compacted in the caller turn, offline', async () => {
+    fake.setBehavior(behaviors.ok('unused'));
+    const fallback = eventsOf('hard_window_fallback');
+    const app = await createMemfold({ env: env(), compaction: { contextWindow: WINDOW, background: true }, onEvent: fallback.onEvent });
+    await app.append('full', orderChat(40));
+    expect((await app.usage('full')).tokens).toBeGreaterThanOrEqual(WINDOW);
+    await app.context('full');
+    expect(fallback.seen).toEqual([expect.objectContaining({ conversationId: 'full', status: 'compacted' })]);
+    expect((await app.usage('full')).tokens).toBeLessThan(WINDOW);
+    await app.close();
+  });
+});

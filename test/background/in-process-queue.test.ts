@@ -1,0 +1,66 @@
+/** The in-process background queue: one job waiting per conversation, retries of a failed compaction, a bounded close. */
+import { expect, it } from 'vitest';
+import { createInProcessQueue } from '../../src/background/in-process-queue.js';
+import type { JobOutcome } from '../../src/background/compaction-queue.js';
+import type { CompactionResult } from '../../src/compaction/compaction-result.js';
+
+const result = (status: CompactionResult['status']) =>
+  ({
+    status,
+    tokensBefore: 100,
+    tokensAfter: status === 'compacted' ? 40 : 100,
+    ...(status === 'failed' ? { failureCode: 'archive_failed', error: 'down' } : {}),
+  }) as CompactionResult;
+
+function gate() {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { open, opened };
+}
+
+it('a burst for one conversation queues one job while it waits; another conversation gets its own', async () => {
+  const started: string[] = [];
+  const release = gate();
+  const queue = createInProcessQueue(async (id) => {
+    started.push(id);
+    await release.opened;
+    return result('compacted');
+  });
+  const first = await queue.enqueue('a');
+  // 'a' is running now: one more may wait behind it, no more.
+  const burst = await Promise.all([queue.enqueue('a'), queue.enqueue('a'), queue.enqueue('b')]);
+  expect(first.queued).toBe(true);
+  expect(burst.map((r) => r.queued)).toEqual([true, false, true]);
+  release.open();
+  await queue.close(5_000);
+  expect(started).toEqual(['a', 'a', 'b']);
+});
+
+it('retries a failed compaction with a doubling delay, then reports the last outcome', async () => {
+  const outcomes: JobOutcome[] = [];
+  const delays: number[] = [];
+  let calls = 0;
+  const queue = createInProcessQueue(async () => (++calls < 3 ? result('failed') : result('compacted')), {
+    retryDelayMs: 100,
+    sleep: async (ms) => void delays.push(ms),
+    onOutcome: (o) => outcomes.push(o),
+  });
+  await queue.enqueue('a');
+  await queue.close(5_000);
+  expect(delays).toEqual([100, 200]);
+  expect(outcomes).toEqual([expect.objectContaining({ conversationId: 'a', status: 'compacted', attempt: 2 })]);
+
+  const failing = createInProcessQueue(async () => result('failed'), { retryLimit: 1, sleep: async () => undefined, onOutcome: (o) => outcomes.push(o) });
+  await failing.enqueue('b');
+  await failing.close(5_000);
+  expect(outcomes.at(-1)).toMatchObject({ conversationId: 'b', status: 'failed', failureCode: 'archive_failed', attempt: 1 });
+});
+
+it('close waits at most waitMs, and queues nothing after', async () => {
+  const queue = createInProcessQueue(() => new Promise<CompactionResult>(() => undefined));
+  await queue.enqueue('a');
+  const started = Date.now();
+  await queue.close(50);
+  expect(Date.now() - started).toBeLessThan(2_000);
+  expect((await queue.enqueue('b')).queued).toBe(false);
+});
