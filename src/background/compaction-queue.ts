@@ -30,6 +30,8 @@ export interface JobOutcome {
   tokensAfter: number;
   /** 0 for the first attempt. */
   attempt: number;
+  /** Summaries the offline summarizer wrote because the model failed (0 when the model wrote them all). */
+  fallbacks: number;
 }
 
 export interface CompactionQueue {
@@ -55,6 +57,7 @@ export function outcomeOf(result: CompactionResult, conversationId: string, jobI
     tokensBefore: result.tokensBefore,
     tokensAfter: result.tokensAfter,
     attempt,
+    fallbacks: result.fallbacks.length,
   };
 }
 

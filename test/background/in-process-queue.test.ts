@@ -7,6 +7,7 @@ import type { CompactionResult } from '../../src/compaction/compaction-result.js
 const result = (status: CompactionResult['status']) =>
   ({
     status,
+    fallbacks: [] as CompactionResult['fallbacks'],
     tokensBefore: 100,
     tokensAfter: status === 'compacted' ? 40 : 100,
     ...(status === 'failed' ? { failureCode: 'archive_failed', error: 'down' } : {}),

@@ -21,6 +21,7 @@ const BENCHMARKS: Record<string, () => Promise<BenchModule>> = {
   import: () => import('./import.js'),
   startup: () => import('./startup.js'),
   'extractive-quality': () => import('./extractive-quality.js'),
+  'background-load': () => import('./background-load.js'),
 };
 
 function parse(argv: string[]): { quick: boolean; only: string[]; outDir: string } {

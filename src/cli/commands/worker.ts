@@ -21,7 +21,8 @@ export function describeOutcome(outcome: JobOutcome): string {
     outcome.status === 'compacted'
       ? `${outcome.tokensBefore} -> ${outcome.tokensAfter} tokens`
       : (outcome.skipReason ?? `${outcome.failureCode}: ${outcome.error}`);
-  return `${outcome.status} ${outcome.conversationId} (job ${outcome.jobId}, attempt ${outcome.attempt + 1}): ${what}`;
+  const fallbacks = outcome.fallbacks > 0 ? `, ${outcome.fallbacks} summaries offline` : '';
+  return `${outcome.status} ${outcome.conversationId} (job ${outcome.jobId}, attempt ${outcome.attempt + 1}): ${what}${fallbacks}`;
 }
 
 export async function runWorker(memfold: Memfold, options: WorkerCommandOptions, output: Output): Promise<number> {

@@ -1,0 +1,188 @@
+/**
+ * Background compaction under load: `memfold worker` processes take the jobs of many conversations that keep
+ * growing, against a fake model with latency and a rate limit (the provider's bound, shared by the workers through
+ * MEMFOLD_MODEL_RPM). Reports compacting jobs/min against the bound the rate limit sets (requests per minute over
+ * model requests per compacting job), summaries written offline (the model's fallback), queue lag (job created to started) p50/p95,
+ * hard-window fallbacks in the appending process, messages lost, and the largest context seen at any turn against
+ * the window. PostgreSQL only (pg-boss); skipped without DATABASE_URL.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import pg from 'pg';
+import { queueNames } from '../../src/background/pg-boss-queue.js';
+import { createMemfold } from '../../src/memfold.js';
+import type { MemfoldEvent } from '../../src/memfold-options.js';
+import { startFakeOpenAIProcess } from '../support/fake-openai-process.js';
+import { createBenchDatabase, fmt, now, pct, percentile, syntheticMessages, table, tempDir, type BenchOptions, type BenchResult } from './bench-kit.js';
+
+const BIN = new URL('../../bin/memfold.js', import.meta.url).pathname;
+const WINDOW = 4_000;
+const LATENCY_MS = 200;
+
+interface LoadShape {
+  workers: number;
+  conversations: number;
+  seconds: number;
+  /** The provider's limit, requests per minute, over all workers. */
+  rpm: number;
+}
+
+export async function run(options: BenchOptions): Promise<BenchResult> {
+  const shape: LoadShape = options.quick
+    ? { workers: 2, conversations: 40, seconds: 60, rpm: 120 }
+    : { workers: 4, conversations: 200, seconds: 180, rpm: 240 };
+  if (!options.databaseUrl)
+    return { name: 'background-load', title: 'Background compaction under load', markdown: 'Skipped: needs DATABASE_URL (pg-boss).', json: null };
+  const database = await createBenchDatabase(options.databaseUrl);
+  const lance = await tempDir('load');
+  const model = await startFakeOpenAIProcess({ latencyMs: LATENCY_MS, rateLimit: { requestsPerMinute: shape.rpm } });
+  const env = {
+    MEMFOLD_DATABASE_URL: database.url,
+    LANCEDB_URI: `${lance.dir}/lancedb`,
+    OPENAI_BASE_URL: model.baseURL,
+    MEMFOLD_SUMMARY_MODEL: 'fake-model',
+    // Each worker keeps to its share of the provider's limit, so together they stay under it.
+    MEMFOLD_MODEL_RPM: String(Math.floor(shape.rpm / shape.workers)),
+    MEMFOLD_JOB_SUPERVISE_SECONDS: '2',
+  };
+  const workers: ChildProcess[] = [];
+  let hardWindow = 0;
+  let queued = 0;
+  const onEvent = (event: MemfoldEvent) => {
+    if (event.type === 'hard_window_fallback') hardWindow++;
+    if (event.type === 'compaction_queued' && event.queued) queued++;
+  };
+  const app = await createMemfold({ env, compaction: { contextWindow: WINDOW, background: true }, onEvent });
+  try {
+    for (let i = 0; i < shape.workers; i++) {
+      workers.push(spawn(process.execPath, [BIN, 'worker', '--concurrency', '2'], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: 'ignore' }));
+    }
+    const ids = Array.from({ length: shape.conversations }, (_, i) => `load-${i}`);
+    const next = new Map(ids.map((id) => [id, 0]));
+    let appended = 0;
+    let largest = 0;
+    const started = now();
+    options.log(`${shape.workers} workers, ${shape.conversations} conversations, ${shape.seconds} s, ${shape.rpm} requests/min, ${LATENCY_MS} ms a request`);
+    // Each lane appends a turn to one conversation after another, as users would, and reads the context as the assistant would.
+    const lane = async (lanes: number, index: number) => {
+      for (let round = 0; now() - started < shape.seconds * 1000; round++) {
+        for (let c = index; c < ids.length; c += lanes) {
+          const id = ids[c]!;
+          const from = next.get(id)!;
+          await app.append(id, syntheticMessages(from, 4));
+          next.set(id, from + 4);
+          appended += 4;
+          await app.context(id);
+          largest = Math.max(largest, (await app.usage(id)).tokens);
+          if (now() - started >= shape.seconds * 1000) return;
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: 8 }, (_, i) => lane(8, i)));
+    const appendSeconds = (now() - started) / 1000;
+    const stats = await model.stats();
+    const jobs = await jobRows(database.url, queueNames('default').jobs);
+    // Jobs that compacted: a job can also find nothing to do (a hard-window fallback or an earlier job got there first).
+    const completed = jobs.filter((j) => j.state === 'completed' && j.status === 'compacted');
+    const skipped = jobs.filter((j) => j.state === 'completed' && j.status !== 'compacted').length;
+    const lags = jobs.filter((j) => j.started !== null).map((j) => j.started! - j.created);
+    const fallbacks = completed.reduce((sum, j) => sum + (j.fallbacks ?? 0), 0);
+    const requestsPerJob = completed.length > 0 ? stats.chatRequests / completed.length : 0;
+    const bound = requestsPerJob > 0 ? shape.rpm / requestsPerJob : 0;
+    const jobsPerMinute = (completed.length / appendSeconds) * 60;
+    const lost = await lostMessages(app, ids, next);
+    const json = {
+      shape,
+      appendSeconds,
+      appended,
+      queued,
+      completed: completed.length,
+      jobsPerMinute,
+      bound,
+      requestsPerJob,
+      fallbacks,
+      rateLimited: stats.rateLimited,
+      lagP50: percentile(lags, 50),
+      lagP95: percentile(lags, 95),
+      hardWindow,
+      lost,
+      largest,
+      window: WINDOW,
+    };
+    const markdown = table(
+      [
+        'workers × conversations',
+        'jobs/min',
+        'bound',
+        'of bound',
+        'offline summaries',
+        '429s',
+        'lag p50',
+        'lag p95',
+        'hard-window fallbacks',
+        'lost',
+        'largest context / window',
+      ],
+      [
+        [
+          `${shape.workers} × ${shape.conversations}`,
+          fmt(jobsPerMinute, 1),
+          fmt(bound, 1),
+          pct(bound > 0 ? jobsPerMinute / bound : 0),
+          fallbacks,
+          stats.rateLimited,
+          `${fmt(json.lagP50 / 1000, 1)} s`,
+          `${fmt(json.lagP95 / 1000, 1)} s`,
+          hardWindow,
+          lost,
+          `${largest} / ${WINDOW}`,
+        ],
+      ],
+    );
+    return {
+      name: 'background-load',
+      title: 'Background compaction under load',
+      markdown: `${markdown}\n\n${appended} messages appended in ${fmt(appendSeconds, 0)} s; ${requestsPerJob.toFixed(2)} model requests per compacting job; ${skipped} jobs found nothing to do.`,
+      json,
+    };
+  } finally {
+    for (const worker of workers) worker.kill('SIGTERM');
+    await Promise.all(workers.map((w) => new Promise((resolve) => (w.exitCode !== null ? resolve(null) : w.once('exit', resolve)))));
+    await app.close();
+    await model.close();
+    await database.drop();
+    await lance.remove();
+  }
+}
+
+async function jobRows(url: string, name: string) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query(
+      `select state, extract(epoch from created_on) * 1000 as created, extract(epoch from started_on) * 1000 as started, (output->>'fallbacks')::int as fallbacks, output->>'status' as status
+         from memfold_jobs.job where name = $1`,
+      [name],
+    );
+    return rows.map((r) => ({
+      state: r.state as string,
+      created: Number(r.created),
+      started: r.started === null ? null : Number(r.started),
+      fallbacks: r.fallbacks as number | null,
+      status: r.status as string | null,
+    }));
+  } finally {
+    await client.end();
+  }
+}
+
+/** Appended messages neither live nor in an archived transcript. Ids are the store's: count by seq-free position instead, per conversation. */
+async function lostMessages(app: Awaited<ReturnType<typeof createMemfold>>, ids: readonly string[], appendedCount: Map<string, number>): Promise<number> {
+  let lost = 0;
+  for (const id of ids) {
+    const live = (await app.persistence.loadHistory(id)).filter((m) => m.kind !== 'clip_archive').length;
+    const transcripts = await app.archive.list({ conversationId: id, kind: 'transcript' });
+    const archived = transcripts.reduce((sum, t) => sum + t.sourceIds.length, 0);
+    lost += Math.max(0, appendedCount.get(id)! - live - archived);
+  }
+  return lost;
+}
