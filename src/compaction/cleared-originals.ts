@@ -26,23 +26,23 @@ export function originalProblem(message: ConversationMessage, entry: ArchiveEntr
   return undefined;
 }
 
-/** The originals of the cleared messages among `messages`, by message id; throws `archive_error` when one is missing. */
+/**
+ * The originals of the cleared messages among `messages`, by message id; throws `archive_error` when one is missing.
+ * `verified`: `tool_output` entries this compaction wrote and read back under the same lock (its tier 2), by label;
+ * they are not read again. Every other label is read from the archive.
+ */
 export async function readClearedOriginals(
   messages: readonly ConversationMessage[],
   archive: Pick<Archive, 'read'>,
   conversationId: string,
+  verified: ReadonlyMap<string, ArchiveEntry> = new Map(),
 ): Promise<Map<string, ClearedOriginal>> {
   const cleared = messages.filter((m) => m.clearedOutputLabel !== undefined);
   const originals = new Map<string, ClearedOriginal>();
   if (cleared.length === 0) return originals;
-  const entries = new Map(
-    (
-      await archive.read(
-        conversationId,
-        cleared.map((m) => m.clearedOutputLabel!),
-      )
-    ).map((e) => [e.label, e]),
-  );
+  const unread = cleared.map((m) => m.clearedOutputLabel!).filter((label) => !verified.has(label));
+  const entries = new Map(verified);
+  if (unread.length > 0) for (const entry of await archive.read(conversationId, unread)) entries.set(entry.label, entry);
   for (const message of cleared) {
     const entry = entries.get(message.clearedOutputLabel!);
     const problem = originalProblem(message, entry);

@@ -4,7 +4,7 @@
  * `clear_tool_outputs` (planned -> archived -> committed | rolled_back) with every label before it is written, so
  * reconcile finishes or undoes one a crash interrupted (reconcile.ts). Never throws: a failure undoes the writes.
  */
-import type { ConversationMessage } from '../conversation/types.js';
+import type { ArchiveEntry, ConversationMessage } from '../conversation/types.js';
 import type { OperationStatus } from '../persistence/persistence-provider.js';
 import { createArchiveWriter } from './archive-writer.js';
 import { clearedOutputs, toolOutputEntries, type ClearingSelection } from './clear-tool-outputs.js';
@@ -14,7 +14,15 @@ import { atStage, StageError, throwIfAborted } from './stage-error.js';
 import { undoOperation } from './undo-operation.js';
 
 export type ClearingOutcome =
-  | { ok: true; operationId: string; history: ConversationMessage[]; cleared: number; tokensFreed: number }
+  | {
+      ok: true;
+      operationId: string;
+      history: ConversationMessage[];
+      cleared: number;
+      tokensFreed: number;
+      /** The `tool_output` entries written and read back, by label: tier 3 takes the originals from them. */
+      entries: ReadonlyMap<string, ArchiveEntry>;
+    }
   | { ok: false; operationId: string; failureCode: CompactionFailureCode; error: string };
 
 /**
@@ -69,7 +77,7 @@ export async function runClearing(
     const cleared = clearedOutputs(entries, (id) => tokensOf.get(id)!);
     committing = true;
     const updated = await atStage('commit_failed', () => persistence.commitClearing({ conversationId, operationId, cleared, labels: [...writer.written] }));
-    return succeeded(updated);
+    return succeeded(updated, entries);
   } catch (error) {
     const stageError = error instanceof StageError ? error : new StageError('unexpected', error);
     // A commit that failed on the way back may still have committed: the journal says so.
@@ -80,7 +88,11 @@ export async function runClearing(
       );
       if (outcome === 'committed') {
         const rows = await persistence.loadHistory(conversationId).catch(() => undefined);
-        if (rows) return succeeded(rows.filter((m) => messageIds.includes(m.id)));
+        if (rows)
+          return succeeded(
+            rows.filter((m) => messageIds.includes(m.id)),
+            [],
+          );
       }
       // Unknown: left `archived` for reconcile, which finishes it if the rows are unchanged, or undoes it.
       if (outcome === undefined) return { ok: false, operationId, failureCode: stageError.code, error: stageError.message };
@@ -91,11 +103,11 @@ export async function runClearing(
     result.stageMs.clear = (result.stageMs.clear ?? 0) + clock() - started;
   }
 
-  function succeeded(updated: readonly ConversationMessage[]): ClearingOutcome {
+  function succeeded(updated: readonly ConversationMessage[], written: readonly ArchiveEntry[]): ClearingOutcome {
     const byId = new Map(updated.map((m) => [m.id, m]));
     const after = history.map((m) => byId.get(m.id) ?? m);
     const tokensFreed = history.reduce((sum, m) => sum + counts.context(m), 0) - after.reduce((sum, m) => sum + counts.context(m), 0);
     emit({ type: 'tool_outputs_cleared', conversationId, operationId, cleared: updated.length, tokensFreed, labels: [...writer.written] });
-    return { ok: true, operationId, history: after, cleared: updated.length, tokensFreed };
+    return { ok: true, operationId, history: after, cleared: updated.length, tokensFreed, entries: new Map(written.map((e) => [e.label, e])) };
   }
 }

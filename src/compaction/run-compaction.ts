@@ -3,7 +3,7 @@
  * re-summarize -> commit. Each step takes and returns values; this file only sequences them, times
  * them, and on any failure undoes the writes and returns the failure as data.
  */
-import type { ConversationMessage } from '../conversation/types.js';
+import type { ArchiveEntry, ConversationMessage } from '../conversation/types.js';
 import { costOfModels } from '../cost/cost-of.js';
 import { DEFAULT_PRICES } from '../cost/default-prices.js';
 import type { OperationStatus } from '../persistence/persistence-provider.js';
@@ -35,6 +35,8 @@ export async function runCompaction(
   result: CompactionResult,
   counts: ConversationCounts,
   signal?: AbortSignal,
+  /** `tool_output` entries this compaction's tier 2 wrote and read back, by label (see `readClearedOriginals`). */
+  clearedEntries?: ReadonlyMap<string, ArchiveEntry>,
 ): Promise<CompactionResult> {
   const { persistence, settings, emit, clock } = deps;
   const operationId = deps.newId();
@@ -95,7 +97,7 @@ export async function runCompaction(
     );
     const before = await atStage('archive_failed', () => listFrontier(deps, conversationId));
     // Cleared tool outputs are archived as they were appended: their originals are read before any model call.
-    const originals = await atStage('archive_failed', () => readClearedOriginals(plan.compactable, deps.archive, conversationId));
+    const originals = await atStage('archive_failed', () => readClearedOriginals(plan.compactable, deps.archive, conversationId, clearedEntries));
 
     // Fold, the first chunk building on the newest frontier batch, while the archive takes the verbatim transcript
     // at once and each chunk's batch as its summary arrives (all read back). An archive failure stops the fold.

@@ -70,7 +70,8 @@ export async function runTiers(
   if (plan.kind === 'skip') return result;
   if (plan.scope) result.scope = plan.scope;
   const tier2 = { history: result.history, messagesAfter: result.messagesAfter, tokensAfter: result.tokensAfter };
-  const done = await runCompaction(plan, conversationId, deps, result, counts, signal);
+  // The outputs tier 2 just archived and read back are not read again for their originals.
+  const done = await runCompaction(plan, conversationId, deps, result, counts, signal, cleared.entries);
   if (done.status === 'compacted') return Object.assign(done, { tier: 3 as const });
   // Tier 2 stands: the live rows changed, so the result says so, with why summarizing failed.
   return Object.assign(done, { status: 'compacted' as const, tier: 2 as const, ...tier2 });

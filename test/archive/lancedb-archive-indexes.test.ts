@@ -84,6 +84,23 @@ describe('lancedb archive: index policy', () => {
     expect([...state.values()].map((index) => index.unindexed)).toEqual([...state.values()].map(() => 0));
   });
 
+  it('waits for the writes to pause before it optimizes: a burst of writes never waits for upkeep between them', async () => {
+    const archive = await openLanceArchive({ uri: folder.dir, embedder, optimizeAfterUnindexedRows: 5, upkeepDelayMs: 2_000 });
+    await archive.write(rows('c', 300, 5, 'dormouse'));
+    await archive.write(rows('c', 305, 5, 'dormouse'));
+    // Due twice over, not run yet: the writes have not paused for 2 s.
+    expect((await indexState(folder.dir)).get('content')?.unindexed).toBeGreaterThanOrEqual(10);
+    expect((await archive.search({ conversationId: 'c', query: 'dormouse', limit: 20 })).length).toBe(10);
+    await new Promise((resolve) => setTimeout(resolve, 4_000));
+    expect([...(await indexState(folder.dir)).values()].map((index) => index.unindexed)).toEqual([...(await indexState(folder.dir)).values()].map(() => 0));
+    await archive.close();
+  });
+
+  it('refuses a negative or fractional upkeepDelayMs', async () => {
+    await expect(openLanceArchive({ uri: folder.dir, embedder, upkeepDelayMs: -1 })).rejects.toMatchObject({ field: 'upkeepDelayMs' });
+    await expect(openLanceArchive({ uri: folder.dir, embedder, upkeepDelayMs: 1.5 })).rejects.toMatchObject({ field: 'upkeepDelayMs' });
+  });
+
   it('recreates missing indexes when it opens a table that has rows', async () => {
     const db = await lancedb.connect(folder.dir);
     const table = await db.openTable(TABLE);

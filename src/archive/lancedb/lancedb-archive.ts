@@ -19,11 +19,11 @@ import {
   compareEntriesByTime,
   embedderForTable,
   ENTRY_COLUMNS,
+  entriesTable,
   fromRow,
   parentsTable,
   rowKey,
   SESSIONS_COLUMN_SQL,
-  toRow,
   validateEntry,
 } from './lancedb-schema.js';
 import { enqueueWrite, isCommitConflict, withConflictRetry, writesSettled } from './lancedb-writes.js';
@@ -51,6 +51,13 @@ export interface LanceArchiveOptions {
   /** Run `optimize()` (compaction + incremental index update) once an index lags this many rows. Default 128. */
   optimizeAfterUnindexedRows?: number;
   /**
+   * Milliseconds without a write (or mark) on this archive before index upkeep (`optimize()`) runs. Default 1000. Its
+   * cost grows with the whole table, so it waits until a burst of writes (a compaction's) is over instead of running
+   * between them, where the burst's next write would wait for it; under writes that never pause it runs at the latest
+   * 10 delays after it was first due. 0 runs it right behind the write. `close()` runs one still pending.
+   */
+  upkeepDelayMs?: number;
+  /**
    * Create the scalar indexes (namespace, conversation_id, depth, kind, key) beside the full-text one. Default true.
    * False creates only the full-text index (benchmarks compare the two); indexes that already exist are kept and maintained.
    */
@@ -74,6 +81,7 @@ export const DEFAULT_LANCE_ARCHIVE_OPTIONS = Object.freeze({
   namespace: 'default',
   tableName: 'memfold_archive',
   optimizeAfterUnindexedRows: 128,
+  upkeepDelayMs: 1000,
   scalarIndexes: true,
   readConsistencySeconds: 0,
   commitRetries: 4,
@@ -120,6 +128,7 @@ export async function openLanceArchive(options: LanceArchiveOptions): Promise<Ar
     ['optimizeAfterUnindexedRows', 1],
     ['readConsistencySeconds', 0],
     ['commitRetries', 0],
+    ['upkeepDelayMs', 0],
   ] as const) {
     if (!(Number.isInteger(settings[name]) && settings[name] >= min)) throw new InvalidArgumentError(name, `must be an integer >= ${min}`);
   }
@@ -201,21 +210,38 @@ export async function openLanceArchive(options: LanceArchiveOptions): Promise<Ar
   let closed = false;
   /**
    * Index upkeep after a write. Creating the indexes (the first rows) is awaited: full-text search needs
-   * its index. Later upkeep (optimize) is queued behind the write instead: its cost grows with the whole
-   * table, all conversations together, and a compaction should not wait for it; rows stay searchable
-   * meanwhile. One queued upkeep at a time is enough; `close()` waits for it.
+   * its index. Later upkeep (optimize) is queued behind the writes instead, once they pause for `upkeepDelayMs`:
+   * its cost grows with the whole table, all conversations together, and a compaction should not wait for it
+   * between its own writes; rows stay searchable meanwhile. One pending upkeep at a time is enough; `close()`
+   * queues one still pending and waits for it.
    */
   let upkeepQueued = false;
-  const upkeep = async (): Promise<void> => {
-    // Index upkeep after the archive started closing would use the table while it closes: the next open does it.
-    if (closed) return;
-    if (!indexesReady) return enqueueWrite(tableKey, maintain);
+  let upkeepTimer: ReturnType<typeof setTimeout> | undefined;
+  let upkeepDueSince: number | undefined;
+  const queueUpkeep = (): void => {
+    if (upkeepTimer !== undefined) clearTimeout(upkeepTimer);
+    upkeepTimer = undefined;
+    upkeepDueSince = undefined;
     if (upkeepQueued) return;
     upkeepQueued = true;
     void enqueueWrite(tableKey, async () => {
       upkeepQueued = false;
       await maintain();
     });
+  };
+  const upkeep = async (): Promise<void> => {
+    // Index upkeep after the archive started closing would use the table while it closes: the next open does it.
+    if (closed) return;
+    if (!indexesReady) return enqueueWrite(tableKey, maintain);
+    const delay = settings.upkeepDelayMs;
+    if (delay === 0) return queueUpkeep();
+    const now = Date.now();
+    upkeepDueSince ??= now;
+    if (upkeepTimer !== undefined) clearTimeout(upkeepTimer);
+    // A burst of writes postpones it, but never past 10 delays: writes that never pause still get their indexes.
+    upkeepTimer = setTimeout(queueUpkeep, Math.max(0, Math.min(delay, upkeepDueSince + 10 * delay - now)));
+    // Upkeep never keeps a process alive: what it leaves undone, the next open does.
+    upkeepTimer.unref?.();
   };
 
   const ensureOpen = (): void => {
@@ -336,17 +362,19 @@ export async function openLanceArchive(options: LanceArchiveOptions): Promise<Ar
           `Embedder ${embedder.id} returned vectors of the wrong count or size (expected ${chosen.length} x ${embedder.dimensions})`,
         );
       }
-      const data = chosen.map((index, i) => toRow(namespace, entries[index]!, times[index]!, vectors[i]!));
+      const chosenEntries = chosen.map((index) => entries[index]!);
+      const chosenTimes = chosen.map((index) => times[index]!);
       let refused = 0;
       await mutate('write', async () => {
         await ensureSessionsColumn();
+        const data = entriesTable(await table.schema(), embedder, namespace, chosenEntries, chosenTimes, vectors);
         // A label is replaced only by a write of the operation that holds it (a retry): never another's row.
         const merged = await table
           .mergeInsert(COLUMN.key)
           .whenMatchedUpdateAll({ where: `target.${COLUMN.operationId} = source.${COLUMN.operationId}` })
           .whenNotMatchedInsertAll()
           .execute(data);
-        refused = data.length - merged.numInsertedRows - merged.numUpdatedRows;
+        refused = data.numRows - merged.numInsertedRows - merged.numUpdatedRows;
       });
       await upkeep();
       if (refused > 0) throw await labelsTakenError(entries, chosen);
@@ -454,6 +482,8 @@ export async function openLanceArchive(options: LanceArchiveOptions): Promise<Ar
 
     async close() {
       if (closed) return;
+      // Upkeep still waiting for the writes to pause runs now, and close waits for it with the writes.
+      if (upkeepTimer !== undefined) queueUpkeep();
       closed = true;
       await writesSettled(tableKey);
       while (reads.size > 0) await Promise.allSettled([...reads]);
