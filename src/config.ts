@@ -4,6 +4,7 @@
  * `persistence/message-size-limit.ts`, model defaults in `openai/openai-defaults.ts`.
  */
 import { z } from 'zod';
+import { isObjectStoreUri, s3StorageOptionsFromEnv } from './archive/lancedb/lancedb-storage-options.js';
 import { parseWithSchema } from './conversation/schema-issues.js';
 import { InvalidConfigError } from './errors.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, MAX_MESSAGE_BYTES_LIMIT } from './persistence/message-size-limit.js';
@@ -28,6 +29,18 @@ export interface RuntimeConfig {
   databaseUrl?: string;
   /** LanceDB location (folder or `s3://...`). `LANCEDB_URI`, default `{home}/lancedb`. */
   lancedbUri: string;
+  /**
+   * LanceDB storage options of an object-store `lancedbUri` (absent for a folder): from the `MEMFOLD_S3_*`
+   * variables (else `AWS_*`) for `s3://` and `s3+ddb://` (`archive/lancedb/lancedb-storage-options.ts`), with
+   * `config.lancedbStorageOptions` laid over them key by key.
+   */
+  lancedbStorageOptions?: Record<string, string>;
+  /**
+   * Only one process writes the archive: skip the check, on opening an `s3://` archive on a custom endpoint,
+   * that the store refuses a second create of one key (which LanceDB's commits rely on when several write).
+   * `MEMFOLD_S3_SINGLE_WRITER`, default false.
+   */
+  s3SingleWriter?: boolean;
   /** Scope of conversations sharing one store. `MEMFOLD_NAMESPACE`, default `default`. */
   namespace: string;
   /** OpenAI-compatible endpoint, an `http://` or `https://` URL. `MEMFOLD_OPENAI_BASE_URL`, else `OPENAI_BASE_URL` (the client's default when unset). */
@@ -109,6 +122,10 @@ function overrideInt(min: number, max?: number) {
 
 const overrideString = z.string({ error: 'must be a non-empty string' }).refine((value) => value.trim() !== '', 'must be a non-empty string');
 
+const overrideStorageOptions = z.record(z.string().min(1, 'keys must be non-empty'), z.string({ error: 'must be a string' }), {
+  error: 'must be an object of string values',
+});
+
 /**
  * The overrides `createMemfold({ config })` takes, keyed by every RuntimeConfig field (so a new field
  * cannot be forgotten): a string, or an integer with the same bounds as its variable. Unknown keys are
@@ -120,6 +137,8 @@ const overridesSchema = z
       home: overrideString,
       databaseUrl: overrideString,
       lancedbUri: overrideString,
+      lancedbStorageOptions: overrideStorageOptions,
+      s3SingleWriter: z.boolean({ error: 'must be a boolean' }),
       namespace: overrideString,
       openaiBaseUrl: overrideString,
       openaiApiKey: overrideString,
@@ -156,6 +175,14 @@ function envInt(min: number, max?: number) {
 
 const envText = z.string().transform((raw) => raw.trim());
 
+const envFlag = z.string().transform((raw, ctx) => {
+  const value = raw.trim().toLowerCase();
+  if (value === 'true' || value === '1') return true;
+  if (value === 'false' || value === '0') return false;
+  ctx.issues.push({ code: 'custom', message: `must be true or false (got "${raw}")`, input: raw });
+  return z.NEVER;
+});
+
 const envPromptMode = envText.pipe(z.enum(SUMMARY_PROMPT_MODES, { error: (issue) => `${SUMMARY_PROMPT_MODE_RULE} (got "${String(issue.input)}")` }));
 
 /** The variables memfold reads; a blank one counts as unset. Errors name the variable. */
@@ -165,6 +192,7 @@ const envSchema = z
     MEMFOLD_DATABASE_URL: envText,
     DATABASE_URL: envText,
     LANCEDB_URI: envText,
+    MEMFOLD_S3_SINGLE_WRITER: envFlag,
     MEMFOLD_NAMESPACE: envText,
     MEMFOLD_OPENAI_BASE_URL: envText,
     OPENAI_BASE_URL: envText,
@@ -241,10 +269,17 @@ export function resolveRuntimeConfig(overrides: Partial<RuntimeConfig> = {}, env
     embeddingModel: given.embeddingModel ?? vars.MEMFOLD_EMBEDDING_MODEL,
     assistantModel: given.assistantModel ?? vars.MEMFOLD_MODEL,
     modelRequestsPerMinute: given.modelRequestsPerMinute ?? vars.MEMFOLD_MODEL_RPM,
+    s3SingleWriter: given.s3SingleWriter ?? vars.MEMFOLD_S3_SINGLE_WRITER,
   };
+  const lancedbUri = given.lancedbUri ?? vars.LANCEDB_URI ?? `${home.replace(/\/+$/, '')}/lancedb`;
+  // The S3 variables matter only for an object-store URI; a folder archive never reads them.
+  const storageOptions = isObjectStoreUri(lancedbUri)
+    ? { ...s3StorageOptionsFromEnv(lancedbUri, env), ...given.lancedbStorageOptions }
+    : given.lancedbStorageOptions;
   const config: RuntimeConfig = {
     home,
-    lancedbUri: given.lancedbUri ?? vars.LANCEDB_URI ?? `${home.replace(/\/+$/, '')}/lancedb`,
+    lancedbUri,
+    ...(storageOptions && Object.keys(storageOptions).length > 0 ? { lancedbStorageOptions: storageOptions } : {}),
     namespace: given.namespace ?? vars.MEMFOLD_NAMESPACE ?? 'default',
     modelTimeoutMs,
     modelMaxRetries: given.modelMaxRetries ?? vars.MEMFOLD_MODEL_MAX_RETRIES ?? DEFAULT_MODEL_MAX_RETRIES,

@@ -5,8 +5,11 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Archive } from './archive/archive.js';
+import { isObjectStoreUri } from './archive/lancedb/lancedb-storage-options.js';
+import { checkConditionalPut } from './archive/lancedb/s3-conditional-put.js';
 import type { RuntimeConfig } from './config.js';
 import type { Embedder } from './embedding/embedder.js';
+import { MemfoldError } from './errors.js';
 import { createHashingEmbedder } from './embedding/hashing-embedder.js';
 import { createCircuitBreaker } from './openai/openai-circuit-breaker.js';
 import { createOpenAIEmbedder } from './openai/openai-embedder.js';
@@ -84,7 +87,27 @@ export async function openPersistence(config: RuntimeConfig, migrate: boolean): 
   return createKyselyPersistence({ dialect: 'pglite', dataDir, ...common });
 }
 
+/**
+ * The LanceDB archive at `lancedbUri`. An `s3://` archive on an S3-compatible endpoint is refused when the store
+ * ignores `If-None-Match` on PUT (`s3-conditional-put.ts`): there, concurrent writers would replace each other's
+ * commits without an error, so losing archived batches silently; `s3SingleWriter` says no one else writes.
+ */
 export async function openArchive(config: RuntimeConfig, embedder: Embedder, onWarning: (message: string, error: unknown) => void): Promise<Archive> {
+  const storageOptions = config.lancedbStorageOptions;
   if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(config.lancedbUri)) await mkdir(config.lancedbUri, { recursive: true });
-  return openLanceArchive({ uri: config.lancedbUri, embedder, namespace: config.namespace, onWarning });
+  else if (
+    isObjectStoreUri(config.lancedbUri) &&
+    storageOptions &&
+    !config.s3SingleWriter &&
+    (await checkConditionalPut(config.lancedbUri, storageOptions)) === 'unsupported'
+  ) {
+    throw new MemfoldError(
+      'archive_error',
+      `LanceDB archive open failed: the S3 endpoint ${new URL(storageOptions.aws_endpoint!).origin} ignores If-None-Match on PUT, ` +
+        "so two processes writing the archive would overwrite each other's commits. Use a store with conditional writes " +
+        '(AWS S3, MinIO, Cloudflare R2), an s3+ddb:// URI with a DynamoDB table, or set MEMFOLD_S3_SINGLE_WRITER=true ' +
+        'when only one process writes it.',
+    );
+  }
+  return openLanceArchive({ uri: config.lancedbUri, embedder, namespace: config.namespace, onWarning, ...(storageOptions ? { storageOptions } : {}) });
 }
