@@ -276,6 +276,7 @@ export async function createMemfold(options: MemfoldOptions = {}): Promise<Memfo
     compactNow: (conversationId) => offlineCompactor.compactStored(conversationId, { wait: true }),
     settingsOf: (conversationId) => compactor.settingsOf(conversationId),
     usage: (conversationId) => compactor.usage(conversationId),
+    forgetCount: (conversationId) => contextWarnings.changed(conversationId),
     emit,
   });
 

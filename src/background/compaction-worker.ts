@@ -15,6 +15,11 @@ export interface WorkerOptions {
   concurrency?: number;
   /** Told what each attempt did. */
   onOutcome?: (outcome: JobOutcome) => void;
+  /**
+   * The queue's heartbeat (`MEMFOLD_JOB_HEARTBEAT_SECONDS`): the worker beats four times within it, so a busy event
+   * loop that delays a beat or two does not lose the job to another worker (pg-boss beats twice by default).
+   */
+  heartbeatSeconds?: number;
 }
 
 export interface CompactionWorker {
@@ -35,7 +40,12 @@ export async function startCompactionWorker(
   const names = queueNames(options.namespace);
   const id = await boss.work<CompactionJobData, JobOutcome>(
     names.jobs,
-    { localConcurrency: options.concurrency ?? 2, batchSize: 1, pollingIntervalSeconds: 0.5 },
+    {
+      localConcurrency: options.concurrency ?? 2,
+      batchSize: 1,
+      pollingIntervalSeconds: 0.5,
+      ...(options.heartbeatSeconds ? { heartbeatRefreshSeconds: Math.max(1, options.heartbeatSeconds / 4) } : {}),
+    },
     async ([job]) => {
       const result = await compact(job!.data, job!.signal);
       const outcome = outcomeOf(result, job!.data.conversationId, job!.id, job!.retryCount);

@@ -16,6 +16,11 @@ export interface MemfoldBackgroundDeps extends Omit<BackgroundCompactionOptions,
   /** A compaction with the offline summarizer, run in the caller's turn when the context reached the window. */
   compactNow(conversationId: string): Promise<CompactionResult>;
   emit(event: BackgroundEvent): void;
+  /**
+   * Drop this process's running token count of the conversation, so the next append counts from the store: a job
+   * queued is compacted by another process (a worker), whose commit this process's count would never see.
+   */
+  forgetCount(conversationId: string): void;
 }
 
 export interface MemfoldBackground {
@@ -37,6 +42,7 @@ export function memfoldBackground(deps: MemfoldBackgroundDeps): MemfoldBackgroun
       if (!settings.background || tokens === undefined || tokens < settings.trigger) return;
       // The append has landed; a queue that cannot be reached must not undo it. The next append asks again.
       await jobs.enqueue(conversationId, settings).catch((error: unknown) => failed(conversationId, error));
+      deps.forgetCount(conversationId);
     },
     async beforeContext(conversationId) {
       if (!deps.settingsOf(conversationId).background) return;

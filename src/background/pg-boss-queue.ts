@@ -20,6 +20,8 @@ export interface JobQueueOptions {
   heartbeatSeconds?: number;
   /** How often pg-boss checks for dead workers and due retries. Default 10 (tests use 1). */
   superviseIntervalSeconds?: number;
+  /** PostgreSQL connections pg-boss may hold. Default 4; a worker takes its concurrency plus 2 (fetching, heartbeats). */
+  poolSize?: number;
 }
 
 export interface CompactionJobData {
@@ -42,7 +44,7 @@ export async function openJobBoss(options: JobQueueOptions, onError: (error: Err
     schema: options.schema ?? DEFAULT_JOB_SCHEMA,
     superviseIntervalSeconds: options.superviseIntervalSeconds ?? 10,
     monitorIntervalSeconds: options.superviseIntervalSeconds ?? 10,
-    max: 4,
+    max: options.poolSize ?? 4,
   });
   // Without a listener an `error` event would throw: the library stays quiet and reports through onError.
   boss.on('error', onError);

@@ -121,9 +121,10 @@ for (const backend of persistenceBackends()) {
           purposes.push(request.purpose);
           const entries = await stack!.archive.list({ conversationId: current });
           stored.push({ transcripts: entries.filter((e) => e.kind === 'transcript').length, batches: entries.filter((e) => e.kind === 'summary').length });
-          // A model call takes a while, and stops when the compaction stops it.
+          // A model call takes a while (long enough that a loaded machine's archive writes finish within one), and
+          // stops when the compaction stops it.
           await new Promise((resolve, reject) => {
-            const timer = setTimeout(resolve, 60);
+            const timer = setTimeout(resolve, 200);
             request.signal?.addEventListener('abort', () => (clearTimeout(timer), reject(request.signal!.reason)), { once: true });
           });
           return extractive.summarize(request);

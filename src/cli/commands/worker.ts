@@ -40,6 +40,7 @@ export async function runWorker(memfold: Memfold, options: WorkerCommandOptions,
       retryLimit: config.jobRetries,
       heartbeatSeconds: config.jobHeartbeatSeconds,
       superviseIntervalSeconds: config.jobSuperviseSeconds,
+      poolSize: options.concurrency + 2,
     },
     (error) => output.err(`memfold worker: job queue: ${errorMessage(error)}`),
   );
@@ -52,6 +53,7 @@ export async function runWorker(memfold: Memfold, options: WorkerCommandOptions,
     const worker = await startCompactionWorker(boss, compact, {
       namespace: config.namespace,
       concurrency: options.concurrency,
+      heartbeatSeconds: config.jobHeartbeatSeconds,
       onOutcome: (outcome) => output.out(describeOutcome(outcome)),
     });
     output.err(`memfold worker: taking compaction jobs of namespace ${config.namespace} (${options.concurrency} at a time)`);
