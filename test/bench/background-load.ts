@@ -27,9 +27,7 @@ interface LoadShape {
 }
 
 export async function run(options: BenchOptions): Promise<BenchResult> {
-  const shape: LoadShape = options.quick
-    ? { workers: 2, conversations: 40, seconds: 60, rpm: 120 }
-    : { workers: 4, conversations: 200, seconds: 180, rpm: 240 };
+  const shape: LoadShape = options.quick ? { workers: 2, conversations: 40, seconds: 60, rpm: 60 } : { workers: 4, conversations: 200, seconds: 180, rpm: 60 };
   if (!options.databaseUrl)
     return { name: 'background-load', title: 'Background compaction under load', markdown: 'Skipped: needs DATABASE_URL (pg-boss).', json: null };
   const database = await createBenchDatabase(options.databaseUrl);
@@ -89,11 +87,13 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
     const requestsPerJob = completed.length > 0 ? stats.chatRequests / completed.length : 0;
     const bound = requestsPerJob > 0 ? shape.rpm / requestsPerJob : 0;
     const jobsPerMinute = (completed.length / appendSeconds) * 60;
-    const lost = await lostMessages(app, ids, next);
+    const { lost, archived } = await lostMessages(app, ids, next);
     const json = {
       shape,
       appendSeconds,
       appended,
+      archived,
+      archivedPerSecondPerWorker: archived / appendSeconds / shape.workers,
       queued,
       completed: completed.length,
       jobsPerMinute,
@@ -141,7 +141,7 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
     return {
       name: 'background-load',
       title: 'Background compaction under load',
-      markdown: `${markdown}\n\n${appended} messages appended in ${fmt(appendSeconds, 0)} s; ${requestsPerJob.toFixed(2)} model requests per compacting job; ${skipped} jobs found nothing to do.`,
+      markdown: `${markdown}\n\n${appended} messages appended in ${fmt(appendSeconds, 0)} s; ${archived} archived by the workers (${fmt(json.archivedPerSecondPerWorker, 1)} messages/s per worker); ${requestsPerJob.toFixed(2)} model requests per compacting job; ${skipped} jobs found nothing to do.`,
       json,
     };
   } finally {
@@ -176,13 +176,19 @@ async function jobRows(url: string, name: string) {
 }
 
 /** Appended messages neither live nor in an archived transcript. Ids are the store's: count by seq-free position instead, per conversation. */
-async function lostMessages(app: Awaited<ReturnType<typeof createMemfold>>, ids: readonly string[], appendedCount: Map<string, number>): Promise<number> {
+async function lostMessages(
+  app: Awaited<ReturnType<typeof createMemfold>>,
+  ids: readonly string[],
+  appendedCount: Map<string, number>,
+): Promise<{ lost: number; archived: number }> {
   let lost = 0;
+  let archivedTotal = 0;
   for (const id of ids) {
     const live = (await app.persistence.loadHistory(id)).filter((m) => m.kind !== 'clip_archive').length;
     const transcripts = await app.archive.list({ conversationId: id, kind: 'transcript' });
     const archived = transcripts.reduce((sum, t) => sum + t.sourceIds.length, 0);
     lost += Math.max(0, appendedCount.get(id)! - live - archived);
+    archivedTotal += archived;
   }
-  return lost;
+  return { lost, archived: archivedTotal };
 }
