@@ -223,27 +223,9 @@ export async function createMemfold(options: MemfoldOptions = {}): Promise<Memfo
     if (options.archive) archive = options.archive;
     else if (inMemory) archive = own(createInMemoryArchive({ embedder: embedder!, namespace: config.namespace, onWarning: onArchiveWarning }));
     else archive = own(await openArchive(config, embedder!, onArchiveWarning));
-    compactor = createCompactor({
-      summarizer,
-      archive,
-      persistence,
-      tokens,
-      liveSettings,
-      contextWarnings,
-      onEvent: emit,
-      prices,
-      ...(options.hooks ? { hooks: options.hooks } : {}),
-    });
-    offlineCompactor = createCompactor({
-      summarizer: createExtractiveSummarizer(),
-      archive,
-      persistence,
-      tokens,
-      liveSettings,
-      contextWarnings,
-      onEvent: emit,
-      prices,
-    });
+    const pipeline = { archive, persistence, tokens, liveSettings, contextWarnings, onEvent: emit, prices };
+    compactor = createCompactor({ ...pipeline, summarizer, ...(options.hooks ? { hooks: options.hooks } : {}) });
+    offlineCompactor = createCompactor({ ...pipeline, summarizer: createExtractiveSummarizer() });
   } catch (error) {
     await closeAll(opened).catch(() => undefined); // the opening error is the one to report
     throw error;

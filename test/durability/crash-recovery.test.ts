@@ -30,6 +30,7 @@ import { sampleTurns, turnMessages, type TurnShape } from '../support/arbitrarie
 import { createPostgresTestDatabase, postgresServerUrl } from '../support/backends.js';
 import { checkInvariants } from '../support/invariants.js';
 import { bundleChild, runChild, type BundledChild } from './child-process.js';
+import { installSlowCommit, pickKillPoint, toolHeavyTurns } from './crash-kit.js';
 import type { CrashJob, KillPoint } from './children/crash-job.js';
 
 const CHILD_SOURCE = new URL('./children/compact-until-killed.ts', import.meta.url);
@@ -44,30 +45,6 @@ const clearingSettings = { ...settings, keepToolUses: 1, clearToolOutputMinToken
 /** Hostile ids on purpose: quotes, LIKE and filter metacharacters, non-ASCII. */
 const CONVERSATIONS = ["crash-'quoted'", 'crash-%_*', 'crash-ünïcødé', 'crash-plain'];
 
-function pickKillPoint(rand: () => number): KillPoint {
-  const int = (min: number, max: number) => min + Math.floor(rand() * (max - min + 1));
-  switch (int(0, 6)) {
-    case 0:
-      return { point: 'plan' };
-    case 1:
-      return { point: 'fold', n: int(1, 3) };
-    case 2:
-      return { point: 'write', n: int(1, 2) };
-    case 3:
-      return { point: 'mark', n: 1 };
-    case 4:
-      return { point: 'commit', ms: 150 };
-    case 5:
-      return { point: 'after-commit' };
-    default:
-      return { point: 'timer', ms: int(0, 800) };
-  }
-}
-
-/**
- * The overlay runs take the boundaries in turn (the few runs hit each kind), with random offsets. The first write
- * and the first fold come in every run; marks only when the run re-summarizes.
- */
 function cycleKillPoint(run: number, rand: () => number): KillPoint {
   const kinds: KillPoint[] = [
     { point: 'commit', ms: 150 },
@@ -104,24 +81,7 @@ describe.skipIf(databaseUrl === undefined)('SIGKILL during compaction, then reco
     admin = new pg.Client({ connectionString: database.url });
     await admin.connect();
     // A commit of a listed conversation sleeps inside its transaction, so that the child dies mid-commit.
-    await admin.query(`create table memfold_test_slow_commit (conversation_id text primary key)`);
-    await admin.query(`create function memfold_test_slow() returns trigger language plpgsql as $$
-      begin
-        if exists (select 1 from memfold_test_slow_commit where conversation_id = new.conversation_id) then perform pg_sleep(1); end if;
-        return new;
-      end $$`);
-    await admin.query(
-      `create trigger memfold_test_slow before insert on messages for each row when (new.kind = 'clip_archive') execute function memfold_test_slow()`,
-    );
-    // The same for the clearing's transaction: one sleep per statement, whatever the number of rows it clears.
-    await admin.query(`create function memfold_test_slow_update() returns trigger language plpgsql as $$
-      begin
-        if exists (select 1 from changed c join memfold_test_slow_commit s on s.conversation_id = c.conversation_id) then perform pg_sleep(1); end if;
-        return null;
-      end $$`);
-    await admin.query(
-      `create trigger memfold_test_slow_update after update on messages referencing new table as changed for each statement execute function memfold_test_slow_update()`,
-    );
+    await installSlowCommit(admin);
   });
 
   afterAll(async () => {
@@ -287,19 +247,3 @@ describe.skipIf(databaseUrl === undefined)('SIGKILL during compaction, then reco
       expect(killsByPoint[point] ?? 0, `kills at ${point}`).toBeGreaterThan(0);
   }, 300_000);
 });
-
-/** `count` turns, each with one or two tool calls whose outputs are 40 to 120 words, from `rand`. */
-function toolHeavyTurns(rand: () => number, count: number): TurnShape[] {
-  const words = (n: number) => Array.from({ length: n }, () => WORDS[Math.floor(rand() * WORDS.length)]).join(' ');
-  return Array.from({ length: count }, () => ({
-    user: words(8),
-    tools: Array.from({ length: 1 + Math.floor(rand() * 2) }, () => ({
-      name: 'lookup',
-      args: JSON.stringify({ q: words(2) }),
-      result: words(40 + Math.floor(rand() * 80)),
-    })),
-    answer: words(10),
-  }));
-}
-
-const WORDS = ['order', 'ticket', 'refund', 'ünïcødé', "o'brien", '%_*', 'shipment', 'invoice', 'SKU-42', 'aisle', 'stock', 'flight', 'seat', 'baggage'];

@@ -11,6 +11,7 @@ import type { CompactionSettings } from '../../src/compaction/compaction-setting
 import type { ConversationMessage } from '../../src/conversation/types.js';
 import type { Memfold } from '../../src/memfold.js';
 import { runChild, type BundledChild } from '../durability/child-process.js';
+import { pickKillPoint, toolHeavyTurns } from '../durability/crash-kit.js';
 import type { CrashJob, KillPoint } from '../durability/children/crash-job.js';
 import { sampleTurns, turnMessages, type TurnShape } from '../support/arbitraries.js';
 import { checkInvariants } from '../support/invariants.js';
@@ -41,27 +42,6 @@ export interface InProcessLane {
   stopped: () => boolean;
 }
 
-/** The crash test's kill points, with the same weights. */
-function pickKillPoint(rand: () => number): KillPoint {
-  const int = (min: number, max: number) => min + Math.floor(rand() * (max - min + 1));
-  switch (int(0, 6)) {
-    case 0:
-      return { point: 'plan' };
-    case 1:
-      return { point: 'fold', n: int(1, 3) };
-    case 2:
-      return { point: 'write', n: int(1, 2) };
-    case 3:
-      return { point: 'mark', n: 1 };
-    case 4:
-      return { point: 'commit', ms: 150 };
-    case 5:
-      return { point: 'after-commit' };
-    default:
-      return { point: 'timer', ms: int(0, 800) };
-  }
-}
-
 /** Tier 2's boundaries and the tier 3 after it, as the crash test's third scenario takes them. */
 function pickClearingKillPoint(rand: () => number): KillPoint {
   const points: KillPoint[] = [
@@ -75,21 +55,6 @@ function pickClearingKillPoint(rand: () => number): KillPoint {
     { point: 'timer', ms: Math.floor(rand() * 600) },
   ];
   return points[Math.floor(rand() * points.length)]!;
-}
-
-const WORDS = ['order', 'ticket', 'refund', 'ünïcødé', "o'brien", '%_*', 'shipment', 'invoice', 'SKU-42', 'aisle', 'stock', 'flight', 'seat', 'baggage'];
-
-function toolHeavyTurns(rand: () => number, count: number): TurnShape[] {
-  const words = (n: number) => Array.from({ length: n }, () => WORDS[Math.floor(rand() * WORDS.length)]).join(' ');
-  return Array.from({ length: count }, () => ({
-    user: words(8),
-    tools: Array.from({ length: 1 + Math.floor(rand() * 2) }, () => ({
-      name: 'lookup',
-      args: JSON.stringify({ q: words(2) }),
-      result: words(40 + Math.floor(rand() * 80)),
-    })),
-    answer: words(10),
-  }));
 }
 
 export async function runInProcessLane(lane: InProcessLane): Promise<void> {

@@ -80,26 +80,7 @@ export function classifyFailure(tally: SoakTally, message: string): void {
   if (/archived twice|labels are unique|depth-0 coverage/.test(message)) tally.duplicates++;
 }
 
-/** Install the slow-commit triggers on the soak's database (once, after memfold migrated it). */
-export async function installSlowCommit(admin: pg.Client): Promise<void> {
-  await admin.query(`create table memfold_test_slow_commit (conversation_id text primary key)`);
-  await admin.query(`create function memfold_test_slow() returns trigger language plpgsql as $$
-    begin
-      if exists (select 1 from memfold_test_slow_commit where conversation_id = new.conversation_id) then perform pg_sleep(1); end if;
-      return new;
-    end $$`);
-  await admin.query(
-    `create trigger memfold_test_slow before insert on messages for each row when (new.kind = 'clip_archive') execute function memfold_test_slow()`,
-  );
-  await admin.query(`create function memfold_test_slow_update() returns trigger language plpgsql as $$
-    begin
-      if exists (select 1 from changed c join memfold_test_slow_commit s on s.conversation_id = c.conversation_id) then perform pg_sleep(1); end if;
-      return null;
-    end $$`);
-  await admin.query(
-    `create trigger memfold_test_slow_update after update on messages referencing new table as changed for each statement execute function memfold_test_slow_update()`,
-  );
-}
+export { installSlowCommit } from '../durability/crash-kit.js';
 
 export async function setSlowCommit(admin: pg.Client, conversationIds: readonly string[], slow: boolean): Promise<void> {
   if (conversationIds.length === 0) return;
