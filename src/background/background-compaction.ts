@@ -6,6 +6,7 @@
 import type { CompactionResult } from '../compaction/compaction-result.js';
 import type { CompactionSettings } from '../compaction/compaction-settings.js';
 import { errorMessage } from '../errors.js';
+import { openOnce } from '../open-once.js';
 import type { BackgroundEvent } from './background-events.js';
 import type { CompactionQueue, EnqueueResult } from './compaction-queue.js';
 import { createInProcessQueue } from './in-process-queue.js';
@@ -28,7 +29,7 @@ export interface BackgroundCompaction {
 }
 
 export function createBackgroundCompaction(options: BackgroundCompactionOptions): BackgroundCompaction {
-  let opening: Promise<CompactionQueue> | undefined;
+  let opened = false;
   const open = async (): Promise<CompactionQueue> => {
     if (options.databaseUrl === undefined) {
       return createInProcessQueue(options.compact, { onOutcome: (outcome) => options.emit({ type: 'compaction_job_ended', ...outcome }) });
@@ -38,13 +39,11 @@ export function createBackgroundCompaction(options: BackgroundCompactionOptions)
     );
     return createPgBossQueue(boss, options.namespace, true);
   };
-  const queue = () => {
-    opening ??= open().catch((error: unknown) => {
-      opening = undefined;
-      throw error;
-    });
+  const queue = openOnce(async () => {
+    const opening = await open();
+    opened = true;
     return opening;
-  };
+  });
   return {
     async enqueue(conversationId, settings) {
       const result = await (await queue()).enqueue(conversationId, settings);
@@ -52,7 +51,8 @@ export function createBackgroundCompaction(options: BackgroundCompactionOptions)
       return result;
     },
     async close(waitMs) {
-      if (opening) await (await opening.catch(() => undefined))?.close(waitMs);
+      // Nothing to close unless a queue opened (never open one just to close it).
+      if (opened) await (await queue().catch(() => undefined))?.close(waitMs);
     },
   };
 }

@@ -69,11 +69,8 @@ async function dispatch(memfold: Memfold, parsed: ParsedCommand, output: Output,
     }
     case 'worker': {
       const { runWorker } = await import('./commands/worker.js');
-      const until = new Promise<void>((resolve) => {
-        process.once('SIGINT', () => resolve());
-        process.once('SIGTERM', () => resolve());
-      });
-      return runWorker(memfold, { concurrency: typeof flags.concurrency === 'number' ? flags.concurrency : 2, until }, output);
+      const { untilSignal } = await import('./until-signal.js');
+      return runWorker(memfold, { concurrency: typeof flags.concurrency === 'number' ? flags.concurrency : 2, until: untilSignal() }, output);
     }
     case 'inspect':
       return runInspect(memfold, p.conversation!, { json, ...(typeof flags.html === 'string' ? { html: flags.html } : {}) }, output);

@@ -25,17 +25,7 @@ function instructions(scope: McpScope, access: McpAccess): string {
   return `memfold memory for ${where}: ${what}. Use memory_read to find what was summarized out of the context, word for word.`;
 }
 
-/** Share one opening among concurrent first calls; a failed opening is retried by the next call. */
-export function openOnce(open: () => Promise<McpBackend>): () => Promise<McpBackend> {
-  let opening: Promise<McpBackend> | undefined;
-  return () => {
-    opening ??= open().catch((error: unknown) => {
-      opening = undefined;
-      throw error;
-    });
-    return opening;
-  };
-}
+export { openOnce } from '../open-once.js';
 
 export function createMcpServer(options: McpServerOptions): Server {
   const { scope, access, backend } = options;

@@ -17,6 +17,7 @@ import type { McpAccess, McpBackend } from '../../mcp/mcp-tools.js';
 import { createMemfold } from '../../memfold.js';
 import { usage, type ParsedCommand } from '../args.js';
 import type { Output } from '../output.js';
+import { untilSignal } from '../until-signal.js';
 
 interface McpPlan {
   scope: McpScope;
@@ -81,13 +82,6 @@ function backendOf(plan: McpPlan): { open: () => Promise<McpBackend>; close: () 
     return memfoldBackend(memfold, plan.access);
   });
   return { open, close: () => close() };
-}
-
-function untilSignal(): Promise<void> {
-  return new Promise((resolve) => {
-    process.once('SIGINT', () => resolve());
-    process.once('SIGTERM', () => resolve());
-  });
 }
 
 export async function runMcp(command: ParsedCommand, output: Output, version: string, env: Record<string, string | undefined> = process.env): Promise<number> {
