@@ -91,6 +91,37 @@ export function selectToolOutputsToClear(
   return { outputs, freed };
 }
 
+/**
+ * The text tier 3's summarizer reads for a tool output tier 2 chose and tier 3 folds in the same compaction. Such an
+ * output is never cleared from its row: its transcript segment archives it as appended, so it has no label of its own.
+ */
+export function foldedPlaceholder(tokens: number): string {
+  return `[Tool output left out of this summary: ${tokens} tokens, archived verbatim in the transcript of this part.]`;
+}
+
+/**
+ * Tier 2's selection split by tier 3's plan: the outputs among the messages tier 3 folds (`folded`: archived verbatim
+ * by its transcript segments, so clearing them first would archive them twice and write rows about to leave) and the
+ * rest (`kept`: cleared as usual).
+ */
+export function splitByFold(selection: ClearingSelection, foldedIds: ReadonlySet<string>): { kept: ClearingSelection; folded: ClearingSelection } {
+  const part = (outputs: OutputToClear[]): ClearingSelection => ({ outputs, freed: outputs.reduce((sum, o) => sum + o.freed, 0) });
+  return {
+    kept: part(selection.outputs.filter((o) => !foldedIds.has(o.message.id))),
+    folded: part(selection.outputs.filter((o) => foldedIds.has(o.message.id))),
+  };
+}
+
+/** `history` with each of `folded`'s outputs read as `foldedPlaceholder`: what tier 3 plans and folds on. */
+export function withFoldedPlaceholders(history: readonly ConversationMessage[], folded: ClearingSelection): ConversationMessage[] {
+  if (folded.outputs.length === 0) return [...history];
+  const tokensOf = new Map(folded.outputs.map((o) => [o.message.id, o.tokens]));
+  return history.map((m) => {
+    const tokens = tokensOf.get(m.id);
+    return tokens === undefined ? m : { ...m, content: foldedPlaceholder(tokens) };
+  });
+}
+
 /** `history` as it reads once `selection` is cleared, for planning what follows (labels estimated). */
 export function withPlaceholders(history: readonly ConversationMessage[], selection: ClearingSelection): ConversationMessage[] {
   if (selection.outputs.length === 0) return [...history];

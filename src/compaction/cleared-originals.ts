@@ -2,7 +2,9 @@
  * Tier 3 meeting tier 2's work: a compacted message whose live text is a placeholder goes into its transcript segment
  * as it was appended, read from its `tool_output` entry, and that entry is then marked as superseded by the segment
  * (its `parentLabel`). So every archived message is verbatim in exactly one transcript segment, and a cleared one
- * still live is verbatim in exactly one `tool_output` entry no segment supersedes.
+ * still live is verbatim in exactly one `tool_output` entry no segment supersedes. An output tier 3 folds in the
+ * same compaction that chose it for clearing is never cleared (`splitByFold`): its original is its live row, and it
+ * has no entry to supersede.
  */
 import type { ArchiveEntry, ConversationMessage } from '../conversation/types.js';
 import { MemfoldError } from '../errors.js';
@@ -11,8 +13,8 @@ import type { Archive } from '../archive/archive.js';
 export interface ClearedOriginal {
   /** The message as appended. */
   original: ConversationMessage;
-  /** Its `tool_output` entry. */
-  label: string;
+  /** Its `tool_output` entry; none for an output folded without being cleared. */
+  label?: string;
 }
 
 /** Why `entry` does not hold the original of the cleared `message`, or undefined when it does. */
@@ -36,9 +38,15 @@ export async function readClearedOriginals(
   archive: Pick<Archive, 'read'>,
   conversationId: string,
   verified: ReadonlyMap<string, ArchiveEntry> = new Map(),
+  /** Outputs folded without being cleared (`splitByFold`): their live rows as stored, by message id. */
+  uncleared: ReadonlyMap<string, ConversationMessage> = new Map(),
 ): Promise<Map<string, ClearedOriginal>> {
   const cleared = messages.filter((m) => m.clearedOutputLabel !== undefined);
   const originals = new Map<string, ClearedOriginal>();
+  for (const message of messages) {
+    const original = uncleared.get(message.id);
+    if (original) originals.set(message.id, { original });
+  }
   if (cleared.length === 0) return originals;
   const unread = cleared.map((m) => m.clearedOutputLabel!).filter((label) => !verified.has(label));
   const entries = new Map(verified);
@@ -60,8 +68,8 @@ export function supersededBy(
   if (originals.size === 0) return [];
   return segments.flatMap((segment) =>
     segment.sourceIds.flatMap((id) => {
-      const cleared = originals.get(id);
-      return cleared ? [{ label: cleared.label, parentLabel: segment.label }] : [];
+      const label = originals.get(id)?.label;
+      return label === undefined ? [] : [{ label, parentLabel: segment.label }];
     }),
   );
 }

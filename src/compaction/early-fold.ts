@@ -13,7 +13,7 @@ import { clearedOutputs, toolOutputEntries, withClearedOutputs } from './clear-t
 import { listFrontier, newestSummary, type CompactionDeps, type ConversationCounts } from './compaction-deps.js';
 import { chunkCompactable, foldChunked, type ChunkedCompactable } from './fold-compactable.js';
 import { promptOverhead } from './fold.js';
-import { planAfterClearing, type RunnableTierPlan } from './run-tiers.js';
+import { clearingOf, planAfterClearing, type RunnableTierPlan } from './run-tiers.js';
 
 export interface EarlyFold {
   /** The summarizer the compaction folds with: the inner one, answering from an early request made with the same input. */
@@ -24,7 +24,8 @@ export interface EarlyFold {
 
 /**
  * The chunks tier 3 will fold when `tiers` runs on `history`, pure: its plan, or after tier 2 the plan made again on
- * the history with each cleared output's placeholder (labels as chosen when none is taken). Undefined when no tier 3.
+ * the history with each cleared output's placeholder (labels as chosen when none is taken) and each output tier 3
+ * folds uncleared read as its fold placeholder. Undefined when no tier 3.
  */
 export function predictFoldChunks(
   tiers: RunnableTierPlan,
@@ -36,14 +37,15 @@ export function predictFoldChunks(
   if (tiers.kind !== 'compact') return undefined;
   let plan = tiers.plan;
   if (tiers.clearing.outputs.length > 0) {
-    const outputs = tiers.clearing.outputs.map((o) => o.message);
+    const { kept, folded } = clearingOf(tiers);
+    const outputs = kept.outputs.map((o) => o.message);
     const entries = toolOutputEntries(outputs, { conversationId, operationId: '' });
     const tokensOf = new Map(outputs.map((m) => [m.id, counts.message(m)]));
     const cleared = withClearedOutputs(
       history,
       clearedOutputs(entries, (id) => tokensOf.get(id)!),
     );
-    const replanned = planAfterClearing(cleared, deps.settings, counts);
+    const replanned = planAfterClearing(cleared, folded, deps.settings, counts);
     if (replanned.kind === 'skip') return undefined;
     plan = replanned;
   }

@@ -35,8 +35,13 @@ export async function runCompaction(
   result: CompactionResult,
   counts: ConversationCounts,
   signal?: AbortSignal,
-  /** `tool_output` entries this compaction's tier 2 wrote and read back, by label (see `readClearedOriginals`). */
-  clearedEntries?: ReadonlyMap<string, ArchiveEntry>,
+  /** What this compaction's tier 2 left to tier 3 (see `readClearedOriginals`). */
+  tier2: {
+    /** `tool_output` entries tier 2 wrote and read back, by label. */
+    entries?: ReadonlyMap<string, ArchiveEntry>;
+    /** Outputs `plan` folds without their being cleared, as stored, by message id (the plan reads placeholders). */
+    uncleared?: ReadonlyMap<string, ConversationMessage>;
+  } = {},
 ): Promise<CompactionResult> {
   const { persistence, settings, emit, clock } = deps;
   const operationId = deps.newId();
@@ -97,7 +102,9 @@ export async function runCompaction(
     );
     const before = await atStage('archive_failed', () => listFrontier(deps, conversationId));
     // Cleared tool outputs are archived as they were appended: their originals are read before any model call.
-    const originals = await atStage('archive_failed', () => readClearedOriginals(plan.compactable, deps.archive, conversationId, clearedEntries));
+    const originals = await atStage('archive_failed', () =>
+      readClearedOriginals(plan.compactable, deps.archive, conversationId, tier2.entries, tier2.uncleared),
+    );
 
     // Fold, the first chunk building on the newest frontier batch, while the archive takes the verbatim transcript
     // at once and each chunk's batch as its summary arrives (all read back). An archive failure stops the fold.

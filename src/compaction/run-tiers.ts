@@ -3,8 +3,13 @@
  * clears any tool output, then tier 3 (run-compaction.ts) when the plan says summarizing is still worth it, planned
  * again on the rows tier 2 left. Each tier is its own journaled operation, so a crash between them leaves tier 2
  * done and nothing else. Never throws.
+ *
+ * Tier 2 leaves to tier 3 the outputs tier 3 folds (`splitByFold`): its transcript segments archive them as appended,
+ * and its summarizer reads a placeholder for each, as it would have read a cleared one. Clearing them first would
+ * archive each twice and rewrite rows about to leave. Should tier 3 fail, they are cleared then, as tier 2 planned.
  */
-import type { ConversationMessage } from '../conversation/types.js';
+import type { ArchiveEntry, ConversationMessage } from '../conversation/types.js';
+import { NO_CLEARING, splitByFold, withFoldedPlaceholders, type ClearingSelection } from './clear-tool-outputs.js';
 import type { CompactionSettings } from './compaction-settings.js';
 import type { CompactionDeps, ConversationCounts } from './compaction-deps.js';
 import type { CompactionResult } from './compaction-result.js';
@@ -16,16 +21,24 @@ import { runCompaction } from './run-compaction.js';
 
 export type RunnableTierPlan = Exclude<TierPlan, { kind: 'skip' }>;
 
+/** Tier 2's selection as the tiers run it: `kept` is cleared first; `folded` is left to tier 3's transcript. */
+export function clearingOf(tiers: RunnableTierPlan): { kept: ClearingSelection; folded: ClearingSelection } {
+  if (tiers.kind !== 'compact') return { kept: tiers.clearing, folded: NO_CLEARING };
+  return splitByFold(tiers.clearing, new Set(tiers.plan.compactable.map((m) => m.id)));
+}
+
 /**
- * Tier 3's plan on the rows tier 2 left (`cleared`, the live history with its placeholders): forced, since the tier
- * plan already judged summarizing worth it. The early fold predicts with it too, so both must plan alike.
+ * Tier 3's plan on the rows tier 2 left (`cleared`, the live history with its placeholders), each output of `folded`
+ * read as its fold placeholder: forced, since the tier plan already judged summarizing worth it. The early fold
+ * predicts with it too, so both must plan alike.
  */
 export function planAfterClearing(
   cleared: readonly ConversationMessage[],
+  folded: ClearingSelection,
   settings: CompactionSettings,
   counts: Pick<ConversationCounts, 'context' | 'factor'>,
 ) {
-  return planCompaction(assembleContext(cleared), settings, counts.context, { force: true, factor: counts.factor });
+  return planCompaction(assembleContext(withFoldedPlaceholders(cleared, folded)), settings, counts.context, { force: true, factor: counts.factor });
 }
 
 /**
@@ -48,31 +61,58 @@ export async function runTiers(
     return done;
   }
 
-  const cleared = await runClearing(tiers.clearing, history, conversationId, deps, result, counts, signal);
-  if (!cleared.ok)
-    return Object.assign(result, { status: 'failed' as const, operationId: cleared.operationId, failureCode: cleared.failureCode, error: cleared.error });
-  const live = assembleContext(cleared.history);
-  Object.assign(result, {
-    status: 'compacted' as const,
-    tier: 2 as const,
-    operationId: cleared.operationId,
-    clearingOperationId: cleared.operationId,
-    toolOutputsCleared: cleared.cleared,
-    tokensFreedByClearing: cleared.tokensFreed,
-    history: assembleContext(live, deps.settings.toolOutputMaxLines),
-    messagesAfter: live.length,
-    tokensAfter: live.reduce((sum, m) => sum + counts.context(m), 0),
-  });
+  /** Clear `selection` from `rows` (the live rows), adding to what `result` says tier 2 did. False when it failed. */
+  const clear = async (selection: ClearingSelection, rows: readonly ConversationMessage[]) => {
+    const cleared = await runClearing(selection, rows, conversationId, deps, result, counts, signal);
+    if (!cleared.ok) {
+      Object.assign(result, { status: 'failed' as const, operationId: cleared.operationId, failureCode: cleared.failureCode, error: cleared.error });
+      return undefined;
+    }
+    const live = assembleContext(cleared.history);
+    Object.assign(result, {
+      status: 'compacted' as const,
+      tier: 2 as const,
+      operationId: cleared.operationId,
+      clearingOperationId: cleared.operationId,
+      toolOutputsCleared: (result.toolOutputsCleared ?? 0) + cleared.cleared,
+      tokensFreedByClearing: (result.tokensFreedByClearing ?? 0) + cleared.tokensFreed,
+      history: assembleContext(live, deps.settings.toolOutputMaxLines),
+      messagesAfter: live.length,
+      tokensAfter: live.reduce((sum, m) => sum + counts.context(m), 0),
+    });
+    return cleared;
+  };
+
+  const { kept, folded } = clearingOf(tiers);
+  let live: readonly ConversationMessage[] = history;
+  let entries: ReadonlyMap<string, ArchiveEntry> | undefined;
+  if (kept.outputs.length > 0) {
+    const cleared = await clear(kept, history);
+    if (!cleared) return result;
+    live = cleared.history;
+    entries = cleared.entries;
+  }
   if (tiers.kind === 'clear') return result;
 
   // Summarizing was judged worth it on the planned placeholders; the plan is made again on the rows as they are.
-  const plan = planAfterClearing(live, deps.settings, counts);
-  if (plan.kind === 'skip') return result;
+  const plan = planAfterClearing(live, folded, deps.settings, counts);
+  if (plan.kind === 'skip') {
+    // Not expected (the tier plan saw the same rows), but tier 2 then does all it planned.
+    if (folded.outputs.length > 0) await clear(folded, live);
+    return result;
+  }
   if (plan.scope) result.scope = plan.scope;
-  const tier2 = { history: result.history, messagesAfter: result.messagesAfter, tokensAfter: result.tokensAfter };
+  const tier2 = { history: result.history, messagesAfter: result.messagesAfter, tokensAfter: result.tokensAfter, status: result.status };
+  const uncleared = new Map(folded.outputs.map((o) => [o.message.id, o.message]));
   // The outputs tier 2 just archived and read back are not read again for their originals.
-  const done = await runCompaction(plan, conversationId, deps, result, counts, signal, cleared.entries);
+  const done = await runCompaction(plan, conversationId, deps, result, counts, signal, { ...(entries ? { entries } : {}), uncleared });
   if (done.status === 'compacted') return Object.assign(done, { tier: 3 as const });
+
+  // Summarizing failed and undid its writes: the outputs it was to fold are cleared now, as tier 2 planned.
+  const why = { failureCode: done.failureCode, error: done.error, operationId: done.operationId };
+  const late = folded.outputs.length > 0 && !signal?.aborted ? await clear(folded, live) : undefined;
+  if (!late && tier2.status !== 'compacted') return Object.assign(result, why, { status: 'failed' as const });
+  if (!late) Object.assign(result, { history: tier2.history, messagesAfter: tier2.messagesAfter, tokensAfter: tier2.tokensAfter });
   // Tier 2 stands: the live rows changed, so the result says so, with why summarizing failed.
-  return Object.assign(done, { status: 'compacted' as const, tier: 2 as const, ...tier2 });
+  return Object.assign(result, why, { status: 'compacted' as const, tier: 2 as const });
 }

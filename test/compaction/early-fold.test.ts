@@ -98,9 +98,10 @@ describe('early fold', () => {
         const request = folds[i]!.request;
         expect(request.purpose === 'fold' ? request.previousSummary : undefined).toBe(batchBody(batches[i - 1]!.content));
       }
-      // The requests saw the cleared placeholders, as the live rows hold them after tier 2.
+      // The requests read a placeholder for each output tier 2 chose, as the early fold predicted: the outputs tier 3
+      // folds are left to its transcript rather than cleared first.
       const firstLines = folds[0]!.request.purpose === 'fold' ? folds[0]!.request.lines : [];
-      expect(firstLines.some((line) => line.role === 'tool' && line.text.startsWith('[Tool output cleared from the context'))).toBe(true);
+      expect(firstLines.some((line) => line.role === 'tool' && line.text.startsWith('[Tool output left out of this summary'))).toBe(true);
       await checkInvariants(memfold, 'orders', appended, { toolPairs: true });
     } finally {
       await memfold.close();

@@ -142,7 +142,7 @@ for (const backend of persistenceBackends()) {
             // A fault that went off fails the compaction, and the result says where. (A corrupted read may
             // hit a lookup before the write rather than the read-back, which fails nothing.)
             if (fired !== undefined && fired !== 'none' && (fired !== 'readback' || result.status === 'failed')) {
-              expect(result.failureCode, `fault ${fired}`).toBe(EXPECTED_CODE[fired]);
+              expect(result.failureCode, `fault ${fired} (${result.error})`).toBe(EXPECTED_CODE[fired]);
             }
             const key = `${result.status}${result.failureCode ? `:${result.failureCode}` : ''}`;
             seen[key] = (seen[key] ?? 0) + 1;

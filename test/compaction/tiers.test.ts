@@ -119,9 +119,13 @@ describe('tier 2: clearing old tool outputs', () => {
   });
 
   it('never clears the outputs of excluded tools, nor outputs smaller than clearToolOutputMinTokens', async () => {
-    const { memfold } = await open({ compaction: { ...settings, excludeTools: ['ledger'], clearToolOutputMinTokens: 200 } });
+    // A target clearing alone can reach: tier 2 resolves it, so what it may clear stays live to be seen.
+    const { memfold } = await open({
+      compaction: { ...settings, contextWindow: 8_000, targetTokens: 3_300, excludeTools: ['ledger'], clearToolOutputMinTokens: 200 },
+    });
     const appended = await appendAll(memfold, 'mixed', [...turns(1, 3, { tool: 'ledger' }), ...turns(4, 5, { outputTokens: 150 }), ...turns(6, 9)]);
     const result = await memfold.compact('mixed', { force: true });
+    expect(result.tier).toBe(2);
     expect(result.toolOutputsCleared).toBeGreaterThan(0);
     const cleared = (await memfold.history('mixed')).filter((m) => m.clearedOutputLabel !== undefined).map((m) => m.toolCallId);
     expect(cleared.every((id) => Number(id!.slice(5)) >= 6)).toBe(true);
@@ -168,29 +172,30 @@ describe('tier 2: clearing old tool outputs', () => {
 });
 
 describe('tier 3 after tier 2', () => {
-  it('summarizes what clearing leaves above the target; cleared outputs are archived as appended and their entries superseded', async () => {
-    const { memfold } = await open();
+  it('summarizes what clearing leaves above the target; the outputs it folds are archived once, as appended, in its transcript', async () => {
+    const { memfold, events } = await open();
     // Long talk around the outputs: clearing alone cannot reach the target.
     const appended = await appendAll(memfold, 'talky', turns(1, 8, { talkTokens: 120, outputTokens: 200 }));
     const result = await memfold.compact('talky');
     expect(result).toMatchObject({ status: 'compacted', tier: 3 });
-    expect(result.toolOutputsCleared).toBeGreaterThan(0);
-    expect(result.clearingOperationId).not.toBe(result.operationId);
     expect(result.modelCalls).toBeGreaterThan(0);
 
+    // The outputs tier 2 chose among the folded messages were not cleared first: no entry of their own.
     const transcripts = await memfold.archive.list({ conversationId: 'talky', kind: 'transcript' });
+    const folded = transcripts.flatMap((t) => t.messages ?? []).filter((m) => m.role === 'tool');
+    expect(folded.length).toBeGreaterThan(0);
     const outputs = await toolOutputs(memfold, 'talky');
-    const archivedOutput = outputs.find((o) => transcripts.some((t) => t.sourceIds.includes(o.sourceIds[0]!)))!;
-    expect(archivedOutput).toBeDefined();
-    const segment = transcripts.find((t) => t.sourceIds.includes(archivedOutput.sourceIds[0]!))!;
-    expect(archivedOutput.parentLabel).toBe(segment.label);
-    expect(segment.messages!.find((m) => m.id === archivedOutput.sourceIds[0])).toEqual(archivedOutput.messages![0]);
-    // The summarizer read the placeholder, not the output.
-    const sku = archivedOutput.messages![0]!.content.slice(0, 30);
+    expect(outputs.filter((o) => folded.some((m) => m.id === o.sourceIds[0]))).toEqual([]);
+    for (const m of folded) expect(m).toEqual(appended.find((a) => a.id === m.id));
+    // The summarizer read a placeholder, not the output.
+    const sku = folded[0]!.content.slice(0, 30);
     const depth0 = await memfold.archive.list({ conversationId: 'talky', kind: 'summary' });
     expect(depth0.some((b) => b.content.includes(sku))).toBe(false);
+    // Whatever tier 2 cleared is outside the fold, and said so once.
+    const cleared = events.filter((e) => e.type === 'tool_outputs_cleared');
+    expect(cleared.length).toBe(result.toolOutputsCleared ? 1 : 0);
 
-    // memory_read shows the words once: the superseded tool output is not a second passage.
+    // memory_read shows the words once.
     const answer = (await memfold.memoryRead('talky').execute({ query: sku.slice(0, 11) })).output;
     expect(answer).toContain(sku);
     expect(answer.split(sku).length - 1).toBe(1);
@@ -198,13 +203,41 @@ describe('tier 3 after tier 2', () => {
     await memfold.close();
   });
 
-  it('in overlay mode keeps the compacted row with its placeholder, the transcript holding the output as appended', async () => {
+  it('folds outputs an earlier compaction cleared: archived as appended, their entries superseded by the transcript', async () => {
+    // First a target clearing alone reaches (tier 2), then the default one, which summarizes.
+    const { memfold } = await open({ compaction: { ...settings, contextWindow: 8_000, targetTokens: 3_300 } });
+    const appended = await appendAll(memfold, 'later', turns(1, 8, { talkTokens: 120, outputTokens: 200 }));
+    const first = await memfold.compact('later', { force: true });
+    expect(first).toMatchObject({ status: 'compacted', tier: 2 });
+    memfold.configure({ contextWindow: 4_000, targetTokens: 2_000 });
+    const result = await memfold.compact('later', { force: true });
+    expect(result).toMatchObject({ status: 'compacted', tier: 3 });
+
+    const transcripts = await memfold.archive.list({ conversationId: 'later', kind: 'transcript' });
+    const outputs = await toolOutputs(memfold, 'later');
+    const archivedOutput = outputs.find((o) => transcripts.some((t) => t.sourceIds.includes(o.sourceIds[0]!)))!;
+    expect(archivedOutput).toBeDefined();
+    const segment = transcripts.find((t) => t.sourceIds.includes(archivedOutput.sourceIds[0]!))!;
+    expect(archivedOutput.parentLabel).toBe(segment.label);
+    expect(segment.messages!.find((m) => m.id === archivedOutput.sourceIds[0])).toEqual(archivedOutput.messages![0]);
+    expect(archivedOutput.messages![0]).toEqual(appended.find((m) => m.id === archivedOutput.sourceIds[0]));
+
+    // memory_read shows the words once: the superseded tool output is not a second passage.
+    const sku = archivedOutput.messages![0]!.content.slice(0, 30);
+    const answer = (await memfold.memoryRead('later').execute({ query: sku.slice(0, 11) })).output;
+    expect(answer).toContain(sku);
+    expect(answer.split(sku).length - 1).toBe(1);
+    await checkInvariants(memfold, 'later', appended, { toolPairs: true });
+    await memfold.close();
+  });
+
+  it('in overlay mode keeps each compacted row as stored, the transcript holding the output as appended', async () => {
     const { memfold } = await open({ compaction: { ...settings, mode: 'overlay' } });
     const appended = await appendAll(memfold, 'overlay', turns(1, 8, { talkTokens: 120, outputTokens: 200 }));
     expect(await memfold.compact('overlay')).toMatchObject({ status: 'compacted', tier: 3 });
     const rows = await memfold.persistence.loadHistory('overlay', { includeCompacted: true });
-    const kept = rows.find((m) => m.compactedBy !== undefined && m.clearedOutputLabel !== undefined)!;
-    expect(kept.content).toContain(kept.clearedOutputLabel!);
+    const kept = rows.find((m) => m.compactedBy !== undefined && m.role === 'tool')!;
+    expect(kept).toEqual(expect.objectContaining({ content: appended.find((m) => m.id === kept.id)!.content }));
     const transcripts = await memfold.archive.list({ conversationId: 'overlay', kind: 'transcript' });
     const copy = transcripts.flatMap((t) => t.messages ?? []).find((m) => m.id === kept.id);
     expect(copy).toEqual(appended.find((m) => m.id === kept.id));
