@@ -8,7 +8,7 @@ import { embedAll, type Embedder } from '../../embedding/embedder.js';
 import { errorMessage, InvalidArgumentError, MemfoldError } from '../../errors.js';
 import type { ListOptions, Archive, ArchiveErasure, SearchHit, SearchQuery } from '../archive.js';
 import { requireLabels, requireMarks, requireParentLabel } from '../archive-entry-checks.js';
-import { chunked, filterWhere, labelsWhere, requireConversationId, scopeWhere } from './lancedb-filter.js';
+import { chunked, filterWhere, labelsWhere, requireConversationId, scopeWhere, sqlStringList } from './lancedb-filter.js';
 import { purgeRows } from './lancedb-purge.js';
 import { ARCHIVE_INDEXES, FULL_TEXT_INDEXES, maintainIndexes } from './lancedb-indexes.js';
 import { deferTableCreation } from './lancedb-deferred-archive.js';
@@ -21,7 +21,6 @@ import {
   ENTRY_COLUMNS,
   entriesTable,
   fromRow,
-  parentsTable,
   rowKey,
   SESSIONS_COLUMN_SQL,
   validateEntry,
@@ -196,6 +195,15 @@ export async function openLanceArchive(options: LanceArchiveOptions): Promise<Ar
     sessionsColumn = true;
   };
 
+  /** The table's columns in order, as writes lay them out: fixed once the sessions column exists (memfold adds no other). */
+  let writeSchema: Awaited<ReturnType<Table['schema']>> | undefined;
+  const columnsForWrite = async () => {
+    if (writeSchema) return writeSchema;
+    const schema = await table.schema();
+    if (hasSessionsColumn(schema)) writeSchema = schema;
+    return schema;
+  };
+
   /** True once every index exists: from then on upkeep only optimizes, and may run behind the writes. */
   let indexesReady = false;
   const maintain = async (): Promise<void> => {
@@ -325,6 +333,20 @@ export async function openLanceArchive(options: LanceArchiveOptions): Promise<Ar
     });
   };
 
+  /** Whether any of `keys` is a stored row (the write queue is held: nothing writes meanwhile). */
+  const anyStored = async (keys: readonly string[]): Promise<boolean> => {
+    for (const slice of chunked(keys)) {
+      const found = await table
+        .query()
+        .where(`${COLUMN.key} IN ${sqlStringList(slice)}`)
+        .select([COLUMN.key])
+        .limit(1)
+        .toArray();
+      if (found.length > 0) return true;
+    }
+    return false;
+  };
+
   /** The error of a write some of whose labels another operation holds, naming them. */
   const labelsTakenError = async (entries: readonly ArchiveEntry[], chosen: readonly number[]): Promise<MemfoldError> => {
     const taken: string[] = [];
@@ -365,9 +387,17 @@ export async function openLanceArchive(options: LanceArchiveOptions): Promise<Ar
       const chosenEntries = chosen.map((index) => entries[index]!);
       const chosenTimes = chosen.map((index) => times[index]!);
       let refused = 0;
+      const keys = chosenEntries.map((entry) => rowKey(namespace, entry.conversationId, entry.label));
       await mutate('write', async () => {
         await ensureSessionsColumn();
-        const data = entriesTable(await table.schema(), embedder, namespace, chosenEntries, chosenTimes, vectors);
+        const data = entriesTable(await columnsForWrite(), embedder, namespace, chosenEntries, chosenTimes, vectors);
+        // Most writes name no stored label: those append. A merge joins the keys of every fragment the key index
+        // does not cover yet, so between index upkeeps it costs several appends; a lookup by key does not.
+        // Writes of a conversation never race (one table queue here, the conversation's lock across processes).
+        if (!(await anyStored(keys))) {
+          await table.add(data);
+          return;
+        }
         // A label is replaced only by a write of the operation that holds it (a retry): never another's row.
         const merged = await table
           .mergeInsert(COLUMN.key)
@@ -452,10 +482,16 @@ export async function openLanceArchive(options: LanceArchiveOptions): Promise<Ar
       requireConversationId(conversationId);
       const parents = [...requireMarks(marks)];
       if (parents.length === 0) return;
-      // One merge of (key, parent) pairs into the rows that exist: one table version, not one per parent.
-      const source = parentsTable(parents.map(([label, parentLabel]) => [rowKey(namespace, conversationId, label), parentLabel]));
+      // One update per parent (LanceDB's update takes no CASE). A merge of (key, parent) pairs would make one
+      // version for all, but it joins the keys of every fragment the key index does not cover yet: it costs more.
+      const byParent = new Map<string | null, string[]>();
+      for (const [label, parentLabel] of parents) byParent.set(parentLabel, [...(byParent.get(parentLabel) ?? []), label]);
       await mutate('mark', async () => {
-        await table.mergeInsert(COLUMN.key).whenMatchedUpdateAll().execute(source);
+        for (const [parentLabel, labels] of byParent) {
+          for (const slice of chunked(labels)) {
+            await table.update({ values: { [COLUMN.parentLabel]: parentLabel }, where: labelsWhere(namespace, conversationId, slice) });
+          }
+        }
       });
       await upkeep();
     },
