@@ -81,8 +81,11 @@ export interface RuntimeConfig {
   /** Remote calls in flight at once, summaries and embeddings together (one queue). `MEMFOLD_MODEL_CONCURRENCY`, default 4. */
   modelConcurrency: number;
   /**
-   * Remote calls started per minute, summaries and embeddings together, spread evenly (one every 60,000 / rpm ms),
-   * so a provider's rate limit slows the queue instead of answering 429 until retries run out. Retries count too.
+   * The provider's rate limit: remote calls started per minute, summaries and embeddings together, retries included,
+   * spread evenly (one every 60,000 / rpm ms), so the limit slows the queue instead of answering 429 until retries run
+   * out. With PostgreSQL (`databaseUrl`) it is shared by every memfold process on that database using the same endpoint
+   * and API key: their starts are reserved there (`openai/shared-rate-limit.ts`, spaced 2.5% wider, at most 25 ms, for
+   * jitter), so give each process the provider's whole limit. With PGlite or the memory store, per process.
    * `MEMFOLD_MODEL_RPM`; unset means no limit.
    */
   modelRequestsPerMinute?: number;

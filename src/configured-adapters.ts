@@ -2,6 +2,7 @@
  * The adapters the configuration names, built for `createMemfold`: the remote call queue, the summarizer (a model
  * with the extractive fallback, or the extractive one), the embedder, and the stores.
  */
+import { createHash } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Archive } from './archive/archive.js';
@@ -13,9 +14,11 @@ import { MemfoldError } from './errors.js';
 import { createHashingEmbedder } from './embedding/hashing-embedder.js';
 import { createCircuitBreaker } from './openai/openai-circuit-breaker.js';
 import { createOpenAIEmbedder } from './openai/openai-embedder.js';
+import { DEFAULT_OPENAI_BASE_URL, PLACEHOLDER_API_KEY } from './openai/openai-defaults.js';
 import type { SummaryPromptMode } from './openai/openai-prompt-mode.js';
 import { createModelQueue, rateLimitedQueueOptions, type ModelQueue } from './openai/openai-queue.js';
 import { createOpenAISummarizer } from './openai/openai-summarizer.js';
+import { sharedRateGate, type ReserveRateSlot } from './openai/shared-rate-limit.js';
 import type { SummaryModelChoice } from './openai/summary-model.js';
 import { createKyselyPersistence, openLanceArchive } from './on-demand-adapters.js';
 import type { PersistenceProvider } from './persistence/persistence-provider.js';
@@ -29,10 +32,32 @@ function breakerOf(config: RuntimeConfig) {
 
 /**
  * The one queue of a memfold's remote calls: summaries and embeddings share `MEMFOLD_MODEL_CONCURRENCY`
- * and `MEMFOLD_MODEL_RPM`, since they usually go to the same endpoint and its limits count both.
+ * and `MEMFOLD_MODEL_RPM`, since they usually go to the same endpoint and its limits count both. With
+ * `sharedSlots` (the database's `reserveRateSlot`), the rate is kept over every process reserving from it,
+ * under `rateLimitKey(config)`; without, by this process alone.
  */
-export function remoteCallQueue(config: RuntimeConfig): ModelQueue {
-  return createModelQueue(rateLimitedQueueOptions(config.modelConcurrency, config.modelRequestsPerMinute));
+export function remoteCallQueue(config: RuntimeConfig, sharedSlots?: ReserveRateSlot): ModelQueue {
+  const rpm = config.modelRequestsPerMinute;
+  if (rpm === undefined || sharedSlots === undefined) return createModelQueue(rateLimitedQueueOptions(config.modelConcurrency, rpm));
+  return createModelQueue({
+    concurrency: config.modelConcurrency,
+    admit: sharedRateGate({ key: rateLimitKey(config), requestsPerMinute: rpm, reserve: sharedSlots }),
+  });
+}
+
+/**
+ * The name of the provider limit the configured endpoint counts against: its URL (without credentials or query;
+ * the `openai` client's default when none is configured) and a short hash of the API key, never the key itself.
+ * Another key or endpoint is another limit.
+ */
+export function rateLimitKey(config: Pick<RuntimeConfig, 'openaiBaseUrl' | 'openaiApiKey'>): string {
+  const url = new URL(config.openaiBaseUrl ?? DEFAULT_OPENAI_BASE_URL);
+  const endpoint = `${url.protocol}//${url.host}${url.pathname.replace(/\/+$/, '')}`;
+  const keyHash = createHash('sha256')
+    .update(config.openaiApiKey ?? PLACEHOLDER_API_KEY)
+    .digest('hex')
+    .slice(0, 12);
+  return `${endpoint} key:${keyHash}`;
 }
 
 export function buildSummarizer(

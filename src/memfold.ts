@@ -167,6 +167,20 @@ async function closeAll(opened: ReadonlyArray<{ close(): Promise<void> }>): Prom
   if (errors.length > 0) throw errors[0];
 }
 
+/**
+ * Whether the live store is a PostgreSQL database that other memfold processes may share, so the model rate limit
+ * is kept there: the configured database (not PGlite, which one process owns, nor the memory store), or a
+ * PostgreSQL store passed in that can reserve slots.
+ */
+function sharesRateLimit(options: MemfoldOptions, config: RuntimeConfig): boolean {
+  if (options.persistence) return options.persistence.backend === 'postgres' && typeof options.persistence.reserveRateSlot === 'function';
+  return options.store !== 'memory' && config.databaseUrl !== undefined;
+}
+
+function storeNotOpen(): MemfoldError {
+  return new MemfoldError('persistence_error', 'the live store is not open yet, so no rate-limit slot can be reserved');
+}
+
 export async function createMemfold(options: MemfoldOptions = {}): Promise<Memfold> {
   // Everything is checked before anything opens: a bad setting must not leave a store open (PGlite's lock).
   checkOptions(options);
@@ -174,7 +188,14 @@ export async function createMemfold(options: MemfoldOptions = {}): Promise<Memfo
   const prices = resolvePrices(options.prices);
   // Resolved (and so validated) before anything opens; `configure` changes them later.
   const liveSettings = createLiveSettings(options.compaction);
-  const queue = remoteCallQueue(config);
+  // With PostgreSQL the model rate limit is shared by every process on the database: its slots are reserved there,
+  // through the store opened below (requests only start after opening).
+  let reserveRateSlot: PersistenceProvider['reserveRateSlot'];
+  const sharedRateLimit = config.modelRequestsPerMinute !== undefined && sharesRateLimit(options, config);
+  const queue = remoteCallQueue(
+    config,
+    sharedRateLimit ? (key, intervalMs) => (reserveRateSlot ? reserveRateSlot(key, intervalMs) : Promise.reject(storeNotOpen())) : undefined,
+  );
   const summaryModel: SummaryModelChoice = options.summarizer ? { source: 'adapter' } : chooseSummaryModel(config);
   const summarizer = options.summarizer ?? buildSummarizer(config, summaryModel, queue, options.prompt, options.promptMode ?? config.summaryPromptMode);
   const tokens = options.tokens ?? createTokenCounter(config.assistantModel ? { model: config.assistantModel } : {});
@@ -220,6 +241,7 @@ export async function createMemfold(options: MemfoldOptions = {}): Promise<Memfo
     if (options.persistence) persistence = options.persistence;
     else if (inMemory) persistence = own(createInMemoryPersistence({ namespace: config.namespace, maxMessageBytes: config.maxMessageBytes }));
     else persistence = own(await openPersistence(config, options.migrate ?? true));
+    if (sharedRateLimit) reserveRateSlot = persistence.reserveRateSlot?.bind(persistence);
     if (options.archive) archive = options.archive;
     else if (inMemory) archive = own(createInMemoryArchive({ embedder: embedder!, namespace: config.namespace, onWarning: onArchiveWarning }));
     else archive = own(await openArchive(config, embedder!, onArchiveWarning));

@@ -30,3 +30,12 @@ export function lazyOpenAIClient(options: ClientOptions): () => Promise<OpenAI> 
     return client;
   };
 }
+
+/**
+ * Wait until `client` is made (the package loaded), ignoring a failure (the request that uses it reports it). Called
+ * before a request takes its queue slot: with a rate limit, a first request would otherwise spend its start slot
+ * loading the package and reach the server late, shortening the gap to the next one.
+ */
+export async function clientReady(client: () => Promise<unknown>): Promise<void> {
+  await client().catch(() => undefined);
+}

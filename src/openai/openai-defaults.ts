@@ -17,6 +17,8 @@ export const DEFAULT_MODEL_BREAKER_FAILURES = 3;
 export const DEFAULT_MODEL_BREAKER_COOLDOWN_MS = 60_000;
 /** Texts per embeddings request; OpenAI accepts more, but many compatible servers cap batches near 100. */
 export const OPENAI_MAX_EMBEDDINGS_PER_CALL = 96;
+/** Where the `openai` client sends requests when no base URL is configured (its own default). */
+export const DEFAULT_OPENAI_BASE_URL = 'https://api.openai.com/v1';
 /** Sent as the API key when none is given: local servers (Ollama, vLLM, LM Studio) need none. */
 export const PLACEHOLDER_API_KEY = 'not-needed';
 

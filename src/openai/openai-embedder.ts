@@ -7,7 +7,7 @@ import type { Embedder } from '../embedding/embedder.js';
 import { InvalidArgumentError, MemfoldError } from '../errors.js';
 import { createCircuitBreaker, type CircuitBreaker } from './openai-circuit-breaker.js';
 import { DEFAULT_MODEL_CONCURRENCY, OPENAI_MAX_EMBEDDINGS_PER_CALL, PLACEHOLDER_API_KEY, defaultModelDeadlineMs } from './openai-defaults.js';
-import { lazyOpenAIClient } from './openai-client.js';
+import { clientReady, lazyOpenAIClient } from './openai-client.js';
 import { toMemfoldError } from './openai-errors.js';
 import { createModelQueue, type ModelQueue } from './openai-queue.js';
 import { runQueuedWithRetry, type RetryOverrides } from './openai-queued-retry.js';
@@ -118,6 +118,7 @@ export function createOpenAIEmbedder(options: OpenAIEmbedderOptions): Embedder {
       }
       if (texts.length === 0) return [];
       const { signal } = embedOptions;
+      await clientReady(client);
       return runQueuedWithRetry((remainingMs) => attempt(texts, remainingMs, signal), {
         queue,
         id,

@@ -1,10 +1,12 @@
 /**
  * The queue every remote model and embedding call goes through: bounded concurrency and, optionally,
- * a rate limit (at most `intervalCap` calls started per `interval` ms). One queue is shared by the chat
- * and embeddings adapters of a memfold, so `concurrency` bounds their requests together.
+ * a rate limit (at most `intervalCap` calls started per `interval` ms) or an admission step run in each
+ * task's slot before it starts (a rate limit shared by processes, `shared-rate-limit.ts`). One queue is shared
+ * by the chat and embeddings adapters of a memfold, so `concurrency` bounds their requests together.
  */
 import PQueue from 'p-queue';
 import { InvalidArgumentError } from '../errors.js';
+import type { AdmissionStep } from './shared-rate-limit.js';
 
 export interface ModelQueueOptions {
   /** Calls in flight at once (RuntimeConfig.modelConcurrency). */
@@ -13,12 +15,25 @@ export interface ModelQueueOptions {
   intervalCap?: number;
   /** Length of the rate-limit window in ms; required with `intervalCap`. */
   interval?: number;
+  /**
+   * Run in the task's slot right before it starts, with the task's AbortSignal: the task starts when it resolves
+   * and fails with its error when it rejects (e.g. `sharedRateGate`, which waits for a start slot).
+   */
+  admit?: AdmissionStep;
+}
+
+export interface RunOptions {
+  /** Skip the admission step: the task keeps the start slot an earlier attempt was admitted to (see `runQueuedWithRetry`). */
+  admitted?: boolean;
 }
 
 /** The few members memfold uses; a thin wrapper over p-queue. */
 export interface ModelQueue {
-  /** Run `task` when a slot is free. A task whose `signal` aborts while waiting is dropped with an error. */
-  run<T>(task: () => Promise<T>, signal?: AbortSignal): Promise<T>;
+  /**
+   * Run `task` when a slot is free (and the admission step, if any, lets it start). A task whose `signal` aborts
+   * while waiting is dropped with an error.
+   */
+  run<T>(task: () => Promise<T>, signal?: AbortSignal, options?: RunOptions): Promise<T>;
   /** Tasks running now. */
   readonly pending: number;
   /** Tasks waiting for a slot. */
@@ -56,8 +71,14 @@ export function createModelQueue(options: ModelQueueOptions): ModelQueue {
     // land together, which a server counting per second answers with 429.
     ...(limited ? { intervalCap: options.intervalCap!, interval: options.interval!, strict: true } : {}),
   });
+  const { admit } = options;
+  const start = async <T>(task: () => Promise<T>, signal?: AbortSignal, runOptions?: RunOptions): Promise<T> => {
+    if (admit && !runOptions?.admitted) await admit(signal);
+    return task();
+  };
   return {
-    run: <T>(task: () => Promise<T>, signal?: AbortSignal) => queue.add(() => task(), signal ? { signal } : {}),
+    run: <T>(task: () => Promise<T>, signal?: AbortSignal, runOptions?: RunOptions) =>
+      queue.add(() => start(task, signal, runOptions), signal ? { signal } : {}),
     get pending() {
       return queue.pending;
     },

@@ -29,22 +29,38 @@ export function runQueuedWithRetry<T>(
   },
 ): Promise<T> {
   const { queue, id, errorCode, signal, breaker } = context;
-  const once = (_attempt: number, remainingMs: () => number): Promise<T> =>
-    queue
-      .run(async () => {
-        const remaining = remainingMs();
-        if (remaining <= 0) throw deadlineExceeded(errorCode, id);
-        // Mapped before the breaker sees it: it counts outages by their short reason.
-        const send = () =>
-          attempt(remaining).catch((error: unknown) => {
-            throw toMemfoldError(error, errorCode, id, signal);
-          });
-        // Asked in the slot, when the request would leave: calls queued behind hanging ones are refused at once.
-        return breaker ? breaker.run(send, (retryInMs) => circuitOpenError(errorCode, id, retryInMs)) : send();
-      }, signal)
+  // A 429 right after an admitted start means the start reached the provider a little early (a shared limit spaces
+  // starts, and timers, event loops and the network add jitter): its one retry, after the wait the provider asks,
+  // keeps that start slot instead of queuing for the next, so jitter costs a few ms, not a slot. Once only: a second
+  // 429 means others use the limit too, and the retry reserves again.
+  let keepSlot = false;
+  let keptSlot = false;
+  const once = (_attempt: number, remainingMs: () => number): Promise<T> => {
+    const admitted = keepSlot && !keptSlot;
+    keptSlot ||= admitted;
+    keepSlot = false;
+    return queue
+      .run(
+        async () => {
+          const remaining = remainingMs();
+          if (remaining <= 0) throw deadlineExceeded(errorCode, id);
+          // Mapped before the breaker sees it: it counts outages by their short reason.
+          const send = () =>
+            attempt(remaining).catch((error: unknown) => {
+              throw toMemfoldError(error, errorCode, id, signal);
+            });
+          // Asked in the slot, when the request would leave: calls queued behind hanging ones are refused at once.
+          return breaker ? breaker.run(send, (retryInMs) => circuitOpenError(errorCode, id, retryInMs)) : send();
+        },
+        signal,
+        { admitted },
+      )
       .catch((error: unknown) => {
-        throw toMemfoldError(error, errorCode, id, signal);
+        const failure = toMemfoldError(error, errorCode, id, signal);
+        keepSlot = failure.details['status'] === 429;
+        throw failure;
       });
+  };
   return retryWithBackoff(once, {
     initialDelayMs: RETRY_BACKOFF.initialDelayMs,
     maxDelayMs: RETRY_BACKOFF.maxDelayMs,

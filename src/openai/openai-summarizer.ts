@@ -9,7 +9,7 @@ import { InvalidArgumentError, MemfoldError } from '../errors.js';
 import type { Summarizer, SummarizeRequest, Summary } from '../summarizer/summarizer.js';
 import { createCircuitBreaker, type CircuitBreaker } from './openai-circuit-breaker.js';
 import { DEFAULT_MODEL_CONCURRENCY, DEFAULT_SUMMARIZER_CONTEXT_WINDOW, PLACEHOLDER_API_KEY, defaultModelDeadlineMs } from './openai-defaults.js';
-import { lazyOpenAIClient } from './openai-client.js';
+import { clientReady, lazyOpenAIClient } from './openai-client.js';
 import { toMemfoldError } from './openai-errors.js';
 import { interpolatePrompt, renderUserMessage } from './openai-prompt.js';
 import {
@@ -178,15 +178,17 @@ export function createOpenAISummarizer(options: OpenAISummarizerOptions): Summar
       // Rendered once: every retry sends the same request.
       const system = systemPrompt(request);
       const user = renderUserMessage(request);
-      return runQueuedWithRetry((remainingMs) => attempt(request, system, user, remainingMs), {
-        queue,
-        id,
-        errorCode: 'model_error',
-        maxRetries: options.maxRetries,
-        breaker,
-        retry: { deadlineMs, ...options.retry },
-        ...(request.signal ? { signal: request.signal } : {}),
-      });
+      return clientReady(client).then(() =>
+        runQueuedWithRetry((remainingMs) => attempt(request, system, user, remainingMs), {
+          queue,
+          id,
+          errorCode: 'model_error',
+          maxRetries: options.maxRetries,
+          breaker,
+          retry: { deadlineMs, ...options.retry },
+          ...(request.signal ? { signal: request.signal } : {}),
+        }),
+      );
     },
   };
 }

@@ -293,5 +293,14 @@ export interface PersistenceProvider extends PersistenceTransaction {
    * (`conversationId`).
    */
   setTokenCalibration(conversationId: string, update: TokenCalibrationUpdate): Promise<TokenCalibration>;
+  /**
+   * Reserve a start slot of the rate limit `key`, shared by every process on this database
+   * (`migrations/010_rate_slots.sql`): the next start is `intervalMs` after the previous reservation's, or now when
+   * that has passed, by the database's clock. Returns the ms the caller must wait before starting (0 or more), counted
+   * from when it resolves (the time since the statement was sent is taken off, so a late answer is no late start). One
+   * statement, so concurrent reservations never get the same slot. Optional: the Kysely store has it (PostgreSQL and
+   * PGlite); the in-memory store does not. Refuses an empty `key` and an `intervalMs` that is not a positive number.
+   */
+  reserveRateSlot?(key: string, intervalMs: number): Promise<number>;
   close(): Promise<void>;
 }

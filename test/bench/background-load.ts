@@ -1,7 +1,8 @@
 /**
  * Background compaction under load: `memfold worker` processes take the jobs of many conversations that keep
- * growing, against a fake model with latency and a rate limit (the provider's bound, shared by the workers through
- * MEMFOLD_MODEL_RPM). Reports compacting jobs/min against the bound the rate limit sets (requests per minute over
+ * growing, against a fake model with latency and a rate limit (the provider's bound). Every worker and the app process is
+ * given that whole limit as MEMFOLD_MODEL_RPM: with PostgreSQL it is one limit shared by them all, their request
+ * starts reserved in the database (`memfold_rate_slots`). Reports compacting jobs/min against the bound the rate limit sets (requests per minute over
  * model requests per compacting job), summaries written offline (the model's fallback), queue lag (job created to started) p50/p95,
  * hard-window fallbacks in the appending process, messages lost, and the largest context seen at any turn against
  * the window. PostgreSQL only (pg-boss); skipped without DATABASE_URL.
@@ -38,8 +39,8 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
     LANCEDB_URI: `${lance.dir}/lancedb`,
     OPENAI_BASE_URL: model.baseURL,
     MEMFOLD_SUMMARY_MODEL: 'fake-model',
-    // Each worker keeps to its share of the provider's limit, so together they stay under it.
-    MEMFOLD_MODEL_RPM: String(Math.floor(shape.rpm / shape.workers)),
+    // The provider's whole limit: shared through PostgreSQL by every process, not divided among them.
+    MEMFOLD_MODEL_RPM: String(shape.rpm),
     MEMFOLD_JOB_SUPERVISE_SECONDS: '2',
   };
   const workers: ChildProcess[] = [];

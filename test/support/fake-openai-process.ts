@@ -10,16 +10,29 @@ import { startFakeOpenAI, type FakeOpenAIOptions } from './fake-openai-server.js
 
 export interface FakeOpenAIProcess {
   baseURL: string;
-  /** Chat completion requests the server has received, and how many it answered 429. */
-  stats(): Promise<{ chatRequests: number; rateLimited: number }>;
+  /**
+   * Chat completion requests the server has received, and how many it answered 429; `chat` lists them in arrival
+   * order with the model asked, the server's arrival time (Date.now() in the child) and whether it was refused.
+   */
+  stats(): Promise<FakeOpenAIStats>;
   close(): Promise<void>;
 }
 
-type ChildMessage = { baseURL: string } | { chatRequests: number; rateLimited: number };
+export interface FakeOpenAIStats {
+  chatRequests: number;
+  rateLimited: number;
+  chat: Array<{ model: string; at: number; rateLimited: boolean }>;
+}
 
-/** Start the server in a child process (same loader flags as this one); options must be plain data. */
+type ChildMessage = { baseURL: string } | FakeOpenAIStats;
+
+/**
+ * Start the server in a child process (same loader flags as this one, with tsx's added when they lack it, as in a
+ * vitest worker); options must be plain data.
+ */
 export async function startFakeOpenAIProcess(options: FakeOpenAIOptions): Promise<FakeOpenAIProcess> {
-  const child = fork(fileURLToPath(import.meta.url), [JSON.stringify(options)], { execArgv: process.execArgv, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const execArgv = process.execArgv.some((arg) => arg.includes('tsx')) ? process.execArgv : [...process.execArgv, '--import', 'tsx'];
+  const child = fork(fileURLToPath(import.meta.url), [JSON.stringify(options)], { execArgv, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   const next = () =>
     new Promise<ChildMessage>((resolve, reject) => {
       const onExit = (code: number | null) => reject(new Error(`fake OpenAI server process exited with ${code}`));
@@ -35,7 +48,7 @@ export async function startFakeOpenAIProcess(options: FakeOpenAIOptions): Promis
     async stats() {
       const answer = next();
       child.send('stats');
-      return (await answer) as { chatRequests: number; rateLimited: number };
+      return (await answer) as FakeOpenAIStats;
     },
     close: () => stop(child),
   };
@@ -53,8 +66,11 @@ async function serve(): Promise<void> {
   const server = await startFakeOpenAI(JSON.parse(process.argv[2] ?? '{}') as FakeOpenAIOptions);
   process.on('message', (message) => {
     if (message !== 'stats') return;
-    const chatRequests = server.requests.filter((r) => r.path === '/v1/chat/completions').length;
-    process.send!({ chatRequests, rateLimited: server.rateLimited });
+    const chat = server.requests
+      .filter((r) => r.path === '/v1/chat/completions')
+      .map((r) => ({ model: String(r.body?.model), at: r.at, rateLimited: r.rateLimited }));
+    const stats: FakeOpenAIStats = { chatRequests: chat.length, rateLimited: server.rateLimited, chat };
+    process.send!(stats);
   });
   process.on('SIGTERM', () => void server.close().then(() => process.exit(0)));
   process.send!({ baseURL: server.baseURL });

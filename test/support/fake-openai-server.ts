@@ -53,6 +53,10 @@ export interface RecordedRequest {
   path: string;
   body: any;
   headers: Record<string, string>;
+  /** When the server took it (Date.now(), after its body arrived): the time the rate limit judged it by. */
+  at: number;
+  /** Whether the rate limit answered it 429. */
+  rateLimited: boolean;
 }
 
 export interface FakeOpenAIOptions {
@@ -230,15 +234,14 @@ export function structuredSummary(body: any, itemChars = 160): string {
   return `Facts:\n- ${transcript.slice(0, Math.max(1, budget - 12)).trim() || 'nothing to note'}`.slice(0, budget);
 }
 
-/** The bucket of a RateLimit: `take()` returns 0 when a request may go, else the ms until it may. */
-function tokenBucket(limit: RateLimit, clock: () => number = Date.now): { take(): number } {
+/** The bucket of a RateLimit: `take(now)` returns 0 when a request arriving at `now` (Date.now()) may go, else the ms until it may. */
+function tokenBucket(limit: RateLimit): { take(t: number): number } {
   const perMs = limit.requestsPerMinute / 60_000;
   const burst = limit.burst ?? Math.max(1, limit.requestsPerMinute / 60);
   let tokens = burst;
-  let last = clock();
+  let last = Date.now();
   return {
-    take() {
-      const t = clock();
+    take(t) {
       tokens = Math.min(burst, tokens + (t - last) * perMs);
       last = t;
       if (tokens >= 1) {
@@ -360,13 +363,15 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
       const path = (req.url ?? '').split('?')[0]!;
       const headers: Record<string, string> = {};
       for (const [k, v] of Object.entries(req.headers)) headers[k] = Array.isArray(v) ? v.join(', ') : String(v);
-      requests.push({ path, body, headers });
+      const recorded: RecordedRequest = { path, body, headers, at: Date.now(), rateLimited: false };
+      requests.push(recorded);
       if (req.method !== 'POST' || (path !== '/v1/chat/completions' && path !== '/v1/embeddings')) {
         return send(res, 404, { error: { message: `no route ${req.method} ${path}` } });
       }
-      const waitMs = bucket?.take() ?? 0;
+      const waitMs = bucket?.take(recorded.at) ?? 0;
       if (waitMs > 0) {
         rateLimited++;
+        recorded.rateLimited = true;
         const message = `fake rate limit: retry in ${waitMs} ms`;
         return send(
           res,

@@ -86,6 +86,12 @@ export interface TokenCalibrationsTable {
   observed_at: Timestamp;
 }
 
+/** Row type of `memfold_rate_slots`: the next start of a shared rate limit (migrations/010_rate_slots.sql). */
+export interface RateSlotsTable {
+  key: string;
+  next_at: Timestamp;
+}
+
 /** The schema Kysely is typed with. */
 export interface Database {
   conversations: ConversationsTable;
@@ -94,4 +100,5 @@ export interface Database {
   message_ids: MessageIdsTable;
   compaction_pauses: CompactionPausesTable;
   token_calibrations: TokenCalibrationsTable;
+  memfold_rate_slots: RateSlotsTable;
 }

@@ -18,6 +18,7 @@ import { advisoryLockKey, createSemaphore, withAdvisoryLock, type LockResult } f
 import { clearLoopGuardState, getLoopGuardState, setLoopGuardState } from './kysely-loop-guard.js';
 import { kyselyMessageOperations } from './kysely-messages.js';
 import { getTokenCalibration, setTokenCalibration } from './kysely-token-calibration.js';
+import { reserveRateSlot } from './kysely-rate-slots.js';
 import type { StoreContext } from './kysely-store-context.js';
 import { eraseConversation } from './kysely-erase.js';
 import { listConversations, listOperations, listPendingOperations, recordOperation, updateOperation } from './kysely-operation-log.js';
@@ -164,6 +165,7 @@ function createStore(db: Kysely<Database>, backend: StoreDialect, context: Store
     clearLoopGuardState: outside('clearLoopGuardState', (conversationId) => clearLoopGuardState(db, context, conversationId)),
     getTokenCalibration: outside('getTokenCalibration', (conversationId) => getTokenCalibration(db, context, conversationId)),
     setTokenCalibration: outside('setTokenCalibration', (conversationId, update) => setTokenCalibration(db, context, conversationId, update)),
+    reserveRateSlot: outside('reserveRateSlot', (key, intervalMs) => reserveRateSlot(db, key, intervalMs)),
 
     close() {
       closed ??= (async () => {
