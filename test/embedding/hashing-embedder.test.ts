@@ -1,6 +1,7 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { embedAll } from '../../src/embedding/embedder.js';
-import { createHashingEmbedder, fnv1a32, tokenizeForHashing } from '../../src/embedding/hashing-embedder.js';
+import { createHashingEmbedder, fnv1a32, hashingVector, tokenizeForHashing } from '../../src/embedding/hashing-embedder.js';
 import { MemfoldError } from '../../src/errors.js';
 
 const dot = (a: Float32Array, b: Float32Array) => a.reduce((sum, value, i) => sum + value * (b[i] ?? 0), 0);
@@ -40,6 +41,25 @@ describe('hashing embedder', () => {
       'ÿ\u07FF\u0800\uFFFF',
     ];
     for (const text of texts) expect(fnv1a32(text), text).toBe(reference(text));
+  });
+
+  it('gives the vectors archives already hold: pinned for ASCII, Unicode and tool-output text', () => {
+    // Digests of the vectors as this embedder first wrote them: a faster tokenizer or hash must leave them as they are.
+    const digest = (text: string) =>
+      createHash('sha256')
+        .update(Buffer.from(hashingVector(text, 384).buffer))
+        .digest('hex')
+        .slice(0, 16);
+    expect(digest('[2024-06-01 10:02] user: Please remember order ORD-501 for customer Ada Lovelace; ship to src/lib/a.ts v1.2 user@host.')).toBe(
+      '80a6563760874643',
+    );
+    expect(digest('Réunion à 14h30 : le café coûte 3,50 € ; ﬁn. 東京タワーに行きました。 Ｆｕｌｌ ｗｉｄｔｈ İstanbul')).toBe('3362bad406c4c1bc');
+    expect(digest('tool: {"sku":"SKU-7731","stock":42,"aisle":"B-12","note":"the the of of and refund refund refund"}')).toBe('0e4e8a64622a8a6a');
+  });
+
+  it('continues a hash: from the hash of a prefix, the hash of prefix + text', () => {
+    expect(fnv1a32('refund', fnv1a32('w:'))).toBe(fnv1a32('w:refund'));
+    expect(fnv1a32('café 東京', fnv1a32('b:'))).toBe(fnv1a32('b:café 東京'));
   });
 
   it('is deterministic across calls and instances', async () => {
