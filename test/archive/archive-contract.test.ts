@@ -183,6 +183,22 @@ for (const backend of archiveBackends()) {
           ['d0-b', undefined],
           ['d0-a', "it's d1"],
         ]);
+        // Many parents in one call (the LanceDB adapter merges them instead of updating parent by parent): the same.
+        await archive.markEach('ls', [
+          { label: 'd0-a', parentLabel: 'p1' },
+          { label: 'tr', parentLabel: 'p2' },
+          { label: 'd0-b', parentLabel: 'p3' },
+          { label: 'd0-a2', parentLabel: 'p4' },
+          { label: 'missing-label', parentLabel: 'p5' },
+          { label: 'd0-b', parentLabel: null },
+        ]);
+        expect(await parents('ls', ['d0-a', 'tr', 'd0-b', 'd0-a2'])).toEqual([
+          ['d0-a', 'p1'],
+          ['tr', 'p2'],
+          ['d0-b', undefined],
+          ['d0-a2', 'p4'],
+        ]);
+        expect(await parents('other-mark', ['d0-a'])).toEqual([['d0-a', undefined]]);
         await expect(archive.markEach('ls', [{ label: 'tr', parentLabel: '' }])).rejects.toThrow(/marks\[0\]\.parentLabel/);
         await expect(archive.markEach('ls', [{ label: 7 as unknown as string, parentLabel: 'd1' }])).rejects.toThrow(/marks\[0\]\.label/);
       });

@@ -21,6 +21,7 @@ import {
   ENTRY_COLUMNS,
   entriesTable,
   fromRow,
+  parentsTable,
   rowKey,
   SESSIONS_COLUMN_SQL,
   validateEntry,
@@ -114,6 +115,9 @@ function isZero(vector: Float32Array): boolean {
 }
 
 /** Open (creating when missing) the archive table at `uri` and return the Archive over it. */
+/** `markEach` with more distinct parents than this merges instead of updating once per parent. */
+const MARK_UPDATES_AT_MOST = 3;
+
 export async function openLanceArchive(options: LanceArchiveOptions): Promise<Archive> {
   const settings = { ...DEFAULT_LANCE_ARCHIVE_OPTIONS, ...definedOnly(options) };
   const { uri } = options;
@@ -482,11 +486,17 @@ export async function openLanceArchive(options: LanceArchiveOptions): Promise<Ar
       requireConversationId(conversationId);
       const parents = [...requireMarks(marks)];
       if (parents.length === 0) return;
-      // One update per parent (LanceDB's update takes no CASE). A merge of (key, parent) pairs would make one
-      // version for all, but it joins the keys of every fragment the key index does not cover yet: it costs more.
+      // A few parents: one update each (a merge joins the keys of every fragment the key index does not cover yet,
+      // which costs several updates). More: one merge of (key, parent) pairs, one table version for all. LanceDB's
+      // update takes no CASE, so it cannot set several parents at once.
       const byParent = new Map<string | null, string[]>();
       for (const [label, parentLabel] of parents) byParent.set(parentLabel, [...(byParent.get(parentLabel) ?? []), label]);
       await mutate('mark', async () => {
+        if (byParent.size > MARK_UPDATES_AT_MOST) {
+          const source = parentsTable(parents.map(([label, parentLabel]) => [rowKey(namespace, conversationId, label), parentLabel]));
+          await table.mergeInsert(COLUMN.key).whenMatchedUpdateAll().execute(source);
+          return;
+        }
         for (const [parentLabel, labels] of byParent) {
           for (const slice of chunked(labels)) {
             await table.update({ values: { [COLUMN.parentLabel]: parentLabel }, where: labelsWhere(namespace, conversationId, slice) });

@@ -164,6 +164,23 @@ export function rowKey(namespace: string, conversationId: string, label: string)
   return JSON.stringify([namespace, conversationId, label]);
 }
 
+/**
+ * (key, parent label) pairs as a two-column Arrow table: a merge of it updates only the parent column of the rows
+ * whose keys match. Arrow, not row objects: LanceDB's row conversion would ask for the vector column too.
+ */
+export function parentsTable(pairs: ReadonlyArray<readonly [key: string, parentLabel: string | null]>): Table {
+  return new Table({
+    [COLUMN.key]: vectorFromArray(
+      pairs.map(([key]) => key),
+      new Utf8(),
+    ),
+    [COLUMN.parentLabel]: vectorFromArray(
+      pairs.map(([, parent]) => parent),
+      new Utf8(),
+    ),
+  });
+}
+
 /** One table row for an entry (validated by the caller). */
 export function toRow(namespace: string, entry: ArchiveEntry, times: { startMs: number; endMs: number }, vector: Float32Array): Record<string, unknown> {
   return {
