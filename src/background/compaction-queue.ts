@@ -32,6 +32,8 @@ export interface JobOutcome {
   attempt: number;
   /** Summaries the offline summarizer wrote because the model failed (0 when the model wrote them all). */
   fallbacks: number;
+  /** Summarizer calls the compaction made (`CompactionResult.modelCalls`): what a job costs against a rate limit. */
+  modelCalls: number;
 }
 
 export interface CompactionQueue {
@@ -58,6 +60,7 @@ export function outcomeOf(result: CompactionResult, conversationId: string, jobI
     tokensAfter: result.tokensAfter,
     attempt,
     fallbacks: result.fallbacks.length,
+    modelCalls: result.modelCalls,
   };
 }
 

@@ -8,6 +8,7 @@ const result = (status: CompactionResult['status']) =>
   ({
     status,
     fallbacks: [] as CompactionResult['fallbacks'],
+    modelCalls: 3,
     tokensBefore: 100,
     tokensAfter: status === 'compacted' ? 40 : 100,
     ...(status === 'failed' ? { failureCode: 'archive_failed', error: 'down' } : {}),
@@ -49,7 +50,7 @@ it('retries a failed compaction with a doubling delay, then reports the last out
   await queue.enqueue('a');
   await queue.close(5_000);
   expect(delays).toEqual([100, 200]);
-  expect(outcomes).toEqual([expect.objectContaining({ conversationId: 'a', status: 'compacted', attempt: 2 })]);
+  expect(outcomes).toEqual([expect.objectContaining({ conversationId: 'a', status: 'compacted', attempt: 2, fallbacks: 0, modelCalls: 3 })]);
 
   const failing = createInProcessQueue(async () => result('failed'), { retryLimit: 1, sleep: async () => undefined, onOutcome: (o) => outcomes.push(o) });
   await failing.enqueue('b');

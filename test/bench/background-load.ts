@@ -85,7 +85,11 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
     const skipped = jobs.filter((j) => j.state === 'completed' && j.status !== 'compacted').length;
     const lags = jobs.filter((j) => j.started !== null).map((j) => j.started! - j.created);
     const fallbacks = completed.reduce((sum, j) => sum + (j.fallbacks ?? 0), 0);
-    const requestsPerJob = completed.length > 0 ? stats.chatRequests / completed.length : 0;
+    // Summarizer calls per compacting job, from the jobs' outcomes: the requests the model refused (429) and those of
+    // jobs still running at the end are not a job's cost.
+    const requestsPerJob = completed.length > 0 ? completed.reduce((sum, j) => sum + (j.modelCalls ?? 0), 0) / completed.length : 0;
+    // What the provider accepted per minute, against its limit.
+    const acceptedPerMinute = (stats.chat.filter((r) => !r.rateLimited).length / appendSeconds) * 60;
     const bound = requestsPerJob > 0 ? shape.rpm / requestsPerJob : 0;
     const jobsPerMinute = (completed.length / appendSeconds) * 60;
     const { lost, archived } = await lostMessages(app, ids, next);
@@ -100,6 +104,7 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
       jobsPerMinute,
       bound,
       requestsPerJob,
+      acceptedPerMinute,
       fallbacks,
       rateLimited: stats.rateLimited,
       lagP50: percentile(lags, 50),
@@ -142,7 +147,7 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
     return {
       name: 'background-load',
       title: 'Background compaction under load',
-      markdown: `${markdown}\n\n${appended} messages appended in ${fmt(appendSeconds, 0)} s; ${archived} archived by the workers (${fmt(json.archivedPerSecondPerWorker, 1)} messages/s per worker); ${requestsPerJob.toFixed(2)} model requests per compacting job; ${skipped} jobs found nothing to do.`,
+      markdown: `${markdown}\n\n${appended} messages appended in ${fmt(appendSeconds, 0)} s; ${archived} archived by the workers (${fmt(json.archivedPerSecondPerWorker, 1)} messages/s per worker); ${requestsPerJob.toFixed(2)} model requests per compacting job; the model accepted ${fmt(acceptedPerMinute, 1)} requests/min of its ${shape.rpm}; ${skipped} jobs found nothing to do.`,
       json,
     };
   } finally {
@@ -160,7 +165,7 @@ async function jobRows(url: string, name: string) {
   await client.connect();
   try {
     const { rows } = await client.query(
-      `select state, extract(epoch from created_on) * 1000 as created, extract(epoch from started_on) * 1000 as started, (output->>'fallbacks')::int as fallbacks, output->>'status' as status
+      `select state, extract(epoch from created_on) * 1000 as created, extract(epoch from started_on) * 1000 as started, (output->>'fallbacks')::int as fallbacks, (output->>'modelCalls')::int as model_calls, output->>'status' as status
          from memfold_jobs.job where name = $1`,
       [name],
     );
@@ -169,6 +174,7 @@ async function jobRows(url: string, name: string) {
       created: Number(r.created),
       started: r.started === null ? null : Number(r.started),
       fallbacks: r.fallbacks as number | null,
+      modelCalls: r.model_calls as number | null,
       status: r.status as string | null,
     }));
   } finally {
