@@ -1,4 +1,6 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
  * Tests that need a database, LanceDB, child processes or an HTTP server. Everything else is a unit test:
@@ -24,6 +26,38 @@ const INTEGRATION = [
 ];
 const EXCLUDE = ['test/bench/**', 'node_modules/**'];
 
+/**
+ * The files that take longest, longest first. They start first, so that the two workers finish together instead
+ * of one of them starting the five-minute crash test when the other has nothing left to run (in CI there is no
+ * cache of past durations; without this, vitest orders by file size).
+ */
+const SLOW_FIRST = [
+  'test/durability/crash-recovery.test.ts',
+  'test/cli/cli.e2e.test.ts',
+  'test/cli/import.test.ts',
+  'test/compaction/recovery.integration.test.ts',
+  'test/compaction/compactor.integration.test.ts',
+  'test/cli/scoping.test.ts',
+  'test/archive/lancedb-s3.integration.test.ts',
+  'test/compaction/properties.test.ts',
+  'test/durability/concurrency.test.ts',
+  'test/durability/id-reuse.properties.test.ts',
+  'test/memfold-open.test.ts',
+  'test/compaction/replay-datasets.test.ts',
+];
+
+class SlowFirstSequencer extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const rank = (spec: TestSpecification) => {
+      const index = SLOW_FIRST.findIndex((file) => spec.moduleId.endsWith(`/${file}`));
+      return index === -1 ? SLOW_FIRST.length : index;
+    };
+    // Array.prototype.sort is stable: the rest keep the order vitest gave them.
+    return sorted.sort((a, b) => rank(a) - rank(b));
+  }
+}
+
 // Only settings that are not arrays live at the root: projects inherit them (`extends: true`), and
 // array settings such as globalSetup would be appended to every project's.
 export default defineConfig({
@@ -32,6 +66,10 @@ export default defineConfig({
     hookTimeout: 60_000,
     // LanceDB and PGlite are native/wasm heavy: forks isolate them per file.
     pool: 'forks',
+    // Vitest's default for a run is one worker less than the CPUs: one on a 2-core machine, so every file ran
+    // alone. Most files wait on child processes, PostgreSQL or LanceDB I/O; two workers keep two cores busy.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
+    sequence: { sequencer: SlowFirstSequencer },
     projects: [
       {
         extends: true,

@@ -69,7 +69,7 @@ describe.skipIf(databaseUrl === undefined)('SIGKILL during compaction, then reco
   let child: BundledChild;
 
   beforeAll(async () => {
-    child = await bundleChild(CHILD_SOURCE);
+    child = await bundleChild(CHILD_SOURCE, { bundlePackages: true });
     database = await createPostgresTestDatabase(databaseUrl!);
     lanceDir = await mkdtemp(path.join(os.tmpdir(), 'memfold-crash-'));
     memfold = await createMemfold({

@@ -41,7 +41,7 @@ console.log(`memfold soak: seed ${args.seed}; ${inProcessRuns} in-process runs, 
 
 const database = await createPostgresTestDatabase(serverUrl);
 const lanceDir = await mkdtemp(path.join(os.tmpdir(), 'memfold-soak-'));
-const child = await bundleChild(new URL('../durability/children/compact-until-killed.ts', import.meta.url));
+const child = await bundleChild(new URL('../durability/children/compact-until-killed.ts', import.meta.url), { bundlePackages: true });
 const tally = newTally();
 const children = new Set<ChildProcess>();
 const memfolds: Memfold[] = [];
