@@ -96,6 +96,27 @@ describe('lancedb archive: index policy', () => {
     await archive.close();
   });
 
+  it('holds a due upkeep while a write embeds, however long that takes: the write never waits for it', async () => {
+    // An embedder that takes 1.5 s once asked to: longer than the pause that lets upkeep start.
+    let slowMs = 0;
+    const slow = {
+      ...embedder,
+      embed: async (texts: string[], options?: { signal?: AbortSignal }) => {
+        if (slowMs > 0) await new Promise((resolve) => setTimeout(resolve, slowMs));
+        return embedder.embed(texts, options);
+      },
+    };
+    const archive = await openLanceArchive({ uri: folder.dir, embedder: slow, optimizeAfterUnindexedRows: 5, upkeepDelayMs: 500 });
+    await archive.write(rows('c', 400, 5, 'echidna'));
+    slowMs = 1_500;
+    await archive.write(rows('c', 405, 5, 'echidna'));
+    // Had the upkeep started 500 ms into the embedding, the write would have waited for it, and the rows be indexed.
+    expect((await indexState(folder.dir)).get('content')?.unindexed).toBeGreaterThanOrEqual(10);
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    expect((await indexState(folder.dir)).get('content')?.unindexed).toBe(0);
+    await archive.close();
+  });
+
   it('refuses a negative or fractional upkeepDelayMs', async () => {
     await expect(openLanceArchive({ uri: folder.dir, embedder, upkeepDelayMs: -1 })).rejects.toMatchObject({ field: 'upkeepDelayMs' });
     await expect(openLanceArchive({ uri: folder.dir, embedder, upkeepDelayMs: 1.5 })).rejects.toMatchObject({ field: 'upkeepDelayMs' });

@@ -197,6 +197,19 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
       ];
     }),
   );
+  // Fixed cost per compaction and cost per message compacted: the line through the two smallest fresh cases, and how
+  // far the largest lands from it (linearity).
+  const fits = backends.map((backend) => {
+    const own = cases.filter((c) => c.backend === backend);
+    const [small, next] = own;
+    const largest = own[own.length - 1]!;
+    if (!small || !next) return undefined;
+    const perMessageUs = ((next.full.wallMs - small.full.wallMs) * 1000) / (next.full.archived - small.full.archived);
+    const fixedMs = small.full.wallMs - (perMessageUs * small.full.archived) / 1000;
+    const predictedMs = fixedMs + (perMessageUs * largest.full.archived) / 1000;
+    const beyond = largest === next ? '' : `; at ${fmt(largest.full.archived)} messages ${fmt(largest.full.wallMs)} ms against ${fmt(predictedMs)} ms on that line (${fmt((largest.full.wallMs / predictedMs - 1) * 100, 0)}%)`;
+    return { backend, fixedMs, perMessageUs, predictedMs, text: `${backend}: ${fmt(fixedMs)} ms + ${fmt(perMessageUs, 1)} µs per message${beyond}` };
+  });
   const growth = backends.map((backend) => {
     const own = cases.filter((c) => c.backend === backend);
     const first = meanRound(own[0]!.rounds);
@@ -211,6 +224,8 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
     '',
     fresh,
     '',
+    `Per compaction, the line through the ${fmt(sizes[0]!)} and ${fmt(sizes[1]!)} cases: ${fits.flatMap((f) => (f ? [f.text] : [])).join('; ')}.`,
+    '',
     `**(b) ${NEW_MESSAGES} new messages appended and compacted, ${ROUNDS} rounds, after the conversation was compacted down** (means per round; index maintenance runs every few rounds, hence median and max):`,
     '',
     incremental,
@@ -221,7 +236,7 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
     name: 'overhead',
     title: 'Overhead: memfold with an instant summarizer',
     markdown,
-    json: { appendBatch: APPEND_BATCH, newMessages: NEW_MESSAGES, rounds: ROUNDS, warmUpMessages: WARM_UP_MESSAGES, cases },
+    json: { appendBatch: APPEND_BATCH, newMessages: NEW_MESSAGES, rounds: ROUNDS, warmUpMessages: WARM_UP_MESSAGES, fits, cases },
   };
 }
 
