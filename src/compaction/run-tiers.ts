@@ -61,7 +61,7 @@ export async function runTiers(
     return done;
   }
 
-  /** Clear `selection` from `rows` (the live rows), adding to what `result` says tier 2 did. False when it failed. */
+  /** Clear `selection` from `rows` (the live rows), adding to what `result` says tier 2 did; undefined when it failed. */
   const clear = async (selection: ClearingSelection, rows: readonly ConversationMessage[]) => {
     const cleared = await runClearing(selection, rows, conversationId, deps, result, counts, signal);
     if (!cleared.ok) {
