@@ -207,7 +207,10 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
     const perMessageUs = ((next.full.wallMs - small.full.wallMs) * 1000) / (next.full.archived - small.full.archived);
     const fixedMs = small.full.wallMs - (perMessageUs * small.full.archived) / 1000;
     const predictedMs = fixedMs + (perMessageUs * largest.full.archived) / 1000;
-    const beyond = largest === next ? '' : `; at ${fmt(largest.full.archived)} messages ${fmt(largest.full.wallMs)} ms against ${fmt(predictedMs)} ms on that line (${fmt((largest.full.wallMs / predictedMs - 1) * 100, 0)}%)`;
+    const beyond =
+      largest === next
+        ? ''
+        : `; at ${fmt(largest.full.archived)} messages ${fmt(largest.full.wallMs)} ms against ${fmt(predictedMs)} ms on that line (${fmt((largest.full.wallMs / predictedMs - 1) * 100, 0)}%)`;
     return { backend, fixedMs, perMessageUs, predictedMs, text: `${backend}: ${fmt(fixedMs)} ms + ${fmt(perMessageUs, 1)} µs per message${beyond}` };
   });
   const growth = backends.map((backend) => {
