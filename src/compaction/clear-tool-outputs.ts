@@ -114,21 +114,25 @@ export function splitByFold(selection: ClearingSelection, foldedIds: ReadonlySet
 
 /** `history` with each of `folded`'s outputs read as `foldedPlaceholder`: what tier 3 plans and folds on. */
 export function withFoldedPlaceholders(history: readonly ConversationMessage[], folded: ClearingSelection): ConversationMessage[] {
-  if (folded.outputs.length === 0) return [...history];
-  const tokensOf = new Map(folded.outputs.map((o) => [o.message.id, o.tokens]));
-  return history.map((m) => {
-    const tokens = tokensOf.get(m.id);
-    return tokens === undefined ? m : { ...m, content: foldedPlaceholder(tokens) };
-  });
+  return replacingOutputs(history, folded, (m, tokens) => ({ ...m, content: foldedPlaceholder(tokens) }));
 }
 
 /** `history` as it reads once `selection` is cleared, for planning what follows (labels estimated). */
 export function withPlaceholders(history: readonly ConversationMessage[], selection: ClearingSelection): ConversationMessage[] {
+  return replacingOutputs(history, selection, (m, tokens) => ({ ...m, content: clearedPlaceholder(TYPICAL_LABEL, tokens), clearedOutputLabel: TYPICAL_LABEL }));
+}
+
+/** `history` with each output of `selection` replaced by `replace(message, its tokens)`. */
+function replacingOutputs(
+  history: readonly ConversationMessage[],
+  selection: ClearingSelection,
+  replace: (message: ConversationMessage, tokens: number) => ConversationMessage,
+): ConversationMessage[] {
   if (selection.outputs.length === 0) return [...history];
   const tokensOf = new Map(selection.outputs.map((o) => [o.message.id, o.tokens]));
   return history.map((m) => {
     const tokens = tokensOf.get(m.id);
-    return tokens === undefined ? m : { ...m, content: clearedPlaceholder(TYPICAL_LABEL, tokens), clearedOutputLabel: TYPICAL_LABEL };
+    return tokens === undefined ? m : replace(m, tokens);
   });
 }
 

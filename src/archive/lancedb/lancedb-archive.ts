@@ -513,7 +513,11 @@ export async function openLanceArchive(options: LanceArchiveOptions): Promise<Ar
       // which costs several updates). More: one merge of (key, parent) pairs, one table version for all. LanceDB's
       // update takes no CASE, so it cannot set several parents at once.
       const byParent = new Map<string | null, string[]>();
-      for (const [label, parentLabel] of parents) byParent.set(parentLabel, [...(byParent.get(parentLabel) ?? []), label]);
+      for (const [label, parentLabel] of parents) {
+        const labels = byParent.get(parentLabel) ?? [];
+        labels.push(label);
+        byParent.set(parentLabel, labels);
+      }
       await mutate('mark', async () => {
         if (byParent.size > MARK_UPDATES_AT_MOST) {
           const source = parentsTable(parents.map(([label, parentLabel]) => [rowKey(namespace, conversationId, label), parentLabel]));
