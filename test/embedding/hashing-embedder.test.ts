@@ -1,8 +1,40 @@
 import { createHash } from 'node:crypto';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { embedAll } from '../../src/embedding/embedder.js';
 import { createHashingEmbedder, fnv1a32, hashingVector, tokenizeForHashing } from '../../src/embedding/hashing-embedder.js';
 import { MemfoldError } from '../../src/errors.js';
+
+/**
+ * The vector as the embedder defines it, from the tokenizer's words and compounds with joined-string features: the
+ * reference its one-scan ASCII path must equal, bit for bit.
+ */
+function referenceVector(text: string, dimensions: number): Float32Array {
+  const stopwords = new Set(['the', 'of', 'and', 'a', 'to', 'is', 'would', 'these']);
+  const { words, compounds } = tokenizeForHashing(text);
+  const content = words.filter((word) => !stopwords.has(word));
+  const counted = (names: string[]) => {
+    const counts = new Map<string, number>();
+    for (const name of names) counts.set(name, (counts.get(name) ?? 0) + 1);
+    return counts;
+  };
+  const vector = new Float32Array(dimensions);
+  const add = (counts: Map<string, number>, prefix: string, weight: number) => {
+    for (const [name, count] of counts) {
+      const hash = fnv1a32(prefix + name);
+      vector[hash % dimensions] = vector[hash % dimensions]! + (hash & 0x80000000 ? -1 : 1) * weight * (1 + Math.log(count));
+    }
+  };
+  add(counted(content), 'w:', 1);
+  add(counted(compounds), 'c:', 1);
+  add(
+    counted(content.slice(1).map((word, i) => `${content[i]} ${word}`)),
+    'b:',
+    0.5,
+  );
+  const norm = Math.sqrt(vector.reduce((sum, value) => sum + value * value, 0));
+  return norm > 0 ? vector.map((value) => value / norm) : vector;
+}
 
 const dot = (a: Float32Array, b: Float32Array) => a.reduce((sum, value, i) => sum + value * (b[i] ?? 0), 0);
 
@@ -55,6 +87,26 @@ describe('hashing embedder', () => {
     );
     expect(digest('Réunion à 14h30 : le café coûte 3,50 € ; ﬁn. 東京タワーに行きました。 Ｆｕｌｌ ｗｉｄｔｈ İstanbul')).toBe('3362bad406c4c1bc');
     expect(digest('tool: {"sku":"SKU-7731","stock":42,"aisle":"B-12","note":"the the of of and refund refund refund"}')).toBe('0e4e8a64622a8a6a');
+  });
+
+  it('embeds ASCII text as the tokenizer defines it, bit for bit: compounds, connectors, stopwords, repeats', () => {
+    // Pieces that make words, compounds (runs joined by connectors alone), broken chains and stopwords (those the
+    // reference knows: the text is drawn from them) in every order.
+    const pieces = ['the', 'OF', 'and', 'would', 'these', 'Refund', 'ord', '42', 'src', 'A', 'x9', '.', '/', '\\', ':', '@', '#', '_', '-', ' ', ', ', '\n', '{"k":'];
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...pieces), { maxLength: 60 }), (drawn) => {
+        const text = drawn.join('');
+        expect(Array.from(hashingVector(text, 64))).toEqual(Array.from(referenceVector(text, 64)));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('keeps apart distinct words whose hashes collide', () => {
+    // fnv1a32('w:zed') === fnv1a32('w:1ukqvz4vm'): two words, two counts, each in its own pairs.
+    expect(fnv1a32('zed', fnv1a32('w:'))).toBe(fnv1a32('1ukqvz4vm', fnv1a32('w:')));
+    const text = 'zed 1ukqvz4vm zed refund 1ukqvz4vm zed zed mzfj8fiop cfiiyxflyn';
+    expect(Array.from(hashingVector(text, 384))).toEqual(Array.from(referenceVector(text, 384)));
   });
 
   it('continues a hash: from the hash of a prefix, the hash of prefix + text', () => {
