@@ -27,11 +27,7 @@ function referenceVector(text: string, dimensions: number): Float32Array {
   };
   add(counted(content), 'w:', 1);
   add(counted(compounds), 'c:', 1);
-  add(
-    counted(content.slice(1).map((word, i) => `${content[i]} ${word}`)),
-    'b:',
-    0.5,
-  );
+  add(counted(content.slice(1).map((word, i) => `${content[i]} ${word}`)), 'b:', 0.5);
   const norm = Math.sqrt(vector.reduce((sum, value) => sum + value * value, 0));
   return norm > 0 ? vector.map((value) => value / norm) : vector;
 }
@@ -92,7 +88,31 @@ describe('hashing embedder', () => {
   it('embeds ASCII text as the tokenizer defines it, bit for bit: compounds, connectors, stopwords, repeats', () => {
     // Pieces that make words, compounds (runs joined by connectors alone), broken chains and stopwords (those the
     // reference knows: the text is drawn from them) in every order.
-    const pieces = ['the', 'OF', 'and', 'would', 'these', 'Refund', 'ord', '42', 'src', 'A', 'x9', '.', '/', '\\', ':', '@', '#', '_', '-', ' ', ', ', '\n', '{"k":'];
+    const pieces = [
+      'the',
+      'OF',
+      'and',
+      'would',
+      'these',
+      'Refund',
+      'ord',
+      '42',
+      'src',
+      'A',
+      'x9',
+      '.',
+      '/',
+      '\\',
+      ':',
+      '@',
+      '#',
+      '_',
+      '-',
+      ' ',
+      ', ',
+      '\n',
+      '{"k":',
+    ];
     fc.assert(
       fc.property(fc.array(fc.constantFrom(...pieces), { maxLength: 60 }), (drawn) => {
         const text = drawn.join('');
