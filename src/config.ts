@@ -84,7 +84,7 @@ export interface RuntimeConfig {
    * The provider's rate limit: remote calls started per minute, summaries and embeddings together, retries included,
    * spread evenly (one every 60,000 / rpm ms), so the limit slows the queue instead of answering 429 until retries run
    * out. With PostgreSQL (`databaseUrl`) it is shared by every memfold process on that database using the same endpoint
-   * and API key: their starts are reserved there (`openai/shared-rate-limit.ts`, spaced 2.5% wider, at most 25 ms, for
+   * and API key: their starts are reserved there (`openai/shared-rate-limit.ts`, spaced 2.5% wider, at most 10 ms, for
    * jitter), so give each process the provider's whole limit. With PGlite or the memory store, per process.
    * `MEMFOLD_MODEL_RPM`; unset means no limit.
    */

@@ -34,17 +34,21 @@ export const RATE_SLOT_UNAVAILABLE = 'rate limit unavailable';
  * Ms between two reserved starts for a requests-per-minute limit: 60,000 / rpm, plus a small allowance for the
  * jitter between a slot and the request reaching the provider (timers, a busy event loop, the network): each request
  * is late by another amount, and a provider that allows no burst refuses one arriving even a millisecond sooner than
- * its limit allows after the one before. The allowance, 2.5% of the interval and at most 25 ms, keeps most starts
- * clear of that and costs 2.5% of the limit at most; a start that still arrives early is refused with the wait it
- * needs, and its retry keeps its slot (`runQueuedWithRetry`), so a wider allowance, paid on every start, is not needed.
+ * its limit allows after the one before. That jitter is a matter of milliseconds whatever the limit, so the allowance,
+ * 2.5% of the interval and at most 10 ms, costs 1% of a limit of 60 a minute and less of slower ones; a start that
+ * still arrives early is refused with the wait it needs, and its retry keeps its slot (`runQueuedWithRetry`), so a
+ * wider allowance, paid on every start, is not needed.
  */
 export function rateSlotSpacingMs(requestsPerMinute: number): number {
   if (!Number.isInteger(requestsPerMinute) || requestsPerMinute < 1) {
     throw new InvalidArgumentError('requestsPerMinute', `must be an integer >= 1 (got ${requestsPerMinute})`);
   }
   const intervalMs = 60_000 / requestsPerMinute;
-  return intervalMs + Math.min(intervalMs * 0.025, 25);
+  return intervalMs + Math.min(intervalMs * 0.025, MAX_JITTER_ALLOWANCE_MS);
 }
+
+/** The most a reserved start is spaced beyond the limit's interval, for jitter. */
+export const MAX_JITTER_ALLOWANCE_MS = 10;
 
 /**
  * The admission step of a shared limit. A reservation that fails gives a retryable MemfoldError (`details.reason`

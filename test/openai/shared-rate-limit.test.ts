@@ -29,10 +29,11 @@ afterEach(() => {
 });
 
 describe('rateSlotSpacingMs', () => {
-  it('is 60,000 / rpm plus 2.5% for jitter, the allowance at most 25 ms', () => {
-    expect(rateSlotSpacingMs(120)).toBe(512.5);
-    expect(rateSlotSpacingMs(60)).toBe(1_025);
-    expect(rateSlotSpacingMs(6)).toBe(10_025);
+  it('is 60,000 / rpm plus 2.5% for jitter, the allowance at most 10 ms', () => {
+    expect(rateSlotSpacingMs(600)).toBe(102.5);
+    expect(rateSlotSpacingMs(120)).toBe(510);
+    expect(rateSlotSpacingMs(60)).toBe(1_010);
+    expect(rateSlotSpacingMs(6)).toBe(10_010);
     expect(rateSlotSpacingMs(6_000)).toBeCloseTo(10.25, 6);
   });
 
@@ -47,7 +48,7 @@ describe('sharedRateGate', () => {
     const reserve = vi.fn<ReserveRateSlot>(async () => 1234.2);
     const gate = sharedRateGate({ key: 'https://api.example/v1 key:abc', requestsPerMinute: 120, reserve, sleep: async (ms) => void slept.push(ms) });
     await gate();
-    expect(reserve).toHaveBeenCalledWith('https://api.example/v1 key:abc', 512.5);
+    expect(reserve).toHaveBeenCalledWith('https://api.example/v1 key:abc', 510);
     // Rounded up: never sooner than the slot.
     expect(slept).toEqual([1235]);
   });
@@ -65,13 +66,13 @@ describe('sharedRateGate', () => {
     const started: number[] = [];
     const t0 = Date.now();
     const runs = Array.from({ length: 4 }, () => gate().then(() => started.push(Date.now() - t0)));
-    await vi.advanceTimersByTimeAsync(512);
+    await vi.advanceTimersByTimeAsync(509);
     expect(started).toEqual([0]);
     await vi.advanceTimersByTimeAsync(1);
-    expect(started).toEqual([0, 513]);
+    expect(started).toEqual([0, 510]);
     await vi.advanceTimersByTimeAsync(2_000);
     await Promise.all(runs);
-    expect(started).toEqual([0, 513, 1_025, 1_538]);
+    expect(started).toEqual([0, 510, 1_020, 1_530]);
   });
 
   it('stops waiting when the signal aborts, with an error naming the wait for the shared slot', async () => {
@@ -121,7 +122,7 @@ describe('the gate in the model queue', () => {
     const tasks = [1, 2, 3].map(() => queue.run(async () => started.push(Date.now() - t0)));
     await vi.advanceTimersByTimeAsync(5_000);
     await Promise.all(tasks);
-    expect(started).toEqual([0, 1_025, 2_050]);
+    expect(started).toEqual([0, 1_010, 2_020]);
   });
 
   it('drops a task whose signal aborts while its admission waits; the task never runs', async () => {
@@ -163,7 +164,7 @@ describe('the gate in the model queue', () => {
     expect(await result).toBe('summary');
     // The first reservation failed (nothing sent), then two attempts, each with a slot one spacing after the last.
     expect(slots.calls).toHaveLength(2);
-    expect(sent).toEqual([0, 1_025]);
+    expect(sent).toEqual([0, 1_010]);
   });
 
   it('a 429 keeps its slot for one retry after the wait the provider asks; a second 429 reserves again', async () => {
@@ -185,7 +186,7 @@ describe('the gate in the model queue', () => {
     await vi.advanceTimersByTimeAsync(5_000);
     expect(await result).toBe('summary');
     // Slot at 0; the first 429's retry goes 40 ms later in the same slot; the second's waits 40 ms, then for the next slot.
-    expect(sent).toEqual([0, 40, 1_025]);
+    expect(sent).toEqual([0, 40, 1_010]);
     expect(slots.calls).toHaveLength(2);
   });
 });
