@@ -221,8 +221,12 @@ export function entriesTable(
 ): Table {
   const length = entries.length;
   const column = (field: Field): Data => {
-    const values = (pick: (entry: ArchiveEntry, index: number) => unknown) =>
-      field.type instanceof Utf8 ? utf8Data(field.type, entries.map(pick) as Array<string | null>) : vectorFromArray(entries.map(pick), field.type).data[0]!;
+    const values = (pick: (entry: ArchiveEntry, index: number) => unknown) => {
+      if (field.type instanceof Utf8) return utf8Data(field.type, entries.map(pick) as Array<string | null>);
+      if (field.type instanceof List && field.type.valueType instanceof Utf8)
+        return stringListData(field.type, entries.map(pick) as Array<readonly string[] | null>);
+      return vectorFromArray(entries.map(pick), field.type).data[0]!;
+    };
     switch (field.name) {
       case COLUMN.key:
         return values((entry) => rowKey(namespace, entry.conversationId, entry.label));
@@ -247,7 +251,7 @@ export function entriesTable(
       case COLUMN.label:
         return values((entry) => entry.label);
       case COLUMN.sourceIds:
-        return values((entry) => [...entry.sourceIds]);
+        return values((entry) => entry.sourceIds);
       case COLUMN.parentLabel:
         return values((entry) => entry.parentLabel ?? null);
       case COLUMN.operationId:
@@ -257,7 +261,7 @@ export function entriesTable(
       case COLUMN.messages:
         return values((entry) => (entry.messages === undefined ? null : JSON.stringify(entry.messages)));
       case COLUMN.sessions:
-        return values((entry) => (entry.sessions === undefined ? null : [...entry.sessions]));
+        return values((entry) => entry.sessions ?? null);
       case COLUMN.vector: {
         const type = field.type as FixedSizeList<Float32>;
         const flat = new Float32Array(length * type.listSize);
@@ -297,21 +301,44 @@ function utf8Data(type: Utf8, values: ReadonlyArray<string | null>): Data<Utf8> 
   values.forEach((value) => {
     if (value !== null && value !== undefined) at += data.write(value, at, 'utf8');
   });
-  let nullBitmap: Uint8Array | undefined;
-  if (nulls > 0) {
-    nullBitmap = new Uint8Array((values.length + 7) >> 3);
-    values.forEach((value, i) => {
-      if (value !== null && value !== undefined) nullBitmap![i >> 3]! |= 1 << (i & 7);
-    });
-  }
   return makeData({
     type,
     length: values.length,
     nullCount: nulls,
     valueOffsets: offsets,
     data: new Uint8Array(data.buffer, data.byteOffset, bytes),
-    ...(nullBitmap ? { nullBitmap } : {}),
+    ...(nulls > 0 ? { nullBitmap: validity(values) } : {}),
   });
+}
+
+/**
+ * A list-of-strings column (source ids, sessions) as offsets over one UTF-8 child, built like `utf8Data`: Arrow's
+ * builder took about a third of a large write's Arrow time on these two columns alone.
+ */
+function stringListData(type: List<Utf8>, lists: ReadonlyArray<readonly string[] | null>): Data<List<Utf8>> {
+  const offsets = new Int32Array(lists.length + 1);
+  let items = 0;
+  let nulls = 0;
+  for (let i = 0; i < lists.length; i++) {
+    const list = lists[i];
+    if (list === null || list === undefined) nulls++;
+    else items += list.length;
+    offsets[i + 1] = items;
+  }
+  const child = utf8Data(
+    type.valueType,
+    lists.flatMap((list) => list ?? []),
+  );
+  return makeData({ type, length: lists.length, nullCount: nulls, valueOffsets: offsets, child, ...(nulls > 0 ? { nullBitmap: validity(lists) } : {}) });
+}
+
+/** Arrow's validity bitmap: bit i set when value i is present. */
+function validity(values: ReadonlyArray<unknown>): Uint8Array {
+  const bitmap = new Uint8Array((values.length + 7) >> 3);
+  values.forEach((value, i) => {
+    if (value !== null && value !== undefined) bitmap[i >> 3]! |= 1 << (i & 7);
+  });
+  return bitmap;
 }
 
 /** Arrow list values arrive as Vectors; plain arrays pass through. */
