@@ -19,7 +19,7 @@ import {
   type Data,
 } from 'apache-arrow';
 import type { ArchiveEntry, ConversationMessage } from '../../conversation/types.js';
-import { InvalidArgumentError, MemfoldError } from '../../errors.js';
+import { MemfoldError } from '../../errors.js';
 import type { Embedder } from '../../embedding/embedder.js';
 import { compareEntriesByTime, validateEntry } from '../archive-entry-checks.js';
 
