@@ -3,12 +3,12 @@
  * seconds, and leaves the store free for the next command. Child processes, as a user runs them.
  */
 import { execFile } from 'node:child_process';
-import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createKyselyPersistence } from '../../src/persistence/kysely/kysely-store.js';
-import { copyPgliteTemplate } from '../support/backends.js';
+import { copyPgliteTemplateTo } from '../support/backends.js';
 
 const BIN = new URL('../../bin/memfold.js', import.meta.url).pathname;
 /** Far above a normal start (2-4 s), far below "never". */
@@ -35,13 +35,9 @@ function memfold(...args: string[]): Promise<Ran> {
 }
 
 beforeAll(async () => {
-  const template = await copyPgliteTemplate();
   home = await mkdtemp(path.join(os.tmpdir(), 'memfold-exit-'));
-  await cp(template.dataDir, path.join(home, 'pg'), { recursive: true });
-  cleanup = async () => {
-    await rm(home, { recursive: true, force: true });
-    await rm(template.root, { recursive: true, force: true });
-  };
+  copyPgliteTemplateTo(path.join(home, 'pg'));
+  cleanup = () => rm(home, { recursive: true, force: true });
 });
 afterAll(async () => cleanup?.());
 

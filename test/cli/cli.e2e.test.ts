@@ -3,13 +3,13 @@
  * PGlite directory, LanceDB beside it), no network, no configuration.
  */
 import { execFile } from 'node:child_process';
-import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKyselyPersistence } from '../../src/persistence/kysely/kysely-store.js';
-import { copyPgliteTemplate } from '../support/backends.js';
+import { copyPgliteTemplateTo } from '../support/backends.js';
 
 const run = promisify(execFile);
 const BIN = new URL('../../bin/memfold.js', import.meta.url).pathname;
@@ -32,13 +32,9 @@ async function memfoldWith(extraEnv: NodeJS.ProcessEnv, ...args: string[]): Prom
 }
 
 beforeAll(async () => {
-  const template = await copyPgliteTemplate();
   home = await mkdtemp(path.join(os.tmpdir(), 'memfold-cli-'));
-  await cp(template.dataDir, path.join(home, 'pg'), { recursive: true });
-  cleanup = async () => {
-    await rm(home, { recursive: true, force: true });
-    await rm(template.root, { recursive: true, force: true });
-  };
+  copyPgliteTemplateTo(path.join(home, 'pg'));
+  cleanup = () => rm(home, { recursive: true, force: true });
 });
 afterAll(async () => cleanup?.());
 

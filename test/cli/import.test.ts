@@ -5,12 +5,12 @@
  * error names the file's line and field. The store-facing cases run on PGlite and, with
  * DATABASE_URL, on PostgreSQL.
  */
-import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli, type CliResult } from '../support/run-cli.js';
-import { copyPgliteTemplate, createPostgresTestDatabase, persistenceBackends, type BackendName } from '../support/backends.js';
+import { copyPgliteTemplateTo, createPostgresTestDatabase, persistenceBackends, type BackendName } from '../support/backends.js';
 
 interface Home {
   dir: string;
@@ -30,9 +30,7 @@ async function openHome(backend: BackendName = 'pglite'): Promise<Home> {
   cleanups.push(() => rm(dir, { recursive: true, force: true }));
   let databaseUrl: string | undefined;
   if (backend === 'pglite') {
-    const template = await copyPgliteTemplate();
-    await cp(template.dataDir, path.join(dir, 'pg'), { recursive: true });
-    await rm(template.root, { recursive: true, force: true });
+    copyPgliteTemplateTo(path.join(dir, 'pg'));
   } else {
     const database = await createPostgresTestDatabase(process.env.DATABASE_URL!);
     cleanups.push(() => database.drop());

@@ -6,7 +6,7 @@
  * test-artifacts/; MEMFOLD_UPDATE_SCREENSHOT=1 also refreshes docs/inspect-timeline.png, the README's copy.
  */
 import { existsSync } from 'node:fs';
-import { copyFile, cp, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -16,7 +16,7 @@ import { generateDemoConversation } from '../../src/cli/demo/demo-conversation.j
 import type { ArchiveEntry } from '../../src/conversation/types.js';
 import { replayConversation } from '../../src/eval/replay.js';
 import { createMemfold } from '../../src/memfold.js';
-import { copyPgliteTemplate } from '../support/backends.js';
+import { copyPgliteTemplateTo } from '../support/backends.js';
 import { runCli } from '../support/run-cli.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -33,9 +33,7 @@ let browser: Browser | undefined;
 beforeAll(async () => {
   if (skipWithoutChromium) return;
   home = await mkdtemp(path.join(os.tmpdir(), 'memfold-inspect-html-'));
-  const template = await copyPgliteTemplate();
-  await cp(template.dataDir, path.join(home, 'pg'), { recursive: true });
-  await rm(template.root, { recursive: true, force: true });
+  copyPgliteTemplateTo(path.join(home, 'pg'));
   // The demo's conversation at the demo's window folds into several depth-0 batches and two of depth 1.
   const memfold = await createMemfold({ env: {}, config: { home }, compaction: { contextWindow: 4_096 } });
   try {

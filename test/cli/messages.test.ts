@@ -5,14 +5,13 @@
  * process (parsing, configuration, output included) on a home of its own.
  */
 import { existsSync } from 'node:fs';
-import { cp, rm } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/run-cli.js';
 import type { NewMessage } from '../../src/conversation/types.js';
 import { createKyselyPersistence } from '../../src/persistence/kysely/kysely-store.js';
-import { copyPgliteTemplate, createPostgresTestDatabase, postgresServerUrl } from '../support/backends.js';
+import { copyPgliteTemplateTo, createPostgresTestDatabase, postgresServerUrl } from '../support/backends.js';
 import { fileCleanups } from '../support/cleanups.js';
 
 const cleanups = fileCleanups();
@@ -20,10 +19,8 @@ const tempDir = cleanups.tempDir;
 
 /** A home holding a migrated PGlite store (a copy of the prepared template). */
 async function storeHome(): Promise<string> {
-  const template = await copyPgliteTemplate();
-  cleanups.add(() => rm(template.root, { recursive: true, force: true }));
   const home = await tempDir('memfold-msg-');
-  await cp(template.dataDir, path.join(home, 'pg'), { recursive: true });
+  copyPgliteTemplateTo(path.join(home, 'pg'));
   return home;
 }
 

@@ -5,12 +5,12 @@
  * the CLI's `main` in this process (argument parsing, configuration, output included); cli.e2e.test.ts
  * runs the bin itself, and fifty process starts would add a minute and a half without testing more.
  */
-import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, type CliResult } from '../support/run-cli.js';
-import { copyPgliteTemplate } from '../support/backends.js';
+import { copyPgliteTemplateTo } from '../support/backends.js';
 
 let home: string;
 let cleanup: () => Promise<void>;
@@ -63,13 +63,9 @@ function expectOnly(text: string, scope: Scope, what: string) {
 }
 
 beforeAll(async () => {
-  const template = await copyPgliteTemplate();
   home = await mkdtemp(path.join(os.tmpdir(), 'memfold-scope-'));
-  await cp(template.dataDir, path.join(home, 'pg'), { recursive: true });
-  cleanup = async () => {
-    await rm(home, { recursive: true, force: true });
-    await rm(template.root, { recursive: true, force: true });
-  };
+  copyPgliteTemplateTo(path.join(home, 'pg'));
+  cleanup = () => rm(home, { recursive: true, force: true });
   for (const [i, scope] of SCOPES.entries()) {
     const file = path.join(home, `scope-${i}.jsonl`);
     await writeFile(file, jsonl(scope, i));

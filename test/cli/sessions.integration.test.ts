@@ -3,12 +3,12 @@
  * id re-sent under another session is refused; `inspect` shows the sessions each
  * batch covers and the live sessions, as text and as `--json`.
  */
-import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { InspectReport } from '../../src/cli/commands/inspect.js';
-import { copyPgliteTemplate } from '../support/backends.js';
+import { copyPgliteTemplateTo } from '../support/backends.js';
 import { runCli } from '../support/run-cli.js';
 
 let home: string;
@@ -40,9 +40,7 @@ function lines(): object[] {
 
 beforeAll(async () => {
   home = await mkdtemp(path.join(os.tmpdir(), 'memfold-sessions-cli-'));
-  const template = await copyPgliteTemplate();
-  await cp(template.dataDir, path.join(home, 'pg'), { recursive: true });
-  await rm(template.root, { recursive: true, force: true });
+  copyPgliteTemplateTo(path.join(home, 'pg'));
 });
 afterAll(() => rm(home, { recursive: true, force: true }));
 

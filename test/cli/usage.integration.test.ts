@@ -4,14 +4,13 @@
  * Also `memfold compact` naming the tier that resolved a tool-heavy conversation.
  */
 import { existsSync } from 'node:fs';
-import { cp, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { resolveCompactionSettings } from '../../src/compaction/compaction-settings.js';
 import type { NewMessage } from '../../src/conversation/types.js';
 import { createKyselyPersistence } from '../../src/persistence/kysely/kysely-store.js';
 import type { PersistenceProvider } from '../../src/persistence/persistence-provider.js';
-import { copyPgliteTemplate } from '../support/backends.js';
+import { copyPgliteTemplateTo } from '../support/backends.js';
 import { runCli } from '../support/run-cli.js';
 import { fileCleanups } from '../support/cleanups.js';
 
@@ -56,10 +55,8 @@ describe('memfold usage and resume', () => {
   };
 
   beforeAll(async () => {
-    const template = await copyPgliteTemplate();
-    cleanups.add(() => rm(template.root, { recursive: true, force: true }));
     home = await tempDir('memfold-usage-');
-    await cp(template.dataDir, path.join(home, 'pg'), { recursive: true });
+    copyPgliteTemplateTo(path.join(home, 'pg'));
     await withStore(async (store) => {
       await store.append('short', turns(2, 2));
       await store.append('long', turns(40, 6));

@@ -3,11 +3,11 @@
  * and JSON, the export as JSON Lines on stdout and into a file, erase refusing without --yes (saying what would go,
  * exit 1, nothing removed) and erasing with it.
  */
-import { cp, readFile, rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createMemfold } from '../../src/memfold.js';
-import { copyPgliteTemplate } from '../support/backends.js';
+import { copyPgliteTemplateTo } from '../support/backends.js';
 import { fileCleanups } from '../support/cleanups.js';
 import { runCli } from '../support/run-cli.js';
 import { filesContaining, markedTurns, uniqueWord } from './manage-fixtures.js';
@@ -18,10 +18,8 @@ const marker = uniqueWord('zorblax');
 describe('memfold list, export and erase', () => {
   let home: string;
   beforeAll(async () => {
-    const template = await copyPgliteTemplate();
-    cleanups.add(() => rm(template.root, { recursive: true, force: true }));
     home = await cleanups.tempDir('memfold-manage-cli-');
-    await cp(template.dataDir, path.join(home, 'pg'), { recursive: true });
+    copyPgliteTemplateTo(path.join(home, 'pg'));
     const memfold = await createMemfold({ config: { home }, env: {}, compaction: { contextWindow: 4_096 } });
     try {
       for (let from = 0; from < 24; from += 4) {

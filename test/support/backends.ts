@@ -126,9 +126,16 @@ export async function openMemory(options: StoreOptions & { state?: InMemoryPersi
 export async function copyPgliteTemplate(): Promise<{ root: string; dataDir: string }> {
   const root = await mkdtemp(path.join(os.tmpdir(), 'memfold-pglite-'));
   const dataDir = path.join(root, 'pg');
-  // Synchronous on purpose: for a thousand small files cpSync is faster than fs.promises.cp.
-  cpSync(inject('pgliteTemplateDir'), dataDir, { recursive: true });
+  copyPgliteTemplateTo(dataDir);
   return { root, dataDir };
+}
+
+/**
+ * A fresh copy of the migrated PGlite template at `dataDir` (e.g. a home's `pg/`), which must not exist yet.
+ * Synchronous on purpose: for a thousand small files cpSync is several times faster than fs.promises.cp.
+ */
+export function copyPgliteTemplateTo(dataDir: string): void {
+  cpSync(inject('pgliteTemplateDir'), dataDir, { recursive: true });
 }
 
 async function openPglite(options: StoreOptions = {}): Promise<OpenedBackend> {
