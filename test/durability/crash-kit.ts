@@ -48,8 +48,15 @@ export function toolHeavyTurns(rand: () => number, count: number): TurnShape[] {
  * A commit of a conversation listed in `memfold_test_slow_commit` sleeps 1 s inside its transaction: the compaction's
  * (on the clip-archive insert) and the clearing's (once per statement, whatever the number of rows it clears).
  * Installed once, after memfold migrated the database.
+ *
+ * The database's sessions also check every 25 ms, while a statement runs, that their client is still there
+ * (client_connection_check_interval): a child killed in the middle of the sleep then has its transaction rolled back
+ * at once, as when a process dies between statements, instead of the server sleeping out the second while the
+ * reconcile that follows waits on the dead transaction's locks.
  */
 export async function installSlowCommit(admin: pg.Client): Promise<void> {
+  const { rows } = await admin.query<{ name: string }>('select current_database() as name');
+  await admin.query(`alter database "${rows[0]!.name.replaceAll('"', '""')}" set client_connection_check_interval = '25ms'`);
   await admin.query(`create table memfold_test_slow_commit (conversation_id text primary key)`);
   await admin.query(`create function memfold_test_slow() returns trigger language plpgsql as $$
     begin
