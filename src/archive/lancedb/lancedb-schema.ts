@@ -285,17 +285,23 @@ export function entriesTable(
   return new Table(schema, [batch]);
 }
 
-/** A UTF-8 column in one buffer, encoded by Node (Arrow's builder encodes string by string into growing buffers). */
-function utf8Data(type: Utf8, values: ReadonlyArray<string | null>): Data<Utf8> {
+/** Arrow's value offsets of a variable-size column: value i spans [offsets[i], offsets[i + 1]); a null takes no room. */
+function offsetsOf<T>(values: ReadonlyArray<T | null | undefined>, size: (value: T) => number): { offsets: Int32Array; end: number; nulls: number } {
   const offsets = new Int32Array(values.length + 1);
-  let bytes = 0;
+  let end = 0;
   let nulls = 0;
   for (let i = 0; i < values.length; i++) {
     const value = values[i];
     if (value === null || value === undefined) nulls++;
-    else bytes += Buffer.byteLength(value, 'utf8');
-    offsets[i + 1] = bytes;
+    else end += size(value);
+    offsets[i + 1] = end;
   }
+  return { offsets, end, nulls };
+}
+
+/** A UTF-8 column in one buffer, encoded by Node (Arrow's builder encodes string by string into growing buffers). */
+function utf8Data(type: Utf8, values: ReadonlyArray<string | null>): Data<Utf8> {
+  const { offsets, end: bytes, nulls } = offsetsOf(values, (value) => Buffer.byteLength(value, 'utf8'));
   const data = Buffer.allocUnsafe(bytes);
   let at = 0;
   values.forEach((value) => {
@@ -316,15 +322,7 @@ function utf8Data(type: Utf8, values: ReadonlyArray<string | null>): Data<Utf8> 
  * builder took about a third of a large write's Arrow time on these two columns alone.
  */
 function stringListData(type: List<Utf8>, lists: ReadonlyArray<readonly string[] | null>): Data<List<Utf8>> {
-  const offsets = new Int32Array(lists.length + 1);
-  let items = 0;
-  let nulls = 0;
-  for (let i = 0; i < lists.length; i++) {
-    const list = lists[i];
-    if (list === null || list === undefined) nulls++;
-    else items += list.length;
-    offsets[i + 1] = items;
-  }
+  const { offsets, nulls } = offsetsOf(lists, (list) => list.length);
   const child = utf8Data(
     type.valueType,
     lists.flatMap((list) => list ?? []),
