@@ -1,6 +1,8 @@
 /**
- * The `memfold` bin as a user runs it: child processes on an embedded home (a copy of the prepared
- * PGlite directory, LanceDB beside it), no network, no configuration.
+ * The `memfold` CLI as a user runs it, on an embedded home (a copy of the prepared PGlite directory, LanceDB beside
+ * it), no network, no configuration. The demo and the exit codes of bad arguments and a bad file go through the bin,
+ * child processes of the built `dist/`; the other commands run through the CLI's `main` in this process (parsing,
+ * configuration from the environment and output included), which spares each a Node start and a module load.
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -10,6 +12,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKyselyPersistence } from '../../src/persistence/kysely/kysely-store.js';
 import { copyPgliteTemplateTo } from '../support/backends.js';
+import { runCli } from '../support/run-cli.js';
 
 const run = promisify(execFile);
 const BIN = new URL('../../bin/memfold.js', import.meta.url).pathname;
@@ -30,6 +33,12 @@ async function memfoldWith(extraEnv: NodeJS.ProcessEnv, ...args: string[]): Prom
     return { code: e.code, stdout: e.stdout, stderr: e.stderr };
   }
 }
+
+/** One command through the CLI's `main`, in this process, on the test's home (MEMFOLD_HOME) and `extraEnv`. */
+async function inProcess(extraEnv: Record<string, string>, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return runCli(args, { env: { MEMFOLD_HOME: home, ...extraEnv } });
+}
+const cli = (...args: string[]) => inProcess({}, ...args);
 
 beforeAll(async () => {
   home = await mkdtemp(path.join(os.tmpdir(), 'memfold-cli-'));
@@ -55,25 +64,24 @@ describe('memfold CLI', () => {
   });
 
   it('inspect, search, context and resummarize work on what the demo archived', async () => {
-    const inspect = (
-      JSON.parse((await memfold('inspect', demoId, '--json')).stdout) as { batches: Array<{ depth: number; label: string; parentLabel?: string }> }
-    ).batches;
+    const inspect = (JSON.parse((await cli('inspect', demoId, '--json')).stdout) as { batches: Array<{ depth: number; label: string; parentLabel?: string }> })
+      .batches;
     expect(Math.max(...inspect.map((b) => b.depth))).toBeGreaterThanOrEqual(1);
 
-    const search = JSON.parse((await memfold('search', 'bike lock code', '--conversation', demoId, '--json')).stdout) as { ok: boolean; output: string };
+    const search = JSON.parse((await cli('search', 'bike lock code', '--conversation', demoId, '--json')).stdout) as { ok: boolean; output: string };
     expect(search).toMatchObject({ ok: true });
     expect(search.output).toContain('4417');
 
-    const context = JSON.parse((await memfold('context', demoId, '--json')).stdout) as Array<{ kind: string; content: string }>;
+    const context = JSON.parse((await cli('context', demoId, '--json')).stdout) as Array<{ kind: string; content: string }>;
     expect(context[1]!.kind).toBe('clip_archive');
 
     const frontierDepth0 = inspect.filter((b) => b.depth === 0 && !b.parentLabel).length;
-    const resummarize = await memfold('resummarize', demoId, '--depth', '0', '--json');
+    const resummarize = await cli('resummarize', demoId, '--depth', '0', '--json');
     if (frontierDepth0 >= 2) {
       expect(resummarize.code, resummarize.stderr).toBe(0);
       const made = JSON.parse(resummarize.stdout) as { created: Array<{ depth: number; count: number }>; clipArchive: string };
       expect(made.created[0]).toMatchObject({ depth: 1, count: frontierDepth0 });
-      const after = (JSON.parse((await memfold('inspect', demoId, '--json')).stdout) as { batches: Array<{ depth: number; parentLabel?: string }> }).batches;
+      const after = (JSON.parse((await cli('inspect', demoId, '--json')).stdout) as { batches: Array<{ depth: number; parentLabel?: string }> }).batches;
       expect(after.filter((b) => b.depth === 0 && !b.parentLabel)).toHaveLength(0);
     } else {
       expect(resummarize.code).toBe(1);
@@ -96,12 +104,12 @@ describe('memfold CLI', () => {
       lines.push(JSON.stringify({ conversation_id: 'imported', role: 'assistant', content: `Answer ${i}: the invoice INV-${7000 + i} is paid.` }));
     }
     await writeFile(file, lines.join('\n'));
-    const imported = await memfold('import', file, '--json');
+    const imported = await cli('import', file, '--json');
     expect(JSON.parse(imported.stdout)).toEqual({ imported: { imported: 80 }, skipped: { imported: 0 } });
-    const compact = await memfold('compact', 'imported', '--force', '--window', '2000', '--json');
+    const compact = await cli('compact', 'imported', '--force', '--window', '2000', '--json');
     expect(compact.code, compact.stderr).toBe(0);
     expect(JSON.parse(compact.stdout)).toMatchObject({ status: 'compacted' });
-    const search = await memfold('search', 'INV-7003', '--conversation', 'imported');
+    const search = await cli('search', 'INV-7003', '--conversation', 'imported');
     expect(search.stdout).toContain('INV-7003');
   });
 
@@ -120,11 +128,11 @@ describe('memfold CLI', () => {
   it('MEMFOLD_MAX_MESSAGE_BYTES reaches the store; a bad value is refused naming the variable', async () => {
     const file = path.join(home, 'big.jsonl');
     await writeFile(file, `{"role":"user","content":"short"}\n{"role":"user","content":"${'x'.repeat(200)}"}\n`);
-    const refused = await memfoldWith({ MEMFOLD_MAX_MESSAGE_BYTES: '100' }, 'import', file, '--conversation', 'big');
+    const refused = await inProcess({ MEMFOLD_MAX_MESSAGE_BYTES: '100' }, 'import', file, '--conversation', 'big');
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('line 2.content');
-    expect((await memfold('context', 'big', '--json')).stdout.trim()).toBe('[]');
-    const bad = await memfoldWith({ MEMFOLD_MAX_MESSAGE_BYTES: '-5' }, 'context', 'big');
+    expect((await cli('context', 'big', '--json')).stdout.trim()).toBe('[]');
+    const bad = await inProcess({ MEMFOLD_MAX_MESSAGE_BYTES: '-5' }, 'context', 'big');
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toContain('MEMFOLD_MAX_MESSAGE_BYTES');
   });
@@ -134,9 +142,9 @@ describe('memfold CLI', () => {
     const store = await createKyselyPersistence({ dialect: 'pglite', dataDir: path.join(home, 'pg') });
     await store.recordOperation({ id: 'op-crashed', conversationId: 'imported', status: 'planned', messageIds: [], labels: [] });
     await store.close();
-    const result = await memfold('reconcile', '--json');
+    const result = await cli('reconcile', '--json');
     expect(result.code, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual([expect.objectContaining({ operationId: 'op-crashed', conversationId: 'imported', action: 'rolled_back' })]);
-    expect((await memfold('reconcile')).stdout.trim()).toBe('nothing to reconcile');
+    expect((await cli('reconcile')).stdout.trim()).toBe('nothing to reconcile');
   });
 });
