@@ -12,6 +12,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConversationMessage } from '../../src/conversation/types.js';
 import { createMemfold } from '../../src/memfold.js';
+import { copyPgliteTemplateTo } from '../support/backends.js';
 import { checkInvariants } from '../support/invariants.js';
 import { orderChat } from '../support/messages.js';
 import { S3RVER_KEYS, startLocalS3, type LocalS3 } from '../support/s3-server.js';
@@ -21,9 +22,11 @@ const WINDOW = 2_000;
 const SLOW = 180_000;
 const homes: string[] = [];
 
+/** A home holding a migrated PGlite store (a copy of the prepared template: no initdb), its archive on S3. */
 async function home(): Promise<string> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'memfold-s3-home-'));
   homes.push(dir);
+  copyPgliteTemplateTo(path.join(dir, 'pg'));
   return dir;
 }
 
