@@ -22,6 +22,7 @@ import { aggregate, ANSWERABLE, SEARCH_DEPTH } from '../../src/eval/metrics.js';
 import { runAgenticEval, type AgenticEvalResult } from '../../src/eval/run-agentic-eval.js';
 import { runQaEval, type QaEvalResult } from '../../src/eval/run-qa-eval.js';
 import { scoreBaseline } from '../../src/eval/score-baselines.js';
+import { copyPgliteTemplateTo } from '../support/backends.js';
 
 const DATA = new URL('../../../shared/data/', import.meta.url).pathname;
 const WINDOW = 8_000;
@@ -39,6 +40,8 @@ describe.skipIf(!HAS_DATA && !process.env.CI)('memfold eval on real conversation
 
   beforeAll(async () => {
     home = await mkdtemp(path.join(os.tmpdir(), 'memfold-eval-test-'));
+    // A fresh migrated PGlite store, copied instead of initialized (initdb costs seconds; `memfold eval` makes its own).
+    copyPgliteTemplateTo(path.join(home, 'pg'));
     store = openEvalStore({ home, env: {} });
     const locomo = await loadLocomoDataset(`${DATA}locomo/locomo10.json`);
     dataset = { ...locomo, conversations: locomo.conversations.slice(0, 2) };
