@@ -111,3 +111,62 @@ export function runChild(child: BundledChild, args: string[], env: NodeJS.Proces
     proc.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
   });
 }
+
+/** Children started ahead of their jobs (see `startedChildren`). */
+export interface StartedChildren {
+  /** Hand `job` to a started child (one is started at once if none waits); resolves when it exits, and its successor starts. */
+  run(job: string): Promise<ChildExit>;
+  /** End the children still waiting for a job. */
+  close(): Promise<void>;
+}
+
+/**
+ * Keep `ready` children of a bundle started, each loading its modules and then waiting for its job on standard input
+ * (a child reads it there when it is given no argument), so that a run does not wait for Node to start and load the
+ * bundle: that happens while the test checks the previous run. What a child does from its job on is the same as with
+ * `runChild`.
+ */
+export function startedChildren(child: BundledChild, ready: number, env: NodeJS.ProcessEnv = {}): StartedChildren {
+  interface Waiting {
+    proc: ReturnType<typeof spawn>;
+    exit: Promise<ChildExit>;
+  }
+  const start = (): Waiting => {
+    const proc = spawn(process.execPath, [child.file], {
+      env: { ...process.env, NODE_COMPILE_CACHE: child.compileCache, ...env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    proc.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    proc.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    // A child that dies before its job is written must not fail the write.
+    proc.stdin!.on('error', () => undefined);
+    const exit = new Promise<ChildExit>((resolve, reject) => {
+      proc.on('error', reject);
+      proc.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+    });
+    // Handled by whoever runs it; a waiting child that is closed is not an error.
+    exit.catch(() => undefined);
+    return { proc, exit };
+  };
+  const waiting: Waiting[] = Array.from({ length: ready }, start);
+  let closed = false;
+  return {
+    run(job) {
+      const next = waiting.shift() ?? start();
+      next.proc.stdin!.end(`${job}\n`);
+      // The successor starts when this child is gone, not beside it: loading next to a running compaction would slow
+      // it, and so move where a kill at a random moment lands.
+      return next.exit.finally(() => {
+        if (!closed) waiting.push(start());
+      });
+    },
+    async close() {
+      closed = true;
+      const left = waiting.splice(0);
+      for (const w of left) w.proc.kill('SIGKILL');
+      await Promise.all(left.map((w) => w.exit.catch(() => undefined)));
+    },
+  };
+}

@@ -29,7 +29,7 @@ import { createTokenCounter } from '../../src/tokens/create-token-counter.js';
 import { sampleTurns, turnMessages, type TurnShape } from '../support/arbitraries.js';
 import { createPostgresTestDatabase, postgresServerUrl } from '../support/backends.js';
 import { checkInvariants } from '../support/invariants.js';
-import { bundleChild, runChild, type BundledChild } from './child-process.js';
+import { bundleChild, startedChildren, type BundledChild, type StartedChildren } from './child-process.js';
 import { installSlowCommit, pickKillPoint, toolHeavyTurns } from './crash-kit.js';
 import type { CrashJob, KillPoint } from './children/crash-job.js';
 
@@ -67,9 +67,12 @@ describe.skipIf(databaseUrl === undefined)('SIGKILL during compaction, then reco
   let memfold: Memfold;
 
   let child: BundledChild;
+  /** Children started ahead of their runs, PARALLEL of them loading while the runs before them work. */
+  let children: StartedChildren;
 
   beforeAll(async () => {
     child = await bundleChild(CHILD_SOURCE, { bundlePackages: true });
+    children = startedChildren(child, PARALLEL);
     database = await createPostgresTestDatabase(databaseUrl!);
     lanceDir = await mkdtemp(path.join(os.tmpdir(), 'memfold-crash-'));
     memfold = await createMemfold({
@@ -85,6 +88,7 @@ describe.skipIf(databaseUrl === undefined)('SIGKILL during compaction, then reco
   });
 
   afterAll(async () => {
+    await children?.close();
     await child?.remove();
     await memfold?.close();
     await admin?.end();
@@ -113,7 +117,7 @@ describe.skipIf(databaseUrl === undefined)('SIGKILL during compaction, then reco
     appended.get(conversationId)!.push(...(await memfold.append(conversationId, turnMessages(turns, `r${run}`, start))));
     if (killAt.point === 'commit') await admin.query('insert into memfold_test_slow_commit values ($1)', [conversationId]);
     const job: CrashJob = { databaseUrl: database.url, lanceDir, conversationId, settings: { ...settings, mode }, killAt };
-    const exit = await runChild(child, [JSON.stringify(job)]);
+    const exit = await children.run(JSON.stringify(job));
     if (killAt.point === 'commit') await admin.query('delete from memfold_test_slow_commit where conversation_id = $1', [conversationId]);
 
     tally.runs++;
@@ -215,9 +219,9 @@ describe.skipIf(databaseUrl === undefined)('SIGKILL during compaction, then reco
       const killAt = points[run % points.length]!();
       const slow = killAt.point === 'clear-commit';
       if (slow) await admin.query('insert into memfold_test_slow_commit values ($1)', [conversationId]);
-      const exit = await runChild(child, [
+      const exit = await children.run(
         JSON.stringify({ databaseUrl: database.url, lanceDir, conversationId, settings: clearingSettings, killAt } satisfies CrashJob),
-      ]);
+      );
       if (slow) await admin.query('delete from memfold_test_slow_commit where conversation_id = $1', [conversationId]);
       if (exit.signal === 'SIGKILL') {
         tally.kills++;

@@ -4,6 +4,7 @@
  * real ones; the wrappers only count calls and pull the trigger.
  *
  *   node --import tsx compact-until-killed.ts '<CrashJob as JSON>'
+ *   echo '<CrashJob as JSON>' | node --import tsx compact-until-killed.ts
  *
  * Prints one JSON line with the compaction result when it was not killed.
  */
@@ -18,7 +19,15 @@ import type { PersistenceProvider } from '../../../src/persistence/persistence-p
 import { createTokenCounter } from '../../../src/tokens/create-token-counter.js';
 import type { CrashJob } from './crash-job.js';
 
-const job = JSON.parse(process.argv[2]!) as CrashJob;
+/** The job comes as the argument, or, from a child started before its job was known, as one line on standard input. */
+async function readJob(): Promise<string> {
+  if (process.argv[2] !== undefined) return process.argv[2];
+  let text = '';
+  for await (const chunk of process.stdin) text += chunk;
+  return text;
+}
+
+const job = JSON.parse(await readJob()) as CrashJob;
 const { killAt } = job;
 const die = (): never => {
   process.kill(process.pid, 'SIGKILL');
