@@ -10,6 +10,7 @@
  */
 import type { ConversationMessage } from '../conversation/types.js';
 import { splitAt, unitStarts } from './turns.js';
+import { sliceWhole } from '../conversation/well-formed-text.js';
 
 /** How far past its budget the last chunk (or transcript segment) may go to take in a remainder under half a budget. */
 export const REMAINDER_STRETCH = 1.5;
@@ -58,5 +59,5 @@ export function clipText(text: string, maxTokens: number, count: (text: string) 
     if (count(text.slice(0, mid)) <= maxTokens) low = mid;
     else high = mid - 1;
   }
-  return `${text.slice(0, low)}\n[... cut for the summarizer; the full text is archived verbatim]`;
+  return `${sliceWhole(text, 0, low)}\n[... cut for the summarizer; the full text is archived verbatim]`;
 }

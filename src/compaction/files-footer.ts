@@ -15,6 +15,7 @@ import type { FileToolPatterns } from './compaction-settings.js';
 import { clipText } from './chunk.js';
 import { fileTouches, distinctTouches, type FileTouches } from './file-touches.js';
 import { batchBody, parseHeader } from './headers.js';
+import { sliceWhole } from '../conversation/well-formed-text.js';
 
 /** What a footer says: the paths it shows and how many more it counts without showing them. */
 export interface FilesFooter extends FileTouches {
@@ -44,7 +45,7 @@ export function footerPath(path: string): string {
   const clean = path.replace(/[\p{C}\u2028\u2029]/gu, '?');
   if (clean.length <= MAX_FOOTER_PATH_CHARS) return clean;
   const head = Math.floor(MAX_FOOTER_PATH_CHARS * 0.3);
-  return `${clean.slice(0, head)}…${clean.slice(clean.length - (MAX_FOOTER_PATH_CHARS - head - 1))}`;
+  return `${sliceWhole(clean, 0, head)}…${sliceWhole(clean, clean.length - (MAX_FOOTER_PATH_CHARS - head - 1))}`;
 }
 
 /** The children's footers as one: modified wins over read, first seen first, the counts of the unseen added. */

@@ -24,3 +24,18 @@ export function textProblem(text: string): string | undefined {
 export function utf8Bytes(text: string): number {
   return Buffer.byteLength(text, 'utf8');
 }
+
+const isHighSurrogate = (unit: number) => unit >= 0xd800 && unit <= 0xdbff;
+const isLowSurrogate = (unit: number) => unit >= 0xdc00 && unit <= 0xdfff;
+
+/**
+ * `text.slice(start, end)` (non-negative positions) that never cuts a surrogate pair in two: a cut inside one moves
+ * to before it at the end, past it at the start. Every cut of text to a length goes through it: half a pair is a lone
+ * surrogate, which UTF-8 cannot hold, so a stored copy would read back as U+FFFD and never equal the text written.
+ */
+export function sliceWhole(text: string, start: number, end = text.length): string {
+  const inPair = (at: number) => at > 0 && at < text.length && isHighSurrogate(text.charCodeAt(at - 1)) && isLowSurrogate(text.charCodeAt(at));
+  const from = inPair(start) ? start + 1 : start;
+  const to = inPair(end) ? end - 1 : end;
+  return text.slice(from, Math.max(from, to));
+}

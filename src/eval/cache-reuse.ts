@@ -7,6 +7,7 @@
  * whole messages only.
  */
 import type { NewMessage } from '../conversation/types.js';
+import { sliceWhole } from '../conversation/well-formed-text.js';
 
 /** What a request sends of a message: the fields compared. */
 export type PromptMessage = Pick<NewMessage, 'role' | 'content' | 'name' | 'toolCalls' | 'toolCallId'>;
@@ -44,8 +45,7 @@ export function commonTextPrefix(a: string, b: string): string {
   let n = 0;
   while (n < a.length && n < b.length && a.charCodeAt(n) === b.charCodeAt(n)) n++;
   // Never split a surrogate pair: a counter may read half a character differently.
-  if (n > 0 && n < a.length && /[\uD800-\uDBFF]/.test(a[n - 1]!)) n--;
-  return a.slice(0, n);
+  return sliceWhole(a, 0, n);
 }
 
 /** The tokens the first differing messages share at their start: 0 unless only their texts differ. */

@@ -14,6 +14,7 @@ import { timeHints, withinHints, type TimeHint } from '../archive/ranking/query-
 import { searchTerms } from '../archive/ranking/search-terms.js';
 import type { MemoryReadArgs } from './memory-read-args.js';
 import type { ReadStrategy } from './memory-read-strategy.js';
+import { sliceWhole } from '../conversation/well-formed-text.js';
 
 export interface SearchAnswerOptions {
   strategy: ReadStrategy;
@@ -47,11 +48,11 @@ export function describeEntry(entry: ArchiveEntry): string {
 /** An entry's text under its hit line, cut to `maxChars` with a pointer to its label. */
 export function entryExcerpt(entry: ArchiveEntry, maxChars: number): string {
   if (entry.content.length <= maxChars) return indentArchivedText(entry.content);
-  return `${indentArchivedText(entry.content.slice(0, maxChars))}\n[... cut; read label ${entry.label} for the full text]`;
+  return `${indentArchivedText(sliceWhole(entry.content, 0, maxChars))}\n[... cut; read label ${entry.label} for the full text]`;
 }
 
 function shownQuery(query: string): string {
-  return JSON.stringify(query.length > QUERY_SHOWN_CHARS ? `${query.slice(0, QUERY_SHOWN_CHARS)}…` : query);
+  return JSON.stringify(query.length > QUERY_SHOWN_CHARS ? `${sliceWhole(query, 0, QUERY_SHOWN_CHARS)}…` : query);
 }
 
 /** `2023-05-08 13:56`: the time as a line shows it (the passage header has the day in words). */

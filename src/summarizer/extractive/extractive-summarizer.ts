@@ -9,6 +9,7 @@ import type { Summarizer, SummarizeRequest, Summary, SummaryLine } from '../summ
 import { createLayout } from './render.js';
 import { selectUnits } from './selection.js';
 import { unitsFromPlainText, unitsFromTranscript, type Unit } from './units.js';
+import { sliceWhole } from '../../conversation/well-formed-text.js';
 
 export const EXTRACTIVE_MODEL_ID = 'extractive';
 
@@ -23,7 +24,7 @@ export function estimateTokens(text: string): number {
 /** Cut `text` to at most `maxChars`, at a line (else a word) boundary. */
 function fit(text: string, maxChars: number): string {
   if (text.length <= maxChars) return text;
-  const cut = text.slice(0, maxChars);
+  const cut = sliceWhole(text, 0, maxChars);
   const line = cut.lastIndexOf('\n');
   if (line > maxChars / 2) return cut.slice(0, line).trimEnd();
   const space = cut.lastIndexOf(' ');

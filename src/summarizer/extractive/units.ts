@@ -8,6 +8,7 @@ import { SECTIONS, classifySentence, isError, weightedWords, type SectionKey } f
 import { resolveRelativeDates } from './relative-dates.js';
 import { splitSentences } from './sentences.js';
 import { condense } from './condense.js';
+import { sliceWhole } from '../../conversation/well-formed-text.js';
 
 export interface Unit {
   /** Position in the input: output keeps this order within a section. */
@@ -34,7 +35,7 @@ function isoDay(createdAt: string): string | undefined {
 
 function clip(value: string): string {
   const flat = value.replace(/\s+/g, ' ').trim();
-  return flat.length > MAX_VALUE_CHARS ? `${flat.slice(0, MAX_VALUE_CHARS - 1)}…` : flat;
+  return flat.length > MAX_VALUE_CHARS ? `${sliceWhole(flat, 0, MAX_VALUE_CHARS - 1)}…` : flat;
 }
 
 /** `key=value` pairs of the primitive leaves of a JSON value (keys are the nearest named field). */
@@ -139,7 +140,7 @@ function withoutCutNote(text: string): string {
 const MAX_LINE_CHARS = 400;
 
 function clipLine(text: string): string {
-  return text.length > MAX_LINE_CHARS ? `${text.slice(0, MAX_LINE_CHARS - 1)}…` : text;
+  return text.length > MAX_LINE_CHARS ? `${sliceWhole(text, 0, MAX_LINE_CHARS - 1)}…` : text;
 }
 
 const HEADING = new Map(SECTIONS.map((s) => [s.heading.toLowerCase(), s.key] as const));
