@@ -4,7 +4,7 @@
  * on the embedded default where only one process may open the store, a queue in the process (`in-process-queue.ts`).
  * Either way a conversation has at most one job waiting: a burst of appends asks once.
  */
-import type { CompactionResult } from '../compaction/compaction-result.js';
+import { committedOperationId, type CompactionResult } from '../compaction/compaction-result.js';
 import type { CompactionSettings } from '../compaction/compaction-settings.js';
 
 export interface EnqueueResult {
@@ -48,6 +48,7 @@ export interface CompactionQueue {
 }
 
 export function outcomeOf(result: CompactionResult, conversationId: string, jobId: string, attempt: number): JobOutcome {
+  const committed = committedOperationId(result);
   return {
     conversationId,
     jobId,
@@ -55,7 +56,7 @@ export function outcomeOf(result: CompactionResult, conversationId: string, jobI
     ...(result.skipReason ? { skipReason: result.skipReason } : {}),
     ...(result.failureCode ? { failureCode: result.failureCode } : {}),
     ...(result.error ? { error: result.error } : {}),
-    ...(result.operationId ? { operationId: result.operationId } : {}),
+    ...(committed ? { operationId: committed } : {}),
     tokensBefore: result.tokensBefore,
     tokensAfter: result.tokensAfter,
     attempt,

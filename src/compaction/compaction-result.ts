@@ -209,3 +209,13 @@ export function operationUsage(result: Pick<CompactionResult, 'usageByModel' | '
   );
   return { byModel, costUsd: result.costUsd };
 }
+
+/**
+ * The operation a compaction committed: tier 3's when it summarized, tier 2's when clearing resolved it (alone, or
+ * after summarizing failed, when `operationId` names the summarizing operation that was rolled back); none when
+ * nothing was committed.
+ */
+export function committedOperationId(result: Pick<CompactionResult, 'status' | 'tier' | 'operationId' | 'clearingOperationId'>): string | undefined {
+  if (result.status !== 'compacted') return undefined;
+  return result.tier === 2 ? (result.clearingOperationId ?? result.operationId) : result.operationId;
+}

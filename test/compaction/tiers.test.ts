@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ArchiveEntry, ConversationMessage, NewMessage } from '../../src/conversation/types.js';
 import { createInMemoryArchive } from '../../src/archive/in-memory/in-memory-archive.js';
+import { outcomeOf } from '../../src/background/compaction-queue.js';
 import type { Archive } from '../../src/archive/archive.js';
 import { InvalidConfigError } from '../../src/errors.js';
 import { createMemfold, type Memfold, type MemfoldEvent, type MemfoldOptions } from '../../src/memfold.js';
@@ -297,6 +298,12 @@ describe('tier failures', () => {
     const live = await memfold.history('fail3');
     expect(live.filter((m) => m.clearedOutputLabel !== undefined)).toHaveLength(result.toolOutputsCleared);
     expect(result.history.map((m) => m.id)).toEqual(live.map((m) => m.id));
+    // A background job's outcome names the operation that committed (tier 2's), not the rolled-back summarizing one.
+    const operations = await memfold.persistence.listOperations('fail3');
+    const status = (id: string | undefined) => operations.find((op) => op.id === id)?.status;
+    expect(status(result.operationId)).toBe('rolled_back');
+    expect(outcomeOf(result, 'fail3', 'job-1', 0).operationId).toBe(result.clearingOperationId);
+    expect(status(outcomeOf(result, 'fail3', 'job-1', 0).operationId)).toBe('committed');
     await checkInvariants(memfold, 'fail3', appended, { toolPairs: true });
     await memfold.close();
   });
