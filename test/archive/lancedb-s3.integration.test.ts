@@ -54,23 +54,32 @@ async function openError(env: Record<string, string>): Promise<Error> {
   return error!;
 }
 
-/** One writer process (children/s3-writer.ts) with only the variables given: no DATABASE_URL, no AWS_*. */
-function writer(env: Record<string, string>, conversationId: string): Promise<{ appended: ConversationMessage[]; statuses: string[] }> {
+/**
+ * One writer process (children/s3-writer.ts) with only the variables given: no DATABASE_URL, no AWS_*. `opened`
+ * resolves once its memfold is open; it writes when `go()` is called.
+ */
+function writer(env: Record<string, string>, conversationId: string) {
   const child = spawn(process.execPath, ['--import', 'tsx', new URL('./children/s3-writer.ts', import.meta.url).pathname, conversationId, '2'], {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['pipe', 'pipe', 'pipe'],
   });
   let stdout = '';
   let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk));
+  let opened!: () => void;
+  const openedOnce = new Promise<void>((resolve) => (opened = resolve));
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk;
+    if (stdout.startsWith('opened\n')) opened();
+  });
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk));
-  return new Promise((resolve, reject) => {
+  const done = new Promise<{ appended: ConversationMessage[]; statuses: string[] }>((resolve, reject) => {
     child.on('error', reject);
     child.on('close', (code) => {
       if (code !== 0) reject(new Error(`writer ${conversationId} exited ${code}: ${stderr}`));
       else resolve(JSON.parse(stdout.trim().split('\n').pop()!));
     });
   });
+  return { opened: Promise.race([openedOnce, done.then(() => undefined)]), go: () => child.stdin.end('go\n'), done };
 }
 
 describe('LanceDB archive on S3 with conditional PUT (s3rver)', () => {
@@ -114,7 +123,15 @@ describe('LanceDB archive on S3 with conditional PUT (s3rver)', () => {
     'two processes compacting into one table at once lose nothing',
     async () => {
       const envs = await Promise.all(['a', 'b'].map(async () => ({ MEMFOLD_HOME: await home(), ...s3Env(s3, 'shared') })));
-      const results = await Promise.all([writer(envs[0]!, 'conversation-a'), writer(envs[1]!, 'conversation-b')]);
+      // Opened one after the other: each open probes the store with a PUT and a DELETE of its own object, and s3rver's
+      // file store can remove a folder under another probe's PUT (an uncaught ENOENT in s3rver). Then both write at once.
+      const a = writer(envs[0]!, 'conversation-a');
+      await a.opened;
+      const b = writer(envs[1]!, 'conversation-b');
+      await b.opened;
+      a.go();
+      b.go();
+      const results = await Promise.all([a.done, b.done]);
       for (const result of results) expect(result.statuses.filter((s) => s !== 'skipped')).toEqual(['compacted', 'compacted']);
       for (const [i, id] of ['conversation-a', 'conversation-b'].entries()) {
         const memfold = await createMemfold({ env: envs[i]!, compaction: { contextWindow: WINDOW } });
