@@ -37,9 +37,6 @@ const UNSPACED_PIECE = new RegExp(`[${UNSPACED_CLASS}]|[^${UNSPACED_CLASS}]+`, '
 const COMPOUND = /[\p{L}\p{M}\p{N}]+(?:[./\\:@#_-]+[\p{L}\p{M}\p{N}]+)*/gu;
 const PART = /[\p{L}\p{M}\p{N}]+/gu;
 const ASCII_ONLY = /^[\x00-\x7f]*$/;
-/** COMPOUND and PART on lowercased ASCII text, where a letter, mark or digit is one of [a-z0-9]. */
-const ASCII_COMPOUND = /[a-z0-9]+(?:[./\\:@#_-]+[a-z0-9]+)*/g;
-const ASCII_PART = /[a-z0-9]+/g;
 
 /**
  * Lowercased tokens of a text. `words` are the letter/digit runs in order (the basis of bigrams);
@@ -48,16 +45,14 @@ const ASCII_PART = /[a-z0-9]+/g;
 export function tokenizeForHashing(text: string): { words: string[]; compounds: string[] } {
   const words: string[] = [];
   const compounds: string[] = [];
-  // ASCII text (most of it) is its own NFKC form, and its letters and digits are [a-z0-9] once lowercased: the same
-  // tokens through plain patterns, in a fraction of the time.
-  const ascii = ASCII_ONLY.test(text);
-  const lowered = ascii ? text.toLowerCase() : text.normalize('NFKC').toLowerCase();
-  for (const match of lowered.matchAll(ascii ? ASCII_COMPOUND : COMPOUND)) {
+  // The embedder reads ASCII text in one scan of its own (`asciiFeatures`), which gives what this gives.
+  const lowered = text.normalize('NFKC').toLowerCase();
+  for (const match of lowered.matchAll(COMPOUND)) {
     const compound = match[0];
-    const parts = compound.match(ascii ? ASCII_PART : PART) ?? [];
+    const parts = compound.match(PART) ?? [];
     if (parts.length > 1) compounds.push(compound);
     for (const part of parts) {
-      if (!ascii && UNSPACED.test(part)) {
+      if (UNSPACED.test(part)) {
         // Split runs of unspaced scripts into characters, keeping any Latin/digit stretches whole.
         words.push(...(part.match(UNSPACED_PIECE) ?? []));
       } else {
@@ -69,6 +64,7 @@ export function tokenizeForHashing(text: string): { words: string[]; compounds: 
 }
 
 const FNV_OFFSET = 0x811c9dc5;
+const FNV_PRIME = 0x01000193;
 
 /**
  * FNV-1a, 32 bits, over the UTF-8 bytes: stable across platforms and runs. The bytes are produced here, as
@@ -80,7 +76,7 @@ export function fnv1a32(text: string, from = FNV_OFFSET): number {
   for (let i = 0; i < text.length; i++) {
     let code = text.charCodeAt(i);
     if (code < 0x80) {
-      hash = Math.imul(hash ^ code, 0x01000193);
+      hash = Math.imul(hash ^ code, FNV_PRIME);
       continue;
     }
     if (code >= 0xd800 && code <= 0xdfff) {
@@ -93,16 +89,16 @@ export function fnv1a32(text: string, from = FNV_OFFSET): number {
       }
     }
     if (code < 0x800) {
-      hash = Math.imul(hash ^ (0xc0 | (code >> 6)), 0x01000193);
+      hash = Math.imul(hash ^ (0xc0 | (code >> 6)), FNV_PRIME);
     } else if (code < 0x10000) {
-      hash = Math.imul(hash ^ (0xe0 | (code >> 12)), 0x01000193);
-      hash = Math.imul(hash ^ (0x80 | ((code >> 6) & 0x3f)), 0x01000193);
+      hash = Math.imul(hash ^ (0xe0 | (code >> 12)), FNV_PRIME);
+      hash = Math.imul(hash ^ (0x80 | ((code >> 6) & 0x3f)), FNV_PRIME);
     } else {
-      hash = Math.imul(hash ^ (0xf0 | (code >> 18)), 0x01000193);
-      hash = Math.imul(hash ^ (0x80 | ((code >> 12) & 0x3f)), 0x01000193);
-      hash = Math.imul(hash ^ (0x80 | ((code >> 6) & 0x3f)), 0x01000193);
+      hash = Math.imul(hash ^ (0xf0 | (code >> 18)), FNV_PRIME);
+      hash = Math.imul(hash ^ (0x80 | ((code >> 12) & 0x3f)), FNV_PRIME);
+      hash = Math.imul(hash ^ (0x80 | ((code >> 6) & 0x3f)), FNV_PRIME);
     }
-    hash = Math.imul(hash ^ (0x80 | (code & 0x3f)), 0x01000193);
+    hash = Math.imul(hash ^ (0x80 | (code & 0x3f)), FNV_PRIME);
   }
   return hash >>> 0;
 }
@@ -161,8 +157,6 @@ interface WordFeature extends Feature {
   followers?: Map<number, Feature>;
 }
 
-const FNV_PRIME = 0x01000193;
-const SPACE = 0x20;
 /** Connectors that join word runs into a compound: `. / \\ : @ # _ -`. */
 const CONNECTOR = new Uint8Array(128);
 for (const c of './\\:@#_-') CONNECTOR[c.charCodeAt(0)] = 1;
@@ -170,6 +164,9 @@ for (const c of './\\:@#_-') CONNECTOR[c.charCodeAt(0)] = 1;
 const STOPWORD_MAX_LENGTH = Math.max(...[...STOPWORDS].map((word) => word.length));
 const letterCode = (word: string) => [...word].reduce((code, letter) => code * 27 + letter.charCodeAt(0) - 0x60, 0);
 const STOPWORD_CODES = new Set([...STOPWORDS].map(letterCode));
+
+/** [a-z0-9]: what a letter or digit of lowercased ASCII text is. */
+const isWordCode = (code: number) => (code >= 0x61 && code <= 0x7a) || (code >= 0x30 && code <= 0x39);
 
 /** True when `lowered` holds the same characters at `start` as at `other.start`, over `other.length`. */
 function sameWord(lowered: string, start: number, other: WordFeature): boolean {
@@ -208,9 +205,8 @@ function asciiFeatures(text: string): Features {
     const key = first ? lowered.slice(start, start + length) : '';
     const other = first ? collided.get(key) : undefined;
     if (other) return other;
-    let state = fnv1a32(lowered.slice(start, start + length), PAIR_PREFIX);
-    state = Math.imul(state ^ SPACE, FNV_PRIME) >>> 0;
-    const created: WordFeature = { hash, count: 0, id: words.length, pairState: state, start, length };
+    const pairState = fnv1a32(' ', fnv1a32(lowered.slice(start, start + length), PAIR_PREFIX));
+    const created: WordFeature = { hash, count: 0, id: words.length, pairState, start, length };
     words.push(created);
     if (first) collided.set(key, created);
     else byHash.set(hash, created);
@@ -219,7 +215,7 @@ function asciiFeatures(text: string): Features {
   const length = lowered.length;
   for (let i = 0; i < length; ) {
     const code = lowered.charCodeAt(i);
-    if (!((code >= 0x61 && code <= 0x7a) || (code >= 0x30 && code <= 0x39))) {
+    if (!isWordCode(code)) {
       if (CONNECTOR[code] !== 1) joined = false;
       i++;
       continue;
@@ -230,10 +226,9 @@ function asciiFeatures(text: string): Features {
     let letters = 0;
     for (; i < length; i++) {
       const next = lowered.charCodeAt(i);
-      const letter = next >= 0x61 && next <= 0x7a;
-      if (!(letter || (next >= 0x30 && next <= 0x39))) break;
+      if (!isWordCode(next)) break;
       hash = Math.imul(hash ^ next, FNV_PRIME);
-      letters = letter && letters >= 0 ? letters * 27 + next - 0x60 : -1;
+      letters = next >= 0x61 && letters >= 0 ? letters * 27 + next - 0x60 : -1;
     }
     if (chainRuns > 0 && joined) chainRuns++;
     else {
