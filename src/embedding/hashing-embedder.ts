@@ -226,9 +226,11 @@ function asciiFeatures(text: string): Features {
     let letters = 0;
     for (; i < length; i++) {
       const next = lowered.charCodeAt(i);
-      if (!isWordCode(next)) break;
+      // isWordCode spelled out: this loop runs once per character of every archived text.
+      const letter = next >= 0x61 && next <= 0x7a;
+      if (!(letter || (next >= 0x30 && next <= 0x39))) break;
       hash = Math.imul(hash ^ next, FNV_PRIME);
-      letters = next >= 0x61 && letters >= 0 ? letters * 27 + next - 0x60 : -1;
+      letters = letter && letters >= 0 ? letters * 27 + next - 0x60 : -1;
     }
     if (chainRuns > 0 && joined) chainRuns++;
     else {
