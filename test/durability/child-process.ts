@@ -98,18 +98,29 @@ async function warmCompileCache(file: string, compileCache: string): Promise<voi
 
 /** Run a bundled child with `args`; resolves when it exits, however it exits. */
 export function runChild(child: BundledChild, args: string[], env: NodeJS.ProcessEnv = {}): Promise<ChildExit> {
-  return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, [child.file, ...args], {
-      env: { ...process.env, NODE_COMPILE_CACHE: child.compileCache, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    proc.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    proc.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return spawnChild(child, args, env, 'ignore').exit;
+}
+
+/** Start a child of the bundle (with its compile cache), collecting its output until it exits. */
+function spawnChild(
+  child: BundledChild,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  stdin: 'ignore' | 'pipe',
+): { proc: ReturnType<typeof spawn>; exit: Promise<ChildExit> } {
+  const proc = spawn(process.execPath, [child.file, ...args], {
+    env: { ...process.env, NODE_COMPILE_CACHE: child.compileCache, ...env },
+    stdio: [stdin, 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  proc.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  proc.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exit = new Promise<ChildExit>((resolve, reject) => {
     proc.on('error', reject);
     proc.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
   });
+  return { proc, exit };
 }
 
 /** Children started ahead of their jobs (see `startedChildren`). */
@@ -127,28 +138,14 @@ export interface StartedChildren {
  * `runChild`.
  */
 export function startedChildren(child: BundledChild, ready: number, env: NodeJS.ProcessEnv = {}): StartedChildren {
-  interface Waiting {
-    proc: ReturnType<typeof spawn>;
-    exit: Promise<ChildExit>;
-  }
+  type Waiting = ReturnType<typeof spawnChild>;
   const start = (): Waiting => {
-    const proc = spawn(process.execPath, [child.file], {
-      env: { ...process.env, NODE_COMPILE_CACHE: child.compileCache, ...env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    proc.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    proc.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const started = spawnChild(child, [], env, 'pipe');
     // A child that dies before its job is written must not fail the write.
-    proc.stdin!.on('error', () => undefined);
-    const exit = new Promise<ChildExit>((resolve, reject) => {
-      proc.on('error', reject);
-      proc.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
-    });
+    started.proc.stdin!.on('error', () => undefined);
     // Handled by whoever runs it; a waiting child that is closed is not an error.
-    exit.catch(() => undefined);
-    return { proc, exit };
+    started.exit.catch(() => undefined);
+    return started;
   };
   const waiting: Waiting[] = Array.from({ length: ready }, start);
   let closed = false;
