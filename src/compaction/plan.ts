@@ -6,7 +6,7 @@ import type { ConversationMessage } from '../conversation/types.js';
 import { calibrated } from '../tokens/usage-calibration.js';
 import type { CompactionSettings } from './compaction-settings.js';
 import { planSessions, type ScopeOutcome } from './session-scope.js';
-import { turnStarts, unitStarts } from './turns.js';
+import { openingEnd, turnStarts, unitStarts } from './turns.js';
 
 export type SkipReason = 'below_trigger' | 'nothing_to_compact' | 'too_little_to_free';
 
@@ -79,15 +79,13 @@ export function findTailStart(
 }
 
 /**
- * Where the verbatim opening ends: after `keepFirstTurns` turns, shrunk to whole units within a
- * quarter of the trigger so that a huge opening turn cannot fill the window on its own.
+ * Where the verbatim opening ends: after `keepFirstTurns` turns of the conversation's opening (`openingEnd`: none
+ * when the body begins after archived messages, `previousSeq` being the seq of the row before it), shrunk to whole
+ * units within a quarter of the trigger so that a huge opening turn cannot fill the window on its own.
  */
-export function findFirstTurnsEnd(body: readonly ConversationMessage[], tokens: readonly number[], settings: CompactionSettings): number {
-  if (settings.keepFirstTurns === 0 || body.length === 0) return 0;
-  const turns = turnStarts(body);
-  // Messages before the first user message belong to the opening too.
-  const userTurns = body[0]!.role === 'user' ? turns : turns.slice(1);
-  const end = userTurns[settings.keepFirstTurns] ?? body.length;
+export function findFirstTurnsEnd(body: readonly ConversationMessage[], tokens: readonly number[], settings: CompactionSettings, previousSeq?: number): number {
+  const end = openingEnd(body, settings.keepFirstTurns, previousSeq);
+  if (end === 0) return 0;
   const cap = Math.floor(settings.trigger / 4);
   let used = 0;
   let fits = 0;
@@ -156,7 +154,10 @@ export function planCompaction(
     }
   });
 
-  const firstEnd = findFirstTurnsEnd(body, bodyTokens, settings);
+  // Only a history that carries a clip-archive had messages archived: then a body that does not follow the system
+  // prompt's seqs begins after archived ones. (A history a caller built may number its messages from anywhere.)
+  const previousSeq = previousClipArchive ? (system.at(-1)?.seq ?? 0) : undefined;
+  const firstEnd = findFirstTurnsEnd(body, bodyTokens, settings, previousSeq);
   const sum = (from: number, to: number) => bodyTokens.slice(from, to).reduce((a, b) => a + b, 0);
   const keepRecentTokens = tailBudget(settings, systemTokens + sum(0, firstEnd), clipBound);
   const tokenCut = Math.max(firstEnd, findTailStart(body, bodyTokens, { keepRecentTokens, keepRecentMessages: settings.keepRecentMessages }));

@@ -5,6 +5,7 @@
  * progress asked and has done so far instead of being folded into the older history's summary.
  */
 import type { ConversationMessage } from '../conversation/types.js';
+import { turnStarts } from './turns.js';
 
 export interface SplitCompactable<T> {
   /** The compactable messages before the turn in progress: folded from the previous summary on. */
@@ -13,15 +14,15 @@ export interface SplitCompactable<T> {
   turnPrefix: T[];
 }
 
-type Msg = Pick<ConversationMessage, 'role'>;
+type Msg = Pick<ConversationMessage, 'role' | 'toolCalls' | 'toolCallId' | 'seq'>;
 
 /**
  * Separate the opening of a split turn from the rest of the compactable messages. The tail starts mid-turn when
- * its first message is not a user message (the planner cuts only at unit boundaries); the turn then opens at the
- * last user message compacted, or before the compactable messages began (all of them are its prefix). Only a
- * turn larger than `longTurnTokens` (the tail the settings keep) counts as split: the tail's count floor also
- * starts it mid-turn in a short exchange, and a question of a few words is better folded with the history
- * than summarized in a request of its own.
+ * its first message starts no turn (`turns.ts`: the planner cuts only at unit boundaries); the turn then opens at the
+ * last turn start among the compactable messages, or before they began (all of them are its prefix). Only a turn
+ * larger than `longTurnTokens` (the tail the settings keep) counts as split: the tail's count floor also starts it
+ * mid-turn in a short exchange, and a question of a few words is better folded with the history than summarized in a
+ * request of its own.
  */
 export function splitTurnPrefix<T extends Msg>(
   compactable: readonly T[],
@@ -30,13 +31,14 @@ export function splitTurnPrefix<T extends Msg>(
   longTurnTokens: number,
 ): SplitCompactable<T> {
   const whole: SplitCompactable<T> = { history: [...compactable], turnPrefix: [] };
-  if (recent.length === 0 || recent[0]!.role === 'user' || compactable.length === 0) return whole;
-  const start = Math.max(
-    0,
-    compactable.findLastIndex((m) => m.role === 'user'),
-  );
-  const turnEnd = recent.findIndex((m) => m.role === 'user');
-  const turn = [...compactable.slice(start), ...recent.slice(0, turnEnd < 0 ? recent.length : turnEnd)];
+  if (recent.length === 0 || compactable.length === 0) return whole;
+  const messages = [...compactable, ...recent];
+  const turns = turnStarts(messages);
+  const cut = compactable.length;
+  if (turns.includes(cut)) return whole;
+  const start = turns.findLast((t) => t < cut) ?? 0;
+  const end = turns.find((t) => t > cut) ?? messages.length;
+  const turn = messages.slice(start, end);
   if (turn.reduce((sum, m) => sum + countMessage(m), 0) <= longTurnTokens) return whole;
   return { history: compactable.slice(0, start), turnPrefix: compactable.slice(start) };
 }

@@ -1,7 +1,8 @@
 /**
  * The turn map: which messages each turn holds. A turn is a user message and everything after it up to the next
- * user message (messages before the first user message form a turn of their own, `opensWithUser: false`); a tool
- * result always stays in the turn of its call (`turns.ts`). Pure.
+ * user message (messages before the first user message form a turn of their own, `opensWithUser: false`); what
+ * remains live of a turn whose beginning was archived is a turn of its own too (`opensWithUser: false`: its seq does
+ * not follow the message before it); a tool result always stays in the turn of its call (`turns.ts`). Pure.
  */
 import type { ConversationMessage } from '../conversation/types.js';
 import { turnStarts } from './turns.js';
@@ -19,7 +20,7 @@ export interface TurnSpan {
   /** Seqs of its first and last message. */
   firstSeq: number;
   lastSeq: number;
-  /** False only for messages before the first user message. */
+  /** False for messages before the first user message and for the live rest of a turn whose beginning was archived. */
   opensWithUser: boolean;
 }
 
