@@ -197,7 +197,17 @@ export function createCompactor(options: CompactorOptions): Compactor {
     }
   }
 
-  async function compactHistory(input: readonly ConversationMessage[], conversationId: string, options: CompactOptions = {}): Promise<CompactionResult> {
+  /**
+   * `from` says who holds `input`. A caller's history comes back as given on a skip, as its contract says, also when
+   * the live rows were planned instead (part of it archived meanwhile, or none of it stored) and skipped; rows
+   * `compactStored` read come back as the live rows now, which a compaction that committed meanwhile changed.
+   */
+  async function compactHistory(
+    input: readonly ConversationMessage[],
+    conversationId: string,
+    options: CompactOptions = {},
+    from: 'caller' | 'store' = 'caller',
+  ): Promise<CompactionResult> {
     const startedAt = clock();
     // A continuation note (`context()`'s view after a compaction) is no row of the conversation: it is left out.
     const history = Array.isArray(input) ? input.filter((m) => m?.kind !== 'continuation') : input;
@@ -243,6 +253,9 @@ export function createCompactor(options: CompactorOptions): Compactor {
         const live = await loadLive(conversationId);
         const liveCounts = await loadCounts(conversationId);
         const replanned = await prepare(live, conversationId, liveCounts, force);
+        if (replanned.kind === 'skip' && from === 'caller') {
+          return Object.assign(initialResult(history, prepared.result.tokensBefore), { skipReason: replanned.result.skipReason });
+        }
         result = replanned.result;
         return run(replanned, conversationId, liveCounts, callDeps, options.signal, early);
       };
@@ -365,7 +378,7 @@ export function createCompactor(options: CompactorOptions): Compactor {
     }
     // The rows read once, then the path every history takes: planned before the lock, so a turn below the
     // trigger locks and reconciles nothing; under the lock a plan made stale meanwhile is made again.
-    return compactHistory(stored, conversationId, options);
+    return compactHistory(stored, conversationId, options, 'store');
   }
 
   async function resummarizeDepthNow(conversationId: string, depth: number): Promise<ResummarizeResult> {
