@@ -89,6 +89,7 @@ export type {
   TokenCalibration,
   TokenCalibrationUpdate,
   ConversationErasure,
+  EraseConversationOptions,
 } from './persistence/persistence-provider.js';
 export type {
   Summarizer,

@@ -136,3 +136,48 @@ describe('adapters passed in', () => {
     expect(stored!.content).toBe('the store is still open');
   });
 });
+
+describe('pglite: one open of a home per process', () => {
+  const fifty = (tag: string) => Array.from({ length: 50 }, (_, i) => ({ role: 'user' as const, content: `${tag} ${i}` }));
+
+  it('two concurrent opens of one home: exactly one resolves, the other is refused naming the home, and every acknowledged append survives', async () => {
+    const home = await openHome(pgliteHome);
+    const opened = await Promise.allSettled([createMemfold({ config: home.config, env: {} }), createMemfold({ config: home.config, env: {} })]);
+    const winners = opened.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+    const refusals = opened.flatMap((result) => (result.status === 'rejected' ? [result.reason as unknown] : []));
+    try {
+      expect(winners).toHaveLength(1);
+      expect(refusals).toHaveLength(1);
+      expect(MemfoldError.isInstance(refusals[0]) && refusals[0].code).toBe('busy');
+      expect((refusals[0] as Error).message).toContain(path.join(home.config.home!, 'pg'));
+      expect((refusals[0] as Error).message).toContain('this process');
+      await winners[0]!.append('x', fifty('a'));
+      await winners[0]!.append('x', fifty('b'));
+    } finally {
+      for (const memfold of winners) await memfold.close();
+    }
+    const again = await createMemfold({ config: home.config, env: {} });
+    try {
+      expect((await again.history('x')).map((m) => m.content)).toEqual([...fifty('a'), ...fifty('b')].map((m) => m.content));
+    } finally {
+      await again.close();
+    }
+  });
+
+  it('a second open while the first is open is refused, and the first keeps its lock', async () => {
+    const home = await openHome(pgliteHome);
+    const first = await createMemfold({ config: home.config, env: {} });
+    try {
+      await expect(createMemfold({ config: home.config, env: {} })).rejects.toMatchObject({ code: 'busy', message: expect.stringContaining('this process') });
+      await first.append('x', fifty('a'));
+    } finally {
+      await first.close();
+    }
+    const again = await createMemfold({ config: home.config, env: {} });
+    try {
+      expect(await again.history('x')).toHaveLength(50);
+    } finally {
+      await again.close();
+    }
+  });
+});

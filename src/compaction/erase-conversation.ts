@@ -1,12 +1,18 @@
 /**
  * Erasing a conversation from both stores, journaled like a compaction so that a crash never leaves half of it.
  *
- * Under the conversation's lock (so an erase never interleaves with a compaction): an `erase` operation is recorded
- * first; then the archive is purged (every entry of every kind, physically: `Archive.eraseConversation`); then one
- * transaction deletes every live-store row of the conversation, the erase's own journal row included. Until that
- * transaction commits the operation stays pending, and reconcile (on open, before the conversation's next compaction,
- * `memfold reconcile`) runs the same two steps again: an erase is always rolled forward, never undone. Both steps are
- * idempotent. An append that lands while the erase runs is erased with the rest; one after it starts a new conversation.
+ * An erase removes what the conversation held when it was asked for, never a message acknowledged after. Under the
+ * conversation's lock (so an erase never interleaves with a compaction): an `erase` operation is recorded first, and
+ * the store records with it the conversation's last seq, the erase's boundary; then the archive is purged (every
+ * entry of every kind, physically: `Archive.eraseConversation`); then one transaction deletes the live-store rows of
+ * the conversation up to the boundary, the erase's own journal row included, keeping the messages appended after it
+ * (and the conversation row, when there are any). Until that transaction commits the operation stays pending, and
+ * reconcile (on open, before the conversation's next compaction, `memfold reconcile`) runs the same two steps again
+ * with the same boundary: an erase is always rolled forward, never undone. Both steps are idempotent.
+ *
+ * Every archive entry of the conversation predates the boundary: the archive is written only by compactions, which
+ * take the same lock and finish a pending erase first. So the purge removes all of them, and the messages kept are
+ * live. Appends are not locked out: one that lands while the erase runs gets a seq past the boundary and is kept.
  */
 import { randomUUID } from 'node:crypto';
 import type { Archive, ArchiveErasure } from '../archive/archive.js';
@@ -54,46 +60,53 @@ async function eraseArchive(archive: Archive, conversationId: string): Promise<A
   return { entries: entries.length, rowsRewritten: 0 };
 }
 
-/** Run (or run again) the two steps of a recorded erase. The caller holds the conversation's lock. */
+/** Run (or run again) the two steps of a recorded erase, up to its boundary. The caller holds the conversation's lock. */
 export async function finishErase(operation: CompactionOperation, deps: EraseDeps): Promise<Extract<EraseResult, { status: 'erased' }>> {
   const now = deps.now ?? Date.now;
   const started = now();
   const { conversationId } = operation;
   const archive = await eraseArchive(deps.archive, conversationId);
-  const live = await deps.persistence.eraseConversation(conversationId);
+  // An erase journaled before the boundary was recorded (migration 013) removes every message, as it was asked to.
+  const live = await deps.persistence.eraseConversation(
+    conversationId,
+    operation.eraseThroughSeq === undefined ? {} : { throughSeq: operation.eraseThroughSeq },
+  );
   return { status: 'erased', conversationId, operationId: operation.id, archive, live, durationMs: now() - started };
 }
 
-async function eraseLocked(deps: EraseDeps, conversationId: string): Promise<EraseResult> {
-  const operations = await deps.persistence.listOperations(conversationId);
-  const pending = pendingErase(operations);
-  // Every archive write is journaled first, so a conversation with no operation and no live row has nothing archived.
-  if (pending === undefined && operations.length === 0 && (await deps.persistence.loadHistory(conversationId)).length === 0) {
-    return { status: 'not_found', conversationId };
-  }
-  const operation: CompactionOperation = pending ?? {
-    id: (deps.newId ?? (() => `erase-${randomUUID()}`))(),
-    conversationId,
-    kind: 'erase',
-    status: 'planned',
-    mode: 'delete',
-    messageIds: [],
-    labels: [],
-    createdAt: '',
-    updatedAt: '',
-  };
-  if (pending === undefined) {
-    await deps.persistence.recordOperation({ id: operation.id, conversationId, kind: 'erase', status: 'planned', messageIds: [], labels: [] });
-  }
+/** Finish `operation`, an erase recorded earlier (by this call or one that failed), naming it when a store fails. */
+async function finishOrExplain(operation: CompactionOperation, deps: EraseDeps): Promise<Extract<EraseResult, { status: 'erased' }>> {
   try {
     return await finishErase(operation, deps);
   } catch (error) {
     throw new MemfoldError(
       MemfoldError.isInstance(error) ? error.code : 'persistence_error',
-      `Erase of conversation ${JSON.stringify(conversationId)} stopped part-way (${errorMessage(error)}); it is journaled as operation ${operation.id} and the next reconcile finishes it`,
+      `Erase of conversation ${JSON.stringify(operation.conversationId)} stopped part-way (${errorMessage(error)}); it is journaled as operation ${operation.id} and the next reconcile finishes it`,
       { cause: error, details: { operationId: operation.id } },
     );
   }
+}
+
+async function eraseLocked(deps: EraseDeps, conversationId: string): Promise<EraseResult> {
+  let operations = await deps.persistence.listOperations(conversationId);
+  const pending = pendingErase(operations);
+  let earlier: Extract<EraseResult, { status: 'erased' }> | undefined;
+  if (pending !== undefined) {
+    // An erase asked for before, up to its own boundary; what was appended since is this request's to erase.
+    earlier = await finishOrExplain(pending, deps);
+    operations = await deps.persistence.listOperations(conversationId);
+  }
+  // Every archive write is journaled first, so a conversation with no operation and no live row has nothing archived.
+  if (operations.length === 0 && (await deps.persistence.loadHistory(conversationId)).length === 0) {
+    return earlier ?? { status: 'not_found', conversationId };
+  }
+  const id = (deps.newId ?? (() => `erase-${randomUUID()}`))();
+  await deps.persistence.recordOperation({ id, conversationId, kind: 'erase', status: 'planned', messageIds: [], labels: [] });
+  // Read back: the store recorded the erase's boundary with it.
+  const operation = (await deps.persistence.listOperations(conversationId)).find((recorded) => recorded.id === id);
+  if (operation === undefined)
+    throw new MemfoldError('persistence_error', `The erase of conversation ${JSON.stringify(conversationId)} was recorded as ${id} but cannot be read back`);
+  return finishOrExplain(operation, deps);
 }
 
 /**

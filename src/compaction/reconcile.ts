@@ -7,8 +7,9 @@
  *   operation recorded (overlay: marks, never deletes), whatever this process's settings say.
  * - an `archived` clearing of tool outputs (tier 2) whose outputs are archived verbatim and unchanged: its
  *   commit runs (reconcile-clearing.ts).
- * - an `erase` (`erase-conversation.ts`): finish it, always (its journal row said the conversation must go); the
- *   conversation's other pending operations go with it, unreconciled.
+ * - an `erase` (`erase-conversation.ts`): finish it, always (its journal row said the conversation must go), up to
+ *   its boundary: messages appended after it was asked for stay; the conversation's other pending operations go with
+ *   it, unreconciled.
  * - anything else: undo it. Marks pointing at its entries are cleared (its batches' children, and the tool
  *   outputs its segments superseded), its own rows deleted (a label another operation holds is left alone), the
  *   operation recorded `rolled_back` (which clears any overlay mark of its own, and only its own). The messages
@@ -84,7 +85,8 @@ async function undo(operation: CompactionOperation, deps: ReconcileDeps, reason:
 export async function reconcileOperation(operation: CompactionOperation, deps: ReconcileDeps): Promise<ReconcileOutcome> {
   if (operation.kind === 'erase') {
     const erased = await finishErase(operation, deps);
-    const reason = `finished an interrupted erase: ${erased.archive.entries} archive entries and ${erased.live.messages} live rows removed`;
+    const kept = erased.live.messagesKept > 0 ? `; ${erased.live.messagesKept} messages appended since it was asked for kept` : '';
+    const reason = `finished an interrupted erase: ${erased.archive.entries} archive entries and ${erased.live.messages} live rows removed${kept}`;
     return { operationId: operation.id, conversationId: operation.conversationId, action: 'committed', reason };
   }
   if (operation.status !== 'archived') return undo(operation, deps, `stopped while ${operation.status}`);

@@ -41,6 +41,12 @@ export interface CompactionOperation {
   error?: string;
   /** What its summarizer calls took, as its commit recorded it (`CommitCompaction.usage`); absent when none was given. */
   usage?: OperationUsage;
+  /**
+   * An `erase`'s boundary, set by the store when the erase is first recorded: the conversation's last seq then (0 when
+   * it had none; `migrations/013_erase_boundary.sql`). The erase removes messages up to it and keeps the ones appended
+   * after. Absent on other kinds, and on an erase recorded before that migration (which removes every message).
+   */
+  eraseThroughSeq?: number;
   createdAt: string;
   updatedAt: string;
 }
@@ -55,7 +61,7 @@ export interface OperationUsage {
  * What `recordOperation` writes. `mode` defaults to `delete` on the first record; a later record may omit it (the
  * recorded mode stays) but may not change it.
  */
-export type OperationRecordInput = Omit<CompactionOperation, 'createdAt' | 'updatedAt' | 'mode' | 'usage'> & { mode?: CompactionMode };
+export type OperationRecordInput = Omit<CompactionOperation, 'createdAt' | 'updatedAt' | 'mode' | 'usage' | 'eraseThroughSeq'> & { mode?: CompactionMode };
 
 /**
  * The writes a compaction commits at once. The commit also drops the conversation's token calibration (the
@@ -122,10 +128,12 @@ export interface CommitClearing {
 
 /** What `eraseConversation` deleted from the live store: rows per table (0 everywhere: nothing was stored). */
 export interface ConversationErasure {
-  /** The `conversations` row (0 or 1). */
+  /** The `conversations` row (0 or 1; 0 too when messages appended after the boundary keep it). */
   conversations: number;
   /** Message rows: live, overlay-marked and the clip-archive. */
   messages: number;
+  /** Messages appended after the erase's boundary (`EraseConversationOptions.throughSeq`), kept. */
+  messagesKept: number;
   /** Entries of the id ledger (`message_ids`). */
   messageIds: number;
   /** Operation journal rows of every kind and status, the erase's own included. */
@@ -134,6 +142,15 @@ export interface ConversationErasure {
   loopGuard: number;
   /** The token calibration (`token_calibrations`, 0 or 1). */
   calibration: number;
+}
+
+/** What `eraseConversation` removes. */
+export interface EraseConversationOptions {
+  /**
+   * Remove messages up to this seq only (an erase's `eraseThroughSeq`): later ones stay, with their id ledger entries
+   * and the conversation row. Default: every message.
+   */
+  throughSeq?: number;
 }
 
 /** Work done inside one database transaction. */
@@ -270,11 +287,13 @@ export interface PersistenceProvider extends PersistenceTransaction {
   /**
    * Delete, in one transaction, every row the live store keeps of the conversation: its messages (overlay rows and the
    * clip-archive too), id ledger, loop guard record, token calibration, every operation journal row (with the usage
-   * commits recorded on them, and a pending `erase` operation) and the conversation row. The archive is not touched:
-   * the erase (`compaction/erase-conversation.ts`) purges it first. A conversation with nothing stored deletes nothing
-   * (every count 0). Refuses an empty id (`conversationId`).
+   * commits recorded on them, and a pending `erase` operation) and the conversation row. With `throughSeq`, messages
+   * after it (appended after the erase was asked for) stay, with their id ledger entries and the conversation row (its
+   * seqs go on). The archive is not touched: the erase (`compaction/erase-conversation.ts`) purges it first. A
+   * conversation with nothing stored deletes nothing (every count 0). Refuses an empty id (`conversationId`) and a
+   * `throughSeq` that is not an integer >= 0.
    */
-  eraseConversation(conversationId: string): Promise<ConversationErasure>;
+  eraseConversation(conversationId: string, options?: EraseConversationOptions): Promise<ConversationErasure>;
   /** The conversation's loop guard record, or undefined when it has no streak. */
   getLoopGuardState(conversationId: string): Promise<LoopGuardState | undefined>;
   /**

@@ -1,11 +1,11 @@
 import { execFile, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createKyselyPersistence } from '../../src/persistence/kysely/kysely-store.js';
-import { LOCK_FILE_NAME } from '../../src/persistence/pglite/pglite-lock-file.js';
+import { LOCK_FILE_NAME, readDataDirLock } from '../../src/persistence/pglite/pglite-lock-file.js';
 import { copyPgliteTemplate } from '../support/backends.js';
 
 const run = promisify(execFile);
@@ -17,9 +17,20 @@ async function openInChild(dataDir: string): Promise<{ ok: boolean; code?: strin
   return JSON.parse(stdout.trim().split('\n').pop()!);
 }
 
-/** The pid a lock file names (its first field; the start time and boot id follow where the system tells). */
-async function holderPid(file: string): Promise<number> {
-  return Number((await readFile(file, 'utf8')).trim().split(/\s+/)[0]);
+/** The pid the directory's current lock names (undefined when free). */
+async function holderPid(dataDir: string): Promise<number | undefined> {
+  return (await readDataDirLock(dataDir))?.holder?.pid;
+}
+
+/** The current lock's text: `pid start boot` (the start time and boot id where the system tells), or `free`. */
+async function lockText(dataDir: string): Promise<string> {
+  return (await readFile((await readDataDirLock(dataDir))!.file, 'utf8')).trim();
+}
+
+/** Put a holder (or any text) in place as the directory's newest lock generation, as a process that took it would. */
+async function writeLock(dataDir: string, text: string): Promise<void> {
+  const generation = (await readDataDirLock(dataDir))?.generation ?? 0;
+  await writeFile(path.join(dataDir, `${LOCK_FILE_NAME}.${generation + 1}`), `${text}\n`);
 }
 
 /** A process's start time as `/proc/<pid>/stat` gives it (field 22). */
@@ -38,17 +49,15 @@ async function deadPid(): Promise<number> {
 describe('pglite: the data directory lock file', () => {
   let root: string;
   let dataDir: string;
-  let lockFile: string;
   beforeEach(async () => {
     ({ root, dataDir } = await copyPgliteTemplate());
-    lockFile = path.join(dataDir, LOCK_FILE_NAME);
   });
   afterEach(() => rm(root, { recursive: true, force: true }));
 
   it('holds the pid while open, refuses another process with busy, and releases on close', async () => {
     const store = await createKyselyPersistence({ dialect: 'pglite', dataDir });
     try {
-      expect(await holderPid(lockFile)).toBe(process.pid);
+      expect(await holderPid(dataDir)).toBe(process.pid);
       const refused = await openInChild(dataDir);
       expect(refused.ok).toBe(false);
       expect(refused.code).toBe('busy');
@@ -57,10 +66,10 @@ describe('pglite: the data directory lock file', () => {
     } finally {
       await store.close();
     }
-    expect(existsSync(lockFile)).toBe(false);
+    expect(await lockText(dataDir)).toBe('free');
     // Once released, the other process opens it (and writes).
     expect(await openInChild(dataDir)).toEqual({ ok: true, seq: 1 });
-    expect(existsSync(lockFile)).toBe(false);
+    expect(await lockText(dataDir)).toBe('free');
   });
 
   it('refuses a second open in the same process', async () => {
@@ -71,7 +80,7 @@ describe('pglite: the data directory lock file', () => {
         message: expect.stringContaining('this process'),
       });
       // The refused open did not take the lock away from the owner.
-      expect(await holderPid(lockFile)).toBe(process.pid);
+      expect(await holderPid(dataDir)).toBe(process.pid);
       expect(await store.append('c', [{ role: 'user', content: 'still mine' }])).toHaveLength(1);
     } finally {
       await store.close();
@@ -81,13 +90,13 @@ describe('pglite: the data directory lock file', () => {
   it('refuses when the lock file names another live process', async () => {
     const sleeper = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)']);
     try {
-      await writeFile(lockFile, `${sleeper.pid}\n`);
+      await writeLock(dataDir, `${sleeper.pid}`);
       await expect(createKyselyPersistence({ dialect: 'pglite', dataDir })).rejects.toMatchObject({
         code: 'busy',
         details: { dataDir, pid: sleeper.pid },
         message: expect.stringContaining(`process ${sleeper.pid}`),
       });
-      expect((await readFile(lockFile, 'utf8')).trim()).toBe(String(sleeper.pid));
+      expect(await lockText(dataDir)).toBe(String(sleeper.pid));
     } finally {
       sleeper.kill();
     }
@@ -96,7 +105,7 @@ describe('pglite: the data directory lock file', () => {
   it('records the start time and boot id beside the pid', async () => {
     const store = await createKyselyPersistence({ dialect: 'pglite', dataDir });
     try {
-      const [pid, started, boot] = (await readFile(lockFile, 'utf8')).trim().split(' ');
+      const [pid, started, boot] = (await lockText(dataDir)).split(' ');
       expect(Number(pid)).toBe(process.pid);
       expect(started).toBe(await startOf(process.pid));
       expect(boot).toBe((await readFile('/proc/sys/kernel/random/boot_id', 'utf8')).trim());
@@ -106,10 +115,10 @@ describe('pglite: the data directory lock file', () => {
   });
 
   it('takes over a lock this pid left without closing: a process restarted with the same pid (pid 1 in a container)', async () => {
-    await writeFile(lockFile, `${process.pid} 1 -\n`);
+    await writeLock(dataDir, `${process.pid} 1 -`);
     const store = await createKyselyPersistence({ dialect: 'pglite', dataDir });
     try {
-      expect(await holderPid(lockFile)).toBe(process.pid);
+      expect(await holderPid(dataDir)).toBe(process.pid);
       expect(await store.append('c', [{ role: 'user', content: 'mine now' }])).toHaveLength(1);
     } finally {
       await store.close();
@@ -122,12 +131,12 @@ describe('pglite: the data directory lock file', () => {
       await new Promise((resolve) => setTimeout(resolve, 100));
       const started = await startOf(sleeper.pid!);
       const boot = (await readFile('/proc/sys/kernel/random/boot_id', 'utf8')).trim();
-      await writeFile(lockFile, `${sleeper.pid} ${started} ${boot}\n`);
+      await writeLock(dataDir, `${sleeper.pid} ${started} ${boot}`);
       await expect(createKyselyPersistence({ dialect: 'pglite', dataDir })).rejects.toMatchObject({ code: 'busy', details: { pid: sleeper.pid } });
       for (const stale of [`${sleeper.pid} ${Number(started) - 1} ${boot}`, `${sleeper.pid} ${started} another-boot`]) {
-        await writeFile(lockFile, `${stale}\n`);
+        await writeLock(dataDir, stale);
         const store = await createKyselyPersistence({ dialect: 'pglite', dataDir });
-        expect(await holderPid(lockFile)).toBe(process.pid);
+        expect(await holderPid(dataDir)).toBe(process.pid);
         await store.close();
       }
     } finally {
@@ -136,13 +145,103 @@ describe('pglite: the data directory lock file', () => {
   });
 
   it('takes over a stale lock file whose process is dead', async () => {
-    await writeFile(lockFile, `${await deadPid()}\n`);
+    await writeLock(dataDir, `${await deadPid()}`);
     const store = await createKyselyPersistence({ dialect: 'pglite', dataDir });
     try {
-      expect(await holderPid(lockFile)).toBe(process.pid);
+      expect(await holderPid(dataDir)).toBe(process.pid);
     } finally {
       await store.close();
     }
-    expect(existsSync(lockFile)).toBe(false);
+    expect(await lockText(dataDir)).toBe('free');
+  });
+
+  it('refuses two concurrent opens in this process: exactly one opens, and it keeps the lock', async () => {
+    const opened = await Promise.allSettled([createKyselyPersistence({ dialect: 'pglite', dataDir }), createKyselyPersistence({ dialect: 'pglite', dataDir })]);
+    const stores = opened.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+    try {
+      expect(stores).toHaveLength(1);
+      expect(opened.find((result) => result.status === 'rejected')).toMatchObject({
+        reason: { code: 'busy', message: expect.stringContaining(`${dataDir} is already open in this process`) },
+      });
+      expect(await holderPid(dataDir)).toBe(process.pid);
+      expect(await stores[0]!.append('c', [{ role: 'user', content: 'mine' }])).toHaveLength(1);
+    } finally {
+      for (const store of stores) await store.close();
+    }
+  });
+
+  it('refuses a lock naming this very process (same pid and start time) that this copy of memfold does not hold', async () => {
+    const boot = (await readFile('/proc/sys/kernel/random/boot_id', 'utf8')).trim();
+    await writeLock(dataDir, `${process.pid} ${await startOf(process.pid)} ${boot}`);
+    await expect(createKyselyPersistence({ dialect: 'pglite', dataDir })).rejects.toMatchObject({
+      code: 'busy',
+      message: expect.stringContaining('already open in this process'),
+    });
+  });
+});
+
+/** A child process that takes and releases locks on command (fixtures/lock-racer.ts). */
+interface Racer {
+  send(line: string): Promise<Record<string, unknown>>;
+  close(): Promise<void>;
+}
+
+async function startRacer(): Promise<Racer> {
+  const child = spawn(process.execPath, ['--import', 'tsx/esm', racerFixture], {
+    cwd: path.join(import.meta.dirname, '../..'),
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const waiting: Array<(line: Record<string, unknown>) => void> = [];
+  let buffered = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    buffered += chunk;
+    for (let end = buffered.indexOf('\n'); end >= 0; end = buffered.indexOf('\n')) {
+      const line = buffered.slice(0, end);
+      buffered = buffered.slice(end + 1);
+      waiting.shift()?.(JSON.parse(line));
+    }
+  });
+  const next = () => new Promise<Record<string, unknown>>((resolve) => waiting.push(resolve));
+  await next();
+  return {
+    send(line) {
+      const answer = next();
+      child.stdin.write(`${line}\n`);
+      return answer;
+    },
+    close: () =>
+      new Promise((resolve) => {
+        child.on('exit', () => resolve());
+        child.stdin.end();
+      }),
+  };
+}
+
+const racerFixture = path.join(import.meta.dirname, 'fixtures/lock-racer.ts');
+
+describe('pglite: the lock file across processes racing a stale lock', () => {
+  it('lets exactly one of six processes take it over, trial after trial', async () => {
+    const racers = await Promise.all(Array.from({ length: 6 }, startRacer));
+    const root = await mkdtemp(path.join(os.tmpdir(), 'memfold-lock-race-'));
+    try {
+      const stale = `${await deadPid()}\n`;
+      for (let trial = 0; trial < 25; trial++) {
+        const dataDir = path.join(root, String(trial));
+        await mkdir(dataDir);
+        // Half the trials start from an earlier version's file, half from a stale generation.
+        await writeFile(path.join(dataDir, trial % 2 === 0 ? LOCK_FILE_NAME : `${LOCK_FILE_NAME}.7`), stale);
+        const answers = await Promise.all(racers.map((racer) => racer.send(`take ${dataDir}`)));
+        expect(
+          answers.filter((answer) => answer.took === true),
+          `trial ${trial}`,
+        ).toHaveLength(1);
+        expect(answers.filter((answer) => answer.took !== true).map((answer) => answer.code)).toEqual(Array(5).fill('busy'));
+        await Promise.all(racers.map((racer) => racer.send('release')));
+        expect((await readDataDirLock(dataDir))?.free).toBe(true);
+      }
+    } finally {
+      await Promise.all(racers.map((racer) => racer.close()));
+      await rm(root, { recursive: true, force: true });
+    }
   });
 });

@@ -36,7 +36,7 @@ export function describeFootprint(f: EraseFootprint): string {
 export function describeErase(result: EraseResult): string {
   if (result.status === 'not_found') return `nothing stored for conversation ${result.conversationId}: nothing erased`;
   const { archive, live } = result;
-  return `erased conversation ${result.conversationId}: ${archive.entries} archive entries (${archive.rowsRewritten} rows of other conversations rewritten), ${live.messages} live rows, ${live.operations} journal rows, in ${result.durationMs} ms`;
+  return `erased conversation ${result.conversationId}: ${archive.entries} archive entries (${archive.rowsRewritten} rows of other conversations rewritten), ${live.messages} live rows, ${live.operations} journal rows${live.messagesKept > 0 ? `; ${live.messagesKept} messages appended since the erase began kept` : ''}, in ${result.durationMs} ms`;
 }
 
 /** Without `yes`, refuses (exit 1) saying what would go; with it, erases and says what went. */

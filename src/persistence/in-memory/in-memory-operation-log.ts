@@ -12,7 +12,7 @@ const STATUSES: ReadonlySet<string> = new Set<OperationStatus>(['planned', 'arch
  * An operation as written; `mode` undefined: `delete` when inserted, the recorded one kept; `kind` undefined:
  * `compaction` when inserted, the recorded one kept.
  */
-type OperationRow = Omit<CompactionOperation, 'createdAt' | 'updatedAt' | 'mode'> & { mode: CompactionMode | undefined };
+type OperationRow = Omit<CompactionOperation, 'createdAt' | 'updatedAt' | 'mode' | 'eraseThroughSeq'> & { mode: CompactionMode | undefined };
 
 function requireStatus(status: unknown): OperationStatus {
   if (!STATUSES.has(status as string)) {
@@ -51,16 +51,25 @@ export function operationWriteProblem(
  */
 export function upsertOperation(tables: InMemoryTables, namespace: string, row: OperationRow, now: string): void {
   const existing = tables.operations.get(row.id);
+  const kind = existing?.operation.kind ?? row.kind ?? 'compaction';
   const operation: CompactionOperation = {
     ...copyOf(row),
-    kind: existing?.operation.kind ?? row.kind ?? 'compaction',
+    kind,
     mode: existing?.operation.mode ?? row.mode ?? 'delete',
     createdAt: existing?.operation.createdAt ?? now,
     updatedAt: now,
   };
   if (row.error === undefined) delete operation.error;
   if (row.usage === undefined) delete operation.usage;
+  // An erase's boundary: the conversation's last seq when it is first recorded (the SQL store's erase_through_seq).
+  const boundary =
+    existing?.operation.eraseThroughSeq ?? (existing === undefined && kind === 'erase' ? lastSeq(tables, namespace, row.conversationId) : undefined);
+  if (boundary !== undefined) operation.eraseThroughSeq = boundary;
   tables.operations.set(row.id, { namespace, order: existing?.order ?? tables.nextOperationOrder++, operation });
+}
+
+function lastSeq(tables: InMemoryTables, namespace: string, conversationId: string): number {
+  return (tables.conversations.get(conversationKey(namespace, conversationId))?.nextSeq ?? 1) - 1;
 }
 
 /** Record the operation; a status other than committed clears its marks (both or neither: nothing awaits between). */

@@ -127,7 +127,7 @@ export function createInMemoryPersistence(options: InMemoryPersistenceOptions = 
         );
       }),
     listConversations: () => read('listConversations', () => listConversations(state.tables, namespace)),
-    eraseConversation: (conversationId) => write('eraseConversation', () => eraseConversation(state.tables, namespace, conversationId)),
+    eraseConversation: (conversationId, options) => write('eraseConversation', () => eraseConversation(state.tables, namespace, conversationId, options)),
     getLoopGuardState: (conversationId) => read('getLoopGuardState', () => getLoopGuardState(state.tables, namespace, conversationId)),
     setLoopGuardState: (conversationId, update) =>
       write('setLoopGuardState', () => setLoopGuardState(state.tables, namespace, conversationId, update, clock().toISOString())),

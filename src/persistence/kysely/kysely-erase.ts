@@ -1,44 +1,75 @@
-/** Erasing a conversation from the live store: every table's rows of it, in one transaction. */
-import type { Kysely } from 'kysely';
+/** Erasing a conversation from the live store: every table's rows of it (up to a boundary), in one transaction. */
+import { sql, type Kysely } from 'kysely';
 import { requireText } from '../../conversation/text.js';
-import type { ConversationErasure } from '../persistence-provider.js';
+import type { ConversationErasure, EraseConversationOptions } from '../persistence-provider.js';
 import { guard } from '../persistence-error.js';
+import { requireEraseBoundary } from '../erase-boundary.js';
 import { inTransaction } from './kysely-transaction.js';
 import type { Database } from './kysely-schema.js';
 import type { StoreContext } from './kysely-store-context.js';
 
-/** Tables whose rows belong to a conversation row (the foreign keys cascade; counted before the row goes). */
-const DEPENDENT_TABLES = ['messages', 'message_ids', 'compaction_pauses', 'token_calibrations'] as const;
-
 /**
- * Delete the conversation's rows everywhere. Order matters: the message rows go before the operation rows, since an
- * overlay row names its operation (`compacted_by`, no cascade), and the conversation row goes last, after its
- * dependents were counted. The conversation row is locked first, so an append running meanwhile waits for the commit.
+ * Delete the conversation's rows everywhere; with `throughSeq`, messages after it stay (with their id ledger entries
+ * and the conversation row). Order matters: the message rows go before the operation rows, since an overlay row names
+ * its operation (`compacted_by`, no cascade), and the conversation row goes last, after its dependents were counted.
+ * The conversation row is locked first, so an append running meanwhile waits for the commit (and, past the boundary,
+ * is kept).
  */
-export async function eraseConversation(db: Kysely<Database>, context: StoreContext, conversationId: string): Promise<ConversationErasure> {
+export async function eraseConversation(
+  db: Kysely<Database>,
+  context: StoreContext,
+  conversationId: string,
+  options: EraseConversationOptions = {},
+): Promise<ConversationErasure> {
   requireText(conversationId, 'conversationId');
+  const throughSeq = requireEraseBoundary(options.throughSeq);
   const { namespace } = context;
   return guard(`erase conversation ${JSON.stringify(conversationId)}`, () =>
     inTransaction(db, async (trx) => {
       await trx.selectFrom('conversations').select('id').where('namespace', '=', namespace).where('id', '=', conversationId).forUpdate().execute();
-      const deleted: Record<(typeof DEPENDENT_TABLES)[number], number> = { messages: 0, message_ids: 0, compaction_pauses: 0, token_calibrations: 0 };
-      for (const table of DEPENDENT_TABLES) {
-        const result = await trx.deleteFrom(table).where('namespace', '=', namespace).where('conversation_id', '=', conversationId).executeTakeFirst();
-        deleted[table] = Number(result.numDeletedRows);
-      }
-      const operations = await trx
-        .deleteFrom('compaction_operations')
+      const ofConversation = (table: 'messages' | 'message_ids' | 'compaction_operations' | 'compaction_pauses' | 'token_calibrations') =>
+        trx.deleteFrom(table).where('namespace', '=', namespace).where('conversation_id', '=', conversationId);
+      let messageQuery = ofConversation('messages');
+      if (throughSeq !== undefined) messageQuery = messageQuery.where('seq', '<=', throughSeq);
+      const messages = Number((await messageQuery.executeTakeFirst()).numDeletedRows);
+      const kept = await trx
+        .selectFrom('messages')
+        .select(sql<string>`count(*)`.as('n'))
         .where('namespace', '=', namespace)
         .where('conversation_id', '=', conversationId)
+        .executeTakeFirstOrThrow();
+      // The ledger keeps the ids of the messages kept: every other id it holds was an erased message's.
+      const messageIds = await ofConversation('message_ids')
+        .where(({ not, exists, selectFrom }) =>
+          not(
+            exists(
+              selectFrom('messages as m')
+                .select('m.id')
+                .whereRef('m.namespace', '=', 'message_ids.namespace')
+                .whereRef('m.conversation_id', '=', 'message_ids.conversation_id')
+                .whereRef('m.id', '=', 'message_ids.id'),
+            ),
+          ),
+        )
         .executeTakeFirst();
-      const conversations = await trx.deleteFrom('conversations').where('namespace', '=', namespace).where('id', '=', conversationId).executeTakeFirst();
+      const loopGuard = Number((await ofConversation('compaction_pauses').executeTakeFirst()).numDeletedRows);
+      const calibration = Number((await ofConversation('token_calibrations').executeTakeFirst()).numDeletedRows);
+      const operations = await ofConversation('compaction_operations').executeTakeFirst();
+      const messagesKept = Number(kept.n);
+      const conversations =
+        messagesKept > 0
+          ? 0
+          : Number(
+              (await trx.deleteFrom('conversations').where('namespace', '=', namespace).where('id', '=', conversationId).executeTakeFirst()).numDeletedRows,
+            );
       return {
-        conversations: Number(conversations.numDeletedRows),
-        messages: deleted.messages,
-        messageIds: deleted.message_ids,
+        conversations,
+        messages,
+        messagesKept,
+        messageIds: Number(messageIds.numDeletedRows),
         operations: Number(operations.numDeletedRows),
-        loopGuard: deleted.compaction_pauses,
-        calibration: deleted.token_calibrations,
+        loopGuard,
+        calibration,
       };
     }),
   );

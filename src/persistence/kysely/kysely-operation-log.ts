@@ -114,6 +114,11 @@ export async function upsertOperationRow(db: Kysely<Database>, namespace: string
       labels: JSON.stringify(row.labels),
       error: row.error,
       usage: row.usage ? JSON.stringify(row.usage) : null,
+      // An erase's boundary: the conversation's last committed seq as it is recorded (0 without a row); never updated.
+      erase_through_seq:
+        row.kind === 'erase'
+          ? sql<number>`coalesce((select c.next_seq - 1 from conversations c where c.namespace = ${namespace} and c.id = ${row.conversationId}), 0)`
+          : null,
       created_at: now,
       updated_at: now,
     })

@@ -52,6 +52,7 @@ export interface OperationRow {
   labels: string[];
   error: string | null;
   usage: OperationUsage | null;
+  erase_through_seq?: string | number | null;
   created_at: Date | string;
   updated_at: Date | string;
 }
@@ -71,5 +72,6 @@ export function toOperation(row: OperationRow): CompactionOperation {
   };
   if (row.error !== null) operation.error = row.error;
   if (row.usage !== null && row.usage !== undefined) operation.usage = row.usage;
+  if (row.erase_through_seq !== null && row.erase_through_seq !== undefined) operation.eraseThroughSeq = Number(row.erase_through_seq);
   return operation;
 }

@@ -54,6 +54,8 @@ export interface CompactionOperationsTable {
   error: string | null;
   /** What the compaction's summarizer calls took, written by its commit (migrations/008_operation_usage.sql). */
   usage: ColumnType<OperationUsage | null, string | null | undefined, string | null>;
+  /** An erase's boundary: the conversation's last seq when it was journaled (migrations/013_erase_boundary.sql). */
+  erase_through_seq: ColumnType<string | number | null, number | null | undefined, never>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

@@ -159,7 +159,7 @@ function createStore(db: Kysely<Database>, backend: StoreDialect, context: Store
     listOperations: outside('listOperations', (conversationId) => listOperations(db, context, conversationId)),
     listPendingOperations: outside('listPendingOperations', (conversationId) => listPendingOperations(db, context, conversationId)),
     listConversations: outside('listConversations', () => listConversations(db, context)),
-    eraseConversation: outside('eraseConversation', (conversationId) => eraseConversation(db, context, conversationId)),
+    eraseConversation: outside('eraseConversation', (conversationId, options) => eraseConversation(db, context, conversationId, options)),
     getLoopGuardState: outside('getLoopGuardState', (conversationId) => getLoopGuardState(db, context, conversationId)),
     setLoopGuardState: outside('setLoopGuardState', (conversationId, update) => setLoopGuardState(db, context, conversationId, update)),
     clearLoopGuardState: outside('clearLoopGuardState', (conversationId) => clearLoopGuardState(db, context, conversationId)),

@@ -1,29 +1,35 @@
 /**
- * One process owns a PGlite data directory (two would corrupt it). The owner keeps `memfold.lock` in the directory:
- * its pid, and, where the system tells (Linux `/proc`), the process's start time and the boot id, so a pid reused
- * after a crash or a reboot (a container's app is always pid 1) does not pass for the owner. A file whose holder is
- * gone is stale and taken over. This process's own locks are also kept in memory: a second open of a directory it
- * holds is refused as such; a file naming this pid that it does not hold was left by an earlier process.
+ * One process owns a PGlite data directory (two would corrupt it). The owner records itself in a lock file in the
+ * directory: its pid and, where the system tells (Linux `/proc`), the process's start time and the boot id, so a pid
+ * reused after a crash or a reboot (a container's app is always pid 1) does not pass for the owner.
+ *
+ * The lock is a chain of generations: `memfold.lock.1`, `memfold.lock.2`, … (`memfold.lock`, an earlier version's
+ * file, counts as generation 0). The highest one says who holds the directory, or `free`. Every change of owner
+ * creates the next generation with an exclusive `link()`, which exactly one process wins, so taking over a stale
+ * lock is atomic across processes; a file is removed only once a higher one exists (the highest never is), and a
+ * taker checks after its link that no higher generation got in first. Closing writes a `free` generation.
+ *
+ * In this process, the directories open are kept in a registry shared by every copy of this module
+ * (`globalThis`), reserved before the first await: a second open, concurrent or not, is refused at once.
  */
-import { readFileSync } from 'node:fs';
-import { link, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { link, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { MemfoldError } from '../../errors.js';
 
+/** The lock files' common name: `memfold.lock.<generation>`. */
 export const LOCK_FILE_NAME = 'memfold.lock';
 
 export interface DataDirLock {
+  /** The generation file this open wrote. */
   readonly file: string;
-  /** Remove the lock file if it is still ours. */
+  /** Hand the directory back: write the next generation as `free`. Never throws for a directory already gone. */
   release(): Promise<void>;
 }
 
-/** The lock files this process holds, by path: a file naming our pid that is not here is an earlier process's. */
-const held = new Set<string>();
-
 /** What a lock file says of its holder. */
-interface Holder {
+export interface LockHolder {
   pid: number;
   /** The holder's start time (clock ticks since boot), when recorded. */
   started?: string;
@@ -31,75 +37,212 @@ interface Holder {
   boot?: string;
 }
 
-/** Take the directory's lock or throw MemfoldError('busy') naming the directory and the holder's pid. */
+/** The directory's current (highest) lock generation: held, `free`, or unreadable (judged stale). */
+export interface LockState {
+  file: string;
+  generation: number;
+  /** Undefined when the generation is `free` or unreadable. */
+  holder?: LockHolder;
+  free: boolean;
+}
+
+/** Directories open in this process (resolved paths), shared by every copy of this module. */
+const REGISTRY_KEY = Symbol.for('memfold.pglite.openDataDirs');
+function openHere(): Set<string> {
+  const scope = globalThis as { [REGISTRY_KEY]?: Set<string> };
+  scope[REGISTRY_KEY] ??= new Set<string>();
+  return scope[REGISTRY_KEY];
+}
+
+/** Attempts before giving up when other processes keep taking generations meanwhile. */
+const ATTEMPTS = 5;
+const FREE = 'free';
+
+/** Take the directory's lock or throw MemfoldError('busy') naming the directory and the holder. */
 export async function acquireDataDirLock(dataDir: string): Promise<DataDirLock> {
-  await mkdir(dataDir, { recursive: true });
-  const file = path.resolve(dataDir, LOCK_FILE_NAME);
-  if (held.has(file)) throw busy(dataDir, file, process.pid);
-  const mine = String(process.pid);
-  // Write the holder to a private file, then hard-link it into place: the lock appears with its
-  // content in one step, so no reader ever sees an empty lock file.
-  const draft = path.join(dataDir, `${LOCK_FILE_NAME}.${randomUUID()}`);
-  await writeFile(draft, `${[mine, processStart(process.pid) ?? '-', bootId() ?? '-'].join(' ')}\n`);
+  const key = path.resolve(dataDir);
+  const registry = openHere();
+  if (registry.has(key)) throw openInThisProcess(dataDir);
+  registry.add(key);
   try {
-    for (let attempt = 0; attempt < 3; attempt++) {
-      try {
-        await link(draft, file);
-        held.add(file);
-        return {
-          file,
-          release: async () => {
-            held.delete(file);
-            await releaseIfMine(file, mine);
-          },
-        };
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    const file = await take(dataDir);
+    let released: Promise<void> | undefined;
+    return {
+      file,
+      release: () => {
+        released ??= handBack(dataDir, file).finally(() => registry.delete(key));
+        return released;
+      },
+    };
+  } catch (error) {
+    registry.delete(key);
+    throw error;
+  }
+}
+
+/** Link the next generation naming this process; the generation file on success. */
+async function take(dataDir: string): Promise<string> {
+  await mkdir(dataDir, { recursive: true });
+  const draft = await writeDraft(dataDir, [String(process.pid), processStart(process.pid) ?? '-', bootId() ?? '-'].join(' '));
+  try {
+    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+      const current = await readDataDirLock(dataDir);
+      if (current?.holder !== undefined && holdsIt(current.holder)) throw busy(dataDir, current);
+      const generation = (current?.generation ?? 0) + 1;
+      const file = generationFile(dataDir, generation);
+      // Another process linked this generation first: read again (it is live, or it took a stale lock just now).
+      if (!(await linkNew(draft, file))) continue;
+      // A process that read an older state may have linked a generation removed since: a higher one wins.
+      if ((await highestGeneration(dataDir))?.generation !== generation) {
+        await rm(file, { force: true });
+        continue;
       }
-      const holder = await readHolder(file);
-      if (holder !== undefined && holdsIt(holder)) throw busy(dataDir, file, holder.pid);
-      // Stale (its holder gone, or unreadable): remove it and try again.
-      await rm(file, { force: true });
+      await removeBelow(dataDir, generation);
+      return file;
     }
-    throw busy(dataDir, file, (await readHolder(file))?.pid);
+    const current = await readDataDirLock(dataDir);
+    throw busy(dataDir, current);
   } finally {
     await rm(draft, { force: true });
   }
 }
 
+/** Write `free` as the generation after ours, then drop the older ones. */
+async function handBack(dataDir: string, file: string): Promise<void> {
+  const generation = generationOf(path.basename(file));
+  if (generation === undefined) return;
+  let draft: string | undefined;
+  try {
+    draft = await writeDraft(dataDir, FREE);
+    // Taken already: only a process that judged us gone would have; the directory is its now.
+    if (await linkNew(draft, generationFile(dataDir, generation + 1))) await removeBelow(dataDir, generation + 1);
+  } catch (error) {
+    // The directory is gone (deleted while open): nothing is left to hand back.
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  } finally {
+    if (draft !== undefined) await rm(draft, { force: true });
+  }
+}
+
 /**
- * Whether the process a lock file names still holds it: not this process (whose own locks are in `held`), alive,
- * in this boot, and started when the file says (a pid can be reused).
+ * Whether the process a lock file names still holds it: alive, in this boot, and started when the file says (a pid
+ * can be reused). This pid counts as a holder only with this process's own start time (another copy of memfold in
+ * this process, e.g. in a worker thread); with another start time the file is an earlier process's.
  */
-function holdsIt(holder: Holder): boolean {
-  if (holder.pid === process.pid) return false;
-  if (!isAlive(holder.pid)) return false;
+function holdsIt(holder: LockHolder): boolean {
   const boot = bootId();
   if (holder.boot !== undefined && boot !== undefined && holder.boot !== boot) return false;
   const started = processStart(holder.pid);
+  if (holder.pid === process.pid) return holder.started !== undefined && holder.started === started;
+  if (!isAlive(holder.pid)) return false;
   return holder.started === undefined || started === undefined || holder.started === started;
 }
 
-function busy(dataDir: string, file: string, pid: number | undefined): MemfoldError {
-  const who = pid === undefined ? 'another process' : pid === process.pid ? `this process (pid ${pid})` : `process ${pid}`;
+/** The directory's current lock, read from its highest generation; undefined when it has none. */
+export async function readDataDirLock(dataDir: string): Promise<LockState | undefined> {
+  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+    const highest = await highestGeneration(dataDir);
+    if (highest === undefined) return undefined;
+    let text: string;
+    try {
+      text = await readFile(highest.file, 'utf8');
+    } catch (error) {
+      // Removed between the listing and the read: a higher generation exists now.
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
+      return { ...highest, free: false };
+    }
+    if (text.trim() === FREE) return { ...highest, free: true };
+    const holder = parseHolder(text);
+    return { ...highest, free: false, ...(holder ? { holder } : {}) };
+  }
+  throw new MemfoldError('busy', `PGlite data directory ${dataDir}: its lock changed hands ${ATTEMPTS} times while being read; try again`, {
+    retryable: true,
+    details: { dataDir },
+  });
+}
+
+/** `pid [start boot]`, a dash for what was not known; a file of a pid alone is one an earlier version wrote. */
+function parseHolder(text: string): LockHolder | undefined {
+  const [pidText, started, boot] = text.trim().split(/\s+/);
+  const pid = Number.parseInt(pidText ?? '', 10);
+  if (!(Number.isSafeInteger(pid) && pid > 0)) return undefined;
+  return { pid, ...(started && started !== '-' ? { started } : {}), ...(boot && boot !== '-' ? { boot } : {}) };
+}
+
+const GENERATION = /^memfold\.lock(?:\.(\d{1,15}))?$/;
+
+function generationOf(name: string): number | undefined {
+  const match = GENERATION.exec(name);
+  return match === null ? undefined : Number(match[1] ?? 0);
+}
+
+function generationFile(dataDir: string, generation: number): string {
+  return path.join(dataDir, `${LOCK_FILE_NAME}.${generation}`);
+}
+
+async function generations(dataDir: string): Promise<Array<{ file: string; generation: number }>> {
+  let names: string[];
+  try {
+    names = await readdir(dataDir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+  return names.flatMap((name) => {
+    const generation = generationOf(name);
+    return generation === undefined ? [] : [{ file: path.join(dataDir, name), generation }];
+  });
+}
+
+async function highestGeneration(dataDir: string): Promise<{ file: string; generation: number } | undefined> {
+  let highest: { file: string; generation: number } | undefined;
+  for (const entry of await generations(dataDir)) if (highest === undefined || entry.generation > highest.generation) highest = entry;
+  return highest;
+}
+
+/** Older generations go only once a higher one exists, so the highest is never removed. */
+async function removeBelow(dataDir: string, generation: number): Promise<void> {
+  for (const entry of await generations(dataDir)) if (entry.generation < generation) await rm(entry.file, { force: true });
+}
+
+/** Write the content to a private file first: a lock appears by `link()`, whole, so no reader sees it half-written. */
+async function writeDraft(dataDir: string, content: string): Promise<string> {
+  const draft = path.join(dataDir, `${LOCK_FILE_NAME}.draft-${randomUUID()}`);
+  await writeFile(draft, `${content}\n`);
+  return draft;
+}
+
+/** Link `draft` to `file` unless `file` exists (atomic): whether this call created it. */
+async function linkNew(draft: string, file: string): Promise<boolean> {
+  try {
+    await link(draft, file);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  }
+}
+
+function openInThisProcess(dataDir: string): MemfoldError {
+  return new MemfoldError(
+    'busy',
+    `PGlite data directory ${dataDir} is already open in this process (pid ${process.pid}): one open per directory. ` +
+      'Use the store already open, or close it before opening the directory again.',
+    { retryable: true, details: { dataDir, pid: process.pid } },
+  );
+}
+
+function busy(dataDir: string, current: LockState | undefined): MemfoldError {
+  const pid = current?.holder?.pid;
+  if (pid === process.pid) return openInThisProcess(dataDir);
+  const who = pid === undefined ? 'another process' : `process ${pid}`;
+  const file = current?.file ?? generationFile(dataDir, 1);
   return new MemfoldError(
     'busy',
     `PGlite data directory ${dataDir} is in use by ${who}: one process owns a PGlite directory. ` +
       `Close the other store, use PostgreSQL (DATABASE_URL) to share one, or delete ${file} if that process is not memfold.`,
     { retryable: true, details: { dataDir, lockFile: file, pid } },
   );
-}
-
-/** `pid [start boot]`, a dash for what was not known; a file of a pid alone is one an earlier version wrote. */
-async function readHolder(file: string): Promise<Holder | undefined> {
-  try {
-    const [pidText, started, boot] = (await readFile(file, 'utf8')).trim().split(/\s+/);
-    const pid = Number.parseInt(pidText ?? '', 10);
-    if (!(Number.isSafeInteger(pid) && pid > 0)) return undefined;
-    return { pid, ...(started && started !== '-' ? { started } : {}), ...(boot && boot !== '-' ? { boot } : {}) };
-  } catch {
-    return undefined;
-  }
 }
 
 /** A process's start time in clock ticks since boot (`/proc/<pid>/stat`, field 22), where the system tells. */
@@ -130,9 +273,4 @@ function isAlive(pid: number): boolean {
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
-}
-
-async function releaseIfMine(file: string, mine: string): Promise<void> {
-  const holder = await readHolder(file);
-  if (holder !== undefined && String(holder.pid) === mine) await rm(file, { force: true });
 }
