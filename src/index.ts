@@ -3,7 +3,7 @@
  * services; `createCompactor` is the pipeline on ports you supply.
  */
 export { createMemfold, type ConversationListing, type Memfold, type MemfoldOptions } from './memfold.js';
-export { eraseConversation, type EraseDeps, type EraseResult } from './compaction/erase-conversation.js';
+export { eraseConversation, type EraseDeps, type EraseOptions, type EraseResult } from './compaction/erase-conversation.js';
 export {
   EXPORT_FORMAT,
   exportConversation,
@@ -90,6 +90,7 @@ export type {
   TokenCalibrationUpdate,
   ConversationErasure,
 } from './persistence/persistence-provider.js';
+export { DEFAULT_LOCK_WAIT_MS, type LockWaitOptions } from './persistence/lock-wait.js';
 export type {
   Summarizer,
   Summary,
