@@ -13,7 +13,6 @@ import type { Archive, ArchiveErasure } from '../archive/archive.js';
 import { requireText } from '../conversation/text.js';
 import { errorMessage, MemfoldError } from '../errors.js';
 import type { CompactionOperation, ConversationErasure, PersistenceProvider } from '../persistence/persistence-provider.js';
-import { checkLockTimeout } from '../persistence/lock-wait.js';
 
 export interface EraseDeps {
   archive: Archive;
@@ -114,7 +113,6 @@ export interface EraseOptions {
  */
 export async function eraseConversation(deps: EraseDeps, conversationId: string, options: EraseOptions = {}): Promise<EraseResult> {
   requireText(conversationId, 'conversationId');
-  checkLockTimeout(options.lockTimeoutMs, 'lockTimeoutMs');
   const locked = await deps.persistence.withConversationLock(conversationId, () => eraseLocked(deps, conversationId), {
     wait: true,
     purpose: 'an erase',
