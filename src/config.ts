@@ -4,7 +4,13 @@
  * `persistence/message-size-limit.ts`, model defaults in `openai/openai-defaults.ts`.
  */
 import { z } from 'zod';
-import { isObjectStoreUri, s3StorageOptionsFromEnv } from './archive/lancedb/lancedb-storage-options.js';
+import {
+  DEFAULT_S3_DEADLINE_MS,
+  DEFAULT_S3_TIMEOUT_MS,
+  isObjectStoreUri,
+  objectStoreTimeouts,
+  s3StorageOptionsFromEnv,
+} from './archive/lancedb/lancedb-storage-options.js';
 import { parseWithSchema } from './conversation/schema-issues.js';
 import { InvalidConfigError } from './errors.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, MAX_MESSAGE_BYTES_LIMIT } from './persistence/message-size-limit.js';
@@ -41,6 +47,18 @@ export interface RuntimeConfig {
    * `MEMFOLD_S3_SINGLE_WRITER`, default false.
    */
   s3SingleWriter?: boolean;
+  /**
+   * Each attempt of one request to an object-store archive (`s3://`, `gs://`, `az://`...), in ms: LanceDB's `timeout`
+   * storage option, `connect_timeout` at most 5,000 of it; also each request of the conditional-PUT check on opening.
+   * `MEMFOLD_S3_TIMEOUT_MS`, default 10,000.
+   */
+  s3TimeoutMs: number;
+  /**
+   * Opening an object-store archive and each read of it (memory_read's search, reads by label, listings), retries
+   * included, in ms; then the call fails `archive_error` naming the endpoint and what it waited for. Writes are not
+   * cut short (an abandoned write could still land): `s3TimeoutMs` ends them. `MEMFOLD_S3_DEADLINE_MS`, default 60,000.
+   */
+  s3DeadlineMs: number;
   /** Scope of conversations sharing one store. `MEMFOLD_NAMESPACE`, default `default`. */
   namespace: string;
   /** OpenAI-compatible endpoint, an `http://` or `https://` URL. `MEMFOLD_OPENAI_BASE_URL`, else `OPENAI_BASE_URL` (the client's default when unset). */
@@ -112,6 +130,9 @@ export interface RuntimeConfig {
   jobSuperviseSeconds: number;
 }
 
+/** The longest delay a Node timer keeps (a longer one fires after 1 ms): the bound of the timeouts added here. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 function rangeText(min: number, max?: number): string {
   return max === undefined ? `>= ${min}` : `from ${min} to ${max}`;
 }
@@ -142,6 +163,8 @@ const overridesSchema = z
       lancedbUri: overrideString,
       lancedbStorageOptions: overrideStorageOptions,
       s3SingleWriter: z.boolean({ error: 'must be a boolean' }),
+      s3TimeoutMs: overrideInt(1, MAX_TIMER_MS),
+      s3DeadlineMs: overrideInt(1, MAX_TIMER_MS),
       namespace: overrideString,
       openaiBaseUrl: overrideString,
       openaiApiKey: overrideString,
@@ -196,6 +219,8 @@ const envSchema = z
     DATABASE_URL: envText,
     LANCEDB_URI: envText,
     MEMFOLD_S3_SINGLE_WRITER: envFlag,
+    MEMFOLD_S3_TIMEOUT_MS: envInt(1, MAX_TIMER_MS),
+    MEMFOLD_S3_DEADLINE_MS: envInt(1, MAX_TIMER_MS),
     MEMFOLD_NAMESPACE: envText,
     MEMFOLD_OPENAI_BASE_URL: envText,
     OPENAI_BASE_URL: envText,
@@ -275,14 +300,17 @@ export function resolveRuntimeConfig(overrides: Partial<RuntimeConfig> = {}, env
     s3SingleWriter: given.s3SingleWriter ?? vars.MEMFOLD_S3_SINGLE_WRITER,
   };
   const lancedbUri = given.lancedbUri ?? vars.LANCEDB_URI ?? `${home.replace(/\/+$/, '')}/lancedb`;
+  const s3TimeoutMs = given.s3TimeoutMs ?? vars.MEMFOLD_S3_TIMEOUT_MS ?? DEFAULT_S3_TIMEOUT_MS;
   // The S3 variables matter only for an object-store URI; a folder archive never reads them.
   const storageOptions = isObjectStoreUri(lancedbUri)
-    ? { ...s3StorageOptionsFromEnv(lancedbUri, env), ...given.lancedbStorageOptions }
+    ? { ...objectStoreTimeouts(s3TimeoutMs), ...s3StorageOptionsFromEnv(lancedbUri, env), ...given.lancedbStorageOptions }
     : given.lancedbStorageOptions;
   const config: RuntimeConfig = {
     home,
     lancedbUri,
     ...(storageOptions && Object.keys(storageOptions).length > 0 ? { lancedbStorageOptions: storageOptions } : {}),
+    s3TimeoutMs,
+    s3DeadlineMs: given.s3DeadlineMs ?? vars.MEMFOLD_S3_DEADLINE_MS ?? DEFAULT_S3_DEADLINE_MS,
     namespace: given.namespace ?? vars.MEMFOLD_NAMESPACE ?? 'default',
     modelTimeoutMs,
     modelMaxRetries: given.modelMaxRetries ?? vars.MEMFOLD_MODEL_MAX_RETRIES ?? DEFAULT_MODEL_MAX_RETRIES,

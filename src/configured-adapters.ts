@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { Archive } from './archive/archive.js';
 import { isObjectStoreUri } from './archive/lancedb/lancedb-storage-options.js';
 import { checkConditionalPut } from './archive/lancedb/s3-conditional-put.js';
+import { withinDeadline, withReadDeadline } from './archive/archive-deadline.js';
 import type { RuntimeConfig } from './config.js';
 import type { Embedder } from './embedding/embedder.js';
 import { MemfoldError } from './errors.js';
@@ -124,7 +125,7 @@ export async function openArchive(config: RuntimeConfig, embedder: Embedder, onW
     isObjectStoreUri(config.lancedbUri) &&
     storageOptions &&
     !config.s3SingleWriter &&
-    (await checkConditionalPut(config.lancedbUri, storageOptions)) === 'unsupported'
+    (await checkConditionalPut(config.lancedbUri, storageOptions, { timeoutMs: config.s3TimeoutMs })) === 'unsupported'
   ) {
     throw new MemfoldError(
       'archive_error',
@@ -134,5 +135,17 @@ export async function openArchive(config: RuntimeConfig, embedder: Embedder, onW
         'when only one process writes it.',
     );
   }
-  return openLanceArchive({ uri: config.lancedbUri, embedder, namespace: config.namespace, onWarning, ...(storageOptions ? { storageOptions } : {}) });
+  const opening = openLanceArchive({ uri: config.lancedbUri, embedder, namespace: config.namespace, onWarning, ...(storageOptions ? { storageOptions } : {}) });
+  if (!isObjectStoreUri(config.lancedbUri)) return opening;
+  const deadline = { deadlineMs: config.s3DeadlineMs, where: objectStoreName(config.lancedbUri, storageOptions), setting: 'MEMFOLD_S3_DEADLINE_MS' };
+  // An archive that opens after the deadline is closed again: the caller has already been told it failed.
+  const archive = await withinDeadline(opening, 'the archive to open', deadline, (late) => void late.close().catch(() => undefined));
+  return withReadDeadline(archive, deadline);
+}
+
+/** The object store as errors name it: its endpoint's origin and the bucket, never a credential. */
+function objectStoreName(uri: string, storageOptions: Record<string, string> | undefined): string {
+  const bucket = /^[a-z][a-z0-9+.-]*:\/\/([^/]*)/i.exec(uri)?.[1] ?? '';
+  const endpoint = storageOptions?.aws_endpoint;
+  return endpoint ? `the S3 endpoint ${new URL(endpoint).origin} (bucket ${bucket})` : `the object store of ${uri.split('?')[0]}`;
 }

@@ -3,7 +3,7 @@
  * services; `createCompactor` is the pipeline on ports you supply.
  */
 export { createMemfold, type ConversationListing, type Memfold, type MemfoldOptions } from './memfold.js';
-export { eraseConversation, type EraseDeps, type EraseResult } from './compaction/erase-conversation.js';
+export { eraseConversation, type EraseDeps, type EraseOptions, type EraseResult } from './compaction/erase-conversation.js';
 export {
   EXPORT_FORMAT,
   exportConversation,
@@ -91,6 +91,7 @@ export type {
   ConversationErasure,
   EraseConversationOptions,
 } from './persistence/persistence-provider.js';
+export { DEFAULT_LOCK_WAIT_MS, type LockWaitOptions } from './persistence/lock-wait.js';
 export type {
   Summarizer,
   Summary,

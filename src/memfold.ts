@@ -10,7 +10,7 @@ import { calibrationFactorOf } from './compaction/compaction-deps.js';
 import { createContextWarnings } from './compaction/context-warnings.js';
 import type { CompactionResult } from './compaction/compaction-result.js';
 import { reconcileAll, type ReconcileOutcome } from './compaction/reconcile.js';
-import { eraseConversation, type EraseResult } from './compaction/erase-conversation.js';
+import { eraseConversation, type EraseOptions, type EraseResult } from './compaction/erase-conversation.js';
 import { exportConversation, type ExportRecord } from './compaction/export-conversation.js';
 import { errorMessage, failureReason, InvalidConfigError, MemfoldError } from './errors.js';
 import { assembleContext, modelContext } from './compaction/context-view.js';
@@ -113,11 +113,13 @@ export interface Memfold {
    * holding them and drops old versions and index files), live and overlay rows, the clip-archive, the id ledger, the
    * operation journal (with its recorded usage), the loop guard record, the token calibration and the conversation row.
    * Journaled and crash-safe like a compaction: recorded first, finished by the next reconcile if the process dies
-   * midway. Waits for the conversation's lock (a running compaction finishes first). Resolves `{ status: 'erased', ... }`
-   * or `{ status: 'not_found' }` (nothing was stored; nothing written); throws `InvalidArgumentError` naming
-   * `conversationId` for a bad id, and a `MemfoldError` when a store fails part-way (the next reconcile finishes it).
+   * midway. Waits for the conversation's lock (a running compaction finishes first) for at most `lockTimeoutMs`
+   * (default 60,000) or until `signal` aborts: then it throws a `busy` MemfoldError naming the holder and the time
+   * waited, having written nothing. Resolves `{ status: 'erased', ... }` or `{ status: 'not_found' }` (nothing was
+   * stored; nothing written); throws `InvalidArgumentError` naming `conversationId` for a bad id, and a `MemfoldError`
+   * when a store fails part-way (the next reconcile finishes it).
    */
-  eraseConversation(conversationId: string): Promise<EraseResult>;
+  eraseConversation(conversationId: string, options?: EraseOptions): Promise<EraseResult>;
   /** The memory_read tool bound to one conversation. */
   memoryRead(conversationId: string): MemoryReadTool;
   /**
@@ -319,8 +321,8 @@ export async function createMemfold(options: MemfoldOptions = {}): Promise<Memfo
     reconcile,
     listConversations: () => persistence.listConversations(),
     exportConversation: (conversationId) => exportConversation({ archive, persistence, namespace: config.namespace }, conversationId),
-    async eraseConversation(conversationId) {
-      const result = await eraseConversation({ archive, persistence }, conversationId);
+    async eraseConversation(conversationId, eraseOptions) {
+      const result = await eraseConversation({ archive, persistence }, conversationId, eraseOptions);
       // This process's running counts of the conversation describe rows that are gone.
       contextWarnings.changed(conversationId, 0);
       tokensAfterCompaction.delete(conversationId);

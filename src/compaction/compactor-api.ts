@@ -46,8 +46,14 @@ export interface CompactorOptions {
 export interface CompactOptions {
   /** Compact even below the trigger. */
   force?: boolean;
-  /** Wait for another compaction of the same conversation instead of skipping with `busy`. */
+  /**
+   * Wait for another compaction (or erase) of the same conversation instead of skipping with `busy`: for at most
+   * `lockTimeoutMs`, then `skipped` / `busy` with `error` naming the holder and how long it waited.
+   */
   wait?: boolean;
+  /** Milliseconds `wait` waits for the conversation's lock at most. Default `DEFAULT_LOCK_WAIT_MS` (60,000). */
+  lockTimeoutMs?: number;
+  /** Aborts the compaction, and a `wait` for the lock (`failed` / `aborted`, naming the holder). */
   signal?: AbortSignal;
   /**
    * What the summary must keep (at most 400 characters): passed to the summarizer with every request of this

@@ -41,6 +41,7 @@ export type { UsageObservation } from './observe-usage.js';
 export type { ContextUsage, NextCompaction } from './context-usage.js';
 
 import type { Compactor, CompactOptions, CompactorOptions } from './compactor-api.js';
+import type { LockWaitOptions } from '../persistence/lock-wait.js';
 
 export type { Compactor, CompactOptions, CompactorOptions } from './compactor-api.js';
 
@@ -50,6 +51,21 @@ type Prepared =
 
 function failureCodeOf(error: unknown): CompactionFailureCode {
   return error instanceof InvalidArgumentError ? 'invalid_input' : error instanceof StageError ? error.code : 'unexpected';
+}
+
+/** What a compaction's wait for the lock is: `wait`, its bounds, and what a waiter's error calls the holder. */
+function lockOptionsOf(options: CompactOptions): LockWaitOptions {
+  return {
+    wait: options.wait ?? false,
+    purpose: 'a compaction',
+    ...(options.signal !== undefined ? { signal: options.signal } : {}),
+    ...(options.lockTimeoutMs !== undefined ? { timeoutMs: options.lockTimeoutMs } : {}),
+  };
+}
+
+/** The `busy` error of a wait for the lock that ran out or was aborted (`persistence/lock-wait.ts`). */
+function isLockWaitError(error: unknown): error is MemfoldError {
+  return MemfoldError.isInstance(error) && error.code === 'busy' && typeof error.details['waitedMs'] === 'number';
 }
 
 function requireConversationId(conversationId: unknown): asserts conversationId is string {
@@ -275,12 +291,19 @@ export function createCompactor(options: CompactorOptions): Compactor {
             early?.stop();
           }
         },
-        { wait: options.wait ?? false },
+        lockOptionsOf(options),
       );
       if (!locked.acquired) return Object.assign(result, { skipReason: 'busy' as const });
       result = locked.value;
       return result;
     } catch (error) {
+      // A wait for the lock that ran out changed nothing: busy, with the error saying what it waited for (an aborted
+      // wait fails `aborted`, as an abort at any other point does).
+      if (isLockWaitError(error) && error.details['reason'] === 'lock_timeout') {
+        return Object.assign(result, { status: 'skipped' as const, history: given, skipReason: 'busy' as const, error: errorMessage(error) });
+      }
+      if (isLockWaitError(error))
+        return Object.assign(result, { status: 'failed' as const, history: given, failureCode: 'aborted' as const, error: errorMessage(error) });
       return Object.assign(result, { status: 'failed' as const, history: given, failureCode: failureCodeOf(error), error: errorMessage(error) });
     } finally {
       result.durationMs = clock() - startedAt;
@@ -334,7 +357,7 @@ export function createCompactor(options: CompactorOptions): Compactor {
 
     async reconcile(conversationId) {
       requireConversationId(conversationId);
-      const locked = await persistence.withConversationLock(conversationId, () => reconcileLocked(conversationId), { wait: true });
+      const locked = await persistence.withConversationLock(conversationId, () => reconcileLocked(conversationId), { wait: true, purpose: 'a reconcile' });
       if (!locked.acquired) throw new MemfoldError('busy', `Conversation ${conversationId} is being compacted`);
       return locked.value;
     },
@@ -385,6 +408,7 @@ export function createCompactor(options: CompactorOptions): Compactor {
     if (!Number.isInteger(depth) || depth < 0) throw new InvalidArgumentError('depth', 'must be an integer >= 0');
     const locked = await persistence.withConversationLock(conversationId, () => resummarizeDepthLocked(conversationId, depth, depsFor(conversationId)), {
       wait: true,
+      purpose: 'a re-summarization',
     });
     if (!locked.acquired) throw new MemfoldError('busy', `Conversation ${conversationId} is being compacted`);
     // The clip-archive was replaced: the running count of the context is stale.

@@ -109,14 +109,29 @@ async function eraseLocked(deps: EraseDeps, conversationId: string): Promise<Era
   return finishOrExplain(operation, deps);
 }
 
+/** How `eraseConversation` waits for the conversation's lock. */
+export interface EraseOptions {
+  /** Stops the wait for the lock (a `busy` error naming the holder); an erase that began runs to its end. */
+  signal?: AbortSignal;
+  /** Milliseconds to wait for the lock at most. Default `DEFAULT_LOCK_WAIT_MS` (60,000). */
+  lockTimeoutMs?: number;
+}
+
 /**
- * Erase the conversation from both stores, waiting for its lock (a compaction running finishes first). Throws
- * `InvalidArgumentError` naming `conversationId` for a bad id, and a `MemfoldError` when a store fails part-way (the
- * erase stays journaled and is finished by the next reconcile).
+ * Erase the conversation from both stores, waiting for its lock (a compaction running finishes first) for at most
+ * `lockTimeoutMs` or until `signal` aborts: then a `busy` MemfoldError names the conversation, how long it waited and
+ * the holder, and nothing was written. Throws `InvalidArgumentError` naming `conversationId` for a bad id (and
+ * `lockTimeoutMs` for a bad timeout), and a `MemfoldError` when a store fails part-way (the erase stays journaled and
+ * is finished by the next reconcile).
  */
-export async function eraseConversation(deps: EraseDeps, conversationId: string): Promise<EraseResult> {
+export async function eraseConversation(deps: EraseDeps, conversationId: string, options: EraseOptions = {}): Promise<EraseResult> {
   requireText(conversationId, 'conversationId');
-  const locked = await deps.persistence.withConversationLock(conversationId, () => eraseLocked(deps, conversationId), { wait: true });
+  const locked = await deps.persistence.withConversationLock(conversationId, () => eraseLocked(deps, conversationId), {
+    wait: true,
+    purpose: 'an erase',
+    ...(options.signal !== undefined ? { signal: options.signal } : {}),
+    ...(options.lockTimeoutMs !== undefined ? { timeoutMs: options.lockTimeoutMs } : {}),
+  });
   if (!locked.acquired) throw new MemfoldError('persistence_error', `Could not lock conversation ${JSON.stringify(conversationId)} to erase it`);
   return locked.value;
 }

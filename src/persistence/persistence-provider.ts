@@ -1,4 +1,5 @@
 import type { ConversationMessage, NewMessage } from '../conversation/types.js';
+import type { LockWaitOptions } from './lock-wait.js';
 
 export interface MigrationReport {
   /** Names of the migrations this call applied, in order (empty when up to date). */
@@ -257,13 +258,12 @@ export interface PersistenceProvider extends PersistenceTransaction {
   transaction<T>(fn: (tx: PersistenceTransaction) => Promise<T>): Promise<T>;
   /**
    * Run `fn` holding the conversation's lock. Resolves `{ acquired: false }` at once when another
-   * holder has it and `wait` is false (default).
+   * holder has it and `wait` is false (default). With `wait`, waits at most `timeoutMs` (default
+   * `DEFAULT_LOCK_WAIT_MS`, 60,000) or until `signal` aborts, then rejects with a `busy` MemfoldError naming the
+   * conversation, the milliseconds waited and the holder (`purpose` of a holder in this process; a PostgreSQL
+   * backend's pid, application and client for one elsewhere): `lock-wait.ts`. Neither bounds `fn` once it runs.
    */
-  withConversationLock<T>(
-    conversationId: string,
-    fn: () => Promise<T>,
-    options?: { wait?: boolean },
-  ): Promise<{ acquired: true; value: T } | { acquired: false }>;
+  withConversationLock<T>(conversationId: string, fn: () => Promise<T>, options?: LockWaitOptions): Promise<{ acquired: true; value: T } | { acquired: false }>;
   /**
    * Insert or update an operation row (status, ids, labels, error). A status other than `committed` also clears the
    * marks the operation made (overlay rows come back live), in the same transaction: rows are marked exactly while

@@ -92,6 +92,21 @@ describe('resolveRuntimeConfig: lancedbStorageOptions and s3SingleWriter', () =>
     expect(resolveRuntimeConfig({}, { LANCEDB_URI: 's3://b/p', MEMFOLD_S3_SINGLE_WRITER: 'TRUE' }).s3SingleWriter).toBe(true);
   });
 
+  it('bounds every object-store request by MEMFOLD_S3_TIMEOUT_MS (default 10 s, connecting at most 5 s of it), and reads by MEMFOLD_S3_DEADLINE_MS', () => {
+    const defaults = resolveRuntimeConfig({}, { LANCEDB_URI: 's3://b/p' });
+    expect(defaults.lancedbStorageOptions).toMatchObject({ timeout: '10000ms', connect_timeout: '5000ms' });
+    expect(defaults.s3DeadlineMs).toBe(60_000);
+    const set = resolveRuntimeConfig({}, { LANCEDB_URI: 'gs://b/p', MEMFOLD_S3_TIMEOUT_MS: '300', MEMFOLD_S3_DEADLINE_MS: '900' });
+    expect(set.lancedbStorageOptions).toMatchObject({ timeout: '300ms', connect_timeout: '300ms' });
+    expect(set).toMatchObject({ s3TimeoutMs: 300, s3DeadlineMs: 900 });
+    // A storage option given in code wins over the setting.
+    expect(resolveRuntimeConfig({ lancedbStorageOptions: { timeout: '60s' } }, { LANCEDB_URI: 's3://b/p' }).lancedbStorageOptions?.timeout).toBe('60s');
+    expect(resolveRuntimeConfig({}, { MEMFOLD_HOME: '/tmp/h', MEMFOLD_S3_TIMEOUT_MS: '300' }).lancedbStorageOptions).toBeUndefined();
+    expect(refusal(() => resolveRuntimeConfig({}, { MEMFOLD_S3_TIMEOUT_MS: '0' })).field).toBe('MEMFOLD_S3_TIMEOUT_MS');
+    expect(refusal(() => resolveRuntimeConfig({}, { MEMFOLD_S3_DEADLINE_MS: String(2 ** 31) })).message).toMatch(/from 1 to 2147483647/);
+    expect(refusal(() => resolveRuntimeConfig({ s3DeadlineMs: 1.5 })).field).toBe('config.s3DeadlineMs');
+  });
+
   it('refuses a bad override or flag naming it', () => {
     expect(refusal(() => resolveRuntimeConfig({ lancedbStorageOptions: { timeout: 60 } as never })).field).toBe('config.lancedbStorageOptions.timeout');
     expect(refusal(() => resolveRuntimeConfig({}, { MEMFOLD_S3_SINGLE_WRITER: 'yes' })).field).toBe('MEMFOLD_S3_SINGLE_WRITER');

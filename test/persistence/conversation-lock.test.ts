@@ -63,6 +63,33 @@ for (const backend of storeBackends()) {
       expect(await store.withConversationLock(id, async () => 'again')).toEqual({ acquired: true, value: 'again' });
     });
 
+    it('bounds a wait by timeoutMs or signal, naming the holder, and the aborted waiter leaves the queue', async () => {
+      const id = `conv-${randomUUID()}`;
+      const release = deferred();
+      const entered = deferred();
+      const held = store.withConversationLock(
+        id,
+        async () => {
+          entered.resolve();
+          await release.promise;
+        },
+        { purpose: 'the first holder' },
+      );
+      await entered.promise;
+      await expect(store.withConversationLock(id, async () => 'late', { wait: true, timeoutMs: 10 })).rejects.toThrow(
+        new RegExp(`^Conversation "${id}": waited \\d+ ms for the conversation's lock held by the first holder.*gave up after lockTimeoutMs \\(10 ms\\)`),
+      );
+      const controller = new AbortController();
+      const aborted = store.withConversationLock(id, async () => 'never', { wait: true, signal: controller.signal });
+      const next = store.withConversationLock(id, async () => 'next', { wait: true });
+      controller.abort();
+      await expect(aborted).rejects.toMatchObject({ code: 'busy', details: { conversationId: id, reason: 'aborted' } });
+      release.resolve();
+      await held;
+      expect(await next).toEqual({ acquired: true, value: 'next' });
+      await expect(store.withConversationLock(id, async () => 1, { wait: true, timeoutMs: -1 })).rejects.toThrow(/lockTimeoutMs/);
+    });
+
     it('lets fn use the store (and transactions) while holding the lock', async () => {
       const id = `conv-${randomUUID()}`;
       const result = await store.withConversationLock(id, async () => {

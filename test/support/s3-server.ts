@@ -29,6 +29,8 @@ export interface LocalS3 {
   bucket: string;
   /** Create-only PUTs this server refused because the key existed (conditional mode only). */
   refusedCreates(): number;
+  /** From now on accept every request and never answer it (a hung endpoint); `close` ends them. */
+  stall(): void;
   close(): Promise<void>;
 }
 
@@ -72,7 +74,9 @@ export async function startLocalS3(options: { bucket?: string; conditionalPut?: 
     }
   };
 
+  let stalled = false;
   const server = createServer((req, res) => {
+    if (stalled) return;
     const createOnly = req.method === 'PUT' && req.headers['if-none-match'] === '*' && !req.url?.includes('uploadId=');
     if (options.conditionalPut && createOnly) void conditional(req, res);
     else handle(req, res);
@@ -83,6 +87,9 @@ export async function startLocalS3(options: { bucket?: string; conditionalPut?: 
     endpoint: `http://127.0.0.1:${port}`,
     bucket,
     refusedCreates: () => refused,
+    stall: () => {
+      stalled = true;
+    },
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -21,6 +21,28 @@ export const S3_VARIABLES = Object.freeze({
 type Setting = keyof typeof S3_VARIABLES;
 
 /**
+ * One request to the object store, each attempt: connecting, sending and the whole answer
+ * (`MEMFOLD_S3_TIMEOUT_MS`). An endpoint that accepts connections and never answers otherwise holds a call for
+ * as long as the client's retries and Lance's throttle retries allow (minutes per request).
+ */
+export const DEFAULT_S3_TIMEOUT_MS = 10_000;
+/** Connecting, within each attempt: an endpoint that is down is known as such in seconds. */
+export const S3_CONNECT_TIMEOUT_MS = 5_000;
+/**
+ * One archive read of an object-store archive (a search, a read by label, a listing) and opening it, all its
+ * requests and retries together (`MEMFOLD_S3_DEADLINE_MS`): `archive/archive-deadline.ts`.
+ */
+export const DEFAULT_S3_DEADLINE_MS = 60_000;
+
+/**
+ * The client timeouts of an object-store archive as Lance storage options (`timeout`, `connect_timeout`: object_store
+ * `ClientOptions`, durations such as `250ms`), laid under the other options: a key the caller sets wins.
+ */
+export function objectStoreTimeouts(timeoutMs: number): Record<string, string> {
+  return { timeout: `${timeoutMs}ms`, connect_timeout: `${Math.min(S3_CONNECT_TIMEOUT_MS, timeoutMs)}ms` };
+}
+
+/**
  * LanceDB commits a version by writing its manifest with a PUT that carries `If-None-Match: *` (Lance
  * `ConditionalPutCommitHandler`, object_store `S3ConditionalPut::ETagMatch`). It is object_store's default;
  * memfold sets it anyway so that an `AWS_CONDITIONAL_PUT=disabled` in the process cannot turn it off.

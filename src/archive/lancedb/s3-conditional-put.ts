@@ -8,13 +8,14 @@
  */
 import { createHash, createHmac, randomUUID } from 'node:crypto';
 import { MemfoldError } from '../../errors.js';
+import { DEFAULT_S3_TIMEOUT_MS } from './lancedb-storage-options.js';
 
 export type ConditionalPutSupport = 'supported' | 'unsupported' | 'unchecked';
 
 export interface ConditionalPutCheckOptions {
   /** Injected for tests. Default the global `fetch`. */
   fetch?: typeof fetch;
-  /** Per-request timeout. Default 10,000 ms. */
+  /** Per-request timeout. Default `DEFAULT_S3_TIMEOUT_MS` (10,000 ms). */
   timeoutMs?: number;
   /** Injected for tests. Default now. */
   now?: () => Date;
@@ -99,7 +100,7 @@ export async function checkConditionalPut(
   };
   const send = options.fetch ?? fetch;
   const now = options.now ?? (() => new Date());
-  const timeoutMs = options.timeoutMs ?? 10_000;
+  const timeoutMs = options.timeoutMs ?? DEFAULT_S3_TIMEOUT_MS;
   const where = `the S3 endpoint ${new URL(endpoint).origin} (bucket ${parsed.hostname})`;
   const request = async (method: 'PUT' | 'DELETE', extra: Record<string, string> = {}) => {
     try {

@@ -8,6 +8,7 @@ import { DEFAULT_MAX_MESSAGE_BYTES, validateMaxMessageBytes } from '../message-s
 import { MemfoldError } from '../../errors.js';
 import { MAX_NAMESPACE_BYTES, requireKey, requireText } from '../../conversation/text.js';
 import type { PersistenceProvider, PersistenceTransaction } from '../persistence-provider.js';
+import { startLockWait, type LockWaitOptions } from '../lock-wait.js';
 import { eraseConversation } from './in-memory-erase.js';
 import { clearLoopGuardState, getLoopGuardState, setLoopGuardState } from './in-memory-loop-guard.js';
 import { createInMemoryMessages, type InMemoryContext, type InMemoryMessageOperations } from './in-memory-messages.js';
@@ -95,12 +96,20 @@ export function createInMemoryPersistence(options: InMemoryPersistenceOptions = 
       });
     },
 
-    async withConversationLock<T>(conversationId: string, fn: () => Promise<T>, lockOptions: { wait?: boolean } = {}) {
+    async withConversationLock<T>(conversationId: string, fn: () => Promise<T>, lockOptions: LockWaitOptions = {}) {
       ready('withConversationLock');
       requireText(conversationId, 'conversationId');
       const key = conversationKey(namespace, conversationId);
-      if (lockOptions.wait ?? false) await state.locks.acquire(key);
-      else if (!state.locks.tryAcquire(key)) return { acquired: false as const };
+      const wait = startLockWait(conversationId, lockOptions);
+      try {
+        if (!(lockOptions.wait ?? false)) {
+          if (!state.locks.tryAcquire(key, lockOptions.purpose)) return { acquired: false as const };
+        } else if (!(await state.locks.acquire(key, { signal: wait.signal, ...(lockOptions.purpose !== undefined ? { holder: lockOptions.purpose } : {}) }))) {
+          throw wait.giveUp(state.locks.holderOf(key));
+        }
+      } finally {
+        wait.dispose();
+      }
       try {
         return { acquired: true as const, value: await fn() };
       } finally {

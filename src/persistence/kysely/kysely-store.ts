@@ -15,6 +15,7 @@ import { createPostgresDialect } from '../postgres/postgres-dialect.js';
 import type { StoreDialect } from './store-dialect.js';
 import { createKeyedMutex } from '../keyed-mutex.js';
 import { advisoryLockKey, createSemaphore, withAdvisoryLock, type LockResult } from './kysely-conversation-lock.js';
+import { startLockWait, type LockWaitOptions } from '../lock-wait.js';
 import { clearLoopGuardState, getLoopGuardState, setLoopGuardState } from './kysely-loop-guard.js';
 import { kyselyMessageOperations } from './kysely-messages.js';
 import { getTokenCalibration, setTokenCalibration } from './kysely-token-calibration.js';
@@ -134,23 +135,42 @@ function createStore(db: Kysely<Database>, backend: StoreDialect, context: Store
       }
     },
 
-    async withConversationLock<T>(conversationId: string, fn: () => Promise<T>, options: { wait?: boolean } = {}): Promise<LockResult<T>> {
+    async withConversationLock<T>(conversationId: string, fn: () => Promise<T>, options: LockWaitOptions = {}): Promise<LockResult<T>> {
       assertOutsideTransaction('withConversationLock');
       requireText(conversationId, 'conversationId');
-      const wait = options.wait ?? false;
       const key = advisoryLockKey(context.namespace, conversationId);
-      if (wait) await mutex.acquire(key);
-      else if (!mutex.tryAcquire(key)) return { acquired: false };
+      const waiting = options.wait ?? false;
+      const wait = startLockWait(conversationId, options);
       try {
-        if (!backend.advisoryLocks) return { acquired: true, value: await fn() };
-        await lockSlots.acquire();
+        if (!waiting) {
+          if (!mutex.tryAcquire(key, options.purpose)) return { acquired: false };
+        } else if (!(await mutex.acquire(key, { signal: wait.signal, ...(options.purpose !== undefined ? { holder: options.purpose } : {}) }))) {
+          const inProcess = mutex.holderOf(key);
+          throw wait.giveUp(inProcess === undefined ? undefined : `${inProcess} in this process`);
+        }
         try {
-          return await withAdvisoryLock(db, key, wait, fn);
+          if (!backend.advisoryLocks) {
+            wait.dispose();
+            return { acquired: true, value: await fn() };
+          }
+          // Even a caller that does not wait for the lock waits (bounded) for a connection to hold it on.
+          if (!(await lockSlots.acquire(wait.signal))) throw wait.giveUp('other conversations locked by this process (every connection for locks was in use)');
+          try {
+            const advisoryWait = waiting ? { wait: true as const, signal: wait.signal, remainingMs: wait.remainingMs } : { wait: false as const };
+            const locked = await withAdvisoryLock(db, key, advisoryWait, async () => {
+              wait.dispose();
+              return fn();
+            });
+            if (locked.acquired || !waiting) return locked.acquired ? locked : { acquired: false };
+            throw wait.giveUp('holder' in locked ? locked.holder : undefined);
+          } finally {
+            lockSlots.release();
+          }
         } finally {
-          lockSlots.release();
+          mutex.release(key);
         }
       } finally {
-        mutex.release(key);
+        wait.dispose();
       }
     },
 
