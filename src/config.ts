@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { isObjectStoreUri, s3StorageOptionsFromEnv } from './archive/lancedb/lancedb-storage-options.js';
 import { parseWithSchema } from './conversation/schema-issues.js';
+import { durationMsSchema, envDurationMs } from './duration-ms.js';
 import { InvalidConfigError } from './errors.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, MAX_MESSAGE_BYTES_LIMIT } from './persistence/message-size-limit.js';
 import {
@@ -150,13 +151,13 @@ const overridesSchema = z
       summaryPromptMode: z.enum(SUMMARY_PROMPT_MODES, { error: (issue) => `${SUMMARY_PROMPT_MODE_RULE} (got ${JSON.stringify(issue.input)})` }),
       embeddingModel: overrideString,
       assistantModel: overrideString,
-      modelTimeoutMs: overrideInt(1),
+      modelTimeoutMs: durationMsSchema(1, { integer: true }),
       modelMaxRetries: overrideInt(0),
-      modelDeadlineMs: overrideInt(1),
+      modelDeadlineMs: durationMsSchema(1, { integer: true }),
       modelConcurrency: overrideInt(1),
       modelRequestsPerMinute: overrideInt(1),
       modelBreakerFailures: overrideInt(0),
-      modelBreakerCooldownMs: overrideInt(1),
+      modelBreakerCooldownMs: durationMsSchema(1, { integer: true }),
       maxMessageBytes: overrideInt(1, MAX_MESSAGE_BYTES_LIMIT),
       jobRetries: overrideInt(0),
       jobHeartbeatSeconds: overrideInt(10),
@@ -206,13 +207,13 @@ const envSchema = z
     MEMFOLD_SUMMARY_PROMPT: envPromptMode,
     MEMFOLD_EMBEDDING_MODEL: envText,
     MEMFOLD_MODEL: envText,
-    MEMFOLD_MODEL_TIMEOUT_MS: envInt(1),
+    MEMFOLD_MODEL_TIMEOUT_MS: envDurationMs(1),
     MEMFOLD_MODEL_MAX_RETRIES: envInt(0),
-    MEMFOLD_MODEL_DEADLINE_MS: envInt(1),
+    MEMFOLD_MODEL_DEADLINE_MS: envDurationMs(1),
     MEMFOLD_MODEL_CONCURRENCY: envInt(1),
     MEMFOLD_MODEL_RPM: envInt(1),
     MEMFOLD_MODEL_BREAKER_FAILURES: envInt(0),
-    MEMFOLD_MODEL_BREAKER_COOLDOWN_MS: envInt(1),
+    MEMFOLD_MODEL_BREAKER_COOLDOWN_MS: envDurationMs(1),
     MEMFOLD_MAX_MESSAGE_BYTES: envInt(1, MAX_MESSAGE_BYTES_LIMIT),
     MEMFOLD_JOB_RETRIES: envInt(0),
     MEMFOLD_JOB_HEARTBEAT_SECONDS: envInt(10),
