@@ -69,14 +69,14 @@ export interface RuntimeConfig {
   embeddingModel?: string;
   /** The assistant's model, which picks the exact tokenizer when known. `MEMFOLD_MODEL`. */
   assistantModel?: string;
-  /** Summarizer request timeout in ms. `MEMFOLD_MODEL_TIMEOUT_MS`, default 60,000. */
+  /** Summarizer request timeout in ms. `MEMFOLD_MODEL_TIMEOUT_MS`, default 60,000; like every ms setting, at most 2^31-1 (`duration-ms.ts`). */
   modelTimeoutMs: number;
   /** Retries after the first attempt of a remote call. `MEMFOLD_MODEL_MAX_RETRIES`, default 2. */
   modelMaxRetries: number;
   /**
    * Total ms for one remote call (a summary or an embeddings request), queue waits, attempts and backoff
    * included; then a summary comes from the fallback and an embedding fails `embedding_error`.
-   * `MEMFOLD_MODEL_DEADLINE_MS`, default twice `modelTimeoutMs` (120,000).
+   * `MEMFOLD_MODEL_DEADLINE_MS`, default twice `modelTimeoutMs` (120,000), at most 2^31-1.
    */
   modelDeadlineMs: number;
   /** Remote calls in flight at once, summaries and embeddings together (one queue). `MEMFOLD_MODEL_CONCURRENCY`, default 4. */
