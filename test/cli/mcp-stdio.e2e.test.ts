@@ -4,23 +4,32 @@
  * the process exits 0; `--allow` ids are exact (` a` is not `a`).
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
+import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createMemfold } from '../../src/memfold.js';
+import { copyPgliteTemplate } from '../support/backends.js';
+import { orderChat } from '../support/messages.js';
 
 const BIN = new URL('../../bin/memfold.js', import.meta.url).pathname;
 const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' };
 let home: string;
 
 beforeAll(async () => {
-  home = await mkdtemp(path.join(os.tmpdir(), 'memfold-mcp-stdio-'));
+  ({ root: home } = await copyPgliteTemplate());
+  const memfold = await createMemfold({ env: {}, config: { home }, compaction: { contextWindow: 2_000 } });
+  await memfold.append('a', orderChat(30));
+  expect((await memfold.compact('a', { force: true })).status).toBe('compacted');
+  await memfold.close();
 });
 afterAll(() => rm(home, { recursive: true, force: true }));
 
 interface Reply {
   id: string | number | null;
-  result?: { tools?: Array<{ inputSchema: { properties: Record<string, { enum?: string[] }> } }>; isError?: boolean };
+  result?: {
+    tools?: Array<{ inputSchema: { properties: Record<string, { enum?: string[] }> } }>;
+    content?: Array<{ text: string }>;
+    isError?: boolean;
+  };
   error?: { code: number; message: string };
 }
 
@@ -74,10 +83,11 @@ it('answers a request in flight when stdin closes, then exits 0', async () => {
   const server = start(['--conversation', 'a', '--read-only']);
   await server.replies(1);
   // The first call opens the archive: stdin closes while it does.
-  server.send({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'memory_read', arguments: { query: 'ORD-1' } } });
+  server.send({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'memory_read', arguments: { query: 'ORD-503' } } });
   server.child.stdin.end();
   const [, answer] = await server.replies(2);
-  expect(answer).toMatchObject({ id: 5, result: {} });
+  expect(answer).toMatchObject({ id: 5, result: { isError: false } });
+  expect(answer!.result!.content![0]!.text).toContain('ORD-503');
   expect(await server.exited).toBe(0);
 });
 
