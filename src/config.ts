@@ -105,13 +105,19 @@ export interface RuntimeConfig {
   /** Retries of a failed background compaction job, then the dead-letter queue. `MEMFOLD_JOB_RETRIES`, default 2. */
   jobRetries: number;
   /**
-   * A running job whose worker sent no heartbeat for this long is retried by another worker (pg-boss; at least 10).
+   * A running job whose worker sent no heartbeat for this long is retried by another worker (pg-boss; 10 to 86,400).
    * `MEMFOLD_JOB_HEARTBEAT_SECONDS`, default 30.
    */
   jobHeartbeatSeconds: number;
-  /** How often pg-boss looks for dead workers and due retries. `MEMFOLD_JOB_SUPERVISE_SECONDS`, default 10. */
+  /** How often pg-boss looks for dead workers and due retries. `MEMFOLD_JOB_SUPERVISE_SECONDS`, default 10; 1 to 86,400. */
   jobSuperviseSeconds: number;
 }
+
+/**
+ * The job timers' longest period, in seconds: a day, pg-boss's own bound on its supervision interval; a heartbeat
+ * interval past about 49 days would overflow Node's timer (pg-boss refreshes every half heartbeat, in ms).
+ */
+const MAX_JOB_SECONDS = 86_400;
 
 function rangeText(min: number, max?: number): string {
   return max === undefined ? `>= ${min}` : `from ${min} to ${max}`;
@@ -160,8 +166,8 @@ const overridesSchema = z
       modelBreakerCooldownMs: durationMsSchema(1, { integer: true }),
       maxMessageBytes: overrideInt(1, MAX_MESSAGE_BYTES_LIMIT),
       jobRetries: overrideInt(0),
-      jobHeartbeatSeconds: overrideInt(10),
-      jobSuperviseSeconds: overrideInt(1),
+      jobHeartbeatSeconds: overrideInt(10, MAX_JOB_SECONDS),
+      jobSuperviseSeconds: overrideInt(1, MAX_JOB_SECONDS),
     } satisfies Record<keyof RuntimeConfig, z.ZodType>,
     { error: (issue) => (issue.code === 'unrecognized_keys' ? 'unknown setting' : undefined) },
   )
@@ -216,8 +222,8 @@ const envSchema = z
     MEMFOLD_MODEL_BREAKER_COOLDOWN_MS: envDurationMs(1),
     MEMFOLD_MAX_MESSAGE_BYTES: envInt(1, MAX_MESSAGE_BYTES_LIMIT),
     MEMFOLD_JOB_RETRIES: envInt(0),
-    MEMFOLD_JOB_HEARTBEAT_SECONDS: envInt(10),
-    MEMFOLD_JOB_SUPERVISE_SECONDS: envInt(1),
+    MEMFOLD_JOB_HEARTBEAT_SECONDS: envInt(10, MAX_JOB_SECONDS),
+    MEMFOLD_JOB_SUPERVISE_SECONDS: envInt(1, MAX_JOB_SECONDS),
   })
   .partial();
 

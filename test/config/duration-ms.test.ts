@@ -36,6 +36,17 @@ describe('the environment and config overrides', () => {
     expect(thrownBy(() => resolveRuntimeConfig({ [key]: TOO_LONG }, {}))).toMatchObject({ code: 'invalid_config', field: `config.${key}` });
   });
 
+  it('refuses job timer periods over a day, naming them', () => {
+    for (const name of ['MEMFOLD_JOB_HEARTBEAT_SECONDS', 'MEMFOLD_JOB_SUPERVISE_SECONDS']) {
+      expect(
+        thrownBy(() => resolveRuntimeConfig({}, { [name]: '4294968' })),
+        name,
+      ).toMatchObject({ code: 'invalid_config', field: name });
+      expect(resolveRuntimeConfig({}, { [name]: '86400' }), name).toBeTruthy();
+    }
+    expect(thrownBy(() => resolveRuntimeConfig({ jobHeartbeatSeconds: 86_401 }, {}))).toMatchObject({ field: 'config.jobHeartbeatSeconds' });
+  });
+
   it('keeps the default deadline, twice the timeout, within a timer', () => {
     const config = resolveRuntimeConfig({}, { MEMFOLD_MODEL_TIMEOUT_MS: String(MAX_TIMER_MS) });
     expect(config.modelTimeoutMs).toBe(MAX_TIMER_MS);
