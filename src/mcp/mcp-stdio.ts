@@ -145,6 +145,8 @@ export function createStdioTransport(options: StdioTransportOptions = {}): Stdio
       input.once('end', onEnd);
       input.once('close', onEnd);
       input.on('error', onError);
+      // A client that closed its end of stdout (EPIPE) cannot read answers: stop, rather than crash on an unheard 'error'.
+      output.on('error', onError);
     },
     async send(message) {
       if ('result' in message || 'error' in message) settle(message.id);
@@ -155,6 +157,7 @@ export function createStdioTransport(options: StdioTransportOptions = {}): Stdio
       input.off('end', onEnd);
       input.off('close', onEnd);
       input.off('error', onError);
+      output.off('error', onError);
       if (input.listenerCount('data') === 0) input.pause();
       pieces = [];
       endInput();
