@@ -125,3 +125,14 @@ it('stops waiting for requests in flight on its signal, or after its timeout, sa
   await expect(transport.drain({ timeoutMs: 2 ** 31 })).rejects.toThrow(/timeoutMs/);
   await server.close();
 });
+
+it('does not wait for a request the client cancelled (MCP sends it no answer)', async () => {
+  const never: McpBackend = { memoryRead: () => ({ execute: () => new Promise(() => undefined) }) };
+  const { input, transport, send, server } = await serve(never);
+  send({ jsonrpc: '2.0', id: 'q', method: 'tools/call', params: { name: 'memory_read', arguments: { query: 'x' } } });
+  send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'q', reason: 'user' } });
+  input.end();
+  await transport.ended;
+  expect(await transport.drain()).toBe(0);
+  await server.close();
+});
