@@ -12,6 +12,7 @@ import {
   s3StorageOptionsFromEnv,
 } from './archive/lancedb/lancedb-storage-options.js';
 import { parseWithSchema } from './conversation/schema-issues.js';
+import { durationMsSchema, envDurationMs } from './duration-ms.js';
 import { InvalidConfigError } from './errors.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, MAX_MESSAGE_BYTES_LIMIT } from './persistence/message-size-limit.js';
 import {
@@ -86,14 +87,14 @@ export interface RuntimeConfig {
   embeddingModel?: string;
   /** The assistant's model, which picks the exact tokenizer when known. `MEMFOLD_MODEL`. */
   assistantModel?: string;
-  /** Summarizer request timeout in ms. `MEMFOLD_MODEL_TIMEOUT_MS`, default 60,000. */
+  /** Summarizer request timeout in ms. `MEMFOLD_MODEL_TIMEOUT_MS`, default 60,000; like every ms setting, at most 2^31-1 (`duration-ms.ts`). */
   modelTimeoutMs: number;
   /** Retries after the first attempt of a remote call. `MEMFOLD_MODEL_MAX_RETRIES`, default 2. */
   modelMaxRetries: number;
   /**
    * Total ms for one remote call (a summary or an embeddings request), queue waits, attempts and backoff
    * included; then a summary comes from the fallback and an embedding fails `embedding_error`.
-   * `MEMFOLD_MODEL_DEADLINE_MS`, default twice `modelTimeoutMs` (120,000).
+   * `MEMFOLD_MODEL_DEADLINE_MS`, default twice `modelTimeoutMs` (120,000), at most 2^31-1.
    */
   modelDeadlineMs: number;
   /** Remote calls in flight at once, summaries and embeddings together (one queue). `MEMFOLD_MODEL_CONCURRENCY`, default 4. */
@@ -122,16 +123,19 @@ export interface RuntimeConfig {
   /** Retries of a failed background compaction job, then the dead-letter queue. `MEMFOLD_JOB_RETRIES`, default 2. */
   jobRetries: number;
   /**
-   * A running job whose worker sent no heartbeat for this long is retried by another worker (pg-boss; at least 10).
+   * A running job whose worker sent no heartbeat for this long is retried by another worker (pg-boss; 10 to 86,400).
    * `MEMFOLD_JOB_HEARTBEAT_SECONDS`, default 30.
    */
   jobHeartbeatSeconds: number;
-  /** How often pg-boss looks for dead workers and due retries. `MEMFOLD_JOB_SUPERVISE_SECONDS`, default 10. */
+  /** How often pg-boss looks for dead workers and due retries. `MEMFOLD_JOB_SUPERVISE_SECONDS`, default 10; 1 to 86,400. */
   jobSuperviseSeconds: number;
 }
 
-/** The longest delay a Node timer keeps (a longer one fires after 1 ms): the bound of the timeouts added here. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
+/**
+ * The job timers' longest period, in seconds: a day, pg-boss's own bound on its supervision interval; a heartbeat
+ * interval past about 49 days would overflow Node's timer (pg-boss refreshes every half heartbeat, in ms).
+ */
+const MAX_JOB_SECONDS = 86_400;
 
 function rangeText(min: number, max?: number): string {
   return max === undefined ? `>= ${min}` : `from ${min} to ${max}`;
@@ -163,8 +167,8 @@ const overridesSchema = z
       lancedbUri: overrideString,
       lancedbStorageOptions: overrideStorageOptions,
       s3SingleWriter: z.boolean({ error: 'must be a boolean' }),
-      s3TimeoutMs: overrideInt(1, MAX_TIMER_MS),
-      s3DeadlineMs: overrideInt(1, MAX_TIMER_MS),
+      s3TimeoutMs: durationMsSchema(1, { integer: true }),
+      s3DeadlineMs: durationMsSchema(1, { integer: true }),
       namespace: overrideString,
       openaiBaseUrl: overrideString,
       openaiApiKey: overrideString,
@@ -173,17 +177,17 @@ const overridesSchema = z
       summaryPromptMode: z.enum(SUMMARY_PROMPT_MODES, { error: (issue) => `${SUMMARY_PROMPT_MODE_RULE} (got ${JSON.stringify(issue.input)})` }),
       embeddingModel: overrideString,
       assistantModel: overrideString,
-      modelTimeoutMs: overrideInt(1),
+      modelTimeoutMs: durationMsSchema(1, { integer: true }),
       modelMaxRetries: overrideInt(0),
-      modelDeadlineMs: overrideInt(1),
+      modelDeadlineMs: durationMsSchema(1, { integer: true }),
       modelConcurrency: overrideInt(1),
       modelRequestsPerMinute: overrideInt(1),
       modelBreakerFailures: overrideInt(0),
-      modelBreakerCooldownMs: overrideInt(1),
+      modelBreakerCooldownMs: durationMsSchema(1, { integer: true }),
       maxMessageBytes: overrideInt(1, MAX_MESSAGE_BYTES_LIMIT),
       jobRetries: overrideInt(0),
-      jobHeartbeatSeconds: overrideInt(10),
-      jobSuperviseSeconds: overrideInt(1),
+      jobHeartbeatSeconds: overrideInt(10, MAX_JOB_SECONDS),
+      jobSuperviseSeconds: overrideInt(1, MAX_JOB_SECONDS),
     } satisfies Record<keyof RuntimeConfig, z.ZodType>,
     { error: (issue) => (issue.code === 'unrecognized_keys' ? 'unknown setting' : undefined) },
   )
@@ -219,8 +223,8 @@ const envSchema = z
     DATABASE_URL: envText,
     LANCEDB_URI: envText,
     MEMFOLD_S3_SINGLE_WRITER: envFlag,
-    MEMFOLD_S3_TIMEOUT_MS: envInt(1, MAX_TIMER_MS),
-    MEMFOLD_S3_DEADLINE_MS: envInt(1, MAX_TIMER_MS),
+    MEMFOLD_S3_TIMEOUT_MS: envDurationMs(1),
+    MEMFOLD_S3_DEADLINE_MS: envDurationMs(1),
     MEMFOLD_NAMESPACE: envText,
     MEMFOLD_OPENAI_BASE_URL: envText,
     OPENAI_BASE_URL: envText,
@@ -231,17 +235,17 @@ const envSchema = z
     MEMFOLD_SUMMARY_PROMPT: envPromptMode,
     MEMFOLD_EMBEDDING_MODEL: envText,
     MEMFOLD_MODEL: envText,
-    MEMFOLD_MODEL_TIMEOUT_MS: envInt(1),
+    MEMFOLD_MODEL_TIMEOUT_MS: envDurationMs(1),
     MEMFOLD_MODEL_MAX_RETRIES: envInt(0),
-    MEMFOLD_MODEL_DEADLINE_MS: envInt(1),
+    MEMFOLD_MODEL_DEADLINE_MS: envDurationMs(1),
     MEMFOLD_MODEL_CONCURRENCY: envInt(1),
     MEMFOLD_MODEL_RPM: envInt(1),
     MEMFOLD_MODEL_BREAKER_FAILURES: envInt(0),
-    MEMFOLD_MODEL_BREAKER_COOLDOWN_MS: envInt(1),
+    MEMFOLD_MODEL_BREAKER_COOLDOWN_MS: envDurationMs(1),
     MEMFOLD_MAX_MESSAGE_BYTES: envInt(1, MAX_MESSAGE_BYTES_LIMIT),
     MEMFOLD_JOB_RETRIES: envInt(0),
-    MEMFOLD_JOB_HEARTBEAT_SECONDS: envInt(10),
-    MEMFOLD_JOB_SUPERVISE_SECONDS: envInt(1),
+    MEMFOLD_JOB_HEARTBEAT_SECONDS: envInt(10, MAX_JOB_SECONDS),
+    MEMFOLD_JOB_SUPERVISE_SECONDS: envInt(1, MAX_JOB_SECONDS),
   })
   .partial();
 

@@ -13,6 +13,7 @@ import { reconcileAll, type ReconcileOutcome } from './compaction/reconcile.js';
 import { eraseConversation, type EraseOptions, type EraseResult } from './compaction/erase-conversation.js';
 import { exportConversation, type ExportRecord } from './compaction/export-conversation.js';
 import { errorMessage, failureReason, InvalidConfigError, MemfoldError } from './errors.js';
+import { checkDurationMs } from './duration-ms.js';
 import { assembleContext, modelContext } from './compaction/context-view.js';
 import type { CompactionSettings } from './compaction/compaction-settings.js';
 import { createLiveSettings, type SettingsChange } from './compaction/live-settings.js';
@@ -359,8 +360,7 @@ export async function createMemfold(options: MemfoldOptions = {}): Promise<Memfo
       );
     },
     async close(closeOptions = {}) {
-      const waitMs = closeOptions.waitMs ?? CLOSE_WAIT_MS;
-      if (!(Number.isFinite(waitMs) && waitMs >= 0)) throw new InvalidConfigError('waitMs', `must be a number of milliseconds >= 0 (got ${String(waitMs)})`);
+      const waitMs = checkDurationMs(closeOptions.waitMs ?? CLOSE_WAIT_MS, 'waitMs', { toError: (field, rule) => new InvalidConfigError(field, rule) });
       const started = Date.now();
       await background.close(waitMs);
       const left = Math.max(0, waitMs - (Date.now() - started));

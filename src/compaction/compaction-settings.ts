@@ -281,7 +281,8 @@ function checkFileToolPatterns(field: string, value: unknown): void {
 export function resolveCompactionSettings(input: Partial<CompactionSettings> = {}): CompactionSettings {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new InvalidConfigError('compaction', 'must be an object of settings');
   for (const [key, value] of Object.entries(input)) {
-    if (!(key in DEFAULT_COMPACTION_SETTINGS)) throw new InvalidConfigError(`compaction.${key}`, 'unknown setting');
+    // Own keys only: `in` also finds what every object inherits (`__proto__`, `constructor`, `toString`).
+    if (!Object.hasOwn(DEFAULT_COMPACTION_SETTINGS, key)) throw new InvalidConfigError(`compaction.${key}`, 'unknown setting');
     if (value !== undefined) checkType(key as keyof CompactionSettings, value);
   }
   const defined = Object.fromEntries(

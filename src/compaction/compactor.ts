@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { ConversationMessage } from '../conversation/types.js';
 import { validateHistory } from '../conversation/validate-history.js';
 import { InvalidArgumentError, MemfoldError, errorMessage } from '../errors.js';
+import { checkDurationMs } from '../duration-ms.js';
 import {
   calibrationFactorOf,
   conversationCounts,
@@ -363,7 +364,7 @@ export function createCompactor(options: CompactorOptions): Compactor {
     },
 
     async drain(timeoutMs) {
-      if (!(Number.isFinite(timeoutMs) && timeoutMs >= 0)) throw new InvalidArgumentError('timeoutMs', 'must be a number >= 0');
+      checkDurationMs(timeoutMs, 'timeoutMs');
       const pending = [...running];
       if (pending.length === 0) return 0;
       let timer: ReturnType<typeof setTimeout> | undefined;

@@ -9,7 +9,7 @@ import { InvalidArgumentError } from '../errors.js';
 import { describeValue } from './text.js';
 
 /** ISO 8601 date or date-time; without an offset a date-time is local time, as JavaScript reads it. */
-const ISO_8601 = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
+const ISO_8601 = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
 
 /** 0 for a month outside 1-12, so that no day fits. */
 function daysInMonth(year: number, month: number): number {
@@ -26,6 +26,20 @@ function notIsoTime(text: string): boolean {
   return hour! > 23 || minute! > 59 || second! > 59;
 }
 
+/**
+ * A zone-less date-time names a local time; inside a daylight-saving gap (02:30 on the night clocks jump from 02:00
+ * to 03:00) that time never happened, and Date would silently move it an hour on. The problem, or undefined.
+ */
+function missingLocalTime(text: string, date: Date): string | undefined {
+  const match = ISO_8601.exec(text);
+  if (!match || match[4] === undefined || match[7] !== undefined || Number.isNaN(date.getTime())) return undefined;
+  const [year, month, day, hour, minute, second] = match.slice(1, 7).map((part) => (part === undefined ? 0 : Number(part)));
+  const local = [date.getFullYear(), date.getMonth() + 1, date.getDate(), date.getHours(), date.getMinutes(), date.getSeconds()];
+  if (local.every((part, i) => part === [year, month, day, hour, minute, second][i])) return undefined;
+  const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  return `must be a local time that exists: ${JSON.stringify(text)} has no offset, and in this machine's time zone (${zone}) the clocks skip it (a daylight-saving change); add its UTC offset (${text}Z, or +hh:mm)`;
+}
+
 /** A Date or an ISO 8601 string as a canonical ISO string, or the rule it breaks. */
 export function isoTimeOrProblem(value: unknown): { time: string } | { problem: string } {
   if (typeof value === 'string' && notIsoTime(value.trim())) {
@@ -33,6 +47,8 @@ export function isoTimeOrProblem(value: unknown): { time: string } | { problem: 
   }
   const date = value instanceof Date ? value : typeof value === 'string' ? new Date(value.trim()) : undefined;
   if (date === undefined) return { problem: `must be a Date or an ISO 8601 string, got ${value === null ? 'null' : typeof value}` };
+  const skipped = typeof value === 'string' ? missingLocalTime(value.trim(), date) : undefined;
+  if (skipped !== undefined) return { problem: skipped };
   const time = date.getTime();
   // Years 0001-9999: what both toISOString and PostgreSQL read back unchanged.
   if (Number.isNaN(time) || date.getUTCFullYear() < 1 || date.getUTCFullYear() > 9999) {

@@ -4,12 +4,18 @@
  * The Host header is checked on loopback too, so a web page cannot reach the server through DNS rebinding.
  */
 import { timingSafeEqual } from 'node:crypto';
+import { isIPv6 } from 'node:net';
 import { InvalidArgumentError } from '../errors.js';
 
-const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
+/** 127.0.0.0/8, each part a decimal byte. */
+const IPV4_LOOPBACK = /^127\.(?:25[0-5]|2[0-4]\d|1?\d?\d)\.(?:25[0-5]|2[0-4]\d|1?\d?\d)\.(?:25[0-5]|2[0-4]\d|1?\d?\d)$/;
 
+/** `localhost`, any address of 127.0.0.0/8 and `::1` in any spelling (case and brackets aside). */
 export function isLoopback(host: string): boolean {
-  return LOOPBACK.has(host) || /^127\.\d+\.\d+\.\d+$/.test(host);
+  const name = host.toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  if (name === 'localhost' || IPV4_LOOPBACK.test(name)) return true;
+  // The URL parser writes an IPv6 address in its one short form: [::1] for 0:0:0:0:0:0:0:1 too.
+  return isIPv6(name) && new URL(`http://[${name}]/`).hostname === '[::1]';
 }
 
 /** A token of fewer characters is guessable; the check is about the operator's setting, named as they set it. */
@@ -34,7 +40,12 @@ export function authorized(header: string | undefined, token: string | undefined
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
-/** Host headers a loopback server answers: its address and `localhost`, at its port. */
-export function loopbackHosts(port: number): string[] {
-  return [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`];
+/**
+ * Whether a loopback server answers a request with this Host header: a loopback name (`localhost`, 127.0.0.0/8,
+ * `[::1]`, in any case) at the server's port. A page that reached the server through DNS rebinding sends its own
+ * domain name here, which is refused.
+ */
+export function loopbackHostAllowed(header: string | undefined, port: number): boolean {
+  const match = /^(\[[^\]]*\]|[^:]+):(\d+)$/.exec(header?.trim() ?? '');
+  return match !== null && Number(match[2]) === port && isLoopback(match[1]!);
 }

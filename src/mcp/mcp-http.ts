@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { authorized, checkHttpAccess, isLoopback, loopbackHosts } from './mcp-http-auth.js';
+import { authorized, checkHttpAccess, isLoopback, loopbackHostAllowed } from './mcp-http-auth.js';
 
 export interface McpHttpOptions {
   /** A new MCP server for each request (cheap: the stores behind it are opened once and shared). */
@@ -36,6 +36,10 @@ export async function serveMcpHttp(options: McpHttpOptions): Promise<McpHttpList
   let port = options.port ?? 0;
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     if (new URL(req.url ?? '/', 'http://x').pathname !== '/mcp') return reply(res, 404, 'Not found: the MCP endpoint is /mcp');
+    // Checked here rather than by the SDK's allowedHosts, which compares the header's exact text with a fixed list.
+    if (isLoopback(host) && !loopbackHostAllowed(req.headers.host, port)) {
+      return reply(res, 403, `Forbidden: the Host header must name this machine (localhost or a loopback address) at port ${port}`);
+    }
     if (!authorized(req.headers.authorization, options.token)) {
       res.setHeader('www-authenticate', 'Bearer');
       return reply(res, 401, 'Unauthorized: send Authorization: Bearer <token>');
@@ -43,11 +47,8 @@ export async function serveMcpHttp(options: McpHttpOptions): Promise<McpHttpList
     // Stateless: no session to resume or stream to, so only POST carries requests.
     if (req.method !== 'POST') return reply(res, 405, 'Method not allowed: this server is stateless, POST requests to /mcp');
     const server = options.server();
-    const transport = new StreamableHTTPServerTransport({
-      // No sessionIdGenerator: stateless.
-      enableJsonResponse: true,
-      ...(isLoopback(host) ? { enableDnsRebindingProtection: true, allowedHosts: loopbackHosts(port) } : {}),
-    });
+    // No sessionIdGenerator: stateless.
+    const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true });
     res.on('close', () => {
       void transport.close();
       void server.close();

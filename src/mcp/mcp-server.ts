@@ -4,7 +4,9 @@
  * client is not kept waiting while PGlite and LanceDB open. Transports (stdio, Streamable HTTP) connect to it.
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
 import { callMcpTool, mcpTools, type McpAccess, type McpBackend } from './mcp-tools.js';
 import type { Memfold } from '../memfold.js';
 import { memfoldBackend } from './mcp-backends.js';
@@ -27,12 +29,36 @@ function instructions(scope: McpScope, access: McpAccess): string {
 
 export { openOnce } from '../open-once.js';
 
+/**
+ * `tools/call` with any `name` and `arguments`. The SDK's `Server.setRequestHandler` checks a call against its own
+ * schema first and answers a mismatch (`arguments` sent as a string, say) with JSON-RPC -32603 and a raw zod dump,
+ * where MCP puts a tool's errors in its result for the model to read. So this one handler is registered through
+ * `Protocol.setRequestHandler` (the method Server overrides) with this schema, and `callMcpTool` checks the name and
+ * the arguments itself, answering `isError`.
+ */
+const ANY_TOOL_CALL = z.object({
+  method: z.literal('tools/call'),
+  params: z.looseObject({ name: z.unknown(), arguments: z.unknown() }).optional(),
+});
+
+type ToolCallHandler = (request: z.output<typeof ANY_TOOL_CALL>) => Promise<unknown>;
+
 export function createMcpServer(options: McpServerOptions): Server {
   const { scope, access, backend } = options;
   const server = new Server({ name: 'memfold', version: options.version }, { capabilities: { tools: {} }, instructions: instructions(scope, access) });
   const tools = mcpTools(scope, access);
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
-  server.setRequestHandler(CallToolRequestSchema, async (request) => callMcpTool(request.params.name, request.params.arguments, { scope, access, backend }));
+  const onToolCall: ToolCallHandler = async (request) =>
+    callMcpTool(typeof request.params?.name === 'string' ? request.params.name : String(request.params?.name), request.params?.arguments, {
+      scope,
+      access,
+      backend,
+    });
+  (Protocol.prototype.setRequestHandler as (this: Server, schema: typeof ANY_TOOL_CALL, handler: ToolCallHandler) => void).call(
+    server,
+    ANY_TOOL_CALL,
+    onToolCall,
+  );
   return server;
 }
 

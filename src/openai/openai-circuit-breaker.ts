@@ -9,6 +9,7 @@
  * and its answer resets the count. An aborted call counts neither way.
  */
 import { failureReason, InvalidArgumentError, MemfoldError, type MemfoldErrorCode } from '../errors.js';
+import { checkDurationMs } from '../duration-ms.js';
 import { DEFAULT_MODEL_BREAKER_COOLDOWN_MS, DEFAULT_MODEL_BREAKER_FAILURES } from './openai-defaults.js';
 
 export type CircuitState = 'closed' | 'open' | 'half-open';
@@ -64,7 +65,7 @@ export function createCircuitBreaker(options: CircuitBreakerOptions = {}): Circu
   const cooldownMs = options.cooldownMs ?? DEFAULT_MODEL_BREAKER_COOLDOWN_MS;
   const clock = options.clock ?? Date.now;
   if (!Number.isInteger(failures) || failures < 0) throw new InvalidArgumentError('failures', `must be an integer >= 0 (got ${failures})`);
-  if (!Number.isInteger(cooldownMs) || cooldownMs < 1) throw new InvalidArgumentError('cooldownMs', `must be an integer >= 1 (got ${cooldownMs})`);
+  checkDurationMs(cooldownMs, 'cooldownMs', { min: 1 });
 
   let outagesInARow = 0;
   /** When the open circuit admits its trial; undefined while closed. */

@@ -3,6 +3,8 @@
  * environment over these; the adapters fall back to them when built directly.
  */
 
+import { MAX_TIMER_MS } from '../duration-ms.js';
+
 /** Tokens the summarizer model accepts when the caller does not say: 128,000, the common size of current chat models. */
 export const DEFAULT_SUMMARIZER_CONTEXT_WINDOW = 128_000;
 /** Per-attempt timeout: a minute covers a long summary from a slow local model. */
@@ -22,7 +24,10 @@ export const DEFAULT_OPENAI_BASE_URL = 'https://api.openai.com/v1';
 /** Sent as the API key when none is given: local servers (Ollama, vLLM, LM Studio) need none. */
 export const PLACEHOLDER_API_KEY = 'not-needed';
 
-/** Twice the per-request timeout: room for one slow attempt and a retry, not for every retry at full length. */
+/**
+ * Twice the per-request timeout: room for one slow attempt and a retry, not for every retry at full length. At most
+ * the longest timer Node keeps (MAX_TIMER_MS), which a longer one would replace with 1 ms.
+ */
 export function defaultModelDeadlineMs(modelTimeoutMs: number): number {
-  return 2 * modelTimeoutMs;
+  return Math.min(2 * modelTimeoutMs, MAX_TIMER_MS);
 }

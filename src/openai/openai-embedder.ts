@@ -5,6 +5,7 @@
 import type OpenAI from 'openai';
 import type { Embedder } from '../embedding/embedder.js';
 import { InvalidArgumentError, MemfoldError } from '../errors.js';
+import { checkDurationMs } from '../duration-ms.js';
 import { createCircuitBreaker, type CircuitBreaker } from './openai-circuit-breaker.js';
 import { DEFAULT_MODEL_CONCURRENCY, OPENAI_MAX_EMBEDDINGS_PER_CALL, PLACEHOLDER_API_KEY, defaultModelDeadlineMs } from './openai-defaults.js';
 import { clientReady, lazyOpenAIClient } from './openai-client.js';
@@ -51,13 +52,11 @@ export function createOpenAIEmbedder(options: OpenAIEmbedderOptions): Embedder {
   if (options.dimensions !== undefined && (!Number.isInteger(options.dimensions) || options.dimensions < 1)) {
     throw new InvalidArgumentError('dimensions', `must be an integer >= 1 (got ${options.dimensions})`);
   }
-  if (!(options.timeoutMs > 0)) throw new InvalidArgumentError('timeoutMs', `must be > 0 (got ${options.timeoutMs})`);
+  checkDurationMs(options.timeoutMs, 'timeoutMs', { min: 1 });
   if (!Number.isInteger(options.maxRetries) || options.maxRetries < 0) {
     throw new InvalidArgumentError('maxRetries', `must be an integer >= 0 (got ${options.maxRetries})`);
   }
-  if (options.deadlineMs !== undefined && !(options.deadlineMs > 0)) {
-    throw new InvalidArgumentError('deadlineMs', `must be > 0 (got ${options.deadlineMs})`);
-  }
+  if (options.deadlineMs !== undefined) checkDurationMs(options.deadlineMs, 'deadlineMs', { min: 1 });
   const id = `openai:${options.model}`;
   const deadlineMs = options.deadlineMs ?? defaultModelDeadlineMs(options.timeoutMs);
   const queue = options.queue ?? createModelQueue({ concurrency: DEFAULT_MODEL_CONCURRENCY });

@@ -6,6 +6,7 @@
  */
 import type OpenAI from 'openai';
 import { InvalidArgumentError, MemfoldError } from '../errors.js';
+import { checkDurationMs } from '../duration-ms.js';
 import type { Summarizer, SummarizeRequest, Summary } from '../summarizer/summarizer.js';
 import { createCircuitBreaker, type CircuitBreaker } from './openai-circuit-breaker.js';
 import { DEFAULT_MODEL_CONCURRENCY, DEFAULT_SUMMARIZER_CONTEXT_WINDOW, PLACEHOLDER_API_KEY, defaultModelDeadlineMs } from './openai-defaults.js';
@@ -89,13 +90,11 @@ function visibleOutputTokens(usage: OpenAI.CompletionUsage | undefined): { outpu
 
 export function createOpenAISummarizer(options: OpenAISummarizerOptions): Summarizer {
   if (!options.model || options.model.trim() === '') throw new InvalidArgumentError('model', 'must be a non-empty model name');
-  if (!(options.timeoutMs > 0)) throw new InvalidArgumentError('timeoutMs', `must be > 0 (got ${options.timeoutMs})`);
+  checkDurationMs(options.timeoutMs, 'timeoutMs', { min: 1 });
   if (!Number.isInteger(options.maxRetries) || options.maxRetries < 0) {
     throw new InvalidArgumentError('maxRetries', `must be an integer >= 0 (got ${options.maxRetries})`);
   }
-  if (options.deadlineMs !== undefined && !(options.deadlineMs > 0)) {
-    throw new InvalidArgumentError('deadlineMs', `must be > 0 (got ${options.deadlineMs})`);
-  }
+  if (options.deadlineMs !== undefined) checkDurationMs(options.deadlineMs, 'deadlineMs', { min: 1 });
   if (options.prompt !== undefined && (typeof options.prompt !== 'string' || options.prompt.trim() === '')) {
     throw new InvalidArgumentError('prompt', 'must be a non-empty string');
   }

@@ -4,16 +4,14 @@
  * `DEFAULT_LOCK_WAIT_MS`) or when the caller's `signal` aborts, with a `busy` error that names the conversation, how
  * long it waited and who held the lock.
  */
-import { InvalidArgumentError, MemfoldError } from '../errors.js';
+import { checkDurationMs } from '../duration-ms.js';
+import { MemfoldError } from '../errors.js';
 
 /**
  * How long a wait for a conversation's lock lasts unless the caller says otherwise: longer than a compaction with a
  * remote model takes (a few model calls), short enough that a frozen holder is reported within a minute.
  */
 export const DEFAULT_LOCK_WAIT_MS = 60_000;
-
-/** The longest timer Node keeps: a longer delay fires after 1 ms. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** How a caller waits for a conversation's lock (`withConversationLock`). */
 export interface LockWaitOptions {
@@ -30,9 +28,7 @@ export interface LockWaitOptions {
 /** Refuses a timeout that is not a whole number of milliseconds a timer can keep, naming `field`. */
 export function checkLockTimeout(value: unknown, field: string): void {
   if (value === undefined) return;
-  if (!(typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= MAX_TIMER_MS)) {
-    throw new InvalidArgumentError(field, `must be an integer number of milliseconds from 0 to ${MAX_TIMER_MS} (got ${String(value)})`);
-  }
+  checkDurationMs(value, field, { integer: true });
 }
 
 export interface LockWait {

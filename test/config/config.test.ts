@@ -101,12 +101,14 @@ describe('resolveRuntimeConfig', () => {
 
   it('states the rule with the value given', () => {
     expect(() => resolveRuntimeConfig({}, { MEMFOLD_MODEL_TIMEOUT_MS: 'soon' })).toThrow(
-      'Invalid config field MEMFOLD_MODEL_TIMEOUT_MS: must be an integer >= 1 (got "soon")',
+      'Invalid config field MEMFOLD_MODEL_TIMEOUT_MS: must be an integer from 1 to 2147483647 ms, the longest timer Node keeps (got "soon")',
     );
     expect(() => resolveRuntimeConfig({}, { MEMFOLD_MAX_MESSAGE_BYTES: '0' })).toThrow(
       'Invalid config field MEMFOLD_MAX_MESSAGE_BYTES: must be an integer from 1 to 134217728 (got "0")',
     );
-    expect(() => resolveRuntimeConfig({ modelTimeoutMs: 1.5 }, {})).toThrow('Invalid config field config.modelTimeoutMs: must be an integer >= 1 (got 1.5)');
+    expect(() => resolveRuntimeConfig({ modelTimeoutMs: 1.5 }, {})).toThrow(
+      'Invalid config field config.modelTimeoutMs: must be an integer from 1 to 2147483647 ms, the longest timer Node keeps (got 1.5)',
+    );
     expect(() => resolveRuntimeConfig({ lanceDbUri: '/x' } as never, {})).toThrow('Invalid config field config.lanceDbUri: unknown setting');
     expect(() => resolveRuntimeConfig({ home: 42 } as never, {})).toThrow('Invalid config field config.home: must be a non-empty string');
   });

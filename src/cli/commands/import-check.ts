@@ -20,7 +20,7 @@ import { checkBatchIds, leadingToolResults } from '../../persistence/append-batc
 import { clipArchiveId } from '../../persistence/clip-archive-id.js';
 import { requireKey } from '../../conversation/text.js';
 import type { NormalizedMessage } from '../../persistence/normalize-new-messages.js';
-import { atLine, conversationOf, parseImportLine, type ImportedLine } from './import-jsonl.js';
+import { atLine, conversationOf, importLineReading, parseImportLine, type ImportedLine } from './import-jsonl.js';
 
 /** Lines of one conversation checked against the store at once (one findUsedIds query). */
 const CHUNK = 1_000;
@@ -107,7 +107,8 @@ export async function checkImportFile(store: ImportStore, file: string, options:
   const skipped = new LineSet();
   const fingerprint = lineFingerprint();
   let lines = 0;
-  for await (const object of streamJsonlObjects(file, options.onBytes ? { onBytes: options.onBytes } : {})) {
+  const reading = importLineReading(store.config.maxMessageBytes);
+  for await (const object of streamJsonlObjects(file, { ...reading, ...(options.onBytes ? { onBytes: options.onBytes } : {}) })) {
     lines++;
     fingerprint.add(object.lineNumber, object.text);
     const line = parseImportLine(object, store.config.maxMessageBytes);

@@ -28,6 +28,15 @@ export interface ImportedLine {
   toolCallIdField: string;
 }
 
+/**
+ * How the import reads a file: a line at most twice `maxMessageBytes` plus 64 KiB (JSON escapes a quote or a
+ * backslash in two bytes; the ids and field names fit in the rest), so a file without line breaks is refused at
+ * that length instead of filling memory.
+ */
+export function importLineReading(maxMessageBytes: number): { maxLineBytes: number; why: string } {
+  return { maxLineBytes: 2 * maxMessageBytes + 64 * 1024, why: 'twice MEMFOLD_MAX_MESSAGE_BYTES plus 64 KiB' };
+}
+
 /** The id of a line that has none: stable for the same text at the same line. */
 export function derivedLineId(lineNumber: number, text: string): string {
   return `line-${lineNumber}-${createHash('sha256').update(text).digest('hex').slice(0, 12)}`;

@@ -9,7 +9,7 @@ import { InvalidArgumentError } from '../../errors.js';
 import { streamJsonlObjects } from '../../eval/datasets/jsonl-dataset.js';
 import type { Memfold } from '../../memfold.js';
 import { lineFingerprint, type ImportPlan } from './import-check.js';
-import { conversationOf, parseImportLine } from './import-jsonl.js';
+import { conversationOf, importLineReading, parseImportLine } from './import-jsonl.js';
 
 /** Messages per `append` call. */
 const BATCH = 1_000;
@@ -50,7 +50,7 @@ export async function writeImport(
 
     const fingerprint = lineFingerprint();
     let lines = 0;
-    for await (const object of streamJsonlObjects(file)) {
+    for await (const object of streamJsonlObjects(file, importLineReading(memfold.config.maxMessageBytes))) {
       lines++;
       fingerprint.add(object.lineNumber, object.text);
       if (plan.skipped.has(object.lineNumber)) continue;

@@ -3,9 +3,9 @@
  * or Streamable HTTP (`--http PORT`). The server answers `initialize` at once and opens the stores on the first tool
  * call. `--read-only` opens the LanceDB archive alone, so the server runs beside an agent that holds the embedded
  * store; otherwise it opens memfold (on PostgreSQL any number of processes may). Runs until stdin closes (stdio) or
- * SIGINT/SIGTERM, then closes the stores, waiting for a compaction in flight.
+ * SIGINT/SIGTERM, then answers the requests already read (stdio, at most 30 s) and closes the stores, waiting for a
+ * compaction in flight.
  */
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { resolveRuntimeConfig, type RuntimeConfig } from '../../config.js';
 import { InvalidArgumentError, errorMessage } from '../../errors.js';
 import { openArchiveBackend, memfoldBackend } from '../../mcp/mcp-backends.js';
@@ -13,6 +13,7 @@ import { serveMcpHttp } from '../../mcp/mcp-http.js';
 import { checkHttpAccess } from '../../mcp/mcp-http-auth.js';
 import { mcpScope, type McpScope } from '../../mcp/mcp-scope.js';
 import { createMcpServer, openOnce } from '../../mcp/mcp-server.js';
+import { createStdioTransport, DEFAULT_DRAIN_MS } from '../../mcp/mcp-stdio.js';
 import type { McpAccess, McpBackend } from '../../mcp/mcp-tools.js';
 import { createMemfold } from '../../memfold.js';
 import { usage, type ParsedCommand } from '../args.js';
@@ -46,7 +47,8 @@ function planOf(command: ParsedCommand, env: Record<string, string | undefined>)
   const scope = asFlags(() =>
     mcpScope({
       ...(typeof flags.conversation === 'string' ? { conversation: flags.conversation } : {}),
-      ...(typeof flags.allow === 'string' ? { allow: flags.allow.split(',').map((id) => id.trim()) } : {}),
+      // Ids are exact, as the store keeps them: " a" is not "a".
+      ...(typeof flags.allow === 'string' ? { allow: flags.allow.split(',') } : {}),
     }),
   );
   const access: McpAccess = flags['read-only'] === true ? 'archive' : flags.writable === true ? 'write' : 'read';
@@ -103,13 +105,12 @@ export async function runMcp(command: ParsedCommand, output: Output, version: st
       await listener.close();
     } else {
       // stdout is the protocol channel: nothing else may be written there.
-      const transport = new StdioServerTransport();
-      const closed = new Promise<void>((resolve) => {
-        transport.onclose = resolve;
-        process.stdin.once('end', resolve);
-      });
+      const transport = createStdioTransport();
       await server().connect(transport);
-      await Promise.race([closed, untilSignal()]);
+      await Promise.race([transport.ended, untilSignal()]);
+      // Answer the requests read before stdin ended or the signal came (bounded), then close.
+      const unanswered = await transport.drain();
+      if (unanswered > 0) output.err(`memfold mcp: ${unanswered} request(s) still running after ${DEFAULT_DRAIN_MS} ms were left unanswered`);
       await transport.close();
     }
     return 0;

@@ -14,12 +14,12 @@
  * beside the messages, never inside them.
  */
 import { open, readFile, type FileHandle } from 'node:fs/promises';
-import { createInterface } from 'node:readline';
 import { z } from 'zod';
 import type { NewMessage } from '../../conversation/types.js';
 import { toIsoTime } from '../../conversation/iso-time.js';
 import { parseWithSchema } from '../../conversation/schema-issues.js';
 import { InvalidArgumentError } from '../../errors.js';
+import { boundedLines } from './bounded-lines.js';
 import { checkEvidence, noneSkipped, type EvalConversation, type EvalQuestion, type QaDataset } from '../eval-types.js';
 
 /** One JSON object of a JSONL file: where it stands (`<file> line N`, or `line N`) for errors, and its text. */
@@ -62,27 +62,35 @@ export function readJsonlObjects(text: string, file?: string): JsonlObject[] {
   return rows;
 }
 
+/** Bytes a JSONL line may take unless the caller sets a limit: far above any dataset line, far below V8's longest string. */
+export const DEFAULT_MAX_JSONL_LINE_BYTES = 256 * 1024 * 1024;
+
 /**
- * The JSON objects of a JSONL file, read line by line (a file stream under readline), so a file of
- * any size is never held whole. `onBytes` is told the bytes read so far (for progress). A file that
- * cannot be opened or read is refused naming `field`.
+ * The JSON objects of a JSONL file, read line by line, so a file of any size is never held whole; a line longer
+ * than `maxLineBytes` (default 256 MiB) is refused naming it (`why` says which setting bounds it). `onBytes` is
+ * told the bytes read so far (for progress). A file that cannot be opened or read is refused naming `field`.
  */
 export async function* streamJsonlObjects(
   path: string,
-  options: { field?: string; file?: string; onBytes?: (bytes: number) => void } = {},
+  options: { field?: string; file?: string; onBytes?: (bytes: number) => void; maxLineBytes?: number; why?: string } = {},
 ): AsyncGenerator<JsonlObject> {
   const field = options.field ?? '<file>';
+  const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_JSONL_LINE_BYTES;
   let handle: FileHandle;
   try {
     handle = await open(path, 'r');
   } catch (error) {
     throw new InvalidArgumentError(field, `cannot be read: ${(error as Error).message}`);
   }
-  const stream = handle.createReadStream({ encoding: 'utf8', highWaterMark: 1 << 20 });
-  const lines = createInterface({ input: stream, crlfDelay: Infinity });
+  const stream = handle.createReadStream({ highWaterMark: 1 << 20 });
+  const tooLong = (lineNumber: number) =>
+    new InvalidArgumentError(
+      `${options.file ? `${options.file} ` : ''}line ${lineNumber}`,
+      `is longer than ${maxLineBytes} bytes${options.why ? ` (${options.why})` : ''}: one JSON object a line, each on its own line`,
+    );
   let lineNumber = 0;
   try {
-    for await (const raw of lines) {
+    for await (const raw of boundedLines(stream, { maxLineBytes, tooLong })) {
       lineNumber++;
       options.onBytes?.(stream.bytesRead);
       const row = parseJsonlLine(raw, lineNumber, options.file);
@@ -92,7 +100,6 @@ export async function* streamJsonlObjects(
     if (error instanceof InvalidArgumentError) throw error;
     throw new InvalidArgumentError(field, `cannot be read: ${(error as Error).message}`);
   } finally {
-    lines.close();
     stream.destroy();
     await handle.close().catch(() => undefined);
   }
