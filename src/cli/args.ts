@@ -133,7 +133,7 @@ export const COMMANDS: Record<string, CommandSpec> = {
       json: 'switch',
     },
     required: ['dataset'],
-    summary: 'replay a dataset (locomo, jsonl, tau-bench, swe-agent) into a fresh store and score what survives, against baselines',
+    summary: 'replay a dataset (locomo, longmemeval, jsonl, tau-bench, swe-agent) into a fresh store and score what survives, against baselines',
     help: EVAL_HELP,
   },
 };

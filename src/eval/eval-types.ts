@@ -13,8 +13,15 @@ export interface EvalQuestion {
   /** Turn ids that hold the answer; every one names a turn of the conversation. */
   evidence: string[];
   category: string;
-  /** Adversarial questions have no answer to keep: answer-token retention skips them. */
+  /** Adversarial questions (LongMemEval: abstention ones) have no answer to keep: answer-token retention skips them. */
   adversarial: boolean;
+  /** When the question is asked (ISO), when the dataset says (LongMemEval's `question_date`). */
+  askedAt?: string;
+  /**
+   * For LongMemEval's retrieval metrics (scoring only): the correct sessions (keys of `sessionKeys`) and turns
+   * (turn ids), as LongMemEval's retrieval code counts them.
+   */
+  retrievalTargets?: { sessions: string[]; turns: string[] };
 }
 
 export interface EvalConversation {
@@ -28,6 +35,8 @@ export interface EvalConversation {
    * the baselines count (see `referenceTokens`).
    */
   referenceLines: string[];
+  /** The dataset's session of each message, same order (scoring only; LongMemEval's retrieval metrics). */
+  sessionKeys?: string[];
   questions: EvalQuestion[];
 }
 

@@ -10,6 +10,7 @@ import { InvalidArgumentError } from '../errors.js';
 import { windowChart, type ChartSeries } from './chart.js';
 import { loadJsonlDataset } from './datasets/jsonl-dataset.js';
 import { loadLocomoDataset } from './datasets/locomo-dataset.js';
+import { loadLongMemEvalDataset } from './datasets/longmemeval.js';
 import { loadSweAgentRuns } from './datasets/swe-agent.js';
 import { loadTauBench, tauBenchAgenticRuns } from './datasets/tau-bench.js';
 import { openEvalStore } from './eval-store.js';
@@ -118,7 +119,12 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
       guaranteesHeld = agentic.results.every((r) => r.method !== 'memfold' || (r.metrics.pairIntegrity === 1 && r.cost.lostMessages === 0));
     } else {
       if (options.dataset === 'jsonl' && !options.questions) throw new InvalidArgumentError('--questions', 'is required with --dataset jsonl');
-      const dataset = options.dataset === 'locomo' ? await loadLocomoDataset(options.file) : await loadJsonlDataset(options.file, options.questions!);
+      const dataset =
+        options.dataset === 'locomo'
+          ? await loadLocomoDataset(options.file)
+          : options.dataset === 'longmemeval'
+            ? await loadLongMemEvalDataset(options.file, options.conversations === undefined ? {} : { limit: options.conversations })
+            : await loadJsonlDataset(options.file, options.questions!);
       const qa = await runQaEval(
         { ...dataset, conversations: limit(dataset.conversations) },
         { ...run, ...(options.variants ? { variants: options.variants } : {}) },

@@ -5,6 +5,7 @@
 import { answerTokenRetention } from './answer-tokens.js';
 import type { EvalQuestion } from './eval-types.js';
 import { scoreReadable, type ReadableScore, type ReadableView } from './readable.js';
+import { meanRetrieval, type RetrievalScores } from './retrieval-metrics.js';
 
 /** memory_read is asked for this many hits per question; recall@10 and MRR@10 read them all. */
 export const SEARCH_DEPTH = 10;
@@ -33,6 +34,8 @@ export interface QuestionOutcome {
   readable: ReadableScore;
   /** Tokens (chars/4) of the memory_read answer to the question; null for a method without a tool. */
   toolTokens: number | null;
+  /** LongMemEval's retrieval metrics of the tool's answer; null without a tool or retrieval targets. */
+  retrieval: RetrievalScores | null;
 }
 
 export interface QuestionEvidence {
@@ -56,6 +59,8 @@ export interface QuestionEvidence {
   prompt: ReadableView;
   /** The memory_read answer to the question (or a retrieval baseline's), and its size; absent for a method without a tool. */
   tool?: { view: ReadableView; tokens: number };
+  /** LongMemEval's retrieval metrics of the tool's answer (`answerRetrieval`), when the dataset gives targets. */
+  retrieval?: RetrievalScores;
 }
 
 export function scoreQuestion(input: QuestionEvidence): QuestionOutcome {
@@ -77,13 +82,16 @@ export function scoreQuestion(input: QuestionEvidence): QuestionOutcome {
     promptRetention: answer !== undefined ? answerTokenRetention(answer, input.promptText) : null,
     readable: scoreReadable(input.evidenceTexts, answer, input.prompt, input.tool?.view),
     toolTokens: input.tool ? input.tool.tokens : null,
+    retrieval: input.retrieval ?? null,
   };
 }
 
 export interface QaMetrics {
   questions: number;
-  /** Mean share of evidence turns whose own text (first 120 characters) is in the prompt or the tool's answer. */
+  /** Mean share of evidence turns readable (a 120-character stretch from a word, or the whole short turn) in the prompt or the tool's answer. */
   readableEvidence: number;
+  /** The same with the earlier probe: the turn's first 120 characters. */
+  readableEvidencePrefix: number;
   /** Share of questions with every evidence turn readable. */
   readableEvidenceAll: number;
   /** The mean share readable in the prompt alone, and in the tool's answer alone. */
@@ -94,6 +102,9 @@ export interface QaMetrics {
   /** Tokens of the tool's answers (chars/4): mean and 90th percentile; null for a method without a tool. */
   toolTokensMean: number | null;
   toolTokensP90: number | null;
+  /** Mean of LongMemEval's retrieval metrics over the questions that have them, abstention ones left out; null when none. */
+  retrieval: RetrievalScores | null;
+  retrievalQuestions: number;
   survivalStrict: number;
   survivalLenient: number;
   survivalVerbatim: number;
@@ -124,15 +135,19 @@ export function aggregate(outcomes: readonly QuestionOutcome[]): QaMetrics {
   const reached = (survived: boolean, o: QuestionOutcome) => (survived || within(o.rank, AVAILABILITY_RANK) ? 1 : 0);
   const answers = outcomes.flatMap((o) => (o.readable.answer === null ? [] : [o.readable.answer]));
   const tool = outcomes.flatMap((o) => (o.toolTokens === null ? [] : [o.toolTokens])).sort((a, b) => a - b);
+  const retrieval = outcomes.flatMap((o) => (o.retrieval === null || o.adversarial ? [] : [o.retrieval]));
   return {
     questions: n,
     readableEvidence: mean((o) => o.readable.evidence),
+    readableEvidencePrefix: mean((o) => o.readable.evidencePrefix),
     readableEvidenceAll: mean((o) => (o.readable.evidenceAll ? 1 : 0)),
     evidenceInPrompt: mean((o) => o.readable.evidenceInPrompt),
     evidenceInTool: mean((o) => o.readable.evidenceInTool),
     readableAnswer: answers.length === 0 ? null : answers.reduce((s, a) => s + a, 0) / answers.length,
     toolTokensMean: tool.length === 0 ? null : tool.reduce((s, t) => s + t, 0) / tool.length,
     toolTokensP90: tool.length === 0 ? null : tool[Math.min(tool.length - 1, Math.ceil(0.9 * tool.length) - 1)]!,
+    retrieval: meanRetrieval(retrieval),
+    retrievalQuestions: retrieval.length,
     survivalStrict: mean((o) => (o.strict ? 1 : 0)),
     survivalLenient: mean((o) => (o.lenient ? 1 : 0)),
     survivalVerbatim: mean((o) => (o.verbatim ? 1 : 0)),

@@ -2,7 +2,8 @@
 import type { AgenticEvalResult } from './run-agentic-eval.js';
 import { costFigures, type MethodCost } from './method-cost.js';
 import { headlineGroup, type QaMetrics } from './metrics.js';
-import type { QaEvalResult } from './run-qa-eval.js';
+import { RETRIEVAL_BASELINES, type QaEvalResult } from './run-qa-eval.js';
+import { RETRIEVAL_KS } from './retrieval-metrics.js';
 
 const share = (value: number | null | undefined) => (value === null || value === undefined ? '—' : value.toFixed(2));
 const seconds = (ms: number) => (ms / 1000).toFixed(1);
@@ -61,7 +62,7 @@ const COST_HEADER = [
 ];
 
 const COST_NOTES = [
-  "prompt cache reuse: over every request after a conversation's first (one before each assistant message), the tokens of the leading messages its prompt shares with the previous request's prompt (same role, name, content, tool calls and tool call id), summed, over the summed tokens of those prompts; counted with the prompt's own counter (memfold: its own; baselines: chars/4 of each message as they print it). A provider's cache works on tokens, so whole messages make this a lower bound. Its ceiling is below 1: a request's new messages are never cached. no-compaction reaches that ceiling while the conversation fits; beyond the window no request can be made, so those turns are not counted (— when none fits). bm25-windows builds no prompt.",
+  "prompt cache reuse: over every request after a conversation's first (one before each assistant message), the tokens of the leading messages its prompt shares with the previous request's prompt (same role, name, content, tool calls and tool call id), summed, over the summed tokens of those prompts; counted with the prompt's own counter (memfold: its own; baselines: chars/4 of each message as they print it). A provider's cache works on tokens, so whole messages make this a lower bound. Its ceiling is below 1: a request's new messages are never cached. no-compaction reaches that ceiling while the conversation fits; beyond the window no request can be made, so those turns are not counted (— when none fits). the retrieval baselines (bm25-windows, bm25-sentences) build no prompt.",
   "compactions per 100k appended: compactions / tokens appended (raw tokens, memfold's counter) x 100,000.",
   "mean tokens freed: tokens before - tokens after of each compaction (its result's counts, the clip-archive included), averaged.",
   "summarizer USD: each compaction's `costUsd` (its summarizer tokens per model at memfold's price table, `src/cost/`), summed; the offline extractive summarizer, the eval's default, costs 0; compactions by a model without a price are counted beside it and left out of the sum.",
@@ -101,6 +102,7 @@ function readableRow(first: string, method: string, m: QaMetrics, cost?: MethodC
     method,
     count(m.questions),
     share(m.readableEvidence),
+    share(m.readableEvidencePrefix),
     share(m.readableEvidenceAll),
     share(m.evidenceInPrompt),
     share(m.evidenceInTool),
@@ -116,6 +118,7 @@ const READABLE_HEADER = [
   'method',
   'questions',
   'evidence readable',
+  'first-120 probe',
   'every evidence turn',
   'in prompt',
   'in tool answer',
@@ -166,8 +169,10 @@ export function formatQaReport(result: QaEvalResult): string {
     parts.push('', `### Window ${count(window)} tokens: readable, by category`, '', table(header, readable));
   }
   parts.push('', READABLE_NOTES);
+  const retrieval = retrievalSection(result, headline);
+  if (retrieval) parts.push('', retrieval);
   for (const window of result.windows) {
-    const here = result.results.filter((r) => r.window === window && r.method !== 'bm25-windows');
+    const here = result.results.filter((r) => r.window === window && !(RETRIEVAL_BASELINES as readonly string[]).includes(r.method));
     const categories = Object.keys(here[0]?.metrics ?? {});
     const rows = categories.flatMap((category) => here.map((r) => qaRow(category, r.method, r.metrics[category]!, r.method.startsWith('memfold'))));
     parts.push(
@@ -205,11 +210,29 @@ export function formatQaReport(result: QaEvalResult): string {
   return parts.join('\n');
 }
 
+const RETRIEVAL_KEYS = (['session', 'turn'] as const).flatMap((level) => RETRIEVAL_KS.flatMap((k) => [`${level} recall_all@${k}`, `${level} ndcg_any@${k}`]));
+
+/** LongMemEval's retrieval metrics of each method with a tool answer, when the dataset gives targets. */
+function retrievalSection(result: QaEvalResult, headline: string): string | undefined {
+  const rows = result.results.flatMap((r) => {
+    const m = r.metrics[headline];
+    return m?.retrieval ? [[count(r.window), r.method, count(m.retrievalQuestions), ...RETRIEVAL_KEYS.map((key) => share(m.retrieval![key]))]] : [];
+  });
+  if (rows.length === 0) return undefined;
+  return [
+    "### LongMemEval's retrieval metrics of the tool answer (abstention questions left out)",
+    '',
+    table(['window', 'method', 'questions', ...RETRIEVAL_KEYS], rows),
+    '',
+    "As LongMemEval's retrieval code counts them: recall_all@k is 1 when every correct item is in the first k (also when there is none), ndcg_any@k its nDCG with binary relevance; the turn level ranks user turns, the correct ones marked has_answer in an answer session; the correct sessions are the answer sessions holding one (a question whose evidence is an assistant turn has none). A tool answer is text: an item ranks where it is first readable in it (session: its first readable turn, any role); items not readable are not retrieved.",
+  ].join('\n');
+}
+
 const READABLE_NOTES = [
-  "evidence readable: share of a question's evidence turns whose own text (first 120 characters, whitespace-normalized) appears verbatim in the final prompt or in the memory_read answer to the question (asked with the question as query), averaged over questions; a summary of the turn earns nothing. every evidence turn: questions with all of them readable. in prompt / in tool answer: the same share in each alone.",
+  "evidence readable: share of a question's evidence turns readable in the final prompt or in the memory_read answer to the question (asked with the question as query), averaged over questions: some 120-character stretch of the turn, starting at a word, appears verbatim (whitespace-normalized); a turn of 120 characters or fewer must appear whole. A summary of the turn earns nothing. first-120 probe: the same with the turn's first 120 characters (the earlier definition). every evidence turn: questions with all of them readable. in prompt / in tool answer: the same share in each alone.",
   "answer words readable: share of the answer's normalized tokens (lower case, no punctuation, no function words) present in the prompt or the tool answer.",
   "tool tokens: chars/4 of the memory_read answer. prompt / window: the final prompt's tokens over the window, averaged over conversations.",
-  "bm25-windows: no prompt; BM25 over every raw message of the conversation, each scored with its neighbours' words, shown as ±1-message windows best first within the same token budget as memory_read. truncate-oldest, head+tail, no-compaction: prompt only, no tool.",
+  "bm25-windows: no prompt; BM25 over every raw message of the conversation, each scored with its neighbours' words, shown as ±1-message windows best first within the same token budget as memory_read. bm25-sentences: the same over sentences (Intl.Segmenter), each scored with its neighbours' words inside its message, shown with one neighbouring sentence of its message. truncate-oldest, head+tail, no-compaction: prompt only, no tool.",
 ].join('\n');
 
 const QA_NOTES = [

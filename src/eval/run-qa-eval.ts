@@ -17,14 +17,27 @@ import type { EvalConversation, QaDataset, SkippedQuestions } from './eval-types
 import { aggregateByCategory, scoreQuestion, SEARCH_DEPTH, type QaMetrics, type QuestionOutcome } from './metrics.js';
 import { replayConversation } from './replay.js';
 import { storeConversationId, withStoreIds } from './store-ids.js';
-import { evidenceIndexes, promptLine, scoreBaseline, scoreBm25Windows } from './score-baselines.js';
+import { evidenceIndexes, promptLine, scoreBaseline, scoreBm25Sentences, scoreBm25Windows } from './score-baselines.js';
+import { conversationCorpus, questionRetrieval } from './retrieval-metrics.js';
 import { readableView, toolTokens } from './readable.js';
 
-/** memfold; a memory_read variant scored on the same replay (`memfold:<name>`); the retrieval baseline; the prompt baselines. */
-export type MethodName = 'memfold' | `memfold:${string}` | 'bm25-windows' | BaselineName;
+/** The retrieval baselines: no prompt, an answer within memory_read's budget. */
+export const RETRIEVAL_BASELINES = ['bm25-windows', 'bm25-sentences'] as const;
+export type RetrievalBaselineName = (typeof RETRIEVAL_BASELINES)[number];
 
-/** A memory_read to ask each question: memfold's own by default, or a variant to compare. */
-export type ReadToolFactory = (memfold: Memfold, conversationId: string) => { execute(args: unknown): Promise<ToolResult> };
+/** memfold; a memory_read variant scored on the same replay (`memfold:<name>`); the retrieval baselines; the prompt baselines. */
+export type MethodName = 'memfold' | `memfold:${string}` | RetrievalBaselineName | BaselineName;
+
+/** When a question is asked (the dataset's question date, when it gives one), for a variant that reads a clock. */
+export interface AskedAt {
+  at?: string;
+}
+
+/**
+ * A memory_read to ask each question: memfold's own by default, or a variant to compare. memfold's memory_read
+ * takes no clock; a variant may read `asked.at`.
+ */
+export type ReadToolFactory = (memfold: Memfold, conversationId: string) => { execute(args: unknown, asked?: AskedAt): Promise<ToolResult> };
 
 export interface ReadVariant {
   name: string;
@@ -58,7 +71,7 @@ export interface QaEvalOptions {
   onProgress?: (done: number, total: number, note: string) => void;
   /** Other memory_read variants, each asked every question on the same replay and reported as `memfold:<name>`. */
   variants?: readonly ReadVariant[];
-  /** Token budget of the `bm25-windows` baseline's answers; default memory_read's default. */
+  /** Token budget of the retrieval baselines' answers; default memory_read's default. */
   baselineTokens?: number;
 }
 
@@ -116,6 +129,7 @@ async function scoreMemfold(
 
   cost.conversations = 1;
   const prompt = readableView(promptText(context));
+  const corpus = conversationCorpus(conversation);
   const readers = [{ name: 'memfold', tool: ownTool }, ...variants].map((v) => ({ tool: v.tool(memfold, storeId), outcomes: [] as QuestionOutcome[] }));
   const outcomes = readers[0]!.outcomes;
   const searchStarted = performance.now();
@@ -133,7 +147,9 @@ async function scoreMemfold(
     ].join('\n');
     for (const reader of readers) {
       // What the model gets back when it calls memory_read with the question as its query.
-      const answer = await reader.tool.execute({ query: question.question });
+      const answer = await reader.tool.execute({ query: question.question }, question.askedAt ? { at: question.askedAt } : {});
+      const view = readableView(answer.output);
+      const retrieval = questionRetrieval(corpus, question, view);
       reader.outcomes.push(
         scoreQuestion({
           conversationId: conversation.id,
@@ -146,7 +162,8 @@ async function scoreMemfold(
           ...(covering.length > 0 ? { coveringText: covering.map((b) => b.content).join('\n') } : {}),
           evidenceTexts,
           prompt,
-          tool: { view: readableView(answer.output), tokens: toolTokens(answer.output) },
+          tool: { view, tokens: toolTokens(answer.output) },
+          ...(retrieval ? { retrieval } : {}),
         }),
       );
     }
@@ -180,9 +197,10 @@ function baselineScores(conversations: readonly EvalConversation[], name: Baseli
   });
 }
 
-function bm25Scores(conversations: readonly EvalConversation[], budget: number): ConversationScore[] {
+function retrievalBaselineScores(conversations: readonly EvalConversation[], name: RetrievalBaselineName, budget: number): ConversationScore[] {
+  const scoreOne = name === 'bm25-windows' ? scoreBm25Windows : scoreBm25Sentences;
   return conversations.map((conversation) => {
-    const score = scoreBm25Windows(conversation, budget);
+    const score = scoreOne(conversation, budget);
     return { outcomes: score.outcomes, cost: { ...zeroCost(), conversations: 1, rawTokens: score.rawTokens } };
   });
 }
@@ -206,7 +224,8 @@ export async function runQaEval(dataset: QaDataset, options: QaEvalOptions): Pro
     }
     results.push(methodResult(window, 'memfold', scores));
     variants.forEach((variant, i) => results.push(methodResult(window, `memfold:${variant.name}`, variantScores[i]!)));
-    results.push(methodResult(window, 'bm25-windows', bm25Scores(conversations, options.baselineTokens ?? MEMORY_READ_DEFAULT_TOKENS)));
+    for (const name of RETRIEVAL_BASELINES)
+      results.push(methodResult(window, name, retrievalBaselineScores(conversations, name, options.baselineTokens ?? MEMORY_READ_DEFAULT_TOKENS)));
     for (const name of BASELINES) results.push(methodResult(window, name, baselineScores(conversations, name, window)));
   }
   return {

@@ -4,7 +4,9 @@ import { assistantTurns, type PrefixReuse } from './cache-reuse.js';
 import type { NewMessage } from '../conversation/types.js';
 import type { EvalConversation, EvalQuestion } from './eval-types.js';
 import { scoreQuestion, type QuestionOutcome } from './metrics.js';
+import { bm25SentencesAnswer, bm25SentencesIndex } from './bm25-sentences.js';
 import { bm25WindowsAnswer, bm25WindowsIndex } from './bm25-windows.js';
+import { conversationCorpus, questionRetrieval } from './retrieval-metrics.js';
 import { EMPTY_VIEW, readableView, toolTokens } from './readable.js';
 
 export interface PromptCost {
@@ -16,7 +18,7 @@ export interface BaselineScore extends PromptCost {
   outcomes: QuestionOutcome[];
   /** False when the conversation exceeds the window and the baseline cannot cut it (no-compaction). */
   fits: boolean;
-  /** Prompt-cache reuse of the baseline's prompt before each assistant message (none for bm25-windows). */
+  /** Prompt-cache reuse of the baseline's prompt before each assistant message (none for the retrieval baselines). */
   reuse: PrefixReuse;
 }
 
@@ -49,15 +51,18 @@ export function scoreBaseline(conversation: EvalConversation, name: BaselineName
   return { outcomes, fits: prompt.fits, promptTokens: prompt.promptTokens, rawTokens: tokens.reduce((s, t) => s + t, 0), reuse };
 }
 
-/**
- * The `bm25-windows` retrieval baseline: no prompt at all, and for each question the windows a plain BM25 over
- * every raw message picks within `budget` tokens (the budget memory_read answers within).
- */
-export function scoreBm25Windows(conversation: EvalConversation, budget: number): BaselineScore {
-  const index = bm25WindowsIndex(conversation.messages);
+/** A retrieval baseline's answer to each question of a conversation, its index built once. */
+type RetrievalAnswers = (conversation: EvalConversation) => (question: string) => string;
+
+/** A retrieval baseline: no prompt at all, and for each question what the baseline answers within its budget. */
+function scoreRetrievalBaseline(conversation: EvalConversation, answers: RetrievalAnswers): BaselineScore {
+  const answerFor = answers(conversation);
+  const corpus = conversationCorpus(conversation);
   const outcomes = conversation.questions.map((question) => {
     const evidence = evidenceIndexes(conversation, question);
-    const answer = bm25WindowsAnswer(index, question.question, budget);
+    const answer = answerFor(question.question);
+    const view = readableView(answer);
+    const retrieval = questionRetrieval(corpus, question, view);
     return scoreQuestion({
       conversationId: conversation.id,
       question,
@@ -66,9 +71,29 @@ export function scoreBm25Windows(conversation: EvalConversation, budget: number)
       promptText: '',
       evidenceTexts: evidence.map((i) => conversation.messages[i]!.content),
       prompt: EMPTY_VIEW,
-      tool: { view: readableView(answer), tokens: toolTokens(answer) },
+      tool: { view, tokens: toolTokens(answer) },
+      ...(retrieval ? { retrieval } : {}),
     });
   });
   const rawTokens = conversation.referenceLines.reduce((s, line) => s + referenceTokens(line), 0);
   return { outcomes, fits: true, promptTokens: 0, rawTokens, reuse: { reusedTokens: 0, promptTokens: 0 } };
+}
+
+/**
+ * The `bm25-windows` retrieval baseline: for each question the ±1-message windows a plain BM25 over every raw
+ * message picks within `budget` tokens (the budget memory_read answers within).
+ */
+export function scoreBm25Windows(conversation: EvalConversation, budget: number): BaselineScore {
+  return scoreRetrievalBaseline(conversation, (c) => {
+    const index = bm25WindowsIndex(c.messages);
+    return (question) => bm25WindowsAnswer(index, question, budget);
+  });
+}
+
+/** The `bm25-sentences` retrieval baseline: sentences with one neighbouring sentence of their message, within `budget`. */
+export function scoreBm25Sentences(conversation: EvalConversation, budget: number): BaselineScore {
+  return scoreRetrievalBaseline(conversation, (c) => {
+    const index = bm25SentencesIndex(c.messages);
+    return (question) => bm25SentencesAnswer(index, question, budget);
+  });
 }

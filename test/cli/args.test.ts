@@ -36,7 +36,7 @@ describe('parseArgs', () => {
     [['search', 'q', '--conversation', 'c', '--kind', 'batch'], '--kind: must be summary, transcript or tool_output (got "batch")'],
     [['compact', 'c', '--window', '100'], '--window: must be an integer >= 256 (got 100)'],
     [['demo', '--turns', '0'], '--turns: must be an integer >= 1 (got 0)'],
-    [['eval', 'f', '--dataset', 'bogus'], '--dataset: must be one of locomo, jsonl, tau-bench, swe-agent (got "bogus")'],
+    [['eval', 'f', '--dataset', 'bogus'], '--dataset: must be one of locomo, longmemeval, jsonl, tau-bench, swe-agent (got "bogus")'],
     [['eval', 'f', '--dataset', 'locomo', '--conversations', '0'], '--conversations: must be an integer >= 1 (got 0)'],
   ])('checks %j against the flag schema: %s', (argv, message) => {
     expect(() => parseArgs(argv)).toThrow(`Invalid argument ${message}`);

@@ -1,6 +1,8 @@
 /**
  * `memfold eval` through main(), in process, on a small conversation in the generic JSONL format
- * written by the test: the files it writes, the table it prints, and argument errors.
+ * written by the test: the files it writes, the table it prints, and argument errors. Then on a small
+ * LongMemEval file (test/fixtures/longmemeval-mini.json): question types, both BM25 baselines and
+ * LongMemEval's retrieval metrics.
  */
 import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -102,7 +104,7 @@ describe('memfold eval (generic JSONL)', () => {
     expect((await run('eval', turnsFile)).err).toMatch(/--dataset: is required/);
     const bogus = await run('eval', turnsFile, '--dataset', 'bogus');
     expect(bogus.code).toBe(2);
-    expect(bogus.err).toMatch(/--dataset: must be one of locomo, jsonl, tau-bench/);
+    expect(bogus.err).toMatch(/--dataset: must be one of locomo, longmemeval, jsonl, tau-bench/);
     expect((await run('eval', turnsFile, '--dataset', 'jsonl', '--out', path.join(dir, 'x'))).err).toMatch(/--questions: is required/);
     expect(await run('eval', turnsFile, '--dataset', 'jsonl', '--window', '8000', '--windows', '4000')).toMatchObject({ code: 2 });
     const full = await mkdtemp(path.join(dir, 'home-'));
@@ -110,5 +112,43 @@ describe('memfold eval (generic JSONL)', () => {
     expect((await run('eval', turnsFile, '--dataset', 'jsonl', '--questions', questionsFile, '--home', full)).err).toMatch(
       /--home: must be a new or empty folder/,
     );
+  });
+});
+
+describe('memfold eval (LongMemEval)', () => {
+  const fixture = path.join(import.meta.dirname, '../fixtures/longmemeval-mini.json');
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'memfold-eval-lme-'));
+  });
+  afterAll(async () => {
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('replays each item, scores by question type beside both BM25 baselines, and reports the retrieval metrics', async () => {
+    const out = path.join(dir, 'out');
+    const { code, out: stdout, err } = await run('eval', fixture, '--dataset', 'longmemeval', '--window', '1000', '--out', out);
+    expect(code, err).toBe(0);
+    expect(stdout).toContain('## memfold eval: longmemeval, 2 conversations, 2 questions');
+    expect(stdout).toContain('| evidence readable | first-120 probe |');
+    expect(stdout).toContain("### LongMemEval's retrieval metrics of the tool answer (abstention questions left out)");
+    expect(stdout).toContain('| session recall_all@5 | session ndcg_any@5 |');
+    const results = JSON.parse(await readFile(path.join(out, 'results.json'), 'utf8')) as QaEvalResult;
+    expect(results.results.map((r) => r.method)).toEqual(['memfold', 'bm25-windows', 'bm25-sentences', 'truncate-oldest', 'head+tail', 'no-compaction']);
+    const memfold = results.results.find((r) => r.method === 'memfold')!;
+    // The abstention question is left out of the headline, and each question type is a category.
+    expect(Object.keys(memfold.metrics)).toEqual(['all', 'non-adversarial', 'multi-session', 'single-session-user']);
+    expect(memfold.metrics['non-adversarial']!.questions).toBe(1);
+    expect(memfold.cost.lostMessages).toBe(0);
+    for (const method of ['memfold', 'bm25-windows', 'bm25-sentences']) {
+      const metrics = results.results.find((r) => r.method === method)!.metrics['non-adversarial']!;
+      expect(metrics.retrievalQuestions, method).toBe(1);
+      expect(Object.keys(metrics.retrieval!)).toContain('turn ndcg_any@10');
+    }
+    // The whole history fits 3,000 tokens: both baselines show both evidence turns, the first found first.
+    const windows = results.results.find((r) => r.method === 'bm25-windows')!.metrics['non-adversarial']!;
+    expect(windows.readableEvidence).toBe(1);
+    expect(windows.retrieval!['session recall_all@5']).toBe(1);
+    expect(results.results.find((r) => r.method === 'truncate-oldest')!.metrics['non-adversarial']!.retrieval).toBeNull();
   });
 });

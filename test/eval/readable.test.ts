@@ -1,6 +1,7 @@
 /**
- * The readable metrics on hand-checked cases: an evidence turn counts only when its own words (first 120
- * characters, whitespace aside) are there to read; a summary of it, or a display that cuts it off, earns nothing.
+ * The readable metrics on hand-checked cases: an evidence turn counts only when its own words (a 120-character
+ * stretch of it from a word, or the whole of a shorter turn, whitespace aside) are there to read; a summary of it,
+ * or a display that cuts it off, earns nothing.
  */
 import { describe, expect, it } from 'vitest';
 import type { ArchiveEntry, ConversationMessage } from '../../src/conversation/types.js';
@@ -8,7 +9,7 @@ import { renderTranscript } from '../../src/compaction/transcript-format.js';
 import { bm25WindowsAnswer, bm25WindowsIndex } from '../../src/eval/bm25-windows.js';
 import type { EvalQuestion } from '../../src/eval/eval-types.js';
 import { aggregate, aggregateByCategory, scoreQuestion } from '../../src/eval/metrics.js';
-import { EMPTY_VIEW, evidenceSnippet, readableView, scoreReadable, toolTokens } from '../../src/eval/readable.js';
+import { EMPTY_VIEW, evidenceSnippet, isReadable, readablePosition, readableView, scoreReadable, toolTokens } from '../../src/eval/readable.js';
 import { entryExcerpt } from '../../src/tools/memory-read-search.js';
 
 const LONG =
@@ -19,6 +20,53 @@ describe('evidence snippet', () => {
     expect(evidenceSnippet('  Hello\n\n   world\t!  ')).toBe('Hello world !');
     expect(evidenceSnippet(LONG)).toBe(LONG.slice(0, 120).trim());
     expect(evidenceSnippet(LONG)).toHaveLength(120);
+  });
+});
+
+describe('readable: a 120-character stretch from a word, or the whole short turn', () => {
+  const TURN = `${LONG} She will put it on the shelf beside the old clock that our grandmother left us many years ago.`;
+  const MIDDLE_AT = TURN.indexOf('the bowl');
+
+  it('an excerpt of a long message counts, where the first-120 probe does not', () => {
+    const excerpt = TURN.slice(MIDDLE_AT);
+    expect(excerpt.length).toBeGreaterThan(120);
+    const view = readableView(`[Sat 3 Jun 2023 10:00] user: … ${excerpt}`);
+    expect(isReadable(view, TURN)).toBe(true);
+    expect(scoreReadable([TURN], undefined, view)).toMatchObject({ evidence: 1, evidencePrefix: 0 });
+  });
+
+  it('the stretch must start at a word of the turn', () => {
+    // From the second letter of "the bowl", exactly 121 characters: no window starting at a word fits inside.
+    const midWord = TURN.slice(MIDDLE_AT + 1, MIDDLE_AT + 1 + 121);
+    // Shown between other words, so that a space at either end is kept.
+    const shown = (text: string) => readableView(`>> ${text}<<`);
+    expect(isReadable(shown(midWord), TURN)).toBe(false);
+    expect(isReadable(shown(TURN.slice(MIDDLE_AT, MIDDLE_AT + 120)), TURN)).toBe(true);
+    expect(isReadable(shown(TURN.slice(MIDDLE_AT, MIDDLE_AT + 119)), TURN)).toBe(false);
+  });
+
+  it('a turn of 120 characters or fewer must appear whole', () => {
+    const short = 'We went to Lisbon in June and stayed near the river.';
+    expect(isReadable(readableView(`Ana: ${short} Then home.`), short)).toBe(true);
+    expect(isReadable(readableView('We went to Lisbon in June and stayed'), short)).toBe(false);
+    const exactly = LONG.slice(0, 120);
+    expect(isReadable(readableView(`x ${exactly} y`), exactly)).toBe(true);
+    expect(isReadable(readableView(exactly.slice(0, 119)), exactly)).toBe(false);
+  });
+
+  it('whitespace is normalized on both sides', () => {
+    const spaced = TURN.replaceAll(' ', ' \n\t ');
+    const view = readableView(`>>\n   ${TURN.slice(MIDDLE_AT).replaceAll(' ', '\n    ')}`);
+    expect(isReadable(view, spaced)).toBe(true);
+  });
+
+  it('the position is where the turn is first readable (the earliest of its windows)', () => {
+    const tail = TURN.slice(MIDDLE_AT);
+    const text = `${'filler words here '.repeat(3)}${tail} and again ${TURN}`;
+    const view = readableView(text);
+    expect(readablePosition(view, TURN)).toBe(view.text.indexOf(tail));
+    expect(readablePosition(view, 'not in there at all')).toBe(-1);
+    expect(readablePosition(EMPTY_VIEW, TURN)).toBe(-1);
   });
 });
 

@@ -2,6 +2,8 @@
 export const EVAL_HELP = [
   'datasets:',
   '  locomo     the LoCoMo JSON file (locomo10.json)',
+  '  longmemeval  a LongMemEval JSON file (_S, _M or oracle): each item one conversation, asked at its',
+  "             question_date; also LongMemEval's retrieval metrics (recall_all@k, ndcg_any@k)",
   '  tau-bench  a τ-bench trajectory file (tool-pair integrity and value survival)',
   '  swe-agent  a SWE-agent .traj file, or a folder of them (the same figures; the values are those the agent',
   '             passes to a tool after reading them in a tool output)',
@@ -10,7 +12,7 @@ export const EVAL_HELP = [
   '             and --questions one question a line',
   '             {"conversation_id","question","evidence":[turn ids],"answer"?,"category"?,"adversarial"?}',
   "--window N scores one window; --windows a,b,c several (default 4000,8000,16000, the chart's points);",
-  '--conversations N only the first N conversations (or runs).',
+  '--conversations N only the first N conversations (LongMemEval: items; or runs).',
   "--session-scope none|fixedCount|tokenBudget replays with that session scope (--keep-sessions N: fixedCount's N, default 2);",
   '  LoCoMo turns carry their session (session_N) as sessionId.',
   'writes results.json, report.md and availability.svg to --out (default ./memfold-eval);',

@@ -1,5 +1,5 @@
 /**
- * `memfold eval <file> --dataset locomo|jsonl|tau-bench|swe-agent`: replays a dataset into a fresh store at each
+ * `memfold eval <file> --dataset locomo|longmemeval|jsonl|tau-bench|swe-agent`: replays a dataset into a fresh store at each
  * window and prints how much of what the questions need survives, for memfold and the baselines.
  */
 import type { CompactionSettings, SessionScope } from '../../compaction/compaction-settings.js';
