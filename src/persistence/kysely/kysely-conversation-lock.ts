@@ -4,7 +4,10 @@
  */
 import { createHash } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
+import { MemfoldError, errorMessage } from '../../errors.js';
 import { guard, toPersistenceError } from '../persistence-error.js';
+import type { Database } from './kysely-schema.js';
+import type { ReservedSession } from './store-dialect.js';
 
 /** What `withConversationLock` resolves to. */
 export type LockResult<T> = { acquired: true; value: T } | { acquired: false };
@@ -35,36 +38,111 @@ export function advisoryLockKey(namespace: string, conversationId: string): stri
   return digest.readBigInt64BE(0).toString();
 }
 
+/** A conversation lock this async context holds on PostgreSQL: what a commit under it checks. */
+export interface HeldLock {
+  readonly conversationId: string;
+  /** The advisory-lock key (`advisoryLockKey`). */
+  readonly key: string;
+  /** The server process of the session holding it. */
+  readonly pid: number;
+  /** Aborted, with the cause, when that session's connection is lost (and the lock with it). */
+  readonly lost: AbortSignal;
+}
+
 /**
- * Run `fn` holding a PostgreSQL session advisory lock. The lock lives on one pooled connection
- * held for the whole call (fn's own queries use other connections); unlocking in `finally`
- * returns the connection clean to the pool.
+ * Keep an idle session alive under the server's `idle_session_timeout`: a compaction holds its lock for as long as
+ * its summaries take, and the server would otherwise end the session (and free the lock) meanwhile.
  */
-export async function withAdvisoryLock<T>(db: Kysely<any>, key: string, wait: boolean, fn: () => Promise<T>): Promise<LockResult<T>> {
-  return db.connection().execute(async (connection) => {
+function keepAlive(session: ReservedSession): { stop(): Promise<void> } {
+  if (!(session.idleTimeoutMs > 0)) return { stop: async () => {} };
+  let ping: Promise<unknown> = Promise.resolve();
+  const timer = setInterval(
+    () => {
+      // One query at a time on the session; a failed ping is a lost connection, which `lost` reports.
+      ping = ping.then(() => session.query('select 1')).catch(() => undefined);
+    },
+    Math.max(50, Math.floor(session.idleTimeoutMs / 3)),
+  );
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await ping;
+    },
+  };
+}
+
+/**
+ * Run `fn` holding a PostgreSQL session advisory lock. The lock lives on a reserved connection held for the whole
+ * call (fn's own queries use other connections); unlocking in `finally` returns the connection clean to the pool.
+ * When that connection is lost the lock is gone with it: `held.lost` aborts, and a commit under the lock refuses
+ * (`requireLockHeld`), so the caller fails instead of committing unlocked.
+ */
+export async function withAdvisoryLock<T>(
+  session: ReservedSession,
+  lock: { conversationId: string; key: string; wait: boolean },
+  fn: (held: HeldLock) => Promise<T>,
+): Promise<LockResult<T>> {
+  const { key, wait } = lock;
+  let destroy = false;
+  try {
     const locked = await guard('take a conversation lock', async () => {
       if (wait) {
-        await sql`select pg_advisory_lock(${key}::bigint)`.execute(connection);
+        await session.query('select pg_advisory_lock($1::bigint)', [key]);
         return true;
       }
-      const result = await sql<{ locked: boolean }>`select pg_try_advisory_lock(${key}::bigint) as locked`.execute(connection);
-      return result.rows[0]?.locked === true;
+      const rows = await session.query<{ locked: boolean }>('select pg_try_advisory_lock($1::bigint) as locked', [key]);
+      return rows[0]?.locked === true;
     });
     if (!locked) return { acquired: false };
+    const alive = keepAlive(session);
     let failed = false;
     try {
-      return { acquired: true, value: await fn() };
+      return { acquired: true, value: await fn({ conversationId: lock.conversationId, key, pid: session.pid, lost: session.lost }) };
     } catch (error) {
       failed = true;
       throw error;
     } finally {
-      try {
-        await sql`select pg_advisory_unlock(${key}::bigint)`.execute(connection);
-      } catch (unlockError) {
-        // fn's own error matters more; a broken connection drops its session locks anyway.
-        // biome-ignore lint/correctness/noUnsafeFinally: an unlock failure is the call's error only when fn succeeded
-        if (!failed) throw toPersistenceError(unlockError, 'release a conversation lock');
+      await alive.stop();
+      // A lost connection took its session's locks with it: there is nothing to unlock.
+      if (!session.lost.aborted) {
+        try {
+          await session.query('select pg_advisory_unlock($1::bigint)', [key]);
+        } catch (unlockError) {
+          // The lock may still be held: the connection must not go back to the pool with it.
+          destroy = true;
+          // fn's own error matters more; a lost connection dropped its locks anyway.
+          // biome-ignore lint/correctness/noUnsafeFinally: an unlock failure is the call's error only when fn succeeded
+          if (!failed && !session.lost.aborted) throw toPersistenceError(unlockError, 'release a conversation lock');
+        }
       }
     }
-  });
+  } finally {
+    session.release(destroy);
+  }
+}
+
+/**
+ * Refuse, inside a commit's transaction, when the conversation's lock this context took is no longer held: its
+ * connection was lost, so another process may hold the lock now. Checked on the server (`pg_locks`), so a session
+ * that ended before its client heard of it counts as lost too. A bigint advisory key shows as its high half in
+ * `classid`, its low half in `objid`, with `objsubid` 1.
+ */
+export async function requireLockHeld(trx: Kysely<Database>, held: HeldLock | undefined): Promise<void> {
+  if (held === undefined) return;
+  if (!held.lost.aborted) {
+    const unsigned = BigInt.asUintN(64, BigInt(held.key));
+    const result = await sql<{ held: boolean }>`select exists (
+        select 1 from pg_locks
+        where locktype = 'advisory' and granted and pid = ${held.pid} and objsubid = 1
+          and classid = ${(unsigned >> 32n).toString()}::bigint::oid and objid = ${(unsigned & 0xffffffffn).toString()}::bigint::oid
+      ) as held`.execute(trx);
+    if (result.rows[0]?.held === true) return;
+  }
+  const cause = held.lost.aborted ? errorMessage(held.lost.reason) : `its session (pid ${held.pid}) ended`;
+  throw new MemfoldError(
+    'persistence_error',
+    `The lock on conversation ${JSON.stringify(held.conversationId)} was lost (${cause}): another process may hold it now, so nothing was committed; compact again`,
+    { cause: held.lost.aborted ? held.lost.reason : undefined, retryable: true, details: { reason: 'connection_lost' } },
+  );
 }

@@ -9,12 +9,12 @@ import { DEFAULT_MAX_MESSAGE_BYTES, validateMaxMessageBytes } from '../message-s
 import { MemfoldError } from '../../errors.js';
 import { requireMigrated, runMigrations } from './kysely-migrations.js';
 import type { PersistenceProvider, PersistenceTransaction } from '../persistence-provider.js';
-import { toPersistenceError } from '../persistence-error.js';
+import { guard, toPersistenceError } from '../persistence-error.js';
 import { createPgliteDialect } from '../pglite/pglite-dialect.js';
 import { createPostgresDialect } from '../postgres/postgres-dialect.js';
 import type { StoreDialect } from './store-dialect.js';
 import { createKeyedMutex } from '../keyed-mutex.js';
-import { advisoryLockKey, createSemaphore, withAdvisoryLock, type LockResult } from './kysely-conversation-lock.js';
+import { advisoryLockKey, createSemaphore, withAdvisoryLock, type HeldLock, type LockResult } from './kysely-conversation-lock.js';
 import { clearLoopGuardState, getLoopGuardState, setLoopGuardState } from './kysely-loop-guard.js';
 import { kyselyMessageOperations } from './kysely-messages.js';
 import { getTokenCalibration, setTokenCalibration } from './kysely-token-calibration.js';
@@ -70,7 +70,10 @@ export async function openKyselyStore(options: KyselyPersistenceOptions): Promis
   return { persistence, db };
 }
 
-function createStore(db: Kysely<Database>, backend: StoreDialect, context: StoreContext): PersistenceProvider {
+function createStore(db: Kysely<Database>, backend: StoreDialect, options: Omit<StoreContext, 'heldLock'>): PersistenceProvider {
+  // The conversation locks the running async context holds (PostgreSQL), by conversation id.
+  const heldLocks = new AsyncLocalStorage<ReadonlyMap<string, HeldLock>>();
+  const context: StoreContext = { ...options, heldLock: (conversationId) => heldLocks.getStore()?.get(conversationId) };
   const operations = kyselyMessageOperations(db, context);
   const mutex = createKeyedMutex();
   // Each held advisory lock keeps a pooled connection; leave two for the work done under the locks.
@@ -114,21 +117,22 @@ function createStore(db: Kysely<Database>, backend: StoreDialect, context: Store
     async transaction<T>(fn: (tx: PersistenceTransaction) => Promise<T>): Promise<T> {
       assertOutsideTransaction('transaction');
       const marker = { active: true };
-      let fnFailed = false;
+      let fnFailed: { error: unknown } | undefined;
       try {
         return await db.transaction().execute((trx) =>
           inTransaction.run(marker, async () => {
             try {
               return await fn(kyselyMessageOperations(trx, context));
             } catch (error) {
-              fnFailed = true;
+              fnFailed = { error };
               throw error;
             }
           }),
         );
       } catch (error) {
-        // The caller's own error comes back as thrown; a failing BEGIN/COMMIT becomes a persistence error.
-        throw fnFailed ? error : toPersistenceError(error, 'run a transaction');
+        // The caller's own error comes back as thrown (also when the ROLLBACK after it failed too, on a lost
+        // connection); a failing BEGIN/COMMIT becomes a persistence error.
+        throw fnFailed ? fnFailed.error : toPersistenceError(error, 'run a transaction');
       } finally {
         marker.active = false;
       }
@@ -142,10 +146,14 @@ function createStore(db: Kysely<Database>, backend: StoreDialect, context: Store
       if (wait) await mutex.acquire(key);
       else if (!mutex.tryAcquire(key)) return { acquired: false };
       try {
-        if (!backend.advisoryLocks) return { acquired: true, value: await fn() };
+        if (!backend.advisoryLocks || !backend.reserveSession) return { acquired: true, value: await fn() };
         await lockSlots.acquire();
         try {
-          return await withAdvisoryLock(db, key, wait, fn);
+          const session = await guard('take a conversation lock', backend.reserveSession);
+          // fn runs knowing the lock it holds, so its commits can check that the lock is still there.
+          return await withAdvisoryLock(session, { conversationId, key, wait }, (held) =>
+            heldLocks.run(new Map([...(heldLocks.getStore() ?? []), [conversationId, held]]), fn),
+          );
         } finally {
           lockSlots.release();
         }
