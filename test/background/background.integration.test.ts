@@ -223,7 +223,7 @@ describe.skipIf(serverUrl === undefined)('on PostgreSQL: jobs in pg-boss, run by
     // The job cut off failed naming the cause (its lock went with its connection), and its retry compacted.
     expect(worker.lines.find((line) => line.startsWith('failed cut-'))).toMatch(/the PostgreSQL connection was lost: terminating connection/);
     worker.process.kill('SIGTERM');
-    const [code] = (await new Promise((resolve) => worker.process.once('exit', (...exit) => resolve(exit)))) as [number | null];
+    const code = await new Promise<number | null>((resolve) => worker.process.once('exit', (exitCode) => resolve(exitCode)));
     expect(code, stderr).toBe(0);
     for (const id of ids) expect((await checkInvariants(app, id, appended.get(id)!)).archived).toBeGreaterThan(0);
     await app.close();
