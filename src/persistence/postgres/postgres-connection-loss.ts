@@ -13,6 +13,8 @@ import type { ReservedSession } from '../kysely/store-dialect.js';
 
 /** SQLSTATEs of a session the server ended (admin shutdown, crash, idle-session / idle-in-transaction timeout) and connection exceptions. */
 const LOST_SQLSTATE = /^(08...|57P0[125]|25P03)$/;
+/** Node's codes for a socket the network dropped. */
+const LOST_NODE_CODE = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT']);
 /** pg's own words for a socket that closed under it. */
 const LOST_MESSAGE = /^Connection terminated|not queryable/;
 
@@ -46,7 +48,7 @@ function lose(client: pg.Client, cause: unknown): ConnectionLostError {
 /** Whether a failed query's error means the connection itself is gone. */
 function isLoss(error: unknown): boolean {
   const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
-  if (typeof code === 'string' && LOST_SQLSTATE.test(code)) return true;
+  if (typeof code === 'string' && (LOST_SQLSTATE.test(code) || LOST_NODE_CODE.has(code))) return true;
   return error instanceof Error && LOST_MESSAGE.test(error.message);
 }
 
