@@ -1,23 +1,43 @@
 /** Driver failures become MemfoldError('persistence_error'), with retryability decided here, at the adapter. */
-import { MemfoldError } from '../errors.js';
+import { MemfoldError, errorMessage } from '../errors.js';
 
 /**
- * SQLSTATE classes and codes worth retrying: serialization failure, deadlock, connection
- * exceptions, admin shutdown, too many connections.
+ * SQLSTATE classes and codes worth retrying: serialization failure, deadlock, connection exceptions, a session the
+ * server ended (admin shutdown, crash, idle-session or idle-in-transaction timeout), too many connections.
  */
-const RETRYABLE_SQLSTATE = /^(40001|40P01|08...|57P0[123]|53300)$/;
+const RETRYABLE_SQLSTATE = /^(40001|40P01|08...|57P0[1235]|25P03|53300)$/;
 const RETRYABLE_NODE_CODE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EAI_AGAIN']);
+
+/**
+ * The server connection a query needed is gone (terminated, timed out, network): `cause` is what the driver saw
+ * first (e.g. "terminating connection due to administrator command"). The operation in flight fails with it; the
+ * pool discards the connection, so the next call gets a fresh one.
+ */
+export class ConnectionLostError extends Error {
+  /** The cause's SQLSTATE or Node code, when it has one. */
+  readonly code: string | undefined;
+  constructor(cause: unknown, database = 'PostgreSQL') {
+    super(`the ${database} connection was lost: ${errorMessage(cause)}`, { cause });
+    this.name = 'ConnectionLostError';
+    this.code = codeOf(cause);
+  }
+}
+
+function codeOf(error: unknown): string | undefined {
+  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+  return typeof code === 'string' ? code : undefined;
+}
 
 /** Wrap anything that is not already a MemfoldError; `action` says what failed ("append to conversation x"). */
 export function toPersistenceError(error: unknown, action: string): MemfoldError {
   if (MemfoldError.isInstance(error)) return error;
-  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
-  const retryable = typeof code === 'string' && (RETRYABLE_SQLSTATE.test(code) || RETRYABLE_NODE_CODE.has(code));
-  const message = error instanceof Error ? error.message : String(error);
-  return new MemfoldError('persistence_error', `Persistence failed to ${action}: ${message}`, {
+  const code = codeOf(error);
+  const lost = error instanceof ConnectionLostError;
+  const retryable = lost || (code !== undefined && (RETRYABLE_SQLSTATE.test(code) || RETRYABLE_NODE_CODE.has(code)));
+  return new MemfoldError('persistence_error', `Persistence failed to ${action}: ${errorMessage(error)}`, {
     cause: error,
     retryable,
-    details: typeof code === 'string' ? { code } : {},
+    details: { ...(code !== undefined ? { code } : {}), ...(lost ? { reason: 'connection_lost' } : {}) },
   });
 }
 

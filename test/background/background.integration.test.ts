@@ -2,10 +2,12 @@
  * Background compaction as users run it. On PGlite: jobs run in the appending process. On PostgreSQL: jobs wait in
  * pg-boss for `memfold worker` processes; a burst of appends makes one job; a worker killed mid-job leaves the job
  * to another worker, which finishes it; a compaction that fails every attempt ends in the dead-letter queue with
- * nothing lost; and a context that reached the window before any worker ran is compacted in the caller's turn.
+ * nothing lost; a worker whose database connections are all terminated mid-job keeps serving (the job cut off fails
+ * and its retry compacts); and a context that reached the window before any worker ran is compacted in the caller's turn.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { rm } from 'node:fs/promises';
+import pg from 'pg';
 import { PgBoss } from 'pg-boss';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queueNames } from '../../src/background/pg-boss-queue.js';
@@ -172,6 +174,60 @@ describe.skipIf(serverUrl === undefined)('on PostgreSQL: jobs in pg-boss, run by
     expect(await app.persistence.listPendingOperations('doomed')).toEqual([]);
     await app.close();
   });
+
+  it('a worker whose database connections are terminated mid-job keeps serving: all 8 jobs finish, SIGTERM exits 0', async () => {
+    const own = {
+      // A namespace (so a queue) and an archive of its own.
+      MEMFOLD_NAMESPACE: 'cut',
+      LANCEDB_URI: `${lanceRoot}/lancedb-cut`,
+      OPENAI_BASE_URL: fake.baseURL,
+      MEMFOLD_SUMMARY_MODEL: 'held-model',
+      MEMFOLD_MODEL_MAX_RETRIES: '0',
+    };
+    fake.setBehavior(behaviors.ok('Orders ORD-500 onwards were noted for Ada Lovelace.'));
+    const app = await createMemfold({ env: env(own), compaction: { contextWindow: WINDOW } });
+    const ids = Array.from({ length: 8 }, (_, i) => `cut-${i}`);
+    const appended = new Map<string, ConversationMessage[]>();
+    for (const id of ids) appended.set(id, await app.append(id, orderChat(30)));
+    for (const id of ids) expect(await app.compact(id, { background: true })).toMatchObject({ queued: true });
+
+    const worker = startWorker(own);
+    let stderr = '';
+    worker.process.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const compacted = () => new Set(worker.lines.filter((line) => line.startsWith('compacted cut-')).map((line) => line.split(' ')[1]));
+    await until(() => compacted().size >= 3, 60_000, 'three jobs to compact');
+    // The next job waits on the model, holding its conversation's lock; then every session on the database ends.
+    let release!: () => void;
+    fake.setBehavior(behaviors.hold(new Promise<void>((resolve) => (release = resolve)), behaviors.ok('Orders were noted.')));
+    await until(() => fake.inFlight > 0, 60_000, 'a job to call the model');
+    const admin = new pg.Client({ connectionString: database.url });
+    await admin.connect();
+    try {
+      const terminated = await admin.query(
+        `select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and backend_type = 'client backend'`,
+      );
+      expect(terminated.rowCount).toBeGreaterThan(0);
+    } finally {
+      await admin.end();
+    }
+    release();
+
+    await until(
+      () => {
+        if (worker.process.exitCode !== null) throw new Error(`the worker exited with ${worker.process.exitCode}: ${stderr}`);
+        return compacted().size === ids.length;
+      },
+      120_000,
+      'every job to compact',
+    );
+    // The job cut off failed naming the cause (its lock went with its connection), and its retry compacted.
+    expect(worker.lines.find((line) => line.startsWith('failed cut-'))).toMatch(/the PostgreSQL connection was lost: terminating connection/);
+    worker.process.kill('SIGTERM');
+    const code = await new Promise<number | null>((resolve) => worker.process.once('exit', (exitCode) => resolve(exitCode)));
+    expect(code, stderr).toBe(0);
+    for (const id of ids) expect((await checkInvariants(app, id, appended.get(id)!)).archived).toBeGreaterThan(0);
+    await app.close();
+  }, 180_000);
 
   it('a context that reached the window before any worker ran is compacted in the caller turn, offline', async () => {
     fake.setBehavior(behaviors.ok('unused'));

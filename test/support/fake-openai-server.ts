@@ -12,6 +12,8 @@ export type FakeBehavior =
   | { kind: 'ok'; text?: string; usage?: { prompt_tokens: number; completion_tokens: number } | null; finishReason?: string }
   | { kind: 'status'; code: number; headers?: Record<string, string>; body?: unknown }
   | { kind: 'delay'; ms: number; after?: FakeBehavior }
+  /** Answer (as `after`) only once `until` resolves: the test decides when, not a clock. */
+  | { kind: 'hold'; until: Promise<void>; after?: FakeBehavior }
   | { kind: 'empty' }
   | { kind: 'malformed' }
   /** A chat answer whose content string is these bytes, written as they are (not re-encoded) into the JSON. */
@@ -26,6 +28,7 @@ export const behaviors = {
   okWithoutUsage: (text?: string): FakeBehavior => ({ kind: 'ok', usage: null, ...(text === undefined ? {} : { text }) }),
   status: (code: number, headers?: Record<string, string>): FakeBehavior => (headers ? { kind: 'status', code, headers } : { kind: 'status', code }),
   delay: (ms: number, after?: FakeBehavior): FakeBehavior => (after ? { kind: 'delay', ms, after } : { kind: 'delay', ms }),
+  hold: (until: Promise<void>, after?: FakeBehavior): FakeBehavior => (after ? { kind: 'hold', until, after } : { kind: 'hold', until }),
   empty: (): FakeBehavior => ({ kind: 'empty' }),
   toolCall: (name: string, args: Record<string, unknown>): FakeBehavior => ({ kind: 'toolCall', name, arguments: JSON.stringify(args) }),
   malformed: (): FakeBehavior => ({ kind: 'malformed' }),
@@ -312,6 +315,9 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
             resolve();
           });
         });
+        return respond(res, path, body, b.after ?? { kind: 'ok' });
+      case 'hold':
+        await Promise.race([b.until, new Promise<void>((resolve) => res.on('close', () => resolve()))]);
         return respond(res, path, body, b.after ?? { kind: 'ok' });
       case 'status':
         return send(res, b.code, b.body ?? { error: { message: `fake status ${b.code}`, type: 'fake_error', code: null } }, b.headers);

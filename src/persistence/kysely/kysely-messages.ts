@@ -26,6 +26,7 @@ import { normalizeNewMessages, type NormalizedMessage } from '../normalize-new-m
 import { checkCommitClearing, clearingRowProblem } from '../clearing-checks.js';
 import { refusedOperationWrite, upsertOperationRow } from './kysely-operation-log.js';
 import { inTransaction } from './kysely-transaction.js';
+import { requireLockHeld } from './kysely-conversation-lock.js';
 import { dropTokenCalibration } from './kysely-token-calibration.js';
 import { toMessage, type MessageRow } from './kysely-row-mapping.js';
 import type { Database } from './kysely-schema.js';
@@ -218,6 +219,8 @@ export function kyselyMessageOperations(db: Kysely<Database>, context: StoreCont
       const { conversationId, operationId, deleteIds: wanted, clipArchive: text, labels, mode, usage } = checkCommit(commit);
       return guard(`commit compaction ${operationId} of conversation ${JSON.stringify(conversationId)}`, () =>
         inTransaction(db, async (trx) => {
+          // Under a conversation lock whose connection was lost, another process may be compacting: commit nothing.
+          await requireLockHeld(trx, context.heldLock?.(conversationId));
           // The conversation row's lock orders this commit with appends: every seq below its next one was appended before.
           const nextSeq = await touchConversation(trx, conversationId, 0);
           const compactedThroughSeq = wanted.length > 0 ? nextSeq - 1 : await clipArchiveThroughSeq(trx, conversationId);
@@ -272,6 +275,7 @@ export function kyselyMessageOperations(db: Kysely<Database>, context: StoreCont
       const ids = cleared.map((c) => c.id);
       return guard(`commit clearing ${operationId} of conversation ${JSON.stringify(conversationId)}`, () =>
         inTransaction(db, async (trx) => {
+          await requireLockHeld(trx, context.heldLock?.(conversationId));
           // The conversation's row lock orders this with appends and compactions of the same conversation.
           await touchConversation(trx, conversationId, 0);
           const rows = await trx

@@ -9,12 +9,12 @@ import { DEFAULT_MAX_MESSAGE_BYTES, validateMaxMessageBytes } from '../message-s
 import { MemfoldError } from '../../errors.js';
 import { requireMigrated, runMigrations } from './kysely-migrations.js';
 import type { PersistenceProvider, PersistenceTransaction } from '../persistence-provider.js';
-import { toPersistenceError } from '../persistence-error.js';
+import { guard, toPersistenceError } from '../persistence-error.js';
 import { createPgliteDialect } from '../pglite/pglite-dialect.js';
 import { createPostgresDialect } from '../postgres/postgres-dialect.js';
 import type { StoreDialect } from './store-dialect.js';
 import { createKeyedMutex } from '../keyed-mutex.js';
-import { advisoryLockKey, createSemaphore, withAdvisoryLock, type LockResult } from './kysely-conversation-lock.js';
+import { advisoryLockKey, createSemaphore, withAdvisoryLock, type HeldLock, type LockResult } from './kysely-conversation-lock.js';
 import { startLockWait, type LockWaitOptions } from '../lock-wait.js';
 import { clearLoopGuardState, getLoopGuardState, setLoopGuardState } from './kysely-loop-guard.js';
 import { kyselyMessageOperations } from './kysely-messages.js';
@@ -71,7 +71,10 @@ export async function openKyselyStore(options: KyselyPersistenceOptions): Promis
   return { persistence, db };
 }
 
-function createStore(db: Kysely<Database>, backend: StoreDialect, context: StoreContext): PersistenceProvider {
+function createStore(db: Kysely<Database>, backend: StoreDialect, options: Omit<StoreContext, 'heldLock'>): PersistenceProvider {
+  // The conversation locks the running async context holds (PostgreSQL), by conversation id.
+  const heldLocks = new AsyncLocalStorage<ReadonlyMap<string, HeldLock>>();
+  const context: StoreContext = { ...options, heldLock: (conversationId) => heldLocks.getStore()?.get(conversationId) };
   const operations = kyselyMessageOperations(db, context);
   const mutex = createKeyedMutex();
   // Each held advisory lock keeps a pooled connection; leave two for the work done under the locks.
@@ -115,21 +118,22 @@ function createStore(db: Kysely<Database>, backend: StoreDialect, context: Store
     async transaction<T>(fn: (tx: PersistenceTransaction) => Promise<T>): Promise<T> {
       assertOutsideTransaction('transaction');
       const marker = { active: true };
-      let fnFailed = false;
+      let fnFailed: { error: unknown } | undefined;
       try {
         return await db.transaction().execute((trx) =>
           inTransaction.run(marker, async () => {
             try {
               return await fn(kyselyMessageOperations(trx, context));
             } catch (error) {
-              fnFailed = true;
+              fnFailed = { error };
               throw error;
             }
           }),
         );
       } catch (error) {
-        // The caller's own error comes back as thrown; a failing BEGIN/COMMIT becomes a persistence error.
-        throw fnFailed ? error : toPersistenceError(error, 'run a transaction');
+        // The caller's own error comes back as thrown (also when the ROLLBACK after it failed too, on a lost
+        // connection); a failing BEGIN/COMMIT becomes a persistence error.
+        throw fnFailed ? fnFailed.error : toPersistenceError(error, 'run a transaction');
       } finally {
         marker.active = false;
       }
@@ -149,17 +153,19 @@ function createStore(db: Kysely<Database>, backend: StoreDialect, context: Store
           throw wait.giveUp(inProcess === undefined ? undefined : `${inProcess} in this process`);
         }
         try {
-          if (!backend.advisoryLocks) {
+          if (!backend.advisoryLocks || !backend.reserveSession) {
             wait.dispose();
             return { acquired: true, value: await fn() };
           }
           // Even a caller that does not wait for the lock waits (bounded) for a connection to hold it on.
           if (!(await lockSlots.acquire(wait.signal))) throw wait.giveUp('other conversations locked by this process (every connection for locks was in use)');
           try {
+            const session = await guard('take a conversation lock', backend.reserveSession);
             const advisoryWait = waiting ? { wait: true as const, signal: wait.signal, remainingMs: wait.remainingMs } : { wait: false as const };
-            const locked = await withAdvisoryLock(db, key, advisoryWait, async () => {
+            // fn runs knowing the lock it holds, so its commits can check that the lock is still there.
+            const locked = await withAdvisoryLock(session, { conversationId, key, wait: advisoryWait }, (held) => {
               wait.dispose();
-              return fn();
+              return heldLocks.run(new Map([...(heldLocks.getStore() ?? []), [conversationId, held]]), fn);
             });
             if (locked.acquired || !waiting) return locked.acquired ? locked : { acquired: false };
             throw wait.giveUp('holder' in locked ? locked.holder : undefined);
