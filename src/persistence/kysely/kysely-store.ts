@@ -23,6 +23,7 @@ import type { StoreContext } from './kysely-store-context.js';
 import { eraseConversation } from './kysely-erase.js';
 import { listConversations, listOperations, listPendingOperations, recordOperation, updateOperation } from './kysely-operation-log.js';
 import { MAX_NAMESPACE_BYTES, requireKey, requireText } from '../../conversation/text.js';
+import { DEFAULT_DATABASE_SCHEMA, requireDatabaseSchema } from '../database-schema.js';
 import type { Database } from './kysely-schema.js';
 
 interface CommonOptions {
@@ -38,6 +39,12 @@ interface CommonOptions {
    * the database is not initialized or how far behind it is), for readers that must not create tables.
    */
   migrate?: boolean;
+  /**
+   * The schema holding memfold's tables: every connection resolves names there alone, so an application's own
+   * same-named tables (in `public` or elsewhere) are never touched. Default `memfold`; created on the first migration;
+   * a store made before it had one is moved there from `public` (migration 011). A lowercase SQL identifier.
+   */
+  schema?: string;
 }
 
 export type KyselyPersistenceOptions =
@@ -57,12 +64,14 @@ export async function createKyselyPersistence(options: KyselyPersistenceOptions)
 export async function openKyselyStore(options: KyselyPersistenceOptions): Promise<{ persistence: PersistenceProvider; db: Kysely<Database> }> {
   const namespace = requireKey(options.namespace ?? 'default', 'namespace', MAX_NAMESPACE_BYTES);
   const maxMessageBytes = validateMaxMessageBytes(options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES, 'maxMessageBytes');
-  const backend = options.dialect === 'postgres' ? await createPostgresDialect(options.databaseUrl) : await createPgliteDialect(options.dataDir);
+  const schema = requireDatabaseSchema(options.schema ?? DEFAULT_DATABASE_SCHEMA, 'schema');
+  const backend =
+    options.dialect === 'postgres' ? await createPostgresDialect(options.databaseUrl, { schema }) : await createPgliteDialect(options.dataDir, { schema });
   const db = new Kysely<Database>({ dialect: backend.dialect });
-  const persistence = createStore(db, backend, { namespace, clock: options.clock ?? (() => new Date()), maxMessageBytes });
+  const persistence = createStore(db, backend, { namespace, clock: options.clock ?? (() => new Date()), maxMessageBytes }, schema);
   try {
     if (options.migrate ?? true) await persistence.migrate();
-    else await requireMigrated(db);
+    else await requireMigrated(db, { schema });
   } catch (error) {
     await persistence.close().catch(() => {});
     throw toPersistenceError(error, `open the ${backend.backend} store`);
@@ -70,7 +79,7 @@ export async function openKyselyStore(options: KyselyPersistenceOptions): Promis
   return { persistence, db };
 }
 
-function createStore(db: Kysely<Database>, backend: StoreDialect, context: StoreContext): PersistenceProvider {
+function createStore(db: Kysely<Database>, backend: StoreDialect, context: StoreContext, schema: string): PersistenceProvider {
   const operations = kyselyMessageOperations(db, context);
   const mutex = createKeyedMutex();
   // Each held advisory lock keeps a pooled connection; leave two for the work done under the locks.
@@ -101,7 +110,7 @@ function createStore(db: Kysely<Database>, backend: StoreDialect, context: Store
   return {
     backend: backend.backend,
 
-    migrate: outside('migrate', () => runMigrations(db)),
+    migrate: outside('migrate', () => runMigrations(db, { schema })),
 
     append: outside('append', operations.append),
     deleteByIds: outside('deleteByIds', operations.deleteByIds),
