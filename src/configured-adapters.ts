@@ -20,7 +20,7 @@ import { createModelQueue, rateLimitedQueueOptions, type ModelQueue } from './op
 import { createOpenAISummarizer } from './openai/openai-summarizer.js';
 import { sharedRateGate, type ReserveRateSlot } from './openai/shared-rate-limit.js';
 import type { SummaryModelChoice } from './openai/summary-model.js';
-import { createKyselyPersistence, openLanceArchive } from './on-demand-adapters.js';
+import { createKyselyPersistence, lanceArchiveIdentity, openLanceArchive } from './on-demand-adapters.js';
 import type { PersistenceProvider } from './persistence/persistence-provider.js';
 import { createExtractiveSummarizer } from './summarizer/extractive/extractive-summarizer.js';
 import type { Summarizer } from './summarizer/summarizer.js';
@@ -112,6 +112,23 @@ export async function openPersistence(config: RuntimeConfig, migrate: boolean): 
   return createKyselyPersistence({ dialect: 'pglite', dataDir, ...common });
 }
 
+/** Whether `uri` names a folder rather than a `scheme://` location. */
+function isFolder(uri: string): boolean {
+  return !/^[a-z][a-z0-9+.-]*:\/\//i.test(uri);
+}
+
+/** The archive's location as the live store records it: a folder made absolute, a `scheme://` URI as given. */
+export function archiveLocation(config: Pick<RuntimeConfig, 'lancedbUri'>): string {
+  return isFolder(config.lancedbUri) ? path.resolve(config.lancedbUri) : config.lancedbUri;
+}
+
+/** The id the configured archive keeps inside itself; `create` gives it one (making its folder) when it has none. */
+export async function archiveIdentityOf(config: RuntimeConfig, create: boolean): Promise<string | undefined> {
+  if (create && isFolder(config.lancedbUri)) await mkdir(config.lancedbUri, { recursive: true });
+  const storageOptions = config.lancedbStorageOptions;
+  return lanceArchiveIdentity({ uri: config.lancedbUri, create, ...(storageOptions ? { storageOptions } : {}) });
+}
+
 /**
  * The LanceDB archive at `lancedbUri`. An `s3://` archive on an S3-compatible endpoint is refused when the store
  * ignores `If-None-Match` on PUT (`s3-conditional-put.ts`): there, concurrent writers would replace each other's
@@ -119,7 +136,7 @@ export async function openPersistence(config: RuntimeConfig, migrate: boolean): 
  */
 export async function openArchive(config: RuntimeConfig, embedder: Embedder, onWarning: (message: string, error: unknown) => void): Promise<Archive> {
   const storageOptions = config.lancedbStorageOptions;
-  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(config.lancedbUri)) await mkdir(config.lancedbUri, { recursive: true });
+  if (isFolder(config.lancedbUri)) await mkdir(config.lancedbUri, { recursive: true });
   else if (
     isObjectStoreUri(config.lancedbUri) &&
     storageOptions &&

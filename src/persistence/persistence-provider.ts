@@ -1,5 +1,14 @@
 import type { ConversationMessage, NewMessage } from '../conversation/types.js';
 
+/** The archive a live store belongs to, as the first process that opened them together recorded it. */
+export interface ArchiveBinding {
+  /** Where that process found the archive: an absolute folder, or the object-store URI. */
+  location: string;
+  /** The id the archive keeps inside itself; what is compared. */
+  archiveId: string;
+  boundAt: Date;
+}
+
 export interface MigrationReport {
   /** Names of the migrations this call applied, in order (empty when up to date). */
   applied: string[];
@@ -302,5 +311,17 @@ export interface PersistenceProvider extends PersistenceTransaction {
    * PGlite); the in-memory store does not. Refuses an empty `key` and an `intervalMs` that is not a positive number.
    */
   reserveRateSlot?(key: string, intervalMs: number): Promise<number>;
+  /**
+   * The archive this store belongs to (`migrations/012_archive_binding.sql`), or undefined before one is recorded.
+   * Optional, with `bindArchive`: the Kysely store has both (PostgreSQL and PGlite); the in-memory store, whose
+   * archive lives and dies with it, has neither.
+   */
+  getArchiveBinding?(): Promise<ArchiveBinding | undefined>;
+  /**
+   * Record `binding` as the store's archive unless one is recorded already (`replace`: overwrite it, for an operator
+   * who moved the archive), atomically across processes; returns the binding recorded now, the caller's or the one
+   * found. Refuses an empty `location` or `archiveId`.
+   */
+  bindArchive?(binding: { location: string; archiveId: string }, options?: { replace?: boolean }): Promise<ArchiveBinding>;
   close(): Promise<void>;
 }

@@ -19,6 +19,7 @@ import { clearLoopGuardState, getLoopGuardState, setLoopGuardState } from './kys
 import { kyselyMessageOperations } from './kysely-messages.js';
 import { getTokenCalibration, setTokenCalibration } from './kysely-token-calibration.js';
 import { reserveRateSlot } from './kysely-rate-slots.js';
+import { bindArchive, getArchiveBinding } from './kysely-archive-binding.js';
 import type { StoreContext } from './kysely-store-context.js';
 import { eraseConversation } from './kysely-erase.js';
 import { listConversations, listOperations, listPendingOperations, recordOperation, updateOperation } from './kysely-operation-log.js';
@@ -175,6 +176,8 @@ function createStore(db: Kysely<Database>, backend: StoreDialect, context: Store
     getTokenCalibration: outside('getTokenCalibration', (conversationId) => getTokenCalibration(db, context, conversationId)),
     setTokenCalibration: outside('setTokenCalibration', (conversationId, update) => setTokenCalibration(db, context, conversationId, update)),
     reserveRateSlot: outside('reserveRateSlot', (key, intervalMs) => reserveRateSlot(db, key, intervalMs)),
+    getArchiveBinding: outside('getArchiveBinding', () => getArchiveBinding(db)),
+    bindArchive: outside('bindArchive', (binding, options) => bindArchive(db, binding, options)),
 
     close() {
       closed ??= (async () => {
