@@ -9,7 +9,8 @@ import { mkdir, mkdtemp, rename, rm, symlink } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RuntimeConfig } from '../src/config.js';
+import { resolveRuntimeConfig, type RuntimeConfig } from '../src/config.js';
+import { openArchiveBackend } from '../src/mcp/mcp-backends.js';
 import { createMemfold, type Memfold } from '../src/memfold.js';
 import { copyPgliteTemplate, createPostgresTestDatabase, postgresServerUrl } from './support/backends.js';
 import { runCli } from './support/run-cli.js';
@@ -90,7 +91,7 @@ describe.skipIf(serverUrl === undefined)('one PostgreSQL live store, one archive
     });
   });
 
-  it('the CLI is refused the same way, a read command included; reconcile --adopt-archive adopts', async () => {
+  it('the CLI is refused the same way, a read command and a read-only MCP server included; reconcile --adopt-archive adopts', async () => {
     const databaseUrl = await database();
     const [here, there] = [await tempDir(), await tempDir()];
     await (await open({ databaseUrl, home: here })).close();
@@ -101,6 +102,11 @@ describe.skipIf(serverUrl === undefined)('one PostgreSQL live store, one archive
       expect(result.stderr).toContain(`is at ${path.join(here, 'lancedb')}`);
       expect(result.stderr).toContain(path.join(there, 'lancedb'));
     }
+    // `mcp --read-only` opens the archive alone, after checking it against the live store's record.
+    const readOnly = (home: string) => openArchiveBackend(resolveRuntimeConfig({ home, databaseUrl }, {}));
+    await expect(readOnly(there)).rejects.toMatchObject({ code: 'archive_mismatch' });
+    await (await readOnly(here)).close();
+
     expect((await runCli(['reconcile', '--adopt-archive', '--home', there], { env })).code).toBe(0);
     expect((await runCli(['list', '--home', there], { env })).code).toBe(0);
     expect((await runCli(['list', '--home', here], { env })).code).toBe(1);
