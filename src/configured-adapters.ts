@@ -3,6 +3,7 @@
  * with the extractive fallback, or the extractive one), the embedder, and the stores.
  */
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Archive } from './archive/archive.js';
@@ -124,7 +125,11 @@ export function archiveLocation(config: Pick<RuntimeConfig, 'lancedbUri'>): stri
 
 /** The id the configured archive keeps inside itself; `create` gives it one (making its folder) when it has none. */
 export async function archiveIdentityOf(config: RuntimeConfig, create: boolean): Promise<string | undefined> {
-  if (create && isFolder(config.lancedbUri)) await mkdir(config.lancedbUri, { recursive: true });
+  if (isFolder(config.lancedbUri)) {
+    // Reading only: a folder that is not there holds no identity, and connecting would create it.
+    if (!create && !existsSync(config.lancedbUri)) return undefined;
+    await mkdir(config.lancedbUri, { recursive: true });
+  }
   const storageOptions = config.lancedbStorageOptions;
   return lanceArchiveIdentity({ uri: config.lancedbUri, create, ...(storageOptions ? { storageOptions } : {}) });
 }

@@ -76,6 +76,7 @@ async function tablesOf(db: Kysely<any>, schema: string): Promise<string[]> {
 }
 
 const MEMFOLD_TABLES = [
+  'archive_binding',
   'compaction_operations',
   'compaction_pauses',
   'conversations',
