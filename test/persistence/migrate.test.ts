@@ -122,7 +122,9 @@ for (const backend of persistenceBackends()) {
 
       const failure = await runMigrations(db, { dir }).catch((error: unknown) => error);
       expect(failure).toMatchObject({ code: 'persistence_error', details: { migration: '010_gamma.sql', schema: 'memfold', sqlstate: '42883' } });
-      expect((failure as Error).message).toMatch(/010_gamma\.sql in schema "memfold" \(MEMFOLD_DATABASE_SCHEMA\).*no_such_function.*nothing was applied/);
+      expect((failure as Error).message).toMatch(
+        /schema "memfold" \(MEMFOLD_DATABASE_SCHEMA\) failed at migration 010_gamma\.sql: .*no_such_function.*nothing was applied/,
+      );
       // Nothing of the run is left: not the files before the failing one, nor their tables, nor a record made by it.
       expect(await recordedNames()).toEqual(recordedBefore);
       for (const table of ['t_alpha', 't_beta', 't_gamma']) {

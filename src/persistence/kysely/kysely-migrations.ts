@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { sql, type Kysely } from 'kysely';
 import { errorMessage, MemfoldError } from '../../errors.js';
 import { DEFAULT_DATABASE_SCHEMA } from '../database-schema.js';
+import { toPersistenceError } from '../persistence-error.js';
 import type { MigrationReport } from '../persistence-provider.js';
 
 /** Files the runner applies: `NNN_name.sql`. */
@@ -54,10 +55,11 @@ export async function runMigrations(db: Kysely<any>, options: { dir?: string; sc
   const schema = options.schema ?? DEFAULT_DATABASE_SCHEMA;
   const names = await listMigrations(dir);
   const texts = new Map(await Promise.all(names.map(async (name) => [name, await readFile(path.join(dir, name), 'utf8')] as const)));
-  let step = `create schema "${schema}"`;
+  let step = 'the start';
   try {
     return await db.transaction().execute(async (trx) => {
       await lockMigrations(trx);
+      step = 'creating the schema';
       const found = await sql`select 1 from pg_namespace where nspname = ${schema}`.execute(trx);
       // Created only when missing: CREATE SCHEMA IF NOT EXISTS would still ask for CREATE on the database.
       if (found.rows.length === 0) await sql`create schema ${sql.id(schema)}`.execute(trx);
@@ -68,7 +70,7 @@ export async function runMigrations(db: Kysely<any>, options: { dir?: string; sc
         step = `migration ${OWN_SCHEMA_MIGRATION}`;
         await applyText(trx, texts.get(OWN_SCHEMA_MIGRATION)!);
       }
-      step = 'create the memfold_migrations record';
+      step = 'creating the memfold_migrations record';
       await sql`create table if not exists memfold_migrations (
         name text primary key,
         applied_at timestamptz not null default now()
@@ -123,9 +125,10 @@ function migrationError(error: unknown, step: string, schema: string): MemfoldEr
   const migration = step.startsWith('migration ') ? step.slice('migration '.length) : undefined;
   return new MemfoldError(
     'persistence_error',
-    `Could not ${step.startsWith('migration ') ? `apply ${step}` : step} in schema "${schema}" (MEMFOLD_DATABASE_SCHEMA): ${errorMessage(error)}; ` +
+    `Migrating memfold's tables in schema "${schema}" (MEMFOLD_DATABASE_SCHEMA) failed at ${step}: ${errorMessage(error)}; ` +
       `nothing was applied (the run is one transaction).${advice}`,
-    { details: { schema, ...(migration ? { migration } : {}), ...(sqlstate ? { sqlstate } : {}) } },
+    // A lost connection or a deadlock may pass on a retry; the driver's classification says which.
+    { retryable: toPersistenceError(error, step).retryable, details: { schema, ...(migration ? { migration } : {}), ...(sqlstate ? { sqlstate } : {}) } },
   );
 }
 
