@@ -5,6 +5,7 @@
  * database but archiving to their own `./.memfold/lancedb` would otherwise split memory silently: clip-archives
  * pointing at batches the other cannot open, memory_read finding nothing.
  */
+import { randomUUID } from 'node:crypto';
 import { MemfoldError } from './errors.js';
 import type { ArchiveBinding, PersistenceProvider } from './persistence/persistence-provider.js';
 
@@ -12,8 +13,8 @@ export interface ArchiveBindingCheck {
   persistence: PersistenceProvider;
   /** The archive as this process reaches it: an absolute folder, or the object-store URI. */
   location: string;
-  /** The archive's id; `create` gives it one when it has none. Undefined: none, and not created. */
-  identity: (create: boolean) => Promise<string | undefined>;
+  /** The archive's id; `assign` gives it that one when it has none. Undefined: none, and none assigned. */
+  identity: (assign?: string) => Promise<string | undefined>;
   /** Whether this open may write (false for read-only commands: nothing is recorded, the check still runs). */
   write: boolean;
   /** Record this archive as the store's, replacing what was recorded: for an operator who moved the archive. */
@@ -25,24 +26,26 @@ const ARCHIVE_SETTING = 'LANCEDB_URI (config.lancedbUri)';
 
 /** Check (and on the first open, record) that the live store belongs to this archive; `archive_mismatch` when not. */
 export async function checkArchiveBinding(check: ArchiveBindingCheck): Promise<void> {
-  const { persistence } = check;
+  const { persistence, location } = check;
   if (persistence.getArchiveBinding === undefined || persistence.bindArchive === undefined) return;
-  if (check.adopt) {
-    await persistence.bindArchive({ location: check.location, archiveId: (await check.identity(true))! }, { replace: true });
-    return;
-  }
+  // The common case, every open after the first: the archive is the recorded one. No lock taken.
   const bound = await persistence.getArchiveBinding();
-  if (bound === undefined) {
-    if (!check.write) return;
-    const archiveId = (await check.identity(true))!;
-    const recorded = await persistence.bindArchive({ location: check.location, archiveId });
-    // Another process bound its archive between our read and our write.
-    if (recorded.archiveId !== archiveId) throw archiveMismatch(recorded, check.location, 'another archive');
-    return;
-  }
-  const archiveId = await check.identity(false);
-  if (archiveId === bound.archiveId) return;
-  throw archiveMismatch(bound, check.location, archiveId === undefined ? 'an archive without its identity (new, emptied or never used)' : 'another archive');
+  if (bound !== undefined && !check.adopt) return requireSame(bound, location, await check.identity());
+  if (!check.write) return;
+  // Binding (or adopting): one process of the store at a time, so processes opening a new store at once agree.
+  await persistence.bindArchive(async (current) => {
+    const found = await check.identity();
+    if (current !== undefined && !check.adopt) {
+      requireSame(current, location, found);
+      return undefined;
+    }
+    return { location, archiveId: found ?? (await check.identity(randomUUID()))! };
+  });
+}
+
+function requireSame(bound: ArchiveBinding, location: string, found: string | undefined): void {
+  if (found === bound.archiveId) return;
+  throw archiveMismatch(bound, location, found === undefined ? 'an archive without its identity (new, emptied or never used)' : 'another archive');
 }
 
 function archiveMismatch(bound: ArchiveBinding, location: string, what: string): MemfoldError {

@@ -123,15 +123,15 @@ export function archiveLocation(config: Pick<RuntimeConfig, 'lancedbUri'>): stri
   return isFolder(config.lancedbUri) ? path.resolve(config.lancedbUri) : config.lancedbUri;
 }
 
-/** The id the configured archive keeps inside itself; `create` gives it one (making its folder) when it has none. */
-export async function archiveIdentityOf(config: RuntimeConfig, create: boolean): Promise<string | undefined> {
+/** The id the configured archive keeps inside itself; `assign` gives it that one (making its folder) when it has none. */
+export async function archiveIdentityOf(config: RuntimeConfig, assign?: string): Promise<string | undefined> {
   if (isFolder(config.lancedbUri)) {
     // Reading only: a folder that is not there holds no identity, and connecting would create it.
-    if (!create && !existsSync(config.lancedbUri)) return undefined;
+    if (assign === undefined && !existsSync(config.lancedbUri)) return undefined;
     await mkdir(config.lancedbUri, { recursive: true });
   }
   const storageOptions = config.lancedbStorageOptions;
-  return lanceArchiveIdentity({ uri: config.lancedbUri, create, ...(storageOptions ? { storageOptions } : {}) });
+  return lanceArchiveIdentity({ uri: config.lancedbUri, ...(assign !== undefined ? { assign } : {}), ...(storageOptions ? { storageOptions } : {}) });
 }
 
 /**

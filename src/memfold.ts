@@ -250,7 +250,7 @@ export async function createMemfold(options: MemfoldOptions = {}): Promise<Memfo
       await checkArchiveBinding({
         persistence,
         location: archiveLocation(config),
-        identity: (create) => archiveIdentityOf(config, create),
+        identity: (assign) => archiveIdentityOf(config, assign),
         write: options.migrate ?? true,
         adopt: options.adoptArchive ?? false,
       });

@@ -71,6 +71,15 @@ describe.skipIf(serverUrl === undefined)('one PostgreSQL live store, one archive
     expect((await linked.history('c')).map((m) => m.content)).toEqual(['hello']);
   });
 
+  it('processes opening a new store with one new archive at once all open: they bind one after the other', async () => {
+    const databaseUrl = await database();
+    const home = await tempDir();
+    const opened = await Promise.all(Array.from({ length: 4 }, () => open({ databaseUrl, home })));
+    await opened[0]!.append('c', [{ role: 'user', content: 'one' }]);
+    for (const memfold of opened) expect((await memfold.history('c')).map((m) => m.content)).toEqual(['one']);
+    await open({ databaseUrl, home });
+  });
+
   it('refuses another archive at the recorded path; adopting it is the way out, and the old one is then refused', async () => {
     const databaseUrl = await database();
     const home = await tempDir();

@@ -37,7 +37,7 @@ export async function openArchiveBackend(config: RuntimeConfig): Promise<Archive
       await checkArchiveBinding({
         persistence,
         location: archiveLocation(config),
-        identity: (create) => archiveIdentityOf(config, create),
+        identity: (assign) => archiveIdentityOf(config, assign),
         write: false,
         adopt: false,
       });

@@ -9,6 +9,9 @@ export interface ArchiveBinding {
   boundAt: Date;
 }
 
+/** What `bindArchive` asks: given the binding recorded now, the one to record (undefined: keep it). */
+export type ArchiveBindingDecision = (bound: ArchiveBinding | undefined) => Promise<{ location: string; archiveId: string } | undefined>;
+
 export interface MigrationReport {
   /** Names of the migrations this call applied, in order (empty when up to date). */
   applied: string[];
@@ -318,10 +321,11 @@ export interface PersistenceProvider extends PersistenceTransaction {
    */
   getArchiveBinding?(): Promise<ArchiveBinding | undefined>;
   /**
-   * Record `binding` as the store's archive unless one is recorded already (`replace`: overwrite it, for an operator
-   * who moved the archive), atomically across processes; returns the binding recorded now, the caller's or the one
-   * found. Refuses an empty `location` or `archiveId`.
+   * Decide the store's archive binding, one process at a time (a lock across processes): `decide` gets the binding
+   * recorded now and returns the one to record (undefined: keep it), or throws to refuse; returns the binding recorded
+   * afterwards. `decide` may take its time (it reads or marks the archive) but must not call the store. Refuses an
+   * empty `location` or `archiveId` (`binding.location`, `binding.archiveId`).
    */
-  bindArchive?(binding: { location: string; archiveId: string }, options?: { replace?: boolean }): Promise<ArchiveBinding>;
+  bindArchive?(decide: ArchiveBindingDecision): Promise<ArchiveBinding | undefined>;
   close(): Promise<void>;
 }

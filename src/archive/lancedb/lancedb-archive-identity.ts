@@ -4,7 +4,6 @@
  * archive reached through another path (a symlink, another mount, another host's folder on shared storage) is
  * recognised, and another archive at the same path (a new, emptied or replaced folder) is not.
  */
-import { randomUUID } from 'node:crypto';
 import { connect, type Connection } from '@lancedb/lancedb';
 import { errorMessage, MemfoldError } from '../../errors.js';
 
@@ -14,19 +13,23 @@ export interface ArchiveIdentityOptions {
   /** Folder or object-store URI of the archive. */
   uri: string;
   storageOptions?: Record<string, string>;
-  /** Give the archive an id when it has none yet (the first open of a writer). Default false: only read it. */
-  create?: boolean;
+  /**
+   * Give the archive this id when it has none yet (the first writer's open). Default: only read it. The caller
+   * chooses it (and serializes callers, `bindArchive`): concurrent creates of the marker are not atomic, but
+   * creates of one id leave that id whichever wins.
+   */
+  assign?: string;
 }
 
-/** The archive's id; undefined when it has none and `create` is false. */
+/** The archive's id (after assigning `assign` when it had none); undefined when it has none and none is assigned. */
 export async function archiveIdentity(options: ArchiveIdentityOptions): Promise<string | undefined> {
   let db: Connection | undefined;
   try {
     db = await connect(options.uri, options.storageOptions ? { storageOptions: options.storageOptions } : {});
     const found = await readIdentity(db);
-    if (found !== undefined || options.create !== true) return found;
+    if (found !== undefined || options.assign === undefined) return found;
     try {
-      await db.createTable(ARCHIVE_IDENTITY_TABLE, [{ archive_id: randomUUID(), created_at: new Date().toISOString() }], { mode: 'create' });
+      await db.createTable(ARCHIVE_IDENTITY_TABLE, [{ archive_id: options.assign, created_at: new Date().toISOString() }], { mode: 'create' });
     } catch (error) {
       // Another process gave it an id first: that one is the archive's.
       if (!/already exists/i.test(errorMessage(error))) throw error;

@@ -177,7 +177,7 @@ function createStore(db: Kysely<Database>, backend: StoreDialect, context: Store
     setTokenCalibration: outside('setTokenCalibration', (conversationId, update) => setTokenCalibration(db, context, conversationId, update)),
     reserveRateSlot: outside('reserveRateSlot', (key, intervalMs) => reserveRateSlot(db, key, intervalMs)),
     getArchiveBinding: outside('getArchiveBinding', () => getArchiveBinding(db)),
-    bindArchive: outside('bindArchive', (binding, options) => bindArchive(db, binding, options)),
+    bindArchive: outside('bindArchive', (decide) => bindArchive(db, decide)),
 
     close() {
       closed ??= (async () => {
