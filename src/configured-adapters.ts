@@ -118,6 +118,11 @@ function isFolder(uri: string): boolean {
   return !/^[a-z][a-z0-9+.-]*:\/\//i.test(uri);
 }
 
+/** Whether the configured archive is a folder (not an object store or another `scheme://` location). */
+export function archiveIsFolder(config: Pick<RuntimeConfig, 'lancedbUri'>): boolean {
+  return isFolder(config.lancedbUri);
+}
+
 /** The archive's location as the live store records it: a folder made absolute, a `scheme://` URI as given. */
 export function archiveLocation(config: Pick<RuntimeConfig, 'lancedbUri'>): string {
   return isFolder(config.lancedbUri) ? path.resolve(config.lancedbUri) : config.lancedbUri;
