@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Archive } from './archive/archive.js';
+import { checkArchiveBinding } from './archive-binding.js';
 import { isObjectStoreUri } from './archive/lancedb/lancedb-storage-options.js';
 import { checkConditionalPut } from './archive/lancedb/s3-conditional-put.js';
 import type { RuntimeConfig } from './config.js';
@@ -118,11 +119,6 @@ function isFolder(uri: string): boolean {
   return !/^[a-z][a-z0-9+.-]*:\/\//i.test(uri);
 }
 
-/** Whether the configured archive is a folder (not an object store or another `scheme://` location). */
-export function archiveIsFolder(config: Pick<RuntimeConfig, 'lancedbUri'>): boolean {
-  return isFolder(config.lancedbUri);
-}
-
 /** The archive's location as the live store records it: a folder made absolute, a `scheme://` URI as given. */
 export function archiveLocation(config: Pick<RuntimeConfig, 'lancedbUri'>): string {
   return isFolder(config.lancedbUri) ? path.resolve(config.lancedbUri) : config.lancedbUri;
@@ -162,4 +158,40 @@ export async function openArchive(config: RuntimeConfig, embedder: Embedder, onW
     );
   }
   return openLanceArchive({ uri: config.lancedbUri, embedder, namespace: config.namespace, onWarning, ...(storageOptions ? { storageOptions } : {}) });
+}
+
+/** The check that `persistence` belongs to the configured archive (`archive-binding.ts`), recording it on a first open that may write. */
+export function archiveBindingCheck(config: RuntimeConfig, persistence: PersistenceProvider, options: { write: boolean; adopt: boolean }): () => Promise<void> {
+  return () =>
+    checkArchiveBinding({
+      persistence,
+      location: archiveLocation(config),
+      identity: (assign) => archiveIdentityOf(config, assign),
+      ...options,
+    });
+}
+
+/**
+ * `openArchive` with `check` (the live store's record of its archive) run around it: a folder is checked before it
+ * opens, so a process that brings another archive is refused before it creates or writes one; an object store after,
+ * so its own checks (endpoint, credentials, conditional writes) report first. A failed check closes what opened.
+ */
+export async function openCheckedArchive(
+  config: RuntimeConfig,
+  embedder: Embedder,
+  onWarning: (message: string, error: unknown) => void,
+  check: () => Promise<void>,
+): Promise<Archive> {
+  const folder = isFolder(config.lancedbUri);
+  if (folder) await check();
+  const archive = await openArchive(config, embedder, onWarning);
+  if (!folder) {
+    try {
+      await check();
+    } catch (error) {
+      await archive.close().catch(() => undefined);
+      throw error;
+    }
+  }
+  return archive;
 }

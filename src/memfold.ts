@@ -17,17 +17,7 @@ import { assembleContext, modelContext } from './compaction/context-view.js';
 import type { CompactionSettings } from './compaction/compaction-settings.js';
 import { createLiveSettings, type SettingsChange } from './compaction/live-settings.js';
 import { resolveRuntimeConfig, type RuntimeConfig } from './config.js';
-import {
-  archiveIdentityOf,
-  archiveIsFolder,
-  archiveLocation,
-  buildEmbedder,
-  buildSummarizer,
-  openArchive,
-  openPersistence,
-  remoteCallQueue,
-} from './configured-adapters.js';
-import { checkArchiveBinding } from './archive-binding.js';
+import { archiveBindingCheck, buildEmbedder, buildSummarizer, openCheckedArchive, openPersistence, remoteCallQueue } from './configured-adapters.js';
 import { createInMemoryArchive } from './archive/in-memory/in-memory-archive.js';
 import type { Archive } from './archive/archive.js';
 import type { Summarizer } from './summarizer/summarizer.js';
@@ -255,20 +245,8 @@ export async function createMemfold(options: MemfoldOptions = {}): Promise<Memfo
     if (options.archive) archive = options.archive;
     else if (inMemory) archive = own(createInMemoryArchive({ embedder: embedder!, namespace: config.namespace, onWarning: onArchiveWarning }));
     else {
-      const bind = () =>
-        checkArchiveBinding({
-          persistence,
-          location: archiveLocation(config),
-          identity: (assign) => archiveIdentityOf(config, assign),
-          write: options.migrate ?? true,
-          adopt: options.adoptArchive ?? false,
-        });
-      // A folder is checked before it opens: a process that brings another archive is refused before it creates or
-      // writes one. An object store after: its own checks (endpoint, credentials, conditional writes) speak first.
-      const folder = archiveIsFolder(config);
-      if (folder) await bind();
-      archive = own(await openArchive(config, embedder!, onArchiveWarning));
-      if (!folder) await bind();
+      const check = archiveBindingCheck(config, persistence, { write: options.migrate ?? true, adopt: options.adoptArchive ?? false });
+      archive = own(await openCheckedArchive(config, embedder!, onArchiveWarning, check));
     }
     const pipeline = { archive, persistence, tokens, liveSettings, contextWarnings, onEvent: emit, prices };
     compactor = createCompactor({ ...pipeline, summarizer, ...(options.hooks ? { hooks: options.hooks } : {}) });

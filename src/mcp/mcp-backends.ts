@@ -7,8 +7,7 @@
  */
 import type { Archive } from '../archive/archive.js';
 import type { RuntimeConfig } from '../config.js';
-import { checkArchiveBinding } from '../archive-binding.js';
-import { archiveIdentityOf, archiveIsFolder, archiveLocation, buildEmbedder, openArchive, openPersistence, remoteCallQueue } from '../configured-adapters.js';
+import { archiveBindingCheck, buildEmbedder, openCheckedArchive, openPersistence, remoteCallQueue } from '../configured-adapters.js';
 import type { Memfold } from '../memfold.js';
 import { createTokenCounter } from '../tokens/create-token-counter.js';
 import { createMemoryReadTool } from '../tools/memory-read.js';
@@ -30,35 +29,17 @@ export interface ArchiveBackend extends McpBackend {
 /** memory_read over the configured LanceDB archive alone (no PGlite, no lock). */
 export async function openArchiveBackend(config: RuntimeConfig): Promise<ArchiveBackend> {
   // On PostgreSQL (shared, no lock) the archive is checked against the live store's record, reading only: a server on
-  // another archive would answer "nothing found" for everything. PGlite's home holds its own archive, and its lock the
-  // agent's. A folder is checked before it opens, an object store after (its own checks speak first), as createMemfold does.
+  // another archive would answer "nothing found" for everything. PGlite's home holds its own archive, and its lock the agent's.
   const check = async () => {
     if (config.databaseUrl === undefined) return;
     const persistence = await openPersistence(config, false);
     try {
-      await checkArchiveBinding({
-        persistence,
-        location: archiveLocation(config),
-        identity: (assign) => archiveIdentityOf(config, assign),
-        write: false,
-        adopt: false,
-      });
+      await archiveBindingCheck(config, persistence, { write: false, adopt: false })();
     } finally {
       await persistence.close();
     }
   };
-  const folder = archiveIsFolder(config);
-  if (folder) await check();
-  const embedder = buildEmbedder(config, remoteCallQueue(config));
-  const archive: Archive = await openArchive(config, embedder, () => undefined);
-  if (!folder) {
-    try {
-      await check();
-    } catch (error) {
-      await archive.close().catch(() => undefined);
-      throw error;
-    }
-  }
+  const archive: Archive = await openCheckedArchive(config, buildEmbedder(config, remoteCallQueue(config)), () => undefined, check);
   const tokens = createTokenCounter(config.assistantModel ? { model: config.assistantModel } : {});
   return {
     memoryRead: (id) => createMemoryReadTool(archive, id, { countTokens: (text) => tokens.count(text) }),
