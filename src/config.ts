@@ -15,6 +15,8 @@ import { parseWithSchema } from './conversation/schema-issues.js';
 import { durationMsSchema, envDurationMs } from './duration-ms.js';
 import { InvalidConfigError } from './errors.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, MAX_MESSAGE_BYTES_LIMIT } from './persistence/message-size-limit.js';
+import { DEFAULT_DATABASE_SCHEMA, databaseSchemaProblem } from './persistence/database-schema.js';
+import { DEFAULT_JOB_SCHEMA } from './background/compaction-queue.js';
 import {
   DEFAULT_MODEL_BREAKER_COOLDOWN_MS,
   DEFAULT_MODEL_BREAKER_FAILURES,
@@ -34,6 +36,12 @@ export interface RuntimeConfig {
    * `MEMFOLD_DATABASE_URL`, else `DATABASE_URL`.
    */
   databaseUrl?: string;
+  /**
+   * The PostgreSQL schema of memfold's tables (PGlite's too), apart from an application's own: a lowercase SQL
+   * identifier, not `pg_*`, `information_schema` or `memfold_jobs` (the job queue's). A store made before memfold had
+   * its own schema is moved there from `public` on its next migration. `MEMFOLD_DATABASE_SCHEMA`, default `memfold`.
+   */
+  databaseSchema: string;
   /** LanceDB location (folder or `s3://...`). `LANCEDB_URI`, default `{home}/lancedb`. */
   lancedbUri: string;
   /**
@@ -164,6 +172,7 @@ const overridesSchema = z
     {
       home: overrideString,
       databaseUrl: overrideString,
+      databaseSchema: z.string({ error: 'must be a string' }),
       lancedbUri: overrideString,
       lancedbStorageOptions: overrideStorageOptions,
       s3SingleWriter: z.boolean({ error: 'must be a boolean' }),
@@ -221,6 +230,7 @@ const envSchema = z
     MEMFOLD_HOME: envText,
     MEMFOLD_DATABASE_URL: envText,
     DATABASE_URL: envText,
+    MEMFOLD_DATABASE_SCHEMA: envText,
     LANCEDB_URI: envText,
     MEMFOLD_S3_SINGLE_WRITER: envFlag,
     MEMFOLD_S3_TIMEOUT_MS: envDurationMs(1),
@@ -311,6 +321,7 @@ export function resolveRuntimeConfig(overrides: Partial<RuntimeConfig> = {}, env
     : given.lancedbStorageOptions;
   const config: RuntimeConfig = {
     home,
+    databaseSchema: given.databaseSchema ?? vars.MEMFOLD_DATABASE_SCHEMA ?? DEFAULT_DATABASE_SCHEMA,
     lancedbUri,
     ...(storageOptions && Object.keys(storageOptions).length > 0 ? { lancedbStorageOptions: storageOptions } : {}),
     s3TimeoutMs,
@@ -333,6 +344,12 @@ export function resolveRuntimeConfig(overrides: Partial<RuntimeConfig> = {}, env
   const source = (key: keyof RuntimeConfig, own: keyof EnvValues, generic: string) =>
     given[key] !== undefined ? `config.${key}` : vars[own] !== undefined ? own : generic;
   if (config.databaseUrl !== undefined) requireUrl(config.databaseUrl, source('databaseUrl', 'MEMFOLD_DATABASE_URL', 'DATABASE_URL'), DATABASE_URL_SCHEMES);
+  const schemaSource = given.databaseSchema !== undefined ? 'config.databaseSchema' : 'MEMFOLD_DATABASE_SCHEMA';
+  const schemaProblem = databaseSchemaProblem(config.databaseSchema);
+  if (schemaProblem !== undefined) throw new InvalidConfigError(schemaSource, schemaProblem);
+  if (config.databaseSchema === DEFAULT_JOB_SCHEMA) {
+    throw new InvalidConfigError(schemaSource, `must not be "${DEFAULT_JOB_SCHEMA}": the background job queue (pg-boss) keeps its tables there`);
+  }
   if (config.openaiBaseUrl !== undefined) {
     requireUrl(config.openaiBaseUrl, source('openaiBaseUrl', 'MEMFOLD_OPENAI_BASE_URL', 'OPENAI_BASE_URL'), OPENAI_BASE_URL_SCHEMES);
   }

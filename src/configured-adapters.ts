@@ -3,9 +3,11 @@
  * with the extractive fallback, or the extractive one), the embedder, and the stores.
  */
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Archive } from './archive/archive.js';
+import { checkArchiveBinding } from './archive-binding.js';
 import { isObjectStoreUri } from './archive/lancedb/lancedb-storage-options.js';
 import { checkConditionalPut } from './archive/lancedb/s3-conditional-put.js';
 import { withinDeadline, withReadDeadline } from './archive/archive-deadline.js';
@@ -21,7 +23,7 @@ import { createModelQueue, rateLimitedQueueOptions, type ModelQueue } from './op
 import { createOpenAISummarizer } from './openai/openai-summarizer.js';
 import { sharedRateGate, type ReserveRateSlot } from './openai/shared-rate-limit.js';
 import type { SummaryModelChoice } from './openai/summary-model.js';
-import { createKyselyPersistence, openLanceArchive } from './on-demand-adapters.js';
+import { createKyselyPersistence, lanceArchiveIdentity, openLanceArchive } from './on-demand-adapters.js';
 import type { PersistenceProvider } from './persistence/persistence-provider.js';
 import { createExtractiveSummarizer } from './summarizer/extractive/extractive-summarizer.js';
 import type { Summarizer } from './summarizer/summarizer.js';
@@ -106,11 +108,32 @@ export function buildEmbedder(config: RuntimeConfig, queue: ModelQueue): Embedde
 }
 
 export async function openPersistence(config: RuntimeConfig, migrate: boolean): Promise<PersistenceProvider> {
-  const common = { namespace: config.namespace, maxMessageBytes: config.maxMessageBytes, migrate };
+  const common = { namespace: config.namespace, maxMessageBytes: config.maxMessageBytes, migrate, schema: config.databaseSchema };
   if (config.databaseUrl) return createKyselyPersistence({ dialect: 'postgres', databaseUrl: config.databaseUrl, ...common });
   const dataDir = path.join(config.home, 'pg');
   await mkdir(dataDir, { recursive: true });
   return createKyselyPersistence({ dialect: 'pglite', dataDir, ...common });
+}
+
+/** Whether `uri` names a folder rather than a `scheme://` location. */
+function isFolder(uri: string): boolean {
+  return !/^[a-z][a-z0-9+.-]*:\/\//i.test(uri);
+}
+
+/** The archive's location as the live store records it: a folder made absolute, a `scheme://` URI as given. */
+export function archiveLocation(config: Pick<RuntimeConfig, 'lancedbUri'>): string {
+  return isFolder(config.lancedbUri) ? path.resolve(config.lancedbUri) : config.lancedbUri;
+}
+
+/** The id the configured archive keeps inside itself; `assign` gives it that one (making its folder) when it has none. */
+export async function archiveIdentityOf(config: RuntimeConfig, assign?: string): Promise<string | undefined> {
+  if (isFolder(config.lancedbUri)) {
+    // Reading only: a folder that is not there holds no identity, and connecting would create it.
+    if (assign === undefined && !existsSync(config.lancedbUri)) return undefined;
+    await mkdir(config.lancedbUri, { recursive: true });
+  }
+  const storageOptions = config.lancedbStorageOptions;
+  return lanceArchiveIdentity({ uri: config.lancedbUri, ...(assign !== undefined ? { assign } : {}), ...(storageOptions ? { storageOptions } : {}) });
 }
 
 /**
@@ -120,7 +143,7 @@ export async function openPersistence(config: RuntimeConfig, migrate: boolean): 
  */
 export async function openArchive(config: RuntimeConfig, embedder: Embedder, onWarning: (message: string, error: unknown) => void): Promise<Archive> {
   const storageOptions = config.lancedbStorageOptions;
-  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(config.lancedbUri)) await mkdir(config.lancedbUri, { recursive: true });
+  if (isFolder(config.lancedbUri)) await mkdir(config.lancedbUri, { recursive: true });
   else if (
     isObjectStoreUri(config.lancedbUri) &&
     storageOptions &&
@@ -148,4 +171,40 @@ function objectStoreName(uri: string, storageOptions: Record<string, string> | u
   const bucket = /^[a-z][a-z0-9+.-]*:\/\/([^/]*)/i.exec(uri)?.[1] ?? '';
   const endpoint = storageOptions?.aws_endpoint;
   return endpoint ? `the S3 endpoint ${new URL(endpoint).origin} (bucket ${bucket})` : `the object store of ${uri.split('?')[0]}`;
+}
+
+/** The check that `persistence` belongs to the configured archive (`archive-binding.ts`), recording it on a first open that may write. */
+export function archiveBindingCheck(config: RuntimeConfig, persistence: PersistenceProvider, options: { write: boolean; adopt: boolean }): () => Promise<void> {
+  return () =>
+    checkArchiveBinding({
+      persistence,
+      location: archiveLocation(config),
+      identity: (assign) => archiveIdentityOf(config, assign),
+      ...options,
+    });
+}
+
+/**
+ * `openArchive` with `check` (the live store's record of its archive) run around it: a folder is checked before it
+ * opens, so a process that brings another archive is refused before it creates or writes one; an object store after,
+ * so its own checks (endpoint, credentials, conditional writes) report first. A failed check closes what opened.
+ */
+export async function openCheckedArchive(
+  config: RuntimeConfig,
+  embedder: Embedder,
+  onWarning: (message: string, error: unknown) => void,
+  check: () => Promise<void>,
+): Promise<Archive> {
+  const folder = isFolder(config.lancedbUri);
+  if (folder) await check();
+  const archive = await openArchive(config, embedder, onWarning);
+  if (!folder) {
+    try {
+      await check();
+    } catch (error) {
+      await archive.close().catch(() => undefined);
+      throw error;
+    }
+  }
+  return archive;
 }

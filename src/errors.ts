@@ -11,6 +11,8 @@ export type MemfoldErrorCode =
   | 'embedding_error'
   | 'archive_error'
   | 'persistence_error'
+  /** The live store belongs to another archive than the one this process opened (see `archive-binding.ts`). */
+  | 'archive_mismatch'
   | 'busy'
   | 'not_found';
 

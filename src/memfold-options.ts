@@ -72,6 +72,12 @@ export interface MemfoldOptions {
    */
   migrate?: boolean;
   /**
+   * Record the configured archive (`LANCEDB_URI`) as the live store's, replacing the one recorded: for an operator who
+   * moved the archive (the CLI: `memfold reconcile --adopt-archive`). Default false: a store that belongs to another
+   * archive is refused (`archive_mismatch`), since two archives for one store split its memory (README, Configuration).
+   */
+  adoptArchive?: boolean;
+  /**
    * Where the live table and the archive live. `'configured'` (default): PostgreSQL at `DATABASE_URL` or
    * PGlite under `MEMFOLD_HOME`, and LanceDB at `LANCEDB_URI`. `'memory'`: plain maps in this process
    * (`createInMemoryPersistence`, `createInMemoryArchive`), for compaction with no files at all; nothing
@@ -94,7 +100,7 @@ export interface MemfoldOptions {
 /** Options that are not settings objects, checked before anything opens. */
 export function checkOptions(options: MemfoldOptions): void {
   if (typeof options !== 'object' || options === null || Array.isArray(options)) throw new InvalidConfigError('options', 'must be an object');
-  for (const key of ['reconcileOnOpen', 'migrate'] as const) {
+  for (const key of ['reconcileOnOpen', 'migrate', 'adoptArchive'] as const) {
     if (options[key] !== undefined && typeof options[key] !== 'boolean') throw new InvalidConfigError(key, 'must be a boolean');
   }
   if (options.prompt !== undefined && (typeof options.prompt !== 'string' || options.prompt.trim() === '')) {
@@ -131,4 +137,6 @@ export function checkOptions(options: MemfoldOptions): void {
   if (options.store !== undefined && options.store !== 'configured' && options.store !== 'memory') {
     throw new InvalidConfigError('store', "must be 'configured' or 'memory'");
   }
+  if (options.adoptArchive === true && options.migrate === false)
+    throw new InvalidConfigError('adoptArchive', 'writes the live store: not with migrate: false');
 }

@@ -18,7 +18,7 @@ import { assembleContext, modelContext } from './compaction/context-view.js';
 import type { CompactionSettings } from './compaction/compaction-settings.js';
 import { createLiveSettings, type SettingsChange } from './compaction/live-settings.js';
 import { resolveRuntimeConfig, type RuntimeConfig } from './config.js';
-import { buildEmbedder, buildSummarizer, openArchive, openPersistence, remoteCallQueue } from './configured-adapters.js';
+import { archiveBindingCheck, buildEmbedder, buildSummarizer, openCheckedArchive, openPersistence, remoteCallQueue } from './configured-adapters.js';
 import { createInMemoryArchive } from './archive/in-memory/in-memory-archive.js';
 import type { Archive } from './archive/archive.js';
 import type { Summarizer } from './summarizer/summarizer.js';
@@ -247,7 +247,10 @@ export async function createMemfold(options: MemfoldOptions = {}): Promise<Memfo
     if (sharedRateLimit) reserveRateSlot = persistence.reserveRateSlot?.bind(persistence);
     if (options.archive) archive = options.archive;
     else if (inMemory) archive = own(createInMemoryArchive({ embedder: embedder!, namespace: config.namespace, onWarning: onArchiveWarning }));
-    else archive = own(await openArchive(config, embedder!, onArchiveWarning));
+    else {
+      const check = archiveBindingCheck(config, persistence, { write: options.migrate ?? true, adopt: options.adoptArchive ?? false });
+      archive = own(await openCheckedArchive(config, embedder!, onArchiveWarning, check));
+    }
     const pipeline = { archive, persistence, tokens, liveSettings, contextWarnings, onEvent: emit, prices };
     compactor = createCompactor({ ...pipeline, summarizer, ...(options.hooks ? { hooks: options.hooks } : {}) });
     offlineCompactor = createCompactor({ ...pipeline, summarizer: createExtractiveSummarizer() });

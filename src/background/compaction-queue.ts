@@ -66,5 +66,8 @@ export function outcomeOf(result: CompactionResult, conversationId: string, jobI
 }
 
 /** Retries of a failed job after the first attempt, and the first delay (doubled each time). */
+/** pg-boss's schema, apart from memfold's own tables (`config.databaseSchema` may not take it). */
+export const DEFAULT_JOB_SCHEMA = 'memfold_jobs';
+
 export const JOB_RETRY_LIMIT = 2;
 export const JOB_RETRY_DELAY_SECONDS = 1;

@@ -6,7 +6,7 @@
  */
 import { PgBoss } from 'pg-boss';
 import type { CompactionSettings } from '../compaction/compaction-settings.js';
-import { JOB_RETRY_DELAY_SECONDS, JOB_RETRY_LIMIT, type CompactionQueue } from './compaction-queue.js';
+import { DEFAULT_JOB_SCHEMA, JOB_RETRY_DELAY_SECONDS, JOB_RETRY_LIMIT, type CompactionQueue } from './compaction-queue.js';
 
 export interface JobQueueOptions {
   connectionString: string;
@@ -31,7 +31,7 @@ export interface CompactionJobData {
   settings?: CompactionSettings;
 }
 
-export const DEFAULT_JOB_SCHEMA = 'memfold_jobs';
+export { DEFAULT_JOB_SCHEMA };
 
 export function queueNames(namespace: string): { jobs: string; dead: string } {
   return { jobs: `memfold-compaction.${namespace}`, dead: `memfold-compaction-dead.${namespace}` };

@@ -96,8 +96,12 @@ export const COMMANDS: Record<string, CommandSpec> = {
   migrate: { positionals: [], flags: { json: 'switch' }, summary: 'apply database migrations' },
   reconcile: {
     positionals: [],
-    flags: { conversation: text, json: 'switch' },
+    flags: { conversation: text, json: 'switch', 'adopt-archive': 'switch' },
     summary: 'finish or undo compactions a crash interrupted (all conversations, or --conversation)',
+    help: [
+      "  --adopt-archive  record the configured archive (LANCEDB_URI) as the live store's, replacing the one recorded:",
+      '                   only after moving the archive there (a store and an archive that do not belong together are refused)',
+    ],
   },
   worker: {
     positionals: [],

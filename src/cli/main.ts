@@ -163,6 +163,7 @@ export async function main(argv: readonly string[], output: Output = processOutp
       reconcileOnOpen: command.command !== 'reconcile' && !reading,
       // A read must not create tables in whatever database DATABASE_URL names.
       migrate: !reading,
+      ...(command.command === 'reconcile' && command.flags['adopt-archive'] === true ? { adoptArchive: true } : {}),
       onEvent: (event) => {
         // Warnings (an embedding endpoint that fails, index upkeep that failed) are the operator's to see.
         if (event.type === 'warning') output.err(`memfold ${command.command}: warning: ${event.message}`);

@@ -3,11 +3,11 @@
  * stores, or a server that opened them itself). `openArchiveBackend` opens the LanceDB archive alone, without the
  * live store: on the embedded default the agent's process holds PGlite, and LanceDB takes concurrent readers, so
  * a read-only server beside the agent answers memory_read from what the agent archived (read consistency 0: each
- * read sees the latest commit).
+ * read sees the latest commit). On PostgreSQL it first checks, reading only, that the archive is the live store's.
  */
 import type { Archive } from '../archive/archive.js';
 import type { RuntimeConfig } from '../config.js';
-import { buildEmbedder, openArchive, remoteCallQueue } from '../configured-adapters.js';
+import { archiveBindingCheck, buildEmbedder, openCheckedArchive, openPersistence, remoteCallQueue } from '../configured-adapters.js';
 import type { Memfold } from '../memfold.js';
 import { createTokenCounter } from '../tokens/create-token-counter.js';
 import { createMemoryReadTool } from '../tools/memory-read.js';
@@ -28,8 +28,18 @@ export interface ArchiveBackend extends McpBackend {
 
 /** memory_read over the configured LanceDB archive alone (no PGlite, no lock). */
 export async function openArchiveBackend(config: RuntimeConfig): Promise<ArchiveBackend> {
-  const embedder = buildEmbedder(config, remoteCallQueue(config));
-  const archive: Archive = await openArchive(config, embedder, () => undefined);
+  // On PostgreSQL (shared, no lock) the archive is checked against the live store's record, reading only: a server on
+  // another archive would answer "nothing found" for everything. PGlite's home holds its own archive, and its lock the agent's.
+  const check = async () => {
+    if (config.databaseUrl === undefined) return;
+    const persistence = await openPersistence(config, false);
+    try {
+      await archiveBindingCheck(config, persistence, { write: false, adopt: false })();
+    } finally {
+      await persistence.close();
+    }
+  };
+  const archive: Archive = await openCheckedArchive(config, buildEmbedder(config, remoteCallQueue(config)), () => undefined, check);
   const tokens = createTokenCounter(config.assistantModel ? { model: config.assistantModel } : {});
   return {
     memoryRead: (id) => createMemoryReadTool(archive, id, { countTokens: (text) => tokens.count(text) }),

@@ -58,9 +58,7 @@ export const TRANSCRIPT_TAG = 'transcript';
 
 /** Fill `{{name}}` placeholders; unknown placeholders are left as they are. */
 export function interpolatePrompt(template: string, values: Record<string, string | number>): string {
-  return template.replace(/\{\{\s*([A-Za-z0-9_]+)\s*\}\}/g, (match, key: string) =>
-    Object.prototype.hasOwnProperty.call(values, key) ? String(values[key]) : match,
-  );
+  return template.replace(/\{\{\s*([A-Za-z0-9_]+)\s*\}\}/g, (match, key: string) => (Object.hasOwn(values, key) ? String(values[key]) : match));
 }
 
 /**
@@ -79,7 +77,7 @@ const ANY_LINE_BREAK = /\r\n|[\n\v\f\r\x1c-\x1e\x85\u2028\u2029]/g;
 
 /** Times, names and ids sit inside a line's head: whitespace, brackets and control characters would break it. */
 function headToken(value: string): string {
-  return value.replace(/[()\[\]#:\s\p{C}]+/gu, '_') || '_';
+  return value.replace(/[()[\]#:\s\p{C}]+/gu, '_') || '_';
 }
 
 /**

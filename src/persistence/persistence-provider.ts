@@ -1,6 +1,18 @@
 import type { ConversationMessage, NewMessage } from '../conversation/types.js';
 import type { LockWaitOptions } from './lock-wait.js';
 
+/** The archive a live store belongs to, as the first process that opened them together recorded it. */
+export interface ArchiveBinding {
+  /** Where that process found the archive: an absolute folder, or the object-store URI. */
+  location: string;
+  /** The id the archive keeps inside itself; what is compared. */
+  archiveId: string;
+  boundAt: Date;
+}
+
+/** What `bindArchive` asks: given the binding recorded now, the one to record (undefined: keep it). */
+export type ArchiveBindingDecision = (bound: ArchiveBinding | undefined) => Promise<{ location: string; archiveId: string } | undefined>;
+
 export interface MigrationReport {
   /** Names of the migrations this call applied, in order (empty when up to date). */
   applied: string[];
@@ -321,5 +333,18 @@ export interface PersistenceProvider extends PersistenceTransaction {
    * PGlite); the in-memory store does not. Refuses an empty `key` and an `intervalMs` that is not a positive number.
    */
   reserveRateSlot?(key: string, intervalMs: number): Promise<number>;
+  /**
+   * The archive this store belongs to (`migrations/012_archive_binding.sql`), or undefined before one is recorded.
+   * Optional, with `bindArchive`: the Kysely store has both (PostgreSQL and PGlite); the in-memory store, whose
+   * archive lives and dies with it, has neither.
+   */
+  getArchiveBinding?(): Promise<ArchiveBinding | undefined>;
+  /**
+   * Decide the store's archive binding, one process at a time (a lock across processes): `decide` gets the binding
+   * recorded now and returns the one to record (undefined: keep it), or throws to refuse; returns the binding recorded
+   * afterwards. `decide` may take its time (it reads or marks the archive) but must not call the store. Refuses an
+   * empty `location` or `archiveId` (`binding.location`, `binding.archiveId`).
+   */
+  bindArchive?(decide: ArchiveBindingDecision): Promise<ArchiveBinding | undefined>;
   close(): Promise<void>;
 }

@@ -62,7 +62,7 @@ function shortTime(iso: string): string {
 
 /** A speaker's name inside one line of framing: no whitespace, brackets or control characters. */
 function speaker(message: ConversationMessage): string {
-  return (message.name ?? message.role).replace(/[\s\p{C}\[\]:]+/gu, '_') || message.role;
+  return (message.name ?? message.role).replace(/[\s\p{C}[\]:]+/gu, '_') || message.role;
 }
 
 /**

@@ -147,7 +147,10 @@ describe.skipIf(serverUrl === undefined)('on PostgreSQL: jobs in pg-boss, run by
 
   it('a compaction that fails every attempt ends in the dead-letter queue, nothing lost', async () => {
     fake.setBehavior(behaviors.status(500));
+    // A database of its own: its archive is another one (made by another embedder), and a database has one archive.
+    const doomedDatabase = await createPostgresTestDatabase(serverUrl!);
     const failing = {
+      MEMFOLD_DATABASE_URL: doomedDatabase.url,
       LANCEDB_URI: `${lanceRoot}/lancedb-failing`,
       // A namespace of its own: its queue is created with this test's retry limit (a queue keeps the settings it was made with).
       MEMFOLD_NAMESPACE: 'doomed',
@@ -162,7 +165,7 @@ describe.skipIf(serverUrl === undefined)('on PostgreSQL: jobs in pg-boss, run by
     const worker = startWorker(failing);
     await until(() => worker.lines.filter((line) => line.startsWith('failed doomed')).length >= 2, 60_000, 'two failed attempts');
 
-    const boss = new PgBoss({ connectionString: database.url, schema: 'memfold_jobs', supervise: false, migrate: false });
+    const boss = new PgBoss({ connectionString: doomedDatabase.url, schema: 'memfold_jobs', supervise: false, migrate: false });
     await boss.start();
     let dead: Array<{ data: unknown }> = [];
     await until(async () => (dead = await boss.fetch(queueNames('doomed').dead)).length > 0, 30_000, 'the dead letter');
@@ -173,6 +176,7 @@ describe.skipIf(serverUrl === undefined)('on PostgreSQL: jobs in pg-boss, run by
     expect((await app.persistence.loadHistory('doomed')).filter((m) => m.kind !== 'clip_archive')).toHaveLength(appended.length);
     expect(await app.persistence.listPendingOperations('doomed')).toEqual([]);
     await app.close();
+    await doomedDatabase.drop();
   });
 
   it('a worker whose database connections are terminated mid-job keeps serving: all 8 jobs finish, SIGTERM exits 0', async () => {

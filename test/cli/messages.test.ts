@@ -242,7 +242,9 @@ describe.skipIf(serverUrl === undefined)('read commands on a PostgreSQL database
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     try {
-      const rows = await client.query<{ table_name: string }>("select table_name from information_schema.tables where table_schema = 'public' order by 1");
+      const rows = await client.query<{ table_name: string }>(
+        "select table_name from information_schema.tables where table_schema in ('public', 'memfold') order by 1",
+      );
       return rows.rows.map((row) => row.table_name);
     } finally {
       await client.end();
@@ -273,7 +275,7 @@ describe.skipIf(serverUrl === undefined)('read commands on a PostgreSQL database
     // A database one migration behind is named as such.
     const client = new pg.Client({ connectionString: database.url });
     await client.connect();
-    await client.query('delete from memfold_migrations where name = (select max(name) from memfold_migrations)');
+    await client.query('delete from memfold.memfold_migrations where name = (select max(name) from memfold.memfold_migrations)');
     await client.end();
     const behind = await memfold(['context', 'x'], { env });
     expect(behind.code).toBe(1);

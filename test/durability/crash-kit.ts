@@ -47,7 +47,7 @@ export function toolHeavyTurns(rand: () => number, count: number): TurnShape[] {
 /**
  * A commit of a conversation listed in `memfold_test_slow_commit` sleeps 1 s inside its transaction: the compaction's
  * (on the clip-archive insert) and the clearing's (once per statement, whatever the number of rows it clears).
- * Installed once, after memfold migrated the database.
+ * Installed once, after memfold migrated the database; sets the admin session's search_path to memfold's schema.
  *
  * The database's sessions also check every 25 ms, while a statement runs, that their client is still there
  * (client_connection_check_interval): a child killed in the middle of the sleep then has its transaction rolled back
@@ -55,6 +55,8 @@ export function toolHeavyTurns(rand: () => number, count: number): TurnShape[] {
  * reconcile that follows waits on the dead transaction's locks.
  */
 export async function installSlowCommit(admin: pg.Client): Promise<void> {
+  // memfold's tables are in its own schema, where memfold's sessions (search_path = memfold) also find the flag table.
+  await admin.query('set search_path to memfold, public');
   const { rows } = await admin.query<{ name: string }>('select current_database() as name');
   await admin.query(`alter database "${rows[0]!.name.replaceAll('"', '""')}" set client_connection_check_interval = '25ms'`);
   await admin.query(`create table memfold_test_slow_commit (conversation_id text primary key)`);

@@ -55,6 +55,8 @@ async function openMemfold(baseURL: string, model: string, config: Partial<Runti
     ...(store ? { store } : {}),
     config: {
       home: await mkdtemp(path.join(root, 'home-')),
+      // Processes sharing a database share its archive (another is refused).
+      lancedbUri: path.join(root, 'lancedb'),
       openaiBaseUrl: baseURL,
       summaryModel: model,
       modelRequestsPerMinute: RPM,

@@ -112,28 +112,39 @@ for (const backend of persistenceBackends()) {
       await rm(dir, { recursive: true, force: true });
     });
 
-    it('applies files in name order, records each, stops at a failing one (rolled back) and resumes after a fix', async () => {
+    it('applies files in name order in one transaction: a failing one leaves nothing of the run, and a fixed run applies them all', async () => {
       // 010 depends on 002, which depends on 001: applying out of order would fail.
       await writeFile(path.join(dir, '001_alpha.sql'), 'create table t_alpha (id int primary key);');
       await writeFile(path.join(dir, '002_beta.sql'), 'create table t_beta (id int references t_alpha (id)); insert into t_alpha values (1);');
       await writeFile(path.join(dir, '010_gamma.sql'), 'insert into t_beta values (1); create table t_gamma (x int); select no_such_function();');
       await writeFile(path.join(dir, 'notes.txt'), 'not a migration');
+      const recordedBefore = await recordedNames();
 
-      await expect(runMigrations(db, { dir })).rejects.toMatchObject({ code: 'persistence_error', details: { migration: '010_gamma.sql' } });
-      const recorded = await sql<{ name: string }>`select name from memfold_migrations where name like '0%' order by applied_at, name`.execute(db);
-      const shipped = new Set(await listMigrations());
-      expect(recorded.rows.map((r) => r.name).filter((n) => !shipped.has(n))).toEqual(['001_alpha.sql', '002_beta.sql']);
-      // The failed file left nothing behind: its insert and its table are gone.
-      expect((await sql`select * from t_beta`.execute(db)).rows).toEqual([]);
-      expect((await sql<{ t: string | null }>`select to_regclass('t_gamma')::text as t`.execute(db)).rows[0]!.t).toBeNull();
+      const failure = await runMigrations(db, { dir }).catch((error: unknown) => error);
+      expect(failure).toMatchObject({ code: 'persistence_error', details: { migration: '010_gamma.sql', schema: 'memfold', sqlstate: '42883' } });
+      expect((failure as Error).message).toMatch(
+        /schema "memfold" \(MEMFOLD_DATABASE_SCHEMA\) failed at migration 010_gamma\.sql: .*no_such_function.*nothing was applied/,
+      );
+      // Nothing of the run is left: not the files before the failing one, nor their tables, nor a record made by it.
+      expect(await recordedNames()).toEqual(recordedBefore);
+      for (const table of ['t_alpha', 't_beta', 't_gamma']) {
+        expect((await sql<{ t: string | null }>`select to_regclass(${table})::text as t`.execute(db)).rows[0]!.t).toBeNull();
+      }
 
       await writeFile(path.join(dir, '010_gamma.sql'), 'insert into t_beta values (1); create table t_gamma (x int);');
       const report = await runMigrations(db, { dir });
-      expect(report.applied).toEqual(['010_gamma.sql']);
+      expect(report.applied).toEqual(['001_alpha.sql', '002_beta.sql', '010_gamma.sql']);
       expect(report.current).toEqual(expect.arrayContaining(['001_alpha.sql', '002_beta.sql', '010_gamma.sql']));
       expect((await runMigrations(db, { dir })).applied).toEqual([]);
       expect((await sql`select * from t_beta`.execute(db)).rows).toEqual([{ id: 1 }]);
     });
+
+    /** The migrations recorded in memfold's schema, or null when it has no record (a new database). */
+    async function recordedNames(): Promise<string[] | null> {
+      const table = await sql<{ t: string | null }>`select to_regclass('memfold.memfold_migrations')::text as t`.execute(db);
+      if (table.rows[0]!.t === null) return null;
+      return (await sql<{ name: string }>`select name from memfold.memfold_migrations order by name`.execute(db)).rows.map((r) => r.name);
+    }
 
     it('records the real migrations with their application time', async () => {
       const report = await runMigrations(db);

@@ -103,4 +103,13 @@ export interface Database {
   compaction_pauses: CompactionPausesTable;
   token_calibrations: TokenCalibrationsTable;
   memfold_rate_slots: RateSlotsTable;
+  archive_binding: ArchiveBindingTable;
+}
+
+/** The archive the store belongs to (migration 012): one row. */
+export interface ArchiveBindingTable {
+  singleton: ColumnType<boolean, boolean | undefined, never>;
+  location: string;
+  archive_id: string;
+  bound_at: Timestamp;
 }

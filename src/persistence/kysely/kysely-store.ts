@@ -20,10 +20,12 @@ import { clearLoopGuardState, getLoopGuardState, setLoopGuardState } from './kys
 import { kyselyMessageOperations } from './kysely-messages.js';
 import { getTokenCalibration, setTokenCalibration } from './kysely-token-calibration.js';
 import { reserveRateSlot } from './kysely-rate-slots.js';
+import { bindArchive, getArchiveBinding } from './kysely-archive-binding.js';
 import type { StoreContext } from './kysely-store-context.js';
 import { eraseConversation } from './kysely-erase.js';
 import { listConversations, listOperations, listPendingOperations, recordOperation, updateOperation } from './kysely-operation-log.js';
 import { MAX_NAMESPACE_BYTES, requireKey, requireText } from '../../conversation/text.js';
+import { DEFAULT_DATABASE_SCHEMA, requireDatabaseSchema } from '../database-schema.js';
 import type { Database } from './kysely-schema.js';
 
 interface CommonOptions {
@@ -39,6 +41,12 @@ interface CommonOptions {
    * the database is not initialized or how far behind it is), for readers that must not create tables.
    */
   migrate?: boolean;
+  /**
+   * The schema holding memfold's tables: every connection resolves names there alone, so an application's own
+   * same-named tables (in `public` or elsewhere) are never touched. Default `memfold`; created on the first migration;
+   * a store made before it had one is moved there from `public` (migration 011). A lowercase SQL identifier.
+   */
+  schema?: string;
 }
 
 export type KyselyPersistenceOptions =
@@ -58,12 +66,14 @@ export async function createKyselyPersistence(options: KyselyPersistenceOptions)
 export async function openKyselyStore(options: KyselyPersistenceOptions): Promise<{ persistence: PersistenceProvider; db: Kysely<Database> }> {
   const namespace = requireKey(options.namespace ?? 'default', 'namespace', MAX_NAMESPACE_BYTES);
   const maxMessageBytes = validateMaxMessageBytes(options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES, 'maxMessageBytes');
-  const backend = options.dialect === 'postgres' ? await createPostgresDialect(options.databaseUrl) : await createPgliteDialect(options.dataDir);
+  const schema = requireDatabaseSchema(options.schema ?? DEFAULT_DATABASE_SCHEMA, 'schema');
+  const backend =
+    options.dialect === 'postgres' ? await createPostgresDialect(options.databaseUrl, { schema }) : await createPgliteDialect(options.dataDir, { schema });
   const db = new Kysely<Database>({ dialect: backend.dialect });
-  const persistence = createStore(db, backend, { namespace, clock: options.clock ?? (() => new Date()), maxMessageBytes });
+  const persistence = createStore(db, backend, { namespace, clock: options.clock ?? (() => new Date()), maxMessageBytes }, schema);
   try {
     if (options.migrate ?? true) await persistence.migrate();
-    else await requireMigrated(db);
+    else await requireMigrated(db, { schema });
   } catch (error) {
     await persistence.close().catch(() => {});
     throw toPersistenceError(error, `open the ${backend.backend} store`);
@@ -71,7 +81,7 @@ export async function openKyselyStore(options: KyselyPersistenceOptions): Promis
   return { persistence, db };
 }
 
-function createStore(db: Kysely<Database>, backend: StoreDialect, options: Omit<StoreContext, 'heldLock'>): PersistenceProvider {
+function createStore(db: Kysely<Database>, backend: StoreDialect, options: Omit<StoreContext, 'heldLock'>, schema: string): PersistenceProvider {
   // The conversation locks the running async context holds (PostgreSQL), by conversation id.
   const heldLocks = new AsyncLocalStorage<ReadonlyMap<string, HeldLock>>();
   const context: StoreContext = { ...options, heldLock: (conversationId) => heldLocks.getStore()?.get(conversationId) };
@@ -105,7 +115,7 @@ function createStore(db: Kysely<Database>, backend: StoreDialect, options: Omit<
   return {
     backend: backend.backend,
 
-    migrate: outside('migrate', () => runMigrations(db)),
+    migrate: outside('migrate', () => runMigrations(db, { schema })),
 
     append: outside('append', operations.append),
     deleteByIds: outside('deleteByIds', operations.deleteByIds),
@@ -192,6 +202,8 @@ function createStore(db: Kysely<Database>, backend: StoreDialect, options: Omit<
     getTokenCalibration: outside('getTokenCalibration', (conversationId) => getTokenCalibration(db, context, conversationId)),
     setTokenCalibration: outside('setTokenCalibration', (conversationId, update) => setTokenCalibration(db, context, conversationId, update)),
     reserveRateSlot: outside('reserveRateSlot', (key, intervalMs) => reserveRateSlot(db, key, intervalMs)),
+    getArchiveBinding: outside('getArchiveBinding', () => getArchiveBinding(db)),
+    bindArchive: outside('bindArchive', (decide) => bindArchive(db, decide)),
 
     close() {
       closed ??= (async () => {

@@ -6,13 +6,17 @@
 import type { PGlite } from '@electric-sql/pglite';
 import type pg from 'pg';
 import { MemfoldError } from '../../errors.js';
+import { DEFAULT_DATABASE_SCHEMA, searchPathStatement } from '../database-schema.js';
 import type { StoreDialect } from '../kysely/store-dialect.js';
 import { acquireDataDirLock } from './pglite-lock-file.js';
 
-/** Lock `dataDir`, open (or initialize) the PGlite database in it, and wrap it in a dialect. */
-export async function createPgliteDialect(dataDir: string): Promise<StoreDialect> {
+/**
+ * Lock `dataDir`, open (or initialize) the PGlite database in it, and wrap it in a dialect whose connection resolves
+ * names in `schema` alone (default `memfold`; validated by the caller).
+ */
+export async function createPgliteDialect(dataDir: string, options: { schema?: string } = {}): Promise<StoreDialect> {
   // Loaded here, not at import time: importing memfold must not pay for a backend it may not use.
-  const [{ PGlite }, { createPgConfig }, { PostgresDialect }, { default: pgModule }] = await Promise.all([
+  const [{ PGlite }, { createPgConfig }, { PostgresDialect, CompiledQuery }, { default: pgModule }] = await Promise.all([
     import('@electric-sql/pglite'),
     import('@electric-sql/pglite/node-postgres'),
     import('kysely'),
@@ -34,7 +38,11 @@ export async function createPgliteDialect(dataDir: string): Promise<StoreDialect
   pool.on('error', () => {});
   return {
     backend: 'pglite',
-    dialect: new PostgresDialect({ pool }),
+    dialect: new PostgresDialect({
+      pool,
+      onCreateConnection: async (connection) =>
+        void (await connection.executeQuery(CompiledQuery.raw(searchPathStatement(options.schema ?? DEFAULT_DATABASE_SCHEMA)))),
+    }),
     singleConnection: true,
     async close() {
       try {

@@ -56,7 +56,7 @@ export function splitSentences(text: string, clauses = true): string[] {
     const trimmed = block.trim();
     if (trimmed === '') continue;
     // Candidate boundaries: terminal punctuation (with closing quotes/brackets), whitespace, then a likely sentence start.
-    const pieces = trimmed.split(/(?<=[.!?]["')\]]?)\s+(?=["'(\[]?[A-Z0-9])/);
+    const pieces = trimmed.split(/(?<=[.!?]["')\]]?)\s+(?=["'([]?[A-Z0-9])/);
     let pending = '';
     for (const piece of pieces) {
       pending = pending ? `${pending} ${piece}` : piece;
