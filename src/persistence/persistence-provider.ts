@@ -289,7 +289,7 @@ export interface PersistenceProvider extends PersistenceTransaction {
    * clip-archive too), id ledger, loop guard record, token calibration, every operation journal row (with the usage
    * commits recorded on them, and a pending `erase` operation) and the conversation row. With `throughSeq`, messages
    * after it (appended after the erase was asked for) stay, with their id ledger entries and the conversation row (its
-   * seqs go on). The archive is not touched: the erase (`compaction/erase-conversation.ts`) purges it first. A
+   * seqs go on), but for tool results answering a call at or below it, which go with their call. The archive is not touched: the erase (`compaction/erase-conversation.ts`) purges it first. A
    * conversation with nothing stored deletes nothing (every count 0). Refuses an empty id (`conversationId`) and a
    * `throughSeq` that is not an integer >= 0.
    */
