@@ -1,5 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -11,9 +11,14 @@ import { copyPgliteTemplate } from '../support/backends.js';
 const run = promisify(execFile);
 const fixture = path.join(import.meta.dirname, 'fixtures/open-pglite.ts');
 
-/** Open the store in another node process; resolves what it printed. */
-async function openInChild(dataDir: string): Promise<{ ok: boolean; code?: string; message?: string; seq?: number }> {
-  const { stdout } = await run(process.execPath, ['--import', 'tsx/esm', fixture, dataDir], { cwd: path.join(import.meta.dirname, '../..') });
+/**
+ * Open the store in another node process; resolves what it printed. `unprivileged`: file permissions apply to it even
+ * when the tests run as root (which reads and writes anything), by dropping the capabilities that bypass them.
+ */
+async function openInChild(dataDir: string, { unprivileged = false } = {}): Promise<{ ok: boolean; code?: string; message?: string; seq?: number }> {
+  const node = [process.execPath, '--import', 'tsx/esm', fixture, dataDir];
+  const command = unprivileged && process.getuid?.() === 0 ? ['setpriv', '--bounding-set=-dac_override,-dac_read_search,-fowner', ...node] : node;
+  const { stdout } = await run(command[0]!, command.slice(1), { cwd: path.join(import.meta.dirname, '../..') });
   return JSON.parse(stdout.trim().split('\n').pop()!);
 }
 
@@ -45,6 +50,30 @@ async function deadPid(): Promise<number> {
   await new Promise((resolve) => child.on('exit', resolve));
   return child.pid!;
 }
+
+describe('pglite: a data directory this process cannot write', () => {
+  it('is refused as a persistence_error naming the directory and what to do, leaving nothing in it', async () => {
+    const { root, dataDir } = await copyPgliteTemplate();
+    const before = await readdir(dataDir);
+    await chmod(dataDir, 0o555);
+    try {
+      const opened = await openInChild(dataDir, { unprivileged: true });
+      expect(opened).toMatchObject({ ok: false, code: 'persistence_error' });
+      expect(opened.message).toContain(`PGlite data directory ${dataDir}`);
+      expect(opened.message).toContain('write access');
+      expect(opened.message).not.toContain('draft');
+      expect(await readdir(dataDir)).toEqual(before);
+      // A new directory in a folder this process cannot write: the same refusal, naming the directory.
+      const inside = path.join(dataDir, 'pg');
+      const created = await openInChild(inside, { unprivileged: true });
+      expect(created).toMatchObject({ ok: false, code: 'persistence_error' });
+      expect(created.message).toContain(`PGlite data directory ${inside}: this process cannot write to it`);
+    } finally {
+      await chmod(dataDir, 0o755);
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+});
 
 describe('pglite: the data directory lock file', () => {
   let root: string;
