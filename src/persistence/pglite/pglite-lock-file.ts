@@ -76,7 +76,7 @@ export async function acquireDataDirLock(dataDir: string): Promise<DataDirLock> 
     };
   } catch (error) {
     registry.delete(key);
-    throw error;
+    throw MemfoldError.isInstance(error) ? error : cannotLock(dataDir, error);
   }
 }
 
@@ -229,6 +229,19 @@ function openInThisProcess(dataDir: string): MemfoldError {
     `PGlite data directory ${dataDir} is already open in this process (pid ${process.pid}): one open per directory. ` +
       'Use the store already open, or close it before opening the directory again.',
     { retryable: true, details: { dataDir, pid: process.pid } },
+  );
+}
+
+/** The file system refused the lock's files (a read-only folder, a file in the way): say so of the directory itself. */
+function cannotLock(dataDir: string, error: unknown): MemfoldError {
+  const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+  const unwritable = reason === 'EACCES' || reason === 'EPERM' || reason === 'EROFS';
+  return new MemfoldError(
+    'persistence_error',
+    // The code, not the system's message: that names a temporary file of the lock, not the folder to fix.
+    `Cannot open PGlite data directory ${dataDir}: ${unwritable ? 'this process cannot write to it' : 'its lock file cannot be written'} (${reason}). ` +
+      'memfold keeps its lock and its database there: give this process write access to the folder, or choose another one (home, MEMFOLD_HOME).',
+    { cause: error, details: { dataDir, reason } },
   );
 }
 
