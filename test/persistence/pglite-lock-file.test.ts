@@ -184,6 +184,23 @@ describe('pglite: the data directory lock file', () => {
     expect(await lockText(dataDir)).toBe('free');
   });
 
+  it('removes the lock drafts a process killed while taking or handing back the lock left behind', async () => {
+    const dead = await deadPid();
+    const sleeper = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)']);
+    try {
+      const leftover = `${LOCK_FILE_NAME}.draft-${dead}-0b5e1c8a-2f44-4a0e-9a53-7d1c9a4e2b10`;
+      // A live process's draft is its lock being written right now: it stays.
+      const inFlight = `${LOCK_FILE_NAME}.draft-${sleeper.pid}-6f0e7d1c-3b2a-4c59-8e71-5a4b3c2d1e0f`;
+      await writeFile(path.join(dataDir, leftover), `${dead}\n`);
+      await writeFile(path.join(dataDir, inFlight), `${sleeper.pid}\n`);
+      for (let cycle = 0; cycle < 3; cycle++) await (await createKyselyPersistence({ dialect: 'pglite', dataDir })).close();
+      const drafts = (await readdir(dataDir)).filter((name) => name.includes('.draft-'));
+      expect(drafts).toEqual([inFlight]);
+    } finally {
+      sleeper.kill();
+    }
+  });
+
   it('refuses two concurrent opens in this process: exactly one opens, and it keeps the lock', async () => {
     const opened = await Promise.allSettled([createKyselyPersistence({ dialect: 'pglite', dataDir }), createKyselyPersistence({ dialect: 'pglite', dataDir })]);
     const stores = opened.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
