@@ -83,6 +83,7 @@ export async function acquireDataDirLock(dataDir: string): Promise<DataDirLock> 
 /** Link the next generation naming this process; the generation file on success. */
 async function take(dataDir: string): Promise<string> {
   await mkdir(dataDir, { recursive: true });
+  await removeDeadDrafts(dataDir);
   const draft = await writeDraft(dataDir, [String(process.pid), processStart(process.pid) ?? '-', bootId() ?? '-'].join(' '));
   try {
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
@@ -205,11 +206,29 @@ async function removeBelow(dataDir: string, generation: number): Promise<void> {
   for (const entry of await generations(dataDir)) if (entry.generation < generation) await rm(entry.file, { force: true });
 }
 
-/** Write the content to a private file first: a lock appears by `link()`, whole, so no reader sees it half-written. */
+/**
+ * Write the content to a private file first: a lock appears by `link()`, whole, so no reader sees it half-written. The
+ * draft's name carries this pid, so a draft a killed process left is known as such and removed (`removeDeadDrafts`).
+ */
 async function writeDraft(dataDir: string, content: string): Promise<string> {
-  const draft = path.join(dataDir, `${LOCK_FILE_NAME}.draft-${randomUUID()}`);
-  await writeFile(draft, `${content}\n`);
+  const draft = path.join(dataDir, `${LOCK_FILE_NAME}.draft-${process.pid}-${randomUUID()}`);
+  try {
+    await writeFile(draft, `${content}\n`);
+  } catch (error) {
+    await rm(draft, { force: true });
+    throw error;
+  }
   return draft;
+}
+
+const DRAFT = /^memfold\.lock\.draft-(\d+)-/;
+
+/** Drafts of processes that are gone (killed between writing and removing one): nothing else ever removes them. */
+async function removeDeadDrafts(dataDir: string): Promise<void> {
+  for (const name of await readdir(dataDir)) {
+    const pid = Number(DRAFT.exec(name)?.[1]);
+    if (Number.isSafeInteger(pid) && pid > 0 && pid !== process.pid && !isAlive(pid)) await rm(path.join(dataDir, name), { force: true });
+  }
 }
 
 /** Link `draft` to `file` unless `file` exists (atomic): whether this call created it. */
