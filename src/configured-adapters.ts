@@ -110,8 +110,8 @@ export function buildEmbedder(config: RuntimeConfig, queue: ModelQueue): Embedde
 export async function openPersistence(config: RuntimeConfig, migrate: boolean): Promise<PersistenceProvider> {
   const common = { namespace: config.namespace, maxMessageBytes: config.maxMessageBytes, migrate, schema: config.databaseSchema };
   if (config.databaseUrl) return createKyselyPersistence({ dialect: 'postgres', databaseUrl: config.databaseUrl, ...common });
+  // The directory lock creates the folder, and says which folder when it cannot.
   const dataDir = path.join(config.home, 'pg');
-  await mkdir(dataDir, { recursive: true });
   return createKyselyPersistence({ dialect: 'pglite', dataDir, ...common });
 }
 

@@ -6,9 +6,10 @@
  * the store records with it the conversation's last seq, the erase's boundary; then the archive is purged (every
  * entry of every kind, physically: `Archive.eraseConversation`); then one transaction deletes the live-store rows of
  * the conversation up to the boundary, the erase's own journal row included, keeping the messages appended after it
- * (and the conversation row, when there are any). Until that transaction commits the operation stays pending, and
- * reconcile (on open, before the conversation's next compaction, `memfold reconcile`) runs the same two steps again
- * with the same boundary: an erase is always rolled forward, never undone. Both steps are idempotent.
+ * (and the conversation row, when there are any), but for tool results answering a call it removed: a tool group is
+ * never split, and a result kept without its call would answer nothing. Until that transaction commits the operation
+ * stays pending, and reconcile (on open, before the conversation's next compaction, `memfold reconcile`) runs the same
+ * two steps again with the same boundary: an erase is always rolled forward, never undone. Both steps are idempotent.
  *
  * Every archive entry of the conversation predates the boundary: the archive is written only by compactions, which
  * take the same lock and finish a pending erase first. So the purge removes all of them, and the messages kept are

@@ -154,9 +154,10 @@ export function planCompaction(
     }
   });
 
-  // Only a history that carries a clip-archive had messages archived: then a body that does not follow the system
-  // prompt's seqs begins after archived ones. (A history a caller built may number its messages from anywhere.)
-  const previousSeq = previousClipArchive ? (system.at(-1)?.seq ?? 0) : undefined;
+  // Only a history that carries a clip-archive had messages archived: then a body that follows neither the system
+  // prompt's seq nor the seq before the conversation's opening (`openingSeq`, past an erase that kept messages) begins
+  // after archived ones. (A history a caller built may number its messages from anywhere.)
+  const previousSeq = previousClipArchive ? Math.max(system.at(-1)?.seq ?? 0, (previousClipArchive.openingSeq ?? 1) - 1) : undefined;
   const firstEnd = findFirstTurnsEnd(body, bodyTokens, settings, previousSeq);
   const sum = (from: number, to: number) => bodyTokens.slice(from, to).reduce((a, b) => a + b, 0);
   const keepRecentTokens = tailBudget(settings, systemTokens + sum(0, firstEnd), clipBound);

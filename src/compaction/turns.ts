@@ -42,13 +42,15 @@ export function turnStarts(messages: readonly SeqMsg[]): number[] {
  * `count` turns (the messages before the first user message belong to the first), and
  * never past archived messages, since what follows them is no longer the opening. 0 when `messages` does not begin
  * with the opening: its first message comes after archived ones (`previousSeq`: the seq of the live row before it).
+ * Without `previousSeq` nothing was archived (no clip-archive): a hole between seqs is then the caller's own numbering,
+ * and the opening turns are counted whole.
  */
 export function openingEnd(messages: readonly SeqMsg[], count: number, previousSeq?: number): number {
   if (count === 0 || messages.length === 0 || followsArchived(messages, 0, previousSeq)) return 0;
   const turns = turnStarts(messages);
   // Counted by their user messages: the messages before the first one belong to the first turn.
   const userTurns = turns.filter((t) => messages[t]!.role === 'user');
-  const afterArchived = turns.find((t) => t > 0 && followsArchived(messages, t)) ?? messages.length;
+  const afterArchived = previousSeq === undefined ? messages.length : (turns.find((t) => t > 0 && followsArchived(messages, t)) ?? messages.length);
   return Math.min(userTurns[count] ?? messages.length, afterArchived);
 }
 

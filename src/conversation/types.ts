@@ -49,6 +49,12 @@ export interface ConversationMessage {
    * committed. A user message with a higher seq came after it (the continuation note shows until one does).
    */
   compactedThroughSeq?: number;
+  /**
+   * Only on the clip-archive row: the seq the conversation's opening starts at, its lowest seq when its first
+   * compaction committed (past an erase's boundary when the erase kept messages). The planner reads a hole before
+   * the first live message as an archived opening only from there. Absent on a clip-archive written before it was kept.
+   */
+  openingSeq?: number;
 }
 
 /** What a caller appends: the store assigns `seq`, and `id`/`createdAt` when they are missing. */

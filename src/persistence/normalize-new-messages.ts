@@ -26,6 +26,8 @@ export interface StoredContent {
   clearedOutputLabel?: string;
   /** On the clip-archive row only, set by `commitCompaction`: the highest seq the conversation held at the last commit that archived messages. */
   compactedThroughSeq?: number;
+  /** On the clip-archive row only, set by `commitCompaction`: where the conversation's opening starts (`ConversationMessage.openingSeq`). */
+  openingSeq?: number;
 }
 
 /** A message ready to insert: id filled in, content shaped for the jsonb column. */

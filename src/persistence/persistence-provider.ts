@@ -301,9 +301,9 @@ export interface PersistenceProvider extends PersistenceTransaction {
    * clip-archive too), id ledger, loop guard record, token calibration, every operation journal row (with the usage
    * commits recorded on them, and a pending `erase` operation) and the conversation row. With `throughSeq`, messages
    * after it (appended after the erase was asked for) stay, with their id ledger entries and the conversation row (its
-   * seqs go on). The archive is not touched: the erase (`compaction/erase-conversation.ts`) purges it first. A
-   * conversation with nothing stored deletes nothing (every count 0). Refuses an empty id (`conversationId`) and a
-   * `throughSeq` that is not an integer >= 0.
+   * seqs go on), but for tool results answering a call at or below it, which go with their call. The archive is not
+   * touched: the erase (`compaction/erase-conversation.ts`) purges it first. A conversation with nothing stored deletes
+   * nothing (every count 0). Refuses an empty id (`conversationId`) and a `throughSeq` that is not an integer >= 0.
    */
   eraseConversation(conversationId: string, options?: EraseConversationOptions): Promise<ConversationErasure>;
   /** The conversation's loop guard record, or undefined when it has no streak. */

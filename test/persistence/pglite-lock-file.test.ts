@@ -1,5 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -11,9 +11,14 @@ import { copyPgliteTemplate } from '../support/backends.js';
 const run = promisify(execFile);
 const fixture = path.join(import.meta.dirname, 'fixtures/open-pglite.ts');
 
-/** Open the store in another node process; resolves what it printed. */
-async function openInChild(dataDir: string): Promise<{ ok: boolean; code?: string; message?: string; seq?: number }> {
-  const { stdout } = await run(process.execPath, ['--import', 'tsx/esm', fixture, dataDir], { cwd: path.join(import.meta.dirname, '../..') });
+/**
+ * Open the store in another node process; resolves what it printed. `unprivileged`: file permissions apply to it even
+ * when the tests run as root (which reads and writes anything), by dropping the capabilities that bypass them.
+ */
+async function openInChild(dataDir: string, { unprivileged = false } = {}): Promise<{ ok: boolean; code?: string; message?: string; seq?: number }> {
+  const node = [process.execPath, '--import', 'tsx/esm', fixture, dataDir];
+  const command = unprivileged && process.getuid?.() === 0 ? ['setpriv', '--bounding-set=-dac_override,-dac_read_search,-fowner', ...node] : node;
+  const { stdout } = await run(command[0]!, command.slice(1), { cwd: path.join(import.meta.dirname, '../..') });
   return JSON.parse(stdout.trim().split('\n').pop()!);
 }
 
@@ -45,6 +50,30 @@ async function deadPid(): Promise<number> {
   await new Promise((resolve) => child.on('exit', resolve));
   return child.pid!;
 }
+
+describe('pglite: a data directory this process cannot write', () => {
+  it('is refused as a persistence_error naming the directory and what to do, leaving nothing in it', async () => {
+    const { root, dataDir } = await copyPgliteTemplate();
+    const before = await readdir(dataDir);
+    await chmod(dataDir, 0o555);
+    try {
+      const opened = await openInChild(dataDir, { unprivileged: true });
+      expect(opened).toMatchObject({ ok: false, code: 'persistence_error' });
+      expect(opened.message).toContain(`PGlite data directory ${dataDir}`);
+      expect(opened.message).toContain('write access');
+      expect(opened.message).not.toContain('draft');
+      expect(await readdir(dataDir)).toEqual(before);
+      // A new directory in a folder this process cannot write: the same refusal, naming the directory.
+      const inside = path.join(dataDir, 'pg');
+      const created = await openInChild(inside, { unprivileged: true });
+      expect(created).toMatchObject({ ok: false, code: 'persistence_error' });
+      expect(created.message).toContain(`PGlite data directory ${inside}: this process cannot write to it`);
+    } finally {
+      await chmod(dataDir, 0o755);
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+});
 
 describe('pglite: the data directory lock file', () => {
   let root: string;
@@ -153,6 +182,23 @@ describe('pglite: the data directory lock file', () => {
       await store.close();
     }
     expect(await lockText(dataDir)).toBe('free');
+  });
+
+  it('removes the lock drafts a process killed while taking or handing back the lock left behind', async () => {
+    const dead = await deadPid();
+    const sleeper = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)']);
+    try {
+      const leftover = `${LOCK_FILE_NAME}.draft-${dead}-0b5e1c8a-2f44-4a0e-9a53-7d1c9a4e2b10`;
+      // A live process's draft is its lock being written right now: it stays.
+      const inFlight = `${LOCK_FILE_NAME}.draft-${sleeper.pid}-6f0e7d1c-3b2a-4c59-8e71-5a4b3c2d1e0f`;
+      await writeFile(path.join(dataDir, leftover), `${dead}\n`);
+      await writeFile(path.join(dataDir, inFlight), `${sleeper.pid}\n`);
+      for (let cycle = 0; cycle < 3; cycle++) await (await createKyselyPersistence({ dialect: 'pglite', dataDir })).close();
+      const drafts = (await readdir(dataDir)).filter((name) => name.includes('.draft-'));
+      expect(drafts).toEqual([inFlight]);
+    } finally {
+      sleeper.kill();
+    }
   });
 
   it('refuses two concurrent opens in this process: exactly one opens, and it keeps the lock', async () => {

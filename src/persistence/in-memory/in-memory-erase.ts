@@ -6,7 +6,8 @@ import { conversationKey, type InMemoryTables } from './in-memory-tables.js';
 
 /**
  * Delete the conversation's record (messages, id ledger, loop guard, calibration) and every operation of it; with
- * `throughSeq`, messages after it stay, with their ledger entries and the record (its seqs go on).
+ * `throughSeq`, messages after it stay, with their ledger entries and the record (its seqs go on), except tool results
+ * answering a call at or below it (a tool group is never split).
  */
 export function eraseConversation(
   tables: InMemoryTables,
@@ -25,7 +26,10 @@ export function eraseConversation(
     operations++;
   }
   if (record === undefined) return { conversations: 0, messages: 0, messagesKept: 0, messageIds: 0, operations, loopGuard: 0, calibration: 0 };
-  const kept = throughSeq === undefined ? [] : record.messages.filter((m) => m.seq > throughSeq);
+  const later = throughSeq === undefined ? [] : record.messages.filter((m) => m.seq > throughSeq).sort((a, b) => a.seq - b.seq);
+  // Tool results ahead of every other message kept answer a call the erase removed: they go with their call.
+  const firstOther = later.findIndex((m) => m.role !== 'tool');
+  const kept = firstOther < 0 ? [] : later.slice(firstOther);
   const keptIds = new Set(kept.map((m) => m.id));
   const erasure: ConversationErasure = {
     conversations: kept.length > 0 ? 0 : 1,

@@ -147,6 +147,12 @@ export function createInMemoryMessages(tables: () => InMemoryTables, context: In
       const now = clock().toISOString();
       const record = touch(conversationId, now);
       const compactedThroughSeq = wanted.length > 0 ? record.nextSeq - 1 : record.messages.find((m) => m.seq === 0)?.compactedThroughSeq;
+      // As the clip-archive records it or, at the first compaction, the conversation's lowest seq (the Kysely store's rule).
+      const previousClip = record.messages.find((m) => m.seq === 0);
+      const openingSeq =
+        previousClip !== undefined
+          ? previousClip.openingSeq
+          : record.messages.reduce<number | undefined>((low, m) => (low === undefined || m.seq < low ? m.seq : low), undefined);
       const clipArchive: ConversationMessage = {
         id: clipArchiveId(conversationId),
         conversationId,
@@ -156,6 +162,7 @@ export function createInMemoryMessages(tables: () => InMemoryTables, context: In
         createdAt: now,
         kind: 'clip_archive',
         ...(compactedThroughSeq !== undefined ? { compactedThroughSeq } : {}),
+        ...(openingSeq !== undefined ? { openingSeq } : {}),
       };
       // seq 0 is the clip-archive's slot: the new one replaces whatever held it.
       const rest = record.messages.filter((m) => m.seq !== 0);

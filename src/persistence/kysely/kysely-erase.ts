@@ -10,7 +10,7 @@ import type { StoreContext } from './kysely-store-context.js';
 
 /**
  * Delete the conversation's rows everywhere; with `throughSeq`, messages after it stay (with their id ledger entries
- * and the conversation row). Order matters: the message rows go before the operation rows, since an overlay row names
+ * and the conversation row), except tool results answering a call at or below it (a tool group is never split). Order matters: the message rows go before the operation rows, since an overlay row names
  * its operation (`compacted_by`, no cascade), and the conversation row goes last, after its dependents were counted.
  * The conversation row is locked first, so an append running meanwhile waits for the commit (and, past the boundary,
  * is kept).
@@ -31,7 +31,27 @@ export async function eraseConversation(
         trx.deleteFrom(table).where('namespace', '=', namespace).where('conversation_id', '=', conversationId);
       let messageQuery = ofConversation('messages');
       if (throughSeq !== undefined) messageQuery = messageQuery.where('seq', '<=', throughSeq);
-      const messages = Number((await messageQuery.executeTakeFirst()).numDeletedRows);
+      let messages = Number((await messageQuery.executeTakeFirst()).numDeletedRows);
+      if (throughSeq !== undefined) {
+        // Tool results kept ahead of every other message answer a call the erase removed (only results stand between
+        // a call and its results): kept alone, they would answer nothing. They go with their call.
+        const orphans = await ofConversation('messages')
+          .where('role', '=', 'tool')
+          .where(({ not, exists, selectFrom }) =>
+            not(
+              exists(
+                selectFrom('messages as m')
+                  .select('m.id')
+                  .whereRef('m.namespace', '=', 'messages.namespace')
+                  .whereRef('m.conversation_id', '=', 'messages.conversation_id')
+                  .where('m.role', '<>', 'tool')
+                  .whereRef('m.seq', '<', 'messages.seq'),
+              ),
+            ),
+          )
+          .executeTakeFirst();
+        messages += Number(orphans.numDeletedRows);
+      }
       const kept = await trx
         .selectFrom('messages')
         .select(sql<string>`count(*)`.as('n'))

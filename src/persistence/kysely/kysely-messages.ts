@@ -67,6 +67,28 @@ export function kyselyMessageOperations(db: Kysely<Database>, context: StoreCont
     return row?.content.compactedThroughSeq;
   }
 
+  /**
+   * Where the conversation's opening starts: as the clip-archive records it (undefined on one written before it was
+   * kept) or, at the first compaction (no clip-archive yet), the conversation's lowest seq.
+   */
+  async function openingSeqOf(trx: Kysely<Database>, conversationId: string): Promise<number | undefined> {
+    const clip = await trx
+      .selectFrom('messages')
+      .select('content')
+      .where('namespace', '=', namespace)
+      .where('conversation_id', '=', conversationId)
+      .where('seq', '=', 0)
+      .executeTakeFirst();
+    if (clip !== undefined) return clip.content.openingSeq;
+    const row = await trx
+      .selectFrom('messages')
+      .select(sql<string | null>`min(seq)`.as('first'))
+      .where('namespace', '=', namespace)
+      .where('conversation_id', '=', conversationId)
+      .executeTakeFirst();
+    return row?.first === null || row?.first === undefined ? undefined : Number(row.first);
+  }
+
   async function touchConversation(trx: Kysely<Database>, conversationId: string, reserve: number): Promise<number> {
     const now = clock().toISOString();
     const row = await trx
@@ -224,6 +246,8 @@ export function kyselyMessageOperations(db: Kysely<Database>, context: StoreCont
           // The conversation row's lock orders this commit with appends: every seq below its next one was appended before.
           const nextSeq = await touchConversation(trx, conversationId, 0);
           const compactedThroughSeq = wanted.length > 0 ? nextSeq - 1 : await clipArchiveThroughSeq(trx, conversationId);
+          // Read before the commit takes any row: at the first compaction, the lowest seq is the opening's.
+          const openingSeq = await openingSeqOf(trx, conversationId);
           const now = clock().toISOString();
           // The operation row first: an overlay mark refers to it. Any throw below rolls it back with the rest.
           const row = { id: operationId, conversationId, status: 'committed' as const, mode, messageIds: wanted, labels, error: null, usage: usage ?? null };
@@ -249,7 +273,11 @@ export function kyselyMessageOperations(db: Kysely<Database>, context: StoreCont
               seq: 0,
               role: 'system',
               kind: 'clip_archive',
-              content: JSON.stringify(compactedThroughSeq === undefined ? { text } : { text, compactedThroughSeq }),
+              content: JSON.stringify({
+                text,
+                ...(compactedThroughSeq === undefined ? {} : { compactedThroughSeq }),
+                ...(openingSeq === undefined ? {} : { openingSeq }),
+              }),
               created_at: now,
             })
             // seq 0 is the clip-archive's slot: replace whatever holds it.

@@ -37,6 +37,7 @@ export function toMessage(row: MessageRow): ConversationMessage {
   if (row.content.sessionId !== undefined) message.sessionId = row.content.sessionId;
   if (row.content.clearedOutputLabel !== undefined) message.clearedOutputLabel = row.content.clearedOutputLabel;
   if (row.content.compactedThroughSeq !== undefined) message.compactedThroughSeq = row.content.compactedThroughSeq;
+  if (row.content.openingSeq !== undefined) message.openingSeq = row.content.openingSeq;
   if (row.compacted_by !== null) message.compactedBy = row.compacted_by;
   return message;
 }

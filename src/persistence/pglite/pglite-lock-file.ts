@@ -76,13 +76,14 @@ export async function acquireDataDirLock(dataDir: string): Promise<DataDirLock> 
     };
   } catch (error) {
     registry.delete(key);
-    throw error;
+    throw MemfoldError.isInstance(error) ? error : cannotLock(dataDir, error);
   }
 }
 
 /** Link the next generation naming this process; the generation file on success. */
 async function take(dataDir: string): Promise<string> {
   await mkdir(dataDir, { recursive: true });
+  await removeDeadDrafts(dataDir);
   const draft = await writeDraft(dataDir, [String(process.pid), processStart(process.pid) ?? '-', bootId() ?? '-'].join(' '));
   try {
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
@@ -205,11 +206,29 @@ async function removeBelow(dataDir: string, generation: number): Promise<void> {
   for (const entry of await generations(dataDir)) if (entry.generation < generation) await rm(entry.file, { force: true });
 }
 
-/** Write the content to a private file first: a lock appears by `link()`, whole, so no reader sees it half-written. */
+/**
+ * Write the content to a private file first: a lock appears by `link()`, whole, so no reader sees it half-written. The
+ * draft's name carries this pid, so a draft a killed process left is known as such and removed (`removeDeadDrafts`).
+ */
 async function writeDraft(dataDir: string, content: string): Promise<string> {
-  const draft = path.join(dataDir, `${LOCK_FILE_NAME}.draft-${randomUUID()}`);
-  await writeFile(draft, `${content}\n`);
+  const draft = path.join(dataDir, `${LOCK_FILE_NAME}.draft-${process.pid}-${randomUUID()}`);
+  try {
+    await writeFile(draft, `${content}\n`);
+  } catch (error) {
+    await rm(draft, { force: true });
+    throw error;
+  }
   return draft;
+}
+
+const DRAFT = /^memfold\.lock\.draft-(\d+)-/;
+
+/** Drafts of processes that are gone (killed between writing and removing one): nothing else ever removes them. */
+async function removeDeadDrafts(dataDir: string): Promise<void> {
+  for (const name of await readdir(dataDir)) {
+    const pid = Number(DRAFT.exec(name)?.[1]);
+    if (Number.isSafeInteger(pid) && pid > 0 && pid !== process.pid && !isAlive(pid)) await rm(path.join(dataDir, name), { force: true });
+  }
 }
 
 /** Link `draft` to `file` unless `file` exists (atomic): whether this call created it. */
@@ -229,6 +248,19 @@ function openInThisProcess(dataDir: string): MemfoldError {
     `PGlite data directory ${dataDir} is already open in this process (pid ${process.pid}): one open per directory. ` +
       'Use the store already open, or close it before opening the directory again.',
     { retryable: true, details: { dataDir, pid: process.pid } },
+  );
+}
+
+/** The file system refused the lock's files (a read-only folder, a file in the way): say so of the directory itself. */
+function cannotLock(dataDir: string, error: unknown): MemfoldError {
+  const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+  const unwritable = reason === 'EACCES' || reason === 'EPERM' || reason === 'EROFS';
+  return new MemfoldError(
+    'persistence_error',
+    // The code, not the system's message: that names a temporary file of the lock, not the folder to fix.
+    `Cannot open PGlite data directory ${dataDir}: ${unwritable ? 'this process cannot write to it' : 'its lock file cannot be written'} (${reason}). ` +
+      'memfold keeps its lock and its database there: give this process write access to the folder, or choose another one (home, MEMFOLD_HOME).',
+    { cause: error, details: { dataDir, reason } },
   );
 }
 
