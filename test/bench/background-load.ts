@@ -193,14 +193,16 @@ async function jobRows(url: string, name: string) {
   await client.connect();
   try {
     // pg-boss makes its tables when the first job is queued: none yet means no jobs.
-    const { rows } = await client.query(
-      `select state, extract(epoch from created_on) * 1000 as created, extract(epoch from started_on) * 1000 as started, extract(epoch from completed_on) * 1000 as completed, (output->>'fallbacks')::int as fallbacks, (output->>'modelCalls')::int as model_calls, output->>'status' as status
+    const { rows } = await client
+      .query(
+        `select state, extract(epoch from created_on) * 1000 as created, extract(epoch from started_on) * 1000 as started, extract(epoch from completed_on) * 1000 as completed, (output->>'fallbacks')::int as fallbacks, (output->>'modelCalls')::int as model_calls, output->>'status' as status
          from memfold_jobs.job where name = $1`,
-      [name],
-    ).catch((error: { code?: string }) => {
-      if (error.code === '42P01') return { rows: [] };
-      throw error;
-    });
+        [name],
+      )
+      .catch((error: { code?: string }) => {
+        if (error.code === '42P01') return { rows: [] };
+        throw error;
+      });
     return rows.map((r) => ({
       state: r.state as string,
       created: Number(r.created),

@@ -9,8 +9,9 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, expect, inject, it } from 'vitest';
 import { postgresServerUrl } from '../support/backends.js';
+import { describeWithSharedData } from '../support/shared-data.js';
 import { BENCHMARKS } from './run.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -30,7 +31,8 @@ function runBench(args: string[], env: Record<string, string>): Promise<{ code: 
   });
 }
 
-describe('benchmarks, smoke size', () => {
+// Five of them read the datasets: with them here, or always in CI.
+describeWithSharedData('benchmarks, smoke size', () => {
   it('each runs and writes its result file and its table', { timeout: 900_000 }, async () => {
     const out = await mkdtemp(path.join(os.tmpdir(), 'memfold-bench-smoke-'));
     dirs.push(out);

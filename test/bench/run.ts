@@ -43,7 +43,12 @@ function parse(argv: string[]): { quick: boolean; smoke: boolean; only: string[]
   if (unknown.length > 0) throw new Error(`--only: unknown benchmark ${unknown.join(', ')} (known: ${Object.keys(BENCHMARKS).join(', ')})`);
   // A smoke run is smaller still than a quick one: benchmarks that have no smoke size of their own take the quick one.
   const smoke = values.smoke ?? false;
-  return { quick: (values.quick ?? false) || smoke, smoke, only: Object.keys(BENCHMARKS).filter((name) => only.includes(name)), outDir: path.resolve(values.out!) };
+  return {
+    quick: (values.quick ?? false) || smoke,
+    smoke,
+    only: Object.keys(BENCHMARKS).filter((name) => only.includes(name)),
+    outDir: path.resolve(values.out!),
+  };
 }
 
 async function main(): Promise<void> {
