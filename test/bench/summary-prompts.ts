@@ -103,15 +103,19 @@ async function replayOne(
     const from = server.requests.length;
     let outputTokens = 0;
     let fallbacks = 0;
+    const reasons = new Set<string>();
     const stats = await replayConversation(memfold, conversation.id, conversation.messages, {
       onCompaction: (result) => {
         outputTokens += result.summarizerOutputTokens;
         fallbacks += result.fallbacks.length;
+        for (const fallback of result.fallbacks) reasons.add(fallback.reason);
       },
     });
     if (stats.failures.length > 0) throw new Error(`${mode}: compaction failed on ${conversation.id}: ${stats.failures[0]!.error}`);
     if (fallbacks > 0)
-      throw new Error(`${mode}: ${fallbacks} summaries came from the fallback on ${conversation.id}: the figures would not be the fake model's`);
+      throw new Error(
+        `${mode}: ${fallbacks} summaries came from the fallback on ${conversation.id} (${[...reasons].join(', ')}): the figures would not be the fake model's`,
+      );
     const requests = server.requests.slice(from).filter((r) => r.path === '/v1/chat/completions');
     const live = new Set((await memfold.history(conversation.id)).map((m) => m.id));
     const context = await memfold.context(conversation.id);
