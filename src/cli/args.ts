@@ -8,6 +8,7 @@ import { InvalidArgumentError } from '../errors.js';
 import { SESSION_SCOPES } from '../compaction/compaction-settings.js';
 import { DATASETS } from '../eval/datasets/dataset-kinds.js';
 import { EVAL_HELP } from './commands/eval-help.js';
+import { memoryReadParameters, parseMemoryReadArgs } from '../tools/memory-read-args.js';
 
 /**
  * A flag: a switch (`--json`), or a value whose zod schema validates the text given and types it. Each flag's rule
@@ -24,9 +25,27 @@ function int(min: number): z.ZodType<number> {
     .transform(Number)
     .pipe(z.number().min(min, { error: (issue) => `must be an integer >= ${min} (got ${issue.input})` }));
 }
-const kind = z.enum(['summary', 'transcript', 'tool_output'], {
-  error: (issue) => `must be summary, transcript or tool_output (got ${JSON.stringify(issue.input)})`,
+/** The kinds memory_read filters by, read from its own schema: `search --kind` and its help cannot offer another. */
+const MEMORY_READ_KINDS = (memoryReadParameters() as { properties: { kind: { enum: [string, ...string[]] } } }).properties.kind.enum;
+const kind = z.enum(MEMORY_READ_KINDS, {
+  error: (issue) => `must be ${MEMORY_READ_KINDS.join(' or ')} (got ${JSON.stringify(issue.input)})`,
 });
+
+/**
+ * `search`'s arguments go through memory_read's own parser before anything opens (its ranges, dates and
+ * lengths), an error naming the flag as typed: `--from`, or `<query>`.
+ */
+function checkSearch(positionals: Record<string, string>, flags: Record<string, string | number | boolean>): void {
+  const args: Record<string, unknown> = { query: positionals.query };
+  for (const key of ['depth', 'kind', 'from', 'to', 'limit']) if (flags[key] !== undefined) args[key] = flags[key];
+  try {
+    parseMemoryReadArgs(args);
+  } catch (error) {
+    if (!(error instanceof InvalidArgumentError)) throw error;
+    const rule = error.message.slice(`Invalid argument ${error.field}: `.length);
+    throw new InvalidArgumentError(error.field === 'query' ? '<query>' : `--${error.field}`, rule);
+  }
+}
 
 interface CommandSpec {
   positionals: string[];
@@ -35,6 +54,8 @@ interface CommandSpec {
   summary: string;
   /** Lines `memfold help <command>` adds after the options. */
   help?: readonly string[];
+  /** Rules across the arguments, checked after each one's own (throws InvalidArgumentError naming the argument). */
+  check?: (positionals: Record<string, string>, flags: Record<string, string | number | boolean>) => void;
 }
 
 /** Options every command takes: where the stores live and which namespace of conversations to use. */
@@ -68,6 +89,7 @@ export const COMMANDS: Record<string, CommandSpec> = {
     flags: { conversation: text, depth: int(0), kind, from: text, to: text, limit: int(1), json: 'switch' },
     required: ['conversation'],
     summary: "search a conversation's archive (memory_read)",
+    check: checkSearch,
   },
   inspect: {
     positionals: ['conversation'],
@@ -213,6 +235,7 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
   for (const name of spec.required ?? []) {
     if (flags[name] === undefined) throw new InvalidArgumentError(`--${name}`, `is required by "${command}"`);
   }
+  spec.check?.(named, flags);
   return { command, positionals: named, flags };
 }
 

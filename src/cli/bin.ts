@@ -5,6 +5,7 @@
  */
 import { errorMessage } from '../errors.js';
 import { main } from './main.js';
+import { watchStdout } from './output.js';
 
 /** Resolves once everything written to `stream` so far has been handed to the operating system. */
 function flushed(stream: NodeJS.WriteStream): Promise<void> {
@@ -16,6 +17,7 @@ function flushed(stream: NodeJS.WriteStream): Promise<void> {
 
 export async function run(argv: readonly string[]): Promise<never> {
   let code: number;
+  watchStdout();
   try {
     code = await main(argv);
   } catch (error) {

@@ -3,7 +3,6 @@
  * Returns the exit code; errors are printed as one line naming what was wrong.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import path from 'node:path';
 import { resolveCompactionSettings, type CompactionSettings } from '../compaction/compaction-settings.js';
 import { resolveRuntimeConfig, type RuntimeConfig } from '../config.js';
 import { InvalidArgumentError, MemfoldError, errorMessage } from '../errors.js';
@@ -12,6 +11,7 @@ import { parseArgs, usage, type ParsedCommand } from './args.js';
 import { createCompactionProgress, type CompactionProgress } from './compaction-progress.js';
 import { runCompact } from './commands/compact.js';
 import { runDemo } from './commands/demo.js';
+import { checkImportFile } from './commands/import-check.js';
 import { runImport } from './commands/import.js';
 import { runInspect } from './commands/inspect.js';
 import { runResume, runUsage } from './commands/usage.js';
@@ -19,6 +19,7 @@ import { runErase } from './commands/erase.js';
 import { runExport } from './commands/export.js';
 import { runList } from './commands/list.js';
 import { formatContext, printJson, printStored, processOutput, type Output } from './output.js';
+import { requireStore } from './store-check.js';
 
 /** The demo's context window: small, so that a few hundred turns fold into several depths. */
 export const DEMO_CONTEXT_WINDOW = 4_096;
@@ -75,7 +76,10 @@ async function dispatch(memfold: Memfold, parsed: ParsedCommand, output: Output,
     case 'inspect':
       return runInspect(memfold, p.conversation!, { json, ...(typeof flags.html === 'string' ? { html: flags.html } : {}) }, output);
     case 'resummarize': {
-      const result = await memfold.compactor.resummarizeDepth(p.conversation!, flags.depth as number);
+      const result = await memfold.compactor.resummarizeDepth(p.conversation!, flags.depth as number).catch((error: unknown) => {
+        // A depth without two frontier batches to fold is a bad --depth, not a failure of the stores.
+        throw error instanceof InvalidArgumentError && error.field === 'depth' ? new InvalidArgumentError('--depth', ruleOf(error)) : error;
+      });
       if (json) printJson(output, result);
       else output.out(`created ${result.created.map((b) => `${b.label} (depth ${b.depth}, ${b.count} batches)`).join(', ')}`);
       return 0;
@@ -154,7 +158,11 @@ export async function main(argv: readonly string[], output: Output = processOutp
   const reading = READ_COMMANDS.has(command.command);
   let memfold: Memfold | undefined;
   try {
-    if (reading) requireEmbeddedStore(resolveRuntimeConfig(config));
+    const resolved = resolveRuntimeConfig(config);
+    // Checked before anything opens: a read never makes a store where there is none, and a file that fails its
+    // own rules (a line with no conversation, bad JSON) fails before a new home costs an `initdb`.
+    if (reading) requireStore(resolved, 'live');
+    if (command.command === 'import') await precheckImport(command, resolved);
     memfold = await createMemfold({
       compaction,
       config,
@@ -173,21 +181,30 @@ export async function main(argv: readonly string[], output: Output = processOutp
     return await dispatch(memfold, command, output, progress);
   } catch (error) {
     output.err(`memfold ${command.command}: ${errorMessage(error)}`);
-    return 1;
+    return isBadArgument(error) ? 2 : 1;
   } finally {
     await memfold?.close().catch((error: unknown) => output.err(`memfold: closing failed: ${errorMessage(error)}`));
   }
 }
 
+/** A refusal of what the command line said (`--depth`, `--home`, `<file>`): exit 2, as parseArgs' refusals. */
+function isBadArgument(error: unknown): boolean {
+  return error instanceof InvalidArgumentError && /^(--|<)/.test(error.field);
+}
+
+/** The rule of an InvalidArgumentError, without its `Invalid argument <field>: ` prefix. */
+function ruleOf(error: InvalidArgumentError): string {
+  return error.message.slice(`Invalid argument ${error.field}: `.length);
+}
+
 /**
- * A read on the embedded default must not create a store where there is none: PGlite would initialize
- * an empty database in `{home}/pg` (the folder createMemfold opens) just to find nothing in it.
+ * The import file's own rules (every line, ids within the file), before the store opens; what needs the store
+ * (ids already used, a tool result answering a stored call) is checked again with it.
  */
-function requireEmbeddedStore(config: RuntimeConfig): void {
-  if (config.databaseUrl !== undefined) return;
-  const dataDir = path.join(config.home, 'pg');
-  // PG_VERSION is the first file an initialized data directory holds; a bare folder is not a store.
-  if (!existsSync(path.join(dataDir, 'PG_VERSION'))) {
-    throw new MemfoldError('not_found', `no store at ${dataDir} yet: import or append messages first (or set --home / MEMFOLD_HOME to an existing one)`);
-  }
+async function precheckImport(command: ParsedCommand, config: RuntimeConfig): Promise<void> {
+  const fallback = command.flags.conversation;
+  await checkImportFile(undefined, command.positionals.file!, {
+    maxMessageBytes: config.maxMessageBytes,
+    ...(typeof fallback === 'string' ? { fallback } : {}),
+  });
 }

@@ -9,15 +9,39 @@ export interface Output {
   readonly isTTY?: boolean;
   /** Where progress bars draw (stderr for the bin); none are drawn without it. */
   readonly progress?: ProgressStream;
+  /**
+   * Whether the reader of `out` has gone (`memfold export c | head`): what `out` writes is then dropped, and a
+   * command printing a long output stops early. Default false.
+   */
+  readonly closed?: boolean;
+}
+
+let stdoutClosed = false;
+
+/**
+ * A reader that closes the pipe early is not an error: stdout's EPIPE marks the output closed (nothing more is
+ * written, no stack trace) and the command ends with its own exit code. Any other error of stdout is reported once
+ * on stderr and closes it too. Called by the bin, never by the library.
+ */
+export function watchStdout(): void {
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (!stdoutClosed && error.code !== 'EPIPE') process.stderr.write(`memfold: stdout: ${error.message}\n`);
+    stdoutClosed = true;
+  });
 }
 
 export const processOutput: Output = {
-  out: (text) => process.stdout.write(text.endsWith('\n') ? text : `${text}\n`),
+  out: (text) => {
+    if (!stdoutClosed) process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+  },
   err: (text) => process.stderr.write(text.endsWith('\n') ? text : `${text}\n`),
   get isTTY() {
     return process.stdout.isTTY === true;
   },
   progress: process.stderr,
+  get closed() {
+    return stdoutClosed;
+  },
 };
 
 export function printJson(output: Output, value: unknown): void {

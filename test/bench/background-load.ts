@@ -13,10 +13,12 @@ import { queueNames } from '../../src/background/pg-boss-queue.js';
 import { createMemfold } from '../../src/memfold.js';
 import type { MemfoldEvent } from '../../src/memfold-options.js';
 import { startFakeOpenAIProcess } from '../support/fake-openai-process.js';
-import { createBenchDatabase, fmt, now, pct, percentile, syntheticMessages, table, tempDir, type BenchOptions, type BenchResult } from './bench-kit.js';
+import { createBenchDatabase, fmt, now, pct, percentile, sized, syntheticMessages, table, tempDir, type BenchOptions, type BenchResult } from './bench-kit.js';
 
 const BIN = new URL('../../bin/memfold.js', import.meta.url).pathname;
 const WINDOW = 4_000;
+/** Concurrent appenders, each taking every LANES-th conversation. */
+const LANES = 8;
 const LATENCY_MS = 200;
 
 interface LoadShape {
@@ -25,12 +27,19 @@ interface LoadShape {
   seconds: number;
   /** The provider's limit, requests per minute, over all workers. */
   rpm: number;
+  /** The conversations' context window (a smoke run's is small, so that a few turns queue a job). */
+  window: number;
 }
 
 export async function run(options: BenchOptions): Promise<BenchResult> {
   // MEMFOLD_BENCH_RPM sets another provider limit (e.g. 30, where the model rather than 2 cores is the limit).
   const rpm = Number(process.env.MEMFOLD_BENCH_RPM || 60);
-  const shape: LoadShape = options.quick ? { workers: 2, conversations: 40, seconds: 60, rpm } : { workers: 4, conversations: 200, seconds: 180, rpm };
+  const shape: LoadShape = sized(options, {
+    // At least one conversation per lane (LANES), else a lane has nothing to append to.
+    smoke: { workers: 1, conversations: LANES, seconds: 8, rpm, window: 1_000 },
+    quick: { workers: 2, conversations: 40, seconds: 60, rpm, window: WINDOW },
+    full: { workers: 4, conversations: 200, seconds: 180, rpm, window: WINDOW },
+  });
   if (!options.databaseUrl)
     return { name: 'background-load', title: 'Background compaction under load', markdown: 'Skipped: needs DATABASE_URL (pg-boss).', json: null };
   const database = await createBenchDatabase(options.databaseUrl);
@@ -52,7 +61,7 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
     if (event.type === 'hard_window_fallback') hardWindow++;
     if (event.type === 'compaction_queued' && event.queued) queued++;
   };
-  const app = await createMemfold({ env, compaction: { contextWindow: WINDOW, background: true }, onEvent });
+  const app = await createMemfold({ env, compaction: { contextWindow: shape.window, background: true }, onEvent });
   try {
     for (let i = 0; i < shape.workers; i++) {
       workers.push(spawn(process.execPath, [BIN, 'worker', '--concurrency', '2'], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: 'ignore' }));
@@ -78,7 +87,7 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
         }
       }
     };
-    await Promise.all(Array.from({ length: 8 }, (_, i) => lane(8, i)));
+    await Promise.all(Array.from({ length: LANES }, (_, i) => lane(LANES, i)));
     const appendSeconds = (now() - started) / 1000;
     const endedAt = Date.now();
     const stats = await model.stats();
@@ -125,7 +134,7 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
       hardWindow,
       lost,
       largest,
-      window: WINDOW,
+      window: shape.window,
     };
     const markdown = table(
       [
@@ -159,7 +168,7 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
           `${fmt(json.lagP95 / 1000, 1)} s`,
           hardWindow,
           lost,
-          `${largest} / ${WINDOW}`,
+          `${largest} / ${shape.window}`,
         ],
       ],
     );
@@ -183,11 +192,17 @@ async function jobRows(url: string, name: string) {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const { rows } = await client.query(
-      `select state, extract(epoch from created_on) * 1000 as created, extract(epoch from started_on) * 1000 as started, extract(epoch from completed_on) * 1000 as completed, (output->>'fallbacks')::int as fallbacks, (output->>'modelCalls')::int as model_calls, output->>'status' as status
+    // pg-boss makes its tables when the first job is queued: none yet means no jobs.
+    const { rows } = await client
+      .query(
+        `select state, extract(epoch from created_on) * 1000 as created, extract(epoch from started_on) * 1000 as started, extract(epoch from completed_on) * 1000 as completed, (output->>'fallbacks')::int as fallbacks, (output->>'modelCalls')::int as model_calls, output->>'status' as status
          from memfold_jobs.job where name = $1`,
-      [name],
-    );
+        [name],
+      )
+      .catch((error: { code?: string }) => {
+        if (error.code === '42P01') return { rows: [] };
+        throw error;
+      });
     return rows.map((r) => ({
       state: r.state as string,
       created: Number(r.created),

@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -17,6 +17,8 @@ import { seeded } from '../../src/cli/demo/demo-conversation.js';
 export interface BenchOptions {
   /** Smaller sizes, for a run of a few minutes. */
   quick: boolean;
+  /** The smallest sizes (`quick` is set too): the benchmark runs and reports, its figures mean nothing. */
+  smoke?: boolean;
   /** Where results are written (run.ts writes `<name>.json` and `summary.md`). */
   outDir: string;
   /** PostgreSQL server; benchmarks that use it create and drop their own database. Unset: PGlite only. */
@@ -36,6 +38,11 @@ export interface BenchResult {
 }
 
 export type BenchModule = { run(options: BenchOptions): Promise<BenchResult> };
+
+/** The value for the run's size: `smoke` (the smallest), `quick` or `full`. */
+export function sized<T>(options: Pick<BenchOptions, 'quick' | 'smoke'>, sizes: { smoke: T; quick: T; full: T }): T {
+  return options.smoke ? sizes.smoke : options.quick ? sizes.quick : sizes.full;
+}
 
 // ---- statistics -------------------------------------------------------------------------------
 
@@ -142,6 +149,18 @@ export function machineLine(info: MachineInfo = machineInfo()): string {
 export async function tempDir(prefix: string): Promise<{ dir: string; remove(): Promise<void> }> {
   const dir = await mkdtemp(path.join(os.tmpdir(), `memfold-bench-${prefix}-`));
   return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * A fresh home folder. With `MEMFOLD_BENCH_PGLITE_TEMPLATE` (a closed, migrated PGlite data directory: the smoke run
+ * in the suite passes the tests' template), its `pg/` starts as a copy of it, so opening it skips PGlite's `initdb`
+ * (seconds). Child processes inherit the variable.
+ */
+export async function tempHome(prefix: string): Promise<{ dir: string; remove(): Promise<void> }> {
+  const home = await tempDir(prefix);
+  const template = process.env.MEMFOLD_BENCH_PGLITE_TEMPLATE;
+  if (template) await cp(template, path.join(home.dir, 'pg'), { recursive: true });
+  return home;
 }
 
 /** Create an empty database `memfold_bench_<random>` on the server at `databaseUrl`; returns its URL and a dropper. */

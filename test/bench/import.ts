@@ -14,7 +14,20 @@ import { pathToFileURL } from 'node:url';
 import { checkImportFile } from '../../src/cli/commands/import-check.js';
 import { writeImport } from '../../src/cli/commands/import-write.js';
 import { createMemfold } from '../../src/memfold.js';
-import { createBenchDatabase, fmt, maxRssMiB, now, syntheticMessage, table, tempDir, runInChild, type BenchOptions, type BenchResult } from './bench-kit.js';
+import {
+  createBenchDatabase,
+  fmt,
+  maxRssMiB,
+  now,
+  syntheticMessage,
+  sized,
+  table,
+  tempDir,
+  tempHome,
+  runInChild,
+  type BenchOptions,
+  type BenchResult,
+} from './bench-kit.js';
 
 const CONVERSATION = 'bench-import';
 
@@ -54,7 +67,7 @@ async function writeFile(file: string, lines: number): Promise<void> {
 
 /** One case, in this process (see `runInChild`): the file is there already. */
 async function runCase(backend: CaseResult['backend'], file: string, lines: number, databaseUrl: string | undefined): Promise<CaseResult> {
-  const home = await tempDir(`import-${backend}`);
+  const home = await tempHome(`import-${backend}`);
   const database = backend === 'postgres' ? await createBenchDatabase(databaseUrl!) : undefined;
   try {
     const memfold = await createMemfold({ env: {}, config: { home: home.dir, ...(database ? { databaseUrl: database.url } : {}) } });
@@ -84,8 +97,9 @@ async function runCase(backend: CaseResult['backend'], file: string, lines: numb
 const perSecond = (lines: number, ms: number) => fmt(lines / (ms / 1000));
 
 export async function run(options: BenchOptions): Promise<BenchResult> {
-  const sizes = options.quick ? [10_000, 100_000] : [100_000, 1_000_000];
-  const backends: CaseResult['backend'][] = options.databaseUrl ? ['pglite', 'postgres'] : ['pglite'];
+  const sizes = sized(options, { smoke: [1_000], quick: [10_000, 100_000], full: [100_000, 1_000_000] });
+  // A smoke run takes PGlite alone: each case is a process of its own, and the bench code is the same for both.
+  const backends: CaseResult['backend'][] = options.databaseUrl && !options.smoke ? ['pglite', 'postgres'] : ['pglite'];
   const files = await tempDir('import-files');
   const cases: CaseResult[] = [];
   try {

@@ -10,7 +10,7 @@ import type { CompactionResult } from '../../src/compaction/compaction-result.js
 import { createMemfold, type Memfold } from '../../src/memfold.js';
 import type { FakeOpenAIOptions } from '../support/fake-openai-server.js';
 import { startFakeOpenAIProcess, type FakeOpenAIProcess } from '../support/fake-openai-process.js';
-import { fmt, median, now, syntheticMessages, table, tempDir, type BenchOptions, type BenchResult } from './bench-kit.js';
+import { fmt, median, now, sized, syntheticMessages, table, tempHome, type BenchOptions, type BenchResult } from './bench-kit.js';
 
 /** Messages of each conversation of the ratio runs (about a dozen summarizer calls). */
 const RATIO_MESSAGES = 1_000;
@@ -25,7 +25,7 @@ const CONCURRENCIES = [1, 4, 16];
  * created, encoders loaded), and a way to drop it all.
  */
 async function open(server: FakeOpenAIProcess, modelConcurrency: number): Promise<{ memfold: Memfold; dispose(): Promise<void> }> {
-  const home = await tempDir('latency');
+  const home = await tempHome('latency');
   const memfold = await createMemfold({ env: {}, config: { home: home.dir, openaiBaseUrl: server.baseURL, summaryModel: 'fake', modelConcurrency } });
   await memfold.append('warm-up', syntheticMessages(0, 400));
   check(await memfold.compact('warm-up', { force: true }));
@@ -145,9 +145,10 @@ async function throughput(concurrency: number, conversations: number): Promise<T
 }
 
 export async function run(options: BenchOptions): Promise<BenchResult> {
-  const latencies = options.quick ? [50, 200] : [50, 200, 1_000];
+  const latencies = sized(options, { smoke: [10], quick: [50, 200], full: [50, 200, 1_000] });
   const ratioConversations = options.quick ? 1 : 3;
-  const conversations = options.quick ? 20 : 100;
+  const conversations = sized(options, { smoke: 2, quick: 20, full: 100 });
+  const concurrencies = options.smoke ? [CONCURRENCIES[0]!] : CONCURRENCIES;
 
   const ratios: RatioRow[] = [];
   for (const latencyMs of latencies) {
@@ -155,7 +156,7 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
     ratios.push(await ratio(latencyMs, ratioConversations));
   }
   const rows: ThroughputRow[] = [];
-  for (const concurrency of CONCURRENCIES) {
+  for (const concurrency of concurrencies) {
     options.log(`throughput: ${conversations} conversations at concurrency ${concurrency}`);
     const row = await throughput(concurrency, conversations);
     options.log(`  ${fmt(row.compactionsPerMinute, 1)} compactions/min, ${row.rateLimited} x 429, ${row.fallbacks} fallbacks`);

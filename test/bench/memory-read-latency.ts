@@ -10,21 +10,6 @@
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { connect } from '@lancedb/lancedb';
-import {
-  FixedSizeList,
-  Float32,
-  List,
-  makeData,
-  RecordBatch,
-  Struct,
-  Table as ArrowTable,
-  Utf8,
-  vectorFromArray,
-  type Data,
-  type DataType,
-  type Field,
-  type Schema,
-} from 'apache-arrow';
 import type { ArchiveEntry, ConversationMessage } from '../../src/conversation/types.js';
 import { seeded } from '../../src/cli/demo/demo-conversation.js';
 import { batchContent } from '../../src/compaction/headers.js';
@@ -35,15 +20,17 @@ import { embedAll } from '../../src/embedding/embedder.js';
 import { createHashingEmbedder } from '../../src/embedding/hashing-embedder.js';
 import { loadLocomo } from '../../src/eval/datasets/locomo.js';
 import { DEFAULT_LANCE_ARCHIVE_OPTIONS, openLanceArchive } from '../../src/archive/lancedb/lancedb-archive.js';
-import { archiveSchema, toRow } from '../../src/archive/lancedb/lancedb-schema.js';
+import { archiveSchema, entriesTable } from '../../src/archive/lancedb/lancedb-schema.js';
 import type { Archive } from '../../src/archive/archive.js';
-import { fmt, now, percentile, table, tempDir, type BenchOptions, type BenchResult } from './bench-kit.js';
+import { fmt, now, percentile, sized, table, tempDir, type BenchOptions, type BenchResult } from './bench-kit.js';
+import { LOCOMO_FILE } from '../support/shared-data.js';
 
-const LOCOMO = new URL('../../../shared/data/locomo/locomo10.json', import.meta.url).pathname;
+const LOCOMO = LOCOMO_FILE;
 const CONVERSATIONS = 10_000;
 const WRITE_BATCH = 50_000;
-/** Distinct summary bodies the rows draw from. */
+/** Distinct summary bodies the rows draw from (a smoke run embeds fewer). */
 const BODIES = 30_000;
+const SMOKE_BODIES = 300;
 const CELL_SECONDS = 20;
 /** Fusion weights per column; `undefined` is the archive's default with the hashing embedder (full text alone). */
 const MODES = {
@@ -68,11 +55,18 @@ async function sentencePool(): Promise<string[]> {
   return conversations.flatMap((c) => c.messages.flatMap((m) => m.content.split(/(?<=[.!?])\s+/).filter((s) => s.length > 20)));
 }
 
+/** An archive entry with its times and vector: what the adapter's `entriesTable` makes a row of. */
+interface Row {
+  entry: ArchiveEntry;
+  times: { startMs: number; endMs: number };
+  vector: Float32Array;
+}
+
 /**
  * Row `i` as the adapter would store it: conversation i mod 10k, its k-th batch, a body of LoCoMo sentences under a
  * batch header. Bodies come from a pool (each embedded once): the vector is the body's, the header left out.
  */
-function row(i: number, bodies: readonly Body[], random: () => number): Record<string, unknown> {
+function row(i: number, bodies: readonly Body[], random: () => number): Row {
   const conversationId = `conv-${String(i % CONVERSATIONS).padStart(5, '0')}`;
   const startMs = Date.UTC(2023, 0, 1) + Math.floor(i / CONVERSATIONS) * 3_600_000;
   const start = new Date(startMs).toISOString();
@@ -105,7 +99,7 @@ function row(i: number, bodies: readonly Body[], random: () => number): Record<s
       operationId: `op-${i}`,
       messages,
     };
-    return toRow(DEFAULT_LANCE_ARCHIVE_OPTIONS.namespace, segment, times, body.vector);
+    return { entry: segment, times, vector: body.vector };
   }
   const depth = random() < 0.1 ? 1 : 0;
   const count = depth === 0 ? 20 : 6;
@@ -122,7 +116,7 @@ function row(i: number, bodies: readonly Body[], random: () => number): Record<s
     sourceIds,
     operationId: `op-${i}`,
   };
-  return toRow(DEFAULT_LANCE_ARCHIVE_OPTIONS.namespace, entry, times, body.vector);
+  return { entry, times, vector: body.vector };
 }
 
 interface Body {
@@ -141,35 +135,6 @@ async function bodyPool(size: number, sentences: readonly string[], random: () =
   return texts.map((text, i) => ({ text, vector: vectors[i]! }));
 }
 
-/** Utf8 data of strings, built directly (the Arrow builders take ~4 µs a string). */
-function utf8(strings: readonly string[]): Data<Utf8> {
-  const offsets = new Int32Array(strings.length + 1);
-  strings.forEach((text, i) => (offsets[i + 1] = offsets[i]! + Buffer.byteLength(text)));
-  return makeData({ type: new Utf8(), length: strings.length, nullCount: 0, valueOffsets: offsets, data: new Uint8Array(Buffer.from(strings.join(''))) });
-}
-
-/** Rows (as `toRow` makes them) as one Arrow record batch of the archive's schema; LanceDB converts plain objects slowly. */
-function arrowTable(rows: ReadonlyArray<Record<string, unknown>>, schema: Schema): ArrowTable {
-  const length = rows.length;
-  const children = schema.fields.map((field: Field): Data => {
-    const values = rows.map((r) => r[field.name]);
-    if (field.type instanceof FixedSizeList) {
-      const size = field.type.listSize;
-      const floats = new Float32Array(length * size);
-      values.forEach((vector, i) => floats.set(vector as Float32Array, i * size));
-      return makeData({ type: field.type, length, nullCount: 0, child: makeData({ type: new Float32(), length: floats.length, data: floats }) });
-    }
-    if (field.type instanceof List) {
-      const lists = values as string[][];
-      const offsets = new Int32Array(length + 1);
-      lists.forEach((list, i) => (offsets[i + 1] = offsets[i]! + list.length));
-      return makeData({ type: field.type, length, nullCount: 0, valueOffsets: offsets, child: utf8(lists.flat()) });
-    }
-    return vectorFromArray(values as never[], field.type as DataType).data[0]!;
-  });
-  return new ArrowTable(schema, [new RecordBatch(schema, makeData({ type: new Struct(schema.fields), length, nullCount: 0, children }))]);
-}
-
 /**
  * Appends rows [from, to) straight to the table the archive created (the adapter's upsert joins on the key and
  * slows as the table grows), then compacts it with no index left: the archive builds them again when it opens.
@@ -182,7 +147,16 @@ async function fill(uri: string, from: number, to: number, bodies: readonly Body
   const table = await db.openTable(DEFAULT_LANCE_ARCHIVE_OPTIONS.tableName);
   for (let i = from; i < to; i += WRITE_BATCH) {
     const rows = Array.from({ length: Math.min(WRITE_BATCH, to - i) }, (_, j) => row(i + j, bodies, random));
-    await table.add(arrowTable(rows, archiveSchema(embedder)));
+    // The adapter's own Arrow conversion (LanceDB converts plain objects slowly), so the rows are what it writes.
+    const batch = entriesTable(
+      archiveSchema(embedder),
+      embedder,
+      DEFAULT_LANCE_ARCHIVE_OPTIONS.namespace,
+      rows.map((r) => r.entry),
+      rows.map((r) => r.times),
+      rows.map((r) => r.vector),
+    );
+    await table.add(batch);
   }
   for (const index of await table.listIndices()) await table.dropIndex(index.name);
   await table.optimize({ cleanupOlderThan: new Date() });
@@ -250,11 +224,12 @@ async function folderMiB(dir: string): Promise<number> {
 }
 
 export async function run(options: BenchOptions): Promise<BenchResult> {
-  const sizes = options.quick ? [10_000, 100_000] : [10_000, 100_000, 1_000_000];
-  const queries = options.quick ? 50 : 200;
+  const sizes = sized(options, { smoke: [1_000], quick: [10_000, 100_000], full: [10_000, 100_000, 1_000_000] });
+  const queries = sized(options, { smoke: 5, quick: 50, full: 200 });
+  const bodyCount = options.smoke ? SMOKE_BODIES : BODIES;
   const random = seeded(7);
   const sentences = await sentencePool();
-  const bodies = await bodyPool(BODIES, sentences, random);
+  const bodies = await bodyPool(bodyCount, sentences, random);
   const dir = await tempDir('memory-read');
   const uri = `${dir.dir}/lancedb`;
   const embedder = createHashingEmbedder();
@@ -298,12 +273,12 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
   return {
     name: 'memory-read-latency',
     title: 'memory_read latency',
-    markdown: report(sizes, cells, builds, queries),
-    json: { conversations: CONVERSATIONS, bodies: BODIES, cells, builds },
+    markdown: report(sizes, cells, builds, queries, bodyCount),
+    json: { conversations: CONVERSATIONS, bodies: bodyCount, cells, builds },
   };
 }
 
-function report(sizes: number[], cells: Cell[], builds: Build[], queries: number): string {
+function report(sizes: number[], cells: Cell[], builds: Build[], queries: number, bodies: number): string {
   const modes: Mode[] = [...(Object.keys(MODES) as Mode[]), 'memory_read tool'];
   const cell = (rows: number, scalarIndexes: boolean, mode: Mode) => {
     const c = cells.find((x) => x.rows === rows && x.scalarIndexes === scalarIndexes && x.mode === mode)!;
@@ -324,7 +299,7 @@ function report(sizes: number[], cells: Cell[], builds: Build[], queries: number
     ),
     '',
     `Rows are appended as Arrow batches of ${fmt(WRITE_BATCH)} to the table the archive created (the adapter's upsert joins on the key and slows as the table grows), ` +
-      `with bodies drawn from ${fmt(BODIES)} distinct ones embedded once (vectors of the body, header left out). ` +
+      `with bodies drawn from ${fmt(bodies)} distinct ones embedded once (vectors of the body, header left out). ` +
       'Each size starts with no index: opening the archive with `scalarIndexes: false` builds the full-text index, opening it with the default adds the scalar ones (namespace, conversation_id, depth, kind, key).',
   ].join('\n');
 }

@@ -19,7 +19,8 @@ import {
   now,
   syntheticMessages,
   table,
-  tempDir,
+  sized,
+  tempHome,
   timed,
   runInChild,
   type BenchOptions,
@@ -102,8 +103,8 @@ interface CaseResult {
 const WARM_UP_MESSAGES = 200;
 
 /** One case, in this process (see `runInChild`). */
-async function runCase(backend: CaseResult['backend'], n: number, databaseUrl: string | undefined): Promise<CaseResult> {
-  const home = await tempDir(`overhead-${backend}`);
+async function runCase(backend: CaseResult['backend'], n: number, rounds: number, databaseUrl: string | undefined): Promise<CaseResult> {
+  const home = await tempHome(`overhead-${backend}`);
   const database = backend === 'postgres' ? await createBenchDatabase(databaseUrl!) : undefined;
   try {
     const memfold = await createMemfold({
@@ -118,12 +119,12 @@ async function runCase(backend: CaseResult['backend'], n: number, databaseUrl: s
         for (let i = 0; i < n; i += APPEND_BATCH) await memfold.append(CONVERSATION, syntheticMessages(i, Math.min(APPEND_BATCH, n - i)));
       });
       const full = await compact(memfold);
-      const rounds: Compaction[] = [];
-      for (let r = 0; r < ROUNDS; r++) {
+      const done: Compaction[] = [];
+      for (let r = 0; r < rounds; r++) {
         await memfold.append(CONVERSATION, syntheticMessages(n + r * NEW_MESSAGES, NEW_MESSAGES));
-        rounds.push(await compact(memfold));
+        done.push(await compact(memfold));
       }
-      return { backend, messages: n, appendMs, full, rounds, peakRssMiB: maxRssMiB() };
+      return { backend, messages: n, appendMs, full, rounds: done, peakRssMiB: maxRssMiB() };
     } finally {
       await memfold.close();
     }
@@ -152,13 +153,15 @@ function meanRound(rounds: readonly Compaction[]): Compaction {
 const stageCells = (c: Compaction) => [fmt(c.loadMs), fmt(c.otherMs), ...STAGES.map((s) => fmt(c.stageMs[s]))];
 
 export async function run(options: BenchOptions): Promise<BenchResult> {
-  const sizes = options.quick ? [1_000, 10_000] : [1_000, 10_000, 100_000];
-  const backends: CaseResult['backend'][] = options.databaseUrl ? ['pglite', 'postgres'] : ['pglite'];
+  const sizes = sized(options, { smoke: [1_000], quick: [1_000, 10_000], full: [1_000, 10_000, 100_000] });
+  const rounds = options.smoke ? 1 : ROUNDS;
+  // A smoke run takes PGlite alone: each case is a process of its own, and the bench code is the same for both.
+  const backends: CaseResult['backend'][] = options.databaseUrl && !options.smoke ? ['pglite', 'postgres'] : ['pglite'];
   const cases: CaseResult[] = [];
   for (const backend of backends) {
     for (const n of sizes) {
       options.log(`${backend}: ${fmt(n)} messages`);
-      const c = await runInChild<CaseResult>(import.meta.url, [backend, String(n)], options, `overhead case ${backend} ${n}`);
+      const c = await runInChild<CaseResult>(import.meta.url, [backend, String(n), String(rounds)], options, `overhead case ${backend} ${n}`);
       options.log(
         `  append ${fmt(c.appendMs / 1000, 1)} s, compaction ${fmt(c.full.wallMs / 1000, 1)} s, +${NEW_MESSAGES} rounds ${c.rounds.map((r) => fmt(r.wallMs)).join(' / ')} ms, peak RSS ${fmt(c.peakRssMiB)} MiB`,
       );
@@ -229,7 +232,7 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
     '',
     `Per compaction, the line through the ${fmt(sizes[0]!)} and ${fmt(sizes[1]!)} cases: ${fits.flatMap((f) => (f ? [f.text] : [])).join('; ')}.`,
     '',
-    `**(b) ${NEW_MESSAGES} new messages appended and compacted, ${ROUNDS} rounds, after the conversation was compacted down** (means per round; index maintenance runs every few rounds, hence median and max):`,
+    `**(b) ${NEW_MESSAGES} new messages appended and compacted, ${rounds} rounds, after the conversation was compacted down** (means per round; index maintenance runs every few rounds, hence median and max):`,
     '',
     incremental,
     '',
@@ -239,14 +242,14 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
     name: 'overhead',
     title: 'Overhead: memfold with an instant summarizer',
     markdown,
-    json: { appendBatch: APPEND_BATCH, newMessages: NEW_MESSAGES, rounds: ROUNDS, warmUpMessages: WARM_UP_MESSAGES, fits, cases },
+    json: { appendBatch: APPEND_BATCH, newMessages: NEW_MESSAGES, rounds, warmUpMessages: WARM_UP_MESSAGES, fits, cases },
   };
 }
 
-// A case in its own process: `<this file> <backend> <messages>`, the result as JSON on the last line of stdout.
+// A case in its own process: `<this file> <backend> <messages> <rounds>`, the result as JSON on the last line of stdout.
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const [backend, n] = process.argv.slice(2);
-  runCase(backend as CaseResult['backend'], Number(n), process.env.MEMFOLD_BENCH_DATABASE_URL || undefined)
+  const [backend, n, rounds] = process.argv.slice(2);
+  runCase(backend as CaseResult['backend'], Number(n), Number(rounds), process.env.MEMFOLD_BENCH_DATABASE_URL || undefined)
     .then((result) => console.log(JSON.stringify(result)))
     .catch((error: unknown) => {
       console.error(error);

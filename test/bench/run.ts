@@ -1,17 +1,16 @@
 /**
- * `npm run bench [-- --quick] [--only overhead,latency] [--out bench-results/]`: runs the benchmarks in
- * order, prints each table, writes `<out>/<name>.json` and `<out>/summary.md`.
+ * `npm run bench [-- --quick | --smoke] [--only overhead,latency] [--out bench-results/]`: runs the benchmarks in
+ * order, prints each table, writes `<out>/<name>.json` and `<out>/summary.md`. `--smoke` runs each at its smallest
+ * size, to show that it runs and reports (the suite does, `bench-smoke.integration.test.ts`); its figures mean nothing.
  */
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { pathToFileURL } from 'node:url';
 import { fmt, machineInfo, machineLine, now, writeJson, type BenchModule, type BenchResult } from './bench-kit.js';
 
-// LanceDB reads its log level when its native module loads: set it before any benchmark is imported.
-process.env.LANCEDB_LOG = 'error';
-
 /** Every benchmark, in run order. Imported on demand, so `--only` loads only what it runs. */
-const BENCHMARKS: Record<string, () => Promise<BenchModule>> = {
+export const BENCHMARKS: Record<string, () => Promise<BenchModule>> = {
   overhead: () => import('./overhead.js'),
   'summarizer-cost': () => import('./summarizer-cost.js'),
   'summary-prompts': () => import('./summary-prompts.js'),
@@ -24,10 +23,15 @@ const BENCHMARKS: Record<string, () => Promise<BenchModule>> = {
   'background-load': () => import('./background-load.js'),
 };
 
-function parse(argv: string[]): { quick: boolean; only: string[]; outDir: string } {
+function parse(argv: string[]): { quick: boolean; smoke: boolean; only: string[]; outDir: string } {
   const { values } = parseArgs({
     args: argv,
-    options: { quick: { type: 'boolean', default: false }, only: { type: 'string' }, out: { type: 'string', default: 'bench-results' } },
+    options: {
+      quick: { type: 'boolean', default: false },
+      smoke: { type: 'boolean', default: false },
+      only: { type: 'string' },
+      out: { type: 'string', default: 'bench-results' },
+    },
   });
   const only = values.only
     ? values.only
@@ -37,15 +41,25 @@ function parse(argv: string[]): { quick: boolean; only: string[]; outDir: string
     : Object.keys(BENCHMARKS);
   const unknown = only.filter((name) => !(name in BENCHMARKS));
   if (unknown.length > 0) throw new Error(`--only: unknown benchmark ${unknown.join(', ')} (known: ${Object.keys(BENCHMARKS).join(', ')})`);
-  return { quick: values.quick ?? false, only: Object.keys(BENCHMARKS).filter((name) => only.includes(name)), outDir: path.resolve(values.out!) };
+  // A smoke run is smaller still than a quick one: benchmarks that have no smoke size of their own take the quick one.
+  const smoke = values.smoke ?? false;
+  return {
+    quick: (values.quick ?? false) || smoke,
+    smoke,
+    only: Object.keys(BENCHMARKS).filter((name) => only.includes(name)),
+    outDir: path.resolve(values.out!),
+  };
 }
 
 async function main(): Promise<void> {
-  const { quick, only, outDir } = parse(process.argv.slice(2));
+  // LanceDB reads its log level when its native module loads: set it before any benchmark is imported.
+  process.env.LANCEDB_LOG = 'error';
+  const { quick, smoke, only, outDir } = parse(process.argv.slice(2));
   const databaseUrl = process.env.DATABASE_URL || undefined;
   const machine = machineInfo();
   const log = (line: string) => console.log(`  ${line}`);
-  console.log(`memfold benchmarks${quick ? ' (quick)' : ''}: ${only.join(', ')}`);
+  const size = smoke ? ' (smoke)' : quick ? ' (quick)' : '';
+  console.log(`memfold benchmarks${size}: ${only.join(', ')}`);
   console.log(`machine: ${machineLine(machine)}`);
   console.log(`PostgreSQL: ${databaseUrl ? 'DATABASE_URL' : 'unset (PGlite only)'}; results in ${outDir}\n`);
 
@@ -55,16 +69,16 @@ async function main(): Promise<void> {
     console.log(`## ${name}`);
     const t0 = now();
     const bench = await BENCHMARKS[name]!();
-    const result = await bench.run({ quick, outDir, log, ...(databaseUrl ? { databaseUrl } : {}) });
+    const result = await bench.run({ quick, smoke, outDir, log, ...(databaseUrl ? { databaseUrl } : {}) });
     const seconds = (now() - t0) / 1000;
-    await writeJson(path.join(outDir, `${result.name}.json`), { name: result.name, title: result.title, quick, seconds, machine, result: result.json });
+    await writeJson(path.join(outDir, `${result.name}.json`), { name: result.name, title: result.title, quick, smoke, seconds, machine, result: result.json });
     console.log(`\n### ${result.title}\n\n${result.markdown}\n\n(${fmt(seconds, 1)} s)\n`);
     done.push({ result, seconds });
   }
   const totalSeconds = (now() - started) / 1000;
 
   const summary = [
-    `# memfold benchmarks${quick ? ' (quick)' : ''}`,
+    `# memfold benchmarks${size}`,
     '',
     `Machine: ${machineLine(machine)}. PostgreSQL: ${databaseUrl ? 'yes' : 'no (PGlite only)'}. Total wall time: ${fmt(totalSeconds, 1)} s. ${new Date().toISOString()}`,
     ...done.flatMap(({ result, seconds }) => ['', `## ${result.title}`, '', result.markdown, '', `(${fmt(seconds, 1)} s)`]),
@@ -75,7 +89,10 @@ async function main(): Promise<void> {
   console.log(`total wall time: ${fmt(totalSeconds, 1)} s; summary in ${path.join(outDir, 'summary.md')}`);
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exitCode = 1;
-});
+// Run as a script; imported (by the smoke test, for the names), it only declares.
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main().catch((error: unknown) => {
+    console.error(error);
+    process.exitCode = 1;
+  });
+}

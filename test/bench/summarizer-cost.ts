@@ -29,11 +29,12 @@ import { replayConversation } from '../../src/eval/replay.js';
 import { createMemfold } from '../../src/memfold.js';
 import { createTokenCounter } from '../../src/tokens/create-token-counter.js';
 import { fakeSummary, startFakeOpenAI, type FakeOpenAI, type RecordedRequest } from '../support/fake-openai-server.js';
-import { fmt, now, pct, table, tempDir, type BenchOptions, type BenchResult } from './bench-kit.js';
+import { fmt, now, pct, table, tempHome, type BenchOptions, type BenchResult } from './bench-kit.js';
 import { LONG_TURN_JOIN, longTurnStream } from './long-turns.js';
 import { isLangChainSummary, replayWithLangChain } from './peers/langchain-summarization.js';
+import { LOCOMO_FILE } from '../support/shared-data.js';
 
-const LOCOMO = new URL('../../../shared/data/locomo/locomo10.json', import.meta.url).pathname;
+const LOCOMO = LOCOMO_FILE;
 const tokens = createTokenCounter({ mode: 'chars4' });
 /** What memfold's clipText leaves where it cuts a transcript (src/compaction/chunk.ts). */
 const CUT_MARKER = '[... cut for the summarizer';
@@ -323,7 +324,7 @@ const promptUsd = (reuse: PrefixReuse) =>
   costOf({ inputTokens: reuse.promptTokens, cachedInputTokens: reuse.reusedTokens, outputTokens: 0 }, ASSISTANT_PRICED_AS, DEFAULT_PRICES).usd;
 
 async function runSection(section: Section, server: FakeOpenAI, options: BenchOptions) {
-  const home = await tempDir('summarizer-cost');
+  const home = await tempHome('summarizer-cost');
   const memfold = await memfoldPolicy(server, home.dir, section.contextWindow);
   const { settings } = memfold;
   const totals = new Map<Policy, Figures>();
@@ -415,9 +416,17 @@ async function runSection(section: Section, server: FakeOpenAI, options: BenchOp
   };
 }
 
+const SMOKE_TURNS = 300;
+
+function openingTurns(conversation: LocomoConversation, turns: number): LocomoConversation {
+  const { messages, turnIds, turnLines } = conversation;
+  return { ...conversation, messages: messages.slice(0, turns), turnIds: turnIds.slice(0, turns), turnLines: turnLines.slice(0, turns) };
+}
+
 export async function run(options: BenchOptions): Promise<BenchResult> {
   const locomo = await loadLocomo(LOCOMO);
-  const sample = locomo.slice(0, options.quick ? 2 : undefined);
+  // A smoke run replays the opening 300 turns of one conversation: past the 8k window's trigger, a few seconds.
+  const sample = options.smoke ? [openingTurns(locomo[0]!, SMOKE_TURNS)] : locomo.slice(0, options.quick ? 2 : undefined);
   const stream = longTurnStream(sample, LONG_TURN_JOIN);
   const sections: Section[] = [
     { title: 'LoCoMo, 8k window', describe: `${sample.length} LoCoMo conversations`, contextWindow: 8_000, conversations: sample },

@@ -21,9 +21,10 @@ import { createMemfold } from '../../src/memfold.js';
 import type { SummaryPromptMode } from '../../src/openai/openai-prompt-mode.js';
 import { createTokenCounter } from '../../src/tokens/create-token-counter.js';
 import { behaviors, startFakeOpenAI, type FakeOpenAI, type RecordedRequest } from '../support/fake-openai-server.js';
-import { fmt, mean, now, pct, table, type BenchOptions, type BenchResult } from './bench-kit.js';
+import { fmt, mean, now, pct, sized, table, type BenchOptions, type BenchResult } from './bench-kit.js';
+import { LOCOMO_FILE } from '../support/shared-data.js';
 
-const LOCOMO = new URL('../../../shared/data/locomo/locomo10.json', import.meta.url).pathname;
+const LOCOMO = LOCOMO_FILE;
 const CONTEXT_WINDOW = 8_000;
 const MODES: readonly SummaryPromptMode[] = ['structured', 'update'];
 /**
@@ -102,15 +103,19 @@ async function replayOne(
     const from = server.requests.length;
     let outputTokens = 0;
     let fallbacks = 0;
+    const reasons = new Set<string>();
     const stats = await replayConversation(memfold, conversation.id, conversation.messages, {
       onCompaction: (result) => {
         outputTokens += result.summarizerOutputTokens;
         fallbacks += result.fallbacks.length;
+        for (const fallback of result.fallbacks) reasons.add(fallback.reason);
       },
     });
     if (stats.failures.length > 0) throw new Error(`${mode}: compaction failed on ${conversation.id}: ${stats.failures[0]!.error}`);
     if (fallbacks > 0)
-      throw new Error(`${mode}: ${fallbacks} summaries came from the fallback on ${conversation.id}: the figures would not be the fake model's`);
+      throw new Error(
+        `${mode}: ${fallbacks} summaries came from the fallback on ${conversation.id} (${[...reasons].join(', ')}): the figures would not be the fake model's`,
+      );
     const requests = server.requests.slice(from).filter((r) => r.path === '/v1/chat/completions');
     const live = new Set((await memfold.history(conversation.id)).map((m) => m.id));
     const context = await memfold.context(conversation.id);
@@ -154,7 +159,7 @@ async function replayOne(
 }
 
 export async function run(options: BenchOptions): Promise<BenchResult> {
-  const conversations = (await loadLocomo(LOCOMO)).slice(0, options.quick ? 2 : undefined);
+  const conversations = (await loadLocomo(LOCOMO)).slice(0, sized(options, { smoke: 1, quick: 2, full: undefined }));
   const questionsOf = new Map(locomoDataset(conversations).conversations.map((c) => [c.id, c.questions]));
   const server = await startFakeOpenAI({ behavior: behaviors.structured() });
   const cases = CHUNKINGS.flatMap((chunking) => MODES.map((mode) => ({ key: `${mode}, ${chunking.name}`, mode, chunkTokens: chunking.chunkTokens })));

@@ -13,9 +13,10 @@ import { createTokenCounter, MESSAGE_OVERHEAD_TOKENS } from '../../src/tokens/cr
 import { countWith, getEncoder } from '../../src/tokens/encodings.js';
 import type { TokenCounter } from '../../src/tokens/token-counter.js';
 import { calibrated, calibrationFactor } from '../../src/tokens/usage-calibration.js';
-import { fmt, mean, pct, percentile, table, type BenchOptions, type BenchResult } from './bench-kit.js';
+import { fmt, mean, pct, percentile, sized, table, type BenchOptions, type BenchResult } from './bench-kit.js';
+import { SHARED_DATA } from '../support/shared-data.js';
 
-const DATA = new URL('../../../shared/data/', import.meta.url).pathname;
+const DATA = SHARED_DATA;
 const EXACT_MODEL = 'gpt-4o';
 
 type Kind = 'prose' | 'system prompt' | 'tool call JSON' | 'tool output';
@@ -135,10 +136,12 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
     memfold: () => estimate,
     'memfold, observeUsage': (conversation) => calibratedOn(conversation, estimate, exact),
   };
+  // A smoke run takes the first conversation of each dataset.
+  const take = sized(options, { smoke: 1, quick: undefined, full: undefined });
   const datasets = {
-    LoCoMo: (await loadLocomo(`${DATA}locomo/locomo10.json`)).map((c) => c.messages),
-    'τ-bench airline': (await loadTauBench(`${DATA}agent-traces/tau-bench/gpt-4o-airline.json`)).map((r) => r.messages),
-    'SWE-agent': loadSweAgent(`${DATA}agent-traces/swe-agent`),
+    LoCoMo: (await loadLocomo(`${DATA}locomo/locomo10.json`)).map((c) => c.messages).slice(0, take),
+    'τ-bench airline': (await loadTauBench(`${DATA}agent-traces/tau-bench/gpt-4o-airline.json`)).map((r) => r.messages).slice(0, take),
+    'SWE-agent': loadSweAgent(`${DATA}agent-traces/swe-agent`).slice(0, take),
   };
   const rows: Row[] = [];
   for (const [dataset, conversations] of Object.entries(datasets)) {

@@ -33,7 +33,7 @@ describe('parseArgs', () => {
     [['resummarize', 'c1', '--depth', '-1'], '--depth: must be an integer >= 0 (got -1)'],
     [['resummarize', 'c1', '--depth', '2.5'], '--depth: must be an integer >= 0 (got "2.5")'],
     [['search', 'q', '--conversation', 'c', '--limit', '0'], '--limit: must be an integer >= 1 (got 0)'],
-    [['search', 'q', '--conversation', 'c', '--kind', 'batch'], '--kind: must be summary, transcript or tool_output (got "batch")'],
+    [['search', 'q', '--conversation', 'c', '--kind', 'batch'], '--kind: must be summary or transcript (got "batch")'],
     [['compact', 'c', '--window', '100'], '--window: must be an integer >= 256 (got 100)'],
     [['demo', '--turns', '0'], '--turns: must be an integer >= 1 (got 0)'],
     [['eval', 'f', '--dataset', 'bogus'], '--dataset: must be one of locomo, longmemeval, jsonl, tau-bench, swe-agent (got "bogus")'],

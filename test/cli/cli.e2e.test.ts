@@ -16,6 +16,11 @@ import { runCli } from '../support/run-cli.js';
 
 const run = promisify(execFile);
 const BIN = new URL('../../bin/memfold.js', import.meta.url).pathname;
+/**
+ * The demo replays hundreds of turns in a child process: 10-15 s on an idle machine, over a minute beside a loaded
+ * suite. The bound is for a hang, not a speed.
+ */
+const DEMO_HANG_MS = 300_000;
 let home: string;
 let cleanup: () => Promise<void>;
 
@@ -50,18 +55,22 @@ afterAll(async () => cleanup?.());
 describe('memfold CLI', () => {
   let demoId = '';
 
-  it('demo: offline, no configuration: context with the clip-archive, a deep tree, the planted facts found', async () => {
-    const { code, stdout, stderr } = await memfold('demo');
-    expect(code, stderr).toBe(0);
-    demoId = /conversation (demo-\S+)/.exec(stderr)![1]!;
-    expect(stderr).toMatch(/replaying \[#+\] \d+\/\d+/);
-    const context = stdout.slice(stdout.indexOf('=== The context'), stdout.indexOf('=== Archived'));
-    const blocks = context.split(/\n(?=── )/).filter((b) => b.startsWith('── '));
-    expect(blocks[0]).toMatch(/^── system ·/);
-    expect(blocks[1]).toMatch(/^── system \(clip-archive\) · .*\n\[Context Summary/);
-    expect(stdout).toMatch(/^ *depth [1-9] /m);
-    for (const fact of ['4417', '/srv/atlas/releases/v2.3.1', '14 March']) expect(stdout).toContain(`looking for "${fact}": found`);
-  });
+  it(
+    'demo: offline, no configuration: context with the clip-archive, a deep tree, the planted facts found',
+    async () => {
+      const { code, stdout, stderr } = await memfold('demo');
+      expect(code, stderr).toBe(0);
+      demoId = /conversation (demo-\S+)/.exec(stderr)![1]!;
+      expect(stderr).toMatch(/replaying \[#+\] \d+\/\d+/);
+      const context = stdout.slice(stdout.indexOf('=== The context'), stdout.indexOf('=== Archived'));
+      const blocks = context.split(/\n(?=── )/).filter((b) => b.startsWith('── '));
+      expect(blocks[0]).toMatch(/^── system ·/);
+      expect(blocks[1]).toMatch(/^── system \(clip-archive\) · .*\n\[Context Summary/);
+      expect(stdout).toMatch(/^ *depth [1-9] /m);
+      for (const fact of ['4417', '/srv/atlas/releases/v2.3.1', '14 March']) expect(stdout).toContain(`looking for "${fact}": found`);
+    },
+    DEMO_HANG_MS,
+  );
 
   it('inspect, search, context and resummarize work on what the demo archived', async () => {
     const inspect = (JSON.parse((await cli('inspect', demoId, '--json')).stdout) as { batches: Array<{ depth: number; label: string; parentLabel?: string }> })

@@ -79,6 +79,9 @@ for (const backend of persistenceBackends().map((b) => b.name)) {
   describe(`${backend}: memfold import`, () => {
     it('writes nothing when a later line fails, even for conversations the file finished earlier', async () => {
       const home = await openHome(backend);
+      // The store exists already: the failing file must leave it as it was (a file that fails on its own lines
+      // fails before any store is opened or made).
+      expect((await home.memfold(['migrate'])).code).toBe(0);
       const file = await home.file('p.jsonl', [
         { role: 'user', content: 'A1', conversation_id: 'pa' },
         { role: 'user', content: 'B1', conversation_id: 'pb' },

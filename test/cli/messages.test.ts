@@ -4,7 +4,7 @@
  * content full of terminal escapes, and a long compaction's progress. Each runs the CLI's `main` in this
  * process (parsing, configuration, output included) on a home of its own.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -117,7 +117,7 @@ describe('bad URLs in the environment', () => {
 });
 
 describe('read commands on the embedded default', () => {
-  it('a home with no store says so and creates nothing', async () => {
+  it('a home with no store is refused as a bad --home (exit 2, naming the path), and nothing is created', async () => {
     const home = path.join(await tempDir('memfold-nohome-'), 'home');
     for (const args of [
       ['context', 'c1'],
@@ -125,7 +125,7 @@ describe('read commands on the embedded default', () => {
       ['search', 'herons', '--conversation', 'c1'],
     ]) {
       const result = await memfold([...args, '--home', home]);
-      expect(result.code).toBe(1);
+      expect(result.code).toBe(2);
       expect(result.stderr).toContain(`no store at ${path.join(home, 'pg')} yet: import or append messages first`);
       expect(result.stdout).toBe('');
     }
@@ -281,4 +281,63 @@ describe.skipIf(serverUrl === undefined)('read commands on a PostgreSQL database
     expect(behind.code).toBe(1);
     expect(behind.stderr).toMatch(/The database is behind by 1 migration \(\d{3}_[\w-]+\.sql\): run `memfold migrate`/);
   }, 120_000);
+});
+
+describe('bad input is refused before anything opens', () => {
+  it("help search offers the kinds memory_read accepts, and search refuses another (and memory_read's other limits) with exit 2", async () => {
+    const help = await memfold(['help', 'search']);
+    expect(help.stdout).toContain('--kind <summary|transcript>');
+    expect(help.stdout).not.toContain('tool_output');
+    const fresh = path.join(await tempDir('memfold-search-'), 'home');
+    for (const [flags, named] of [
+      [['--kind', 'tool_output'], 'Invalid argument --kind: must be summary or transcript (got "tool_output")'],
+      [['--limit', '50'], 'Invalid argument --limit: must be an integer from 1 to 20'],
+      [['--from', 'yesterday'], 'Invalid argument --from:'],
+    ] as const) {
+      const refused = await memfold(['search', 'herons', '--conversation', 'c1', ...flags, '--home', fresh]);
+      expect(refused.code, refused.stderr).toBe(2);
+      expect(refused.stderr).toContain(named);
+    }
+    expect(existsSync(fresh)).toBe(false);
+  });
+
+  it('resummarize of a depth with fewer than two frontier batches exits 2 naming --depth', async () => {
+    const home = await storeHome();
+    await seed(
+      home,
+      'flat',
+      turns(4, (i) => `turn ${i}: herons`),
+    );
+    const result = await memfold(['resummarize', 'flat', '--depth', '3', '--home', home]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('Invalid argument --depth: needs at least 2 frontier batches of depth 3 (found 0)');
+    expect(result.stdout).toBe('');
+  });
+
+  it('import of a file whose line names no conversation (and no --conversation) fails on that line without making a home', async () => {
+    const dir = await tempDir('memfold-import-');
+    const file = path.join(dir, 'chat.jsonl');
+    writeFileSync(file, `${JSON.stringify({ role: 'user', content: 'hello herons' })}\n`);
+    const home = path.join(dir, 'home');
+    const result = await memfold(['import', file, '--home', home]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('line 1.conversation_id: is missing');
+    expect(existsSync(home)).toBe(false);
+  });
+
+  it('mcp (--read-only or not) pointed at a home with no store, or at a file, exits 2 naming it before serving, and creates nothing', async () => {
+    const dir = await tempDir('memfold-mcp-home-');
+    const missing = path.join(dir, 'mistyped');
+    const file = path.join(dir, 'a-file');
+    writeFileSync(file, 'not a home');
+    for (const home of [missing, file]) {
+      for (const mode of [['--read-only'], []]) {
+        const result = await memfold(['mcp', '--conversation', 'c1', ...mode, '--home', home]);
+        expect(result.code, result.stderr).toBe(2);
+        expect(result.stderr.split('\n')[0]).toContain(`Invalid argument --home: no ${mode.length > 0 ? 'archive' : 'store'} at ${home}`);
+        expect(result.stdout).toBe('');
+      }
+    }
+    expect(existsSync(missing)).toBe(false);
+  });
 });

@@ -124,7 +124,7 @@ describe('memfold usage and resume', () => {
   it('is a read command: a home without a store is refused and nothing is created; an empty id exits 2', async () => {
     const fresh = path.join(await tempDir('memfold-usage-none-'), 'home');
     const none = await runCli(['usage', 'c1', '--home', fresh]);
-    expect(none.code).toBe(1);
+    expect(none.code).toBe(2);
     expect(none.stderr).toContain('no store at');
     expect(existsSync(fresh)).toBe(false);
     const empty = await runCli(['usage', '', '--home', home]);

@@ -13,12 +13,20 @@ import { textProblem } from '../../src/conversation/well-formed-text.js';
 import { createMemfold } from '../../src/memfold.js';
 import { persistenceBackends } from '../support/backends.js';
 
+/**
+ * Turns per round and rounds: enough for cut messages, extractive lines and re-summarizations in both rounds. Each
+ * batch is a LanceDB write and read-back, so more turns only cost time (24 turns and 3 rounds took a minute on a
+ * loaded machine, about 150 batches for the same checks).
+ */
+const TURNS = 8;
+const ROUNDS = 2;
+
 /** Astral characters after a 1- or 2-character prefix: a cut at any even (or odd) position falls inside a pair. */
 const astral = (prefix: string, pairs: number) => prefix + '𝄞😀𑨋𐤋'.repeat(Math.ceil(pairs / 4)).slice(0, pairs * 2);
 
 function conversation(): NewMessage[] {
   const messages: NewMessage[] = [];
-  for (let i = 0; i < 24; i++) {
+  for (let i = 0; i < TURNS; i++) {
     const at = (k: number) => new Date(Date.UTC(2024, 5, 1, 10, i, k)).toISOString();
     messages.push({ role: 'user', content: `Question ${i}: ${astral('x'.repeat((i % 2) + 1), 40)}`, createdAt: at(0) });
     messages.push({
@@ -49,7 +57,7 @@ describe('cuts of astral text', () => {
     try {
       await memfold.append('astral', conversation());
       const results = [];
-      for (let round = 0; round < 3; round++) {
+      for (let round = 0; round < ROUNDS; round++) {
         results.push(await memfold.compact('astral', { force: true }));
         await memfold.append(
           'astral',

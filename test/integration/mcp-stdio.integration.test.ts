@@ -4,6 +4,7 @@
  * store opens, answers memory_read from what the agent archived (including what it archives while the server runs),
  * and refuses every call outside its conversation. The session is kept as a test artifact.
  */
+import { existsSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -96,13 +97,10 @@ it('serves memory_read beside the agent that holds the store, within its one con
   await writeFile(ARTIFACT, transcript.join('\n'));
 });
 
-it('lists its tools before any store opens: a missing store fails the first call, not initialize', async () => {
-  const { client } = await connect(['--conversation', 'alice', '--home', path.join(root, 'nowhere'), '--read-only']);
-  try {
-    expect((await client.listTools()).tools).toHaveLength(1);
-  } finally {
-    await client.close();
-  }
+it('refuses a home with no store before serving (not on the first call), and creates nothing there', async () => {
+  const nowhere = path.join(root, 'nowhere');
+  await expect(connect(['--conversation', 'alice', '--home', nowhere, '--read-only'])).rejects.toThrow();
+  expect(existsSync(nowhere)).toBe(false);
 });
 
 it('refuses a server without a scope, naming the flag', async () => {

@@ -121,14 +121,17 @@ describe('createOpenAISummarizer against the fake server', () => {
   });
 
   it('times out (retryable) with a short timeoutMs', async () => {
-    server.setBehavior(behaviors.delay(2_000));
+    // The server would answer after 30 s: only the timeout can end the call.
+    server.setBehavior(behaviors.delay(30_000));
     const started = Date.now();
     const error = (await model({ timeoutMs: 100, maxRetries: 1 })
       .summarize(request())
       .catch((e: unknown) => e)) as MemfoldError;
     expect(error.details['reason']).toBe('timeout');
-    expect(server.requests).toHaveLength(2);
-    expect(Date.now() - started).toBeLessThan(1_500);
+    expect(error.details['attempts']).toHaveLength(2);
+    // On a loaded machine an attempt can time out before the server has read it: never more than two.
+    expect(server.requests.length).toBeLessThanOrEqual(2);
+    expect(Date.now() - started).toBeLessThan(15_000);
   });
 
   it('rejects empty text without retrying', async () => {
@@ -218,13 +221,15 @@ describe('createOpenAISummarizer against the fake server', () => {
   });
 
   it('cuts a slow attempt short at the deadline and does not retry past it', async () => {
-    server.setBehavior(behaviors.delay(3_000));
+    server.setBehavior(behaviors.delay(30_000));
     const started = Date.now();
-    const error = await failure(model({ timeoutMs: 5_000, deadlineMs: 200 }));
-    expect(Date.now() - started).toBeLessThan(1_500);
+    const error = await failure(model({ timeoutMs: 20_000, deadlineMs: 200 }));
+    // Far below the timeout and the server's delay: the deadline ended it.
+    expect(Date.now() - started).toBeLessThan(15_000);
     expect(error.details['reason']).toBe('deadline exceeded (timeout)');
     expect(error.details['stoppedBy']).toBe('deadline');
-    expect(server.requests).toHaveLength(1);
+    expect(error.details['attempts']).toHaveLength(1);
+    expect(server.requests.length).toBeLessThanOrEqual(1);
     expect(sleeps).toEqual([]);
   });
 
@@ -256,7 +261,8 @@ describe('createOpenAISummarizer against the fake server', () => {
     setTimeout(() => controller.abort(), 50);
     const error = (await pending.catch((e: unknown) => e)) as MemfoldError;
     expect(error.details['reason']).toBe('aborted');
-    expect(server.requests).toHaveLength(1);
+    // Aborted once, not retried (the request may not have reached the server yet on a loaded machine).
+    expect(server.requests.length).toBeLessThanOrEqual(1);
   });
 
   it('limits concurrency through the shared queue', async () => {

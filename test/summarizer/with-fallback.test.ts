@@ -44,7 +44,8 @@ describe('withFallback', () => {
     createOpenAISummarizer({
       baseURL: server.baseURL,
       model: 'fake',
-      timeoutMs: 100,
+      // Long enough that no answer times out however loaded the machine is; the timeout case sets its own.
+      timeoutMs: 10_000,
       maxRetries: 2,
       deadlineMs: 30_000,
       retry: { sleep: async (ms) => void sleeps.push(ms) },
@@ -74,7 +75,7 @@ describe('withFallback', () => {
     { name: 'HTTP 500 on every attempt', behavior: behaviors.status(500), reason: 'http 500', requests: 3 },
     { name: 'HTTP 429 on every attempt', behavior: behaviors.status(429, { 'retry-after': '0' }), reason: 'http 429', requests: 3 },
     { name: 'HTTP 400', behavior: behaviors.status(400), reason: 'http 400', requests: 1 },
-    { name: 'a timeout', behavior: behaviors.delay(1_000), reason: 'timeout', requests: 3 },
+    { name: 'a timeout', behavior: behaviors.delay(30_000), reason: 'timeout', requests: 3, options: { timeoutMs: 100 } },
     { name: 'empty text', behavior: behaviors.empty(), reason: 'empty output', requests: 1 },
     { name: 'a malformed body', behavior: behaviors.malformed(), reason: 'malformed response', requests: 3 },
     { name: 'truncated output', behavior: behaviors.truncated(), reason: 'truncated output', requests: 1 },
@@ -90,7 +91,7 @@ describe('withFallback', () => {
     },
     {
       name: 'an answer slower than the deadline',
-      behavior: behaviors.delay(3_000),
+      behavior: behaviors.delay(30_000),
       reason: 'deadline exceeded (timeout)',
       requests: 1,
       options: { timeoutMs: 5_000, deadlineMs: 150 },
@@ -102,9 +103,12 @@ describe('withFallback', () => {
       const started = Date.now();
       const answer = await withFallback(remote(fault.options), extractive).summarize(request);
       expect(answer.fallback).toEqual({ from: 'openai:fake', reason: fault.reason });
-      expect(server.requests).toHaveLength(fault.requests);
+      // A request that timed out may not have reached the server on a loaded machine: never more than the attempts.
+      if (fault.reason.includes('timeout')) expect(server.requests.length).toBeLessThanOrEqual(fault.requests);
+      else expect(server.requests).toHaveLength(fault.requests);
       expect(sleeps).toHaveLength(fault.requests - 1);
-      expect(Date.now() - started).toBeLessThan(1_000);
+      // Nothing waited for the server's 30 s (nor a 30 s retry-after).
+      expect(Date.now() - started).toBeLessThan(15_000);
       expect(answer.model).toBe('extractive');
       expect(answer.text).toContain('ZX81QK');
       expect(answer.text).toMatch(/^User asked:/);

@@ -12,6 +12,8 @@ export async function runExport(memfold: Memfold, conversationId: string, option
   let records = 0;
   try {
     for await (const record of memfold.exportConversation(conversationId)) {
+      // The reader of stdout has gone (`| head`): the rest would be dropped, so stop reading the stores.
+      if (!file && output.closed) return 0;
       const line = JSON.stringify(record);
       if (file) await file.write(`${line}\n`);
       else printStored(output, line);

@@ -8,6 +8,9 @@
  * (`persistence.findUsedIds`): the same message (same digest) is skipped as already imported, another
  * message under that id refuses the file.
  *
+ * Without a store (`memfold import` runs it so before opening one) it checks what the file alone decides: every
+ * line, ids within the file and pairing within the file; a new home is then never made for a file that fails.
+ *
  * Memory: per conversation the ids seen (for duplicates) and at most CHUNK lines waiting for the
  * store's answer; message texts are not kept (the write pass reads the file again).
  */
@@ -18,6 +21,7 @@ import { streamJsonlObjects } from '../../eval/datasets/jsonl-dataset.js';
 import type { Memfold } from '../../memfold.js';
 import { checkBatchIds, leadingToolResults } from '../../persistence/append-batch-checks.js';
 import { clipArchiveId } from '../../persistence/clip-archive-id.js';
+import { DEFAULT_MAX_MESSAGE_BYTES } from '../../persistence/message-size-limit.js';
 import { requireKey } from '../../conversation/text.js';
 import type { NormalizedMessage } from '../../persistence/normalize-new-messages.js';
 import { atLine, conversationOf, importLineReading, parseImportLine, type ImportedLine } from './import-jsonl.js';
@@ -99,19 +103,26 @@ export interface CheckOptions {
   /** `--conversation`: the conversation of lines that name none. */
   fallback?: string;
   onBytes?: (bytes: number) => void;
+  /** The per-message size limit when no store is given (a store's own `config.maxMessageBytes` wins); default DEFAULT_MAX_MESSAGE_BYTES. */
+  maxMessageBytes?: number;
 }
 
-export async function checkImportFile(store: ImportStore, file: string, options: CheckOptions = {}): Promise<ImportPlan> {
+/**
+ * The plan of the write pass. `store` undefined: the file's own rules only, as if nothing were stored (the counts
+ * then say so); the store-dependent rules are left to the pass with the store.
+ */
+export async function checkImportFile(store: ImportStore | undefined, file: string, options: CheckOptions = {}): Promise<ImportPlan> {
   if (options.fallback !== undefined) requireKey(options.fallback, '--conversation');
+  const maxMessageBytes = store?.config.maxMessageBytes ?? options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
   const conversations = new Map<string, ConversationState>();
   const skipped = new LineSet();
   const fingerprint = lineFingerprint();
   let lines = 0;
-  const reading = importLineReading(store.config.maxMessageBytes);
+  const reading = importLineReading(maxMessageBytes);
   for await (const object of streamJsonlObjects(file, { ...reading, ...(options.onBytes ? { onBytes: options.onBytes } : {}) })) {
     lines++;
     fingerprint.add(object.lineNumber, object.text);
-    const line = parseImportLine(object, store.config.maxMessageBytes);
+    const line = parseImportLine(object, maxMessageBytes);
     const conversationId = conversationOf(line, options.fallback);
     let state = conversations.get(conversationId);
     if (!state) {
@@ -150,19 +161,13 @@ function checkIdInFile(state: ConversationState, line: ImportedLine): void {
   state.ids.set(line.row.id, line.lineNumber);
 }
 
-/** Asks the store about the pending lines' ids, then checks the pairing of those that will be appended. */
-async function settle(store: ImportStore, state: ConversationState, skipped: LineSet): Promise<void> {
+/** Asks the store (if any) about the pending lines' ids, then checks the pairing of those that will be appended. */
+async function settle(store: ImportStore | undefined, state: ConversationState, skipped: LineSet): Promise<void> {
   const pending = state.pending;
   if (pending.length === 0) return;
   state.pending = [];
-  const used = new Map(
-    (
-      await store.persistence.findUsedIds(
-        state.id,
-        pending.map((p) => p.row.id),
-      )
-    ).map((u) => [u.id, u]),
-  );
+  const ids = pending.map((p) => p.row.id);
+  const used = new Map((store ? await store.persistence.findUsedIds(state.id, ids) : []).map((u) => [u.id, u]));
   const kept: Pending[] = [];
   for (const line of pending) {
     const stored = used.get(line.row.id);
@@ -186,7 +191,7 @@ async function settle(store: ImportStore, state: ConversationState, skipped: Lin
  * The lines to append, in order, continue the group of the last kept line before them, or for the
  * conversation's first kept lines, the group of the last stored message: as `append` will see them.
  */
-async function checkPairing(store: ImportStore, state: ConversationState, kept: readonly Pending[]): Promise<void> {
+async function checkPairing(store: ImportStore | undefined, state: ConversationState, kept: readonly Pending[]): Promise<void> {
   if (kept.length === 0) return;
   const rows = state.opener ? [state.opener, ...kept.map((k) => k.row)] : kept.map((k) => k.row);
   const offset = state.opener ? 1 : 0;
@@ -199,7 +204,8 @@ async function checkPairing(store: ImportStore, state: ConversationState, kept: 
     if (Number.isNaN(index)) throw error;
     throw atLine(error, `line ${lineAt(index).lineNumber}`, { toolCallId: lineAt(index).toolCallIdField }, index);
   }
-  if (leading.length > 0) {
+  // Results that answer a stored call can only be checked against the store.
+  if (leading.length > 0 && store) {
     state.storedCalls ??= await storedOpenerCalls(store, state.id);
     const missing = leading.find((l) => !state.storedCalls!.has(l.toolCallId));
     if (missing !== undefined) {

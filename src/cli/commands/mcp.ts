@@ -18,6 +18,7 @@ import type { McpAccess, McpBackend } from '../../mcp/mcp-tools.js';
 import { createMemfold } from '../../memfold.js';
 import { usage, type ParsedCommand } from '../args.js';
 import type { Output } from '../output.js';
+import { requireStore } from '../store-check.js';
 import { untilSignal } from '../until-signal.js';
 
 interface McpPlan {
@@ -40,8 +41,18 @@ function asFlags<T>(build: () => T): T {
   }
 }
 
-/** The command's flags as a plan, every refusal naming its flag. */
+/**
+ * The command's flags as a plan, every refusal naming its flag. A server that reads must be pointed at a store: a
+ * missing one is refused last, before `initialize` is answered, rather than on the first tool call (or with an empty
+ * archive made where a mistyped --home points).
+ */
 function planOf(command: ParsedCommand, env: Record<string, string | undefined>): McpPlan {
+  const plan = flagsPlan(command, env);
+  if (plan.access !== 'write') requireStore(plan.config, plan.access === 'archive' ? 'archive' : 'live');
+  return plan;
+}
+
+function flagsPlan(command: ParsedCommand, env: Record<string, string | undefined>): McpPlan {
   const { flags } = command;
   if (flags['read-only'] === true && flags.writable === true) throw new InvalidArgumentError('--writable', 'cannot be combined with --read-only');
   const scope = asFlags(() =>
