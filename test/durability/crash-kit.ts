@@ -7,10 +7,18 @@ import type pg from 'pg';
 import type { TurnShape } from '../support/arbitraries.js';
 import type { KillPoint } from './children/crash-job.js';
 
-/** A kill point of a compaction, with the crash test's weights. */
+/** How many kinds of kill point `pickKillPoint` chooses from. */
+export const KILL_POINT_KINDS = 7;
+
+/** A kill point of a compaction, each kind as likely. */
 export function pickKillPoint(rand: () => number): KillPoint {
+  return killPointOfKind(Math.floor(rand() * KILL_POINT_KINDS), rand);
+}
+
+/** The kill point of kind `kind` (0 to KILL_POINT_KINDS - 1), its parameters from `rand`. */
+export function killPointOfKind(kind: number, rand: () => number): KillPoint {
   const int = (min: number, max: number) => min + Math.floor(rand() * (max - min + 1));
-  switch (int(0, 6)) {
+  switch (kind) {
     case 0:
       return { point: 'plan' };
     case 1:
@@ -42,6 +50,20 @@ export function toolHeavyTurns(rand: () => number, count: number): TurnShape[] {
     })),
     answer: words(10),
   }));
+}
+
+/**
+ * `count` tool-heavy turns whose last makes two calls, both outputs 80 to 120 words (far larger than a placeholder):
+ * the verbatim tail of a compaction run on them holds the older call's output, which tier 2 clears (only the last
+ * call's stays whole), and every later tier 3 folds, superseding its `tool_output` entry. With random turns only,
+ * a run whose last turn made one call clears nothing beside tier 3's fold, and outputs cleared from the opening turn,
+ * kept verbatim, are never folded.
+ */
+export function clearingRunTurns(rand: () => number, count: number): TurnShape[] {
+  const words = (n: number) => Array.from({ length: n }, () => WORDS[Math.floor(rand() * WORDS.length)]).join(' ');
+  const first = toolHeavyTurns(rand, count - 1);
+  const call = () => ({ name: 'lookup', args: JSON.stringify({ q: words(2) }), result: words(80 + Math.floor(rand() * 40)) });
+  return [...first, { user: words(8), tools: [call(), call()], answer: words(10) }];
 }
 
 /**
