@@ -15,10 +15,23 @@ export interface InProcessQueueOptions {
   retryDelayMs?: number;
   /** Told what each job did, after its last attempt. */
   onOutcome?: (outcome: JobOutcome) => void;
+  /** Waits a retry delay. Default: a timer. */
   sleep?: (ms: number) => Promise<void>;
+  /**
+   * Resolves when `close(waitMs)`'s `waitMs` is up. `signal` aborts when the jobs finish first: the timer should then
+   * stop (so it does not hold the process open). Default: a timer.
+   */
+  closeTimer?: (ms: number, signal: AbortSignal) => Promise<void>;
 }
 
 const sleepWithTimer = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+function timerUntilAborted(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+  });
+}
 
 export function createInProcessQueue(run: (conversationId: string) => Promise<CompactionResult>, options: InProcessQueueOptions = {}): CompactionQueue {
   const queue = new PQueue({ concurrency: options.concurrency ?? 1 });
@@ -26,6 +39,7 @@ export function createInProcessQueue(run: (conversationId: string) => Promise<Co
   const retryLimit = options.retryLimit ?? JOB_RETRY_LIMIT;
   const retryDelayMs = options.retryDelayMs ?? JOB_RETRY_DELAY_SECONDS * 1000;
   const sleep = options.sleep ?? sleepWithTimer;
+  const closeTimer = options.closeTimer ?? timerUntilAborted;
   let jobs = 0;
   let closing = false;
 
@@ -55,9 +69,9 @@ export function createInProcessQueue(run: (conversationId: string) => Promise<Co
     async close(waitMs) {
       // Jobs waiting or running get waitMs to finish (their messages stay live either way); then the rest is dropped.
       closing = true;
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([queue.onIdle(), new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)))]);
-      clearTimeout(timer);
+      const done = new AbortController();
+      await Promise.race([queue.onIdle(), closeTimer(waitMs, done.signal)]);
+      done.abort();
       queue.clear();
       waiting.clear();
     },

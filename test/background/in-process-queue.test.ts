@@ -58,11 +58,41 @@ it('retries a failed compaction with a doubling delay, then reports the last out
   expect(outcomes.at(-1)).toMatchObject({ conversationId: 'b', status: 'failed', failureCode: 'archive_failed', attempt: 1 });
 });
 
-it('close waits at most waitMs, and queues nothing after', async () => {
-  const queue = createInProcessQueue(() => new Promise<CompactionResult>(() => undefined));
+it('close waits for the jobs at most waitMs (its timer), and queues nothing after', async () => {
+  const timer = gate();
+  const asked: number[] = [];
+  const queue = createInProcessQueue(() => new Promise<CompactionResult>(() => undefined), {
+    closeTimer: (ms) => {
+      asked.push(ms);
+      return timer.opened;
+    },
+  });
   await queue.enqueue('a');
-  const started = Date.now();
-  await queue.close(50);
-  expect(Date.now() - started).toBeLessThan(2_000);
+  let closed = false;
+  const closing = queue.close(50).then(() => (closed = true));
+  await new Promise((resolve) => setImmediate(resolve));
+  // The job never ends: close waits for the timer it set to waitMs, not longer.
+  expect(asked).toEqual([50]);
+  expect(closed).toBe(false);
+  timer.open();
+  await closing;
   expect((await queue.enqueue('b')).queued).toBe(false);
+});
+
+it('close returns when the jobs are done, and stops its timer', async () => {
+  const release = gate();
+  let timerSignal: AbortSignal | undefined;
+  const queue = createInProcessQueue(
+    async () => {
+      await release.opened;
+      return result('compacted');
+    },
+    { closeTimer: (_ms, signal) => ((timerSignal = signal), new Promise<void>(() => undefined)) },
+  );
+  await queue.enqueue('a');
+  const closing = queue.close(60_000);
+  release.open();
+  await closing;
+  // Stopped: a pending timer would keep the process alive for the rest of waitMs.
+  expect(timerSignal?.aborted).toBe(true);
 });
