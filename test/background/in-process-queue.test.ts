@@ -87,7 +87,12 @@ it('close returns when the jobs are done, and stops its timer', async () => {
       await release.opened;
       return result('compacted');
     },
-    { closeTimer: (_ms, signal) => ((timerSignal = signal), new Promise<void>(() => undefined)) },
+    {
+      closeTimer: (_ms, signal) => {
+        timerSignal = signal;
+        return new Promise<void>(() => undefined);
+      },
+    },
   );
   await queue.enqueue('a');
   const closing = queue.close(60_000);
