@@ -1,15 +1,24 @@
 /**
  * The shared rate-limit gate without a database: reservations injected (a fake store spacing slots on a fake clock,
- * as `memfold_rate_slots` does), waiting by an injected sleep or fake timers. It asks for the limit's spacing under
- * its key, waits what the store says, stops waiting on abort with an error saying so, and turns a failed
- * reservation into a retryable error that sends nothing. Through the queue and the retry loop, each attempt, a
- * retry included, takes a slot of its own.
+ * as `memfold_rate_slots` does), waiting by an injected sleep or fake timers, whose clock is the only one read. It
+ * asks for the limit's spacing under its key, waits what the store says, stops waiting on abort with an error saying
+ * so, and turns a failed reservation into a retryable error that sends nothing. Through the queue and the retry
+ * loop, each attempt, a retry included, takes a slot of its own.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MemfoldError } from '../../src/errors.js';
 import { createModelQueue } from '../../src/openai/openai-queue.js';
 import { runQueuedWithRetry } from '../../src/openai/openai-queued-retry.js';
 import { RATE_SLOT_UNAVAILABLE, rateSlotSpacingMs, sharedRateGate, type ReserveRateSlot } from '../../src/openai/shared-rate-limit.js';
+
+/**
+ * The fake timers' clock: `vi.useFakeTimers()` fakes Date along with the timers, so the times below are the ones the
+ * test advances, never the machine's. Read without fake timers it throws rather than measure real time.
+ */
+function fakeNow(): number {
+  if (!vi.isFakeTimers()) throw new Error('fakeNow() reads the fake clock: call vi.useFakeTimers() first');
+  return Date.now();
+}
 
 /** What `memfold_rate_slots` does, on a clock the test moves: each reservation one spacing after the previous one. */
 function fakeSlots(now: () => number) {
@@ -61,11 +70,11 @@ describe('sharedRateGate', () => {
 
   it('spaces concurrent starts by the reservations: one slot each, one spacing apart', async () => {
     vi.useFakeTimers();
-    const { reserve } = fakeSlots(() => Date.now());
+    const { reserve } = fakeSlots(fakeNow);
     const gate = sharedRateGate({ key: 'k', requestsPerMinute: 120, reserve });
     const started: number[] = [];
-    const t0 = Date.now();
-    const runs = Array.from({ length: 4 }, () => gate().then(() => started.push(Date.now() - t0)));
+    const t0 = fakeNow();
+    const runs = Array.from({ length: 4 }, () => gate().then(() => started.push(fakeNow() - t0)));
     await vi.advanceTimersByTimeAsync(509);
     expect(started).toEqual([0]);
     await vi.advanceTimersByTimeAsync(1);
@@ -115,11 +124,11 @@ describe('sharedRateGate', () => {
 describe('the gate in the model queue', () => {
   it('runs in the slot before each task: the task starts only when the slot comes', async () => {
     vi.useFakeTimers();
-    const { reserve } = fakeSlots(() => Date.now());
+    const { reserve } = fakeSlots(fakeNow);
     const queue = createModelQueue({ concurrency: 4, admit: sharedRateGate({ key: 'k', requestsPerMinute: 60, reserve }) });
     const started: number[] = [];
-    const t0 = Date.now();
-    const tasks = [1, 2, 3].map(() => queue.run(async () => started.push(Date.now() - t0)));
+    const t0 = fakeNow();
+    const tasks = [1, 2, 3].map(() => queue.run(async () => started.push(fakeNow() - t0)));
     await vi.advanceTimersByTimeAsync(5_000);
     await Promise.all(tasks);
     expect(started).toEqual([0, 1_010, 2_020]);
@@ -140,7 +149,7 @@ describe('the gate in the model queue', () => {
 
   it('a retried attempt takes a new slot; a failed reservation is retried like a transient failure', async () => {
     vi.useFakeTimers();
-    const slots = fakeSlots(() => Date.now());
+    const slots = fakeSlots(fakeNow);
     let failReservation = true;
     const reserve: ReserveRateSlot = async (key, intervalMs) => {
       if (failReservation) {
@@ -151,10 +160,10 @@ describe('the gate in the model queue', () => {
     };
     const queue = createModelQueue({ concurrency: 1, admit: sharedRateGate({ key: 'k', requestsPerMinute: 60, reserve }) });
     const sent: number[] = [];
-    const t0 = Date.now();
+    const t0 = fakeNow();
     const result = runQueuedWithRetry(
       async () => {
-        sent.push(Date.now() - t0);
+        sent.push(fakeNow() - t0);
         if (sent.length === 1) throw new MemfoldError('model_error', 'http 503', { retryable: true, details: { reason: 'http 503', status: 503 } });
         return 'summary';
       },
@@ -169,15 +178,15 @@ describe('the gate in the model queue', () => {
 
   it('a 429 keeps its slot for one retry after the wait the provider asks; a second 429 reserves again', async () => {
     vi.useFakeTimers();
-    const slots = fakeSlots(() => Date.now());
+    const slots = fakeSlots(fakeNow);
     const queue = createModelQueue({ concurrency: 1, admit: sharedRateGate({ key: 'k', requestsPerMinute: 60, reserve: slots.reserve }) });
     const tooSoon = (waitMs: number) =>
       new MemfoldError('model_error', 'http 429', { retryable: true, details: { reason: 'http 429', status: 429, retryAfterMs: waitMs } });
     const sent: number[] = [];
-    const t0 = Date.now();
+    const t0 = fakeNow();
     const result = runQueuedWithRetry(
       async () => {
-        sent.push(Date.now() - t0);
+        sent.push(fakeNow() - t0);
         if (sent.length <= 2) throw tooSoon(40);
         return 'summary';
       },
