@@ -181,9 +181,8 @@ describe.skipIf(serverUrl === undefined)('on PostgreSQL: jobs in pg-boss, run by
 
   it('a worker whose database connections are terminated mid-job keeps serving: all 8 jobs finish, SIGTERM exits 0', async () => {
     const own = {
-      // A namespace (so a queue) and an archive of its own.
+      // A namespace (so a queue) of its own; the store's one archive (another would be refused).
       MEMFOLD_NAMESPACE: 'cut',
-      LANCEDB_URI: `${lanceRoot}/lancedb-cut`,
       OPENAI_BASE_URL: fake.baseURL,
       MEMFOLD_SUMMARY_MODEL: 'held-model',
       MEMFOLD_MODEL_MAX_RETRIES: '0',
