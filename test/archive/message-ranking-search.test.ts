@@ -69,6 +69,19 @@ describe('best-first windows', () => {
     expect(wider.blocks.map((b) => b.map((i) => items[i]!.position))).toEqual([[2, 3, 4, 5, 6]]);
     expect(wider.leftOut.map((i) => items[i]!.position)).toEqual([11]);
   });
+
+  it('counts what a group of items shares (a long message’s speaker and time) once, with its first item shown', () => {
+    // Positions 1-6 are the sentences of one long message (group 0, 8 tokens shared); 10 and 11 short messages.
+    const grouped = items.map((item, i) => (i < 6 ? { ...item, group: 0, groupTokens: 8 } : item));
+    const scores = [0, 0, 3, 0, 0, 2, 0, 1];
+    const plan = pickWindows(grouped, scores, { radius: 1, budget: 100, blockOverhead: 5 });
+    expect(plan.blocks.map((b) => b.map((i) => grouped[i]!.position))).toEqual([
+      [2, 3, 4, 5, 6],
+      [10, 11],
+    ]);
+    // 7 items, two block headers, the group's share once.
+    expect(plan.tokens).toBe(7 * 10 + 2 * 5 + 8);
+  });
 });
 
 describe('dates a question names', () => {
