@@ -10,9 +10,8 @@ import { renderMessage } from '../compaction/transcript-format.js';
 import type { Archive, SearchHit } from '../archive/archive.js';
 import { bm25Scores } from '../archive/ranking/bm25.js';
 import { pickWindows, withNeighbourTerms, type WindowItem } from '../archive/ranking/message-windows.js';
-import { timeHints, withinHints, type TimeHint } from '../archive/ranking/query-dates.js';
-import { searchTerms, stem } from '../archive/ranking/search-terms.js';
-import { stemmer as porterStemmer } from 'stemmer';
+import { relativeTimeHints, timeHints, withinHints, type TimeHint } from '../archive/ranking/query-dates.js';
+import { searchTerms } from '../archive/ranking/search-terms.js';
 import { sentencesOf } from '../archive/ranking/sentences.js';
 import { questionIntent, statesPreference } from '../archive/ranking/question-intent.js';
 import type { MemoryReadArgs } from './memory-read-args.js';
@@ -24,6 +23,8 @@ export interface SearchAnswerOptions {
   /** Tokens the whole answer may take. */
   budget: number;
   countTokens: (text: string) => number;
+  /** When the question is asked (ISO): relative times it names ("last Saturday") resolve against it. */
+  at?: string;
 }
 
 /** A summary hit shows at most this much text; its label reads the rest. */
@@ -186,9 +187,9 @@ function sessionOf(message: ConversationMessage): string {
  * after its best one discounted, so the answer reaches across sessions.
  */
 function messageScores(items: readonly PoolItem[], query: string, strategy: ReadStrategy, hints: readonly TimeHint[]): number[] {
-  const stemmer = strategy.stemmer === 'porter' ? porterStemmer : stem;
-  const terms = items.map((item) => searchTerms(`${item.message.name ?? ''} ${item.text}`, { stemmer }));
-  const raw = bm25Scores(withNeighbourTerms(items, terms, strategy.radius), searchTerms(query, { stemmer }));
+  const terms = items.map((item) => searchTerms(`${item.message.name ?? ''} ${item.text}`));
+  const wanted = searchTerms(query);
+  const raw = bm25Scores(withNeighbourTerms(items, terms, strategy.radius), wanted);
   const best = Math.max(0, ...raw);
   const intent = questionIntent(query);
   const preference = intent.preference ? strategy.preferenceBoost : 0;
@@ -202,7 +203,8 @@ function messageScores(items: readonly PoolItem[], query: string, strategy: Read
     if (score <= 0) return stated;
     const dated = hints.length > 0 && withinHints(item.message.createdAt, hints) ? strategy.dateBoost : 0;
     const later = recency * ((item.message.seq - firstSeq) / span);
-    const said = own > 0 && item.message.role === 'user' ? own : 0;
+    // The user's own words must match: a neighbour's words alone do not make a message theirs.
+    const said = own > 0 && item.message.role === 'user' && terms[i]!.some((t) => wanted.includes(t)) ? own : 0;
     return score / best + strategy.segmentWeight / item.segmentRank + dated + stated + later + said;
   });
   return intent.aggregate && strategy.sessionSpread > 0 ? spreadAcrossSessions(items, scores, strategy.sessionSpread) : scores;
@@ -314,7 +316,8 @@ export async function searchAnswer(archive: Archive, conversationId: string, arg
   };
   // Transcripts are depth 0: a depth above 0 asks for summaries only.
   const wantTranscripts = args.kind !== 'summary' && (args.depth === undefined || args.depth === 0);
-  const hints = strategy.dateBoost > 0 ? timeHints(query) : [];
+  const hints =
+    strategy.dateBoost > 0 ? [...timeHints(query), ...(options.at !== undefined && strategy.relativeDates ? relativeTimeHints(query, options.at) : [])] : [];
   const intent = questionIntent(query);
   const candidates = Math.max(intent.aggregate ? strategy.aggregateCandidates : strategy.candidateSegments, args.limit);
   // A recommendation draws candidates from where the user spoke of likes and plans on the question's topic too.

@@ -66,15 +66,18 @@ export interface ReadStrategy {
   preferenceBoost: number;
   /** For a question in the first person ("my", "I"), added to the score of the user's own matching messages: what they said of themselves. 0 turns it off. */
   selfBoost: number;
-  /** How words are stemmed when messages are ranked: `light` (search-terms.ts's plural and -ing/-ed stripper) or `porter` (the `stemmer` package). */
-  stemmer: 'light' | 'porter';
+  /**
+   * With the time a question is asked (`execute(args, { at })`), the relative times it names ("yesterday", "last
+   * Saturday", "two weeks ago") are dates too, resolved by chrono-node against that time (`relativeTimeHints`).
+   */
+  relativeDates: boolean;
   /** `windows`: the matching messages with their neighbours; `segment-head`: each hit segment from its start (the earlier display). */
   display: 'windows' | 'segment-head';
 }
 
 export const DEFAULT_READ_STRATEGY: Readonly<ReadStrategy> = Object.freeze({
   candidateSegments: 20,
-  aggregateCandidates: 20,
+  aggregateCandidates: 40,
   radius: 1,
   segmentWeight: 0.5,
   cleanQuery: true,
@@ -87,6 +90,6 @@ export const DEFAULT_READ_STRATEGY: Readonly<ReadStrategy> = Object.freeze({
   recencyBoost: 0,
   sessionSpread: 0,
   preferenceBoost: 0,
-  stemmer: 'light',
-  selfBoost: 0,
+  selfBoost: 0.3,
+  relativeDates: false,
 });

@@ -37,11 +37,8 @@ function undouble(word: string): string {
   return /([b-df-hj-np-tv-z])\1$/.test(word) && !/(ll|ss|zz)$/.test(word) ? word.slice(0, -1) : word;
 }
 
-/** Reduces a normalized word to its stem. */
-export type Stemmer = (word: string) => string;
-
-/** Every word of `text`, normalized, in order; stop words dropped unless `keepStopWords`; stemmed with `stemmer` (default `stem`) unless `stem` is false. */
-export function searchTerms(text: string, options: { keepStopWords?: boolean; stem?: boolean; stemmer?: Stemmer } = {}): string[] {
+/** Every word of `text`, normalized, in order; stop words dropped unless `keepStopWords`. */
+export function searchTerms(text: string, options: { keepStopWords?: boolean; stem?: boolean } = {}): string[] {
   const words = text
     .toLowerCase()
     .normalize('NFKD')
@@ -49,5 +46,5 @@ export function searchTerms(text: string, options: { keepStopWords?: boolean; st
     .replace(/['’]s\b/g, '')
     .split(/[^\p{L}\p{N}]+/u)
     .filter((w) => w !== '' && (options.keepStopWords === true || !STOP_WORDS.has(w)));
-  return options.stem === false ? words : words.map(options.stemmer ?? stem);
+  return options.stem === false ? words : words.map(stem);
 }
