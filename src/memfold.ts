@@ -342,9 +342,9 @@ export async function createMemfold(options: MemfoldOptions = {}): Promise<Memfo
         definitionFor: tool.definitionFor,
         // The archive reports a failed embedder through onWarning, from inside the search this call runs:
         // the async context ties the report to this call, so concurrent calls never see each other's notes.
-        async execute(args) {
+        async execute(args, asked) {
           const reasons = new Set<string>();
-          const result = await vectorNotes.run(reasons, () => tool.execute(args));
+          const result = await vectorNotes.run(reasons, () => tool.execute(args, asked));
           return reasons.size === 0 ? result : { ...result, output: `${result.output}\n\n${vectorSearchNote(reasons)}` };
         },
       };

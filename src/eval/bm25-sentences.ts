@@ -13,15 +13,11 @@ import type { NewMessage } from '../conversation/types.js';
 import { bm25Scores } from '../archive/ranking/bm25.js';
 import { withNeighbourTerms, type WindowItem } from '../archive/ranking/message-windows.js';
 import { searchTerms } from '../archive/ranking/search-terms.js';
+import { sentencesOf } from '../archive/ranking/sentences.js';
+
+export { sentencesOf };
 
 type Shown = Pick<NewMessage, 'name' | 'role' | 'content' | 'createdAt'>;
-
-const segmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
-
-/** A message's sentences, each with its trailing whitespace (so joined they are the message). */
-export function sentencesOf(text: string): string[] {
-  return Array.from(segmenter.segment(text), (s) => s.segment).filter((s) => s.trim() !== '');
-}
 
 export interface Bm25SentencesIndex {
   /** Each sentence's text, message (index) and place in its message. */

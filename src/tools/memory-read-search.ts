@@ -10,8 +10,10 @@ import { renderMessage } from '../compaction/transcript-format.js';
 import type { Archive, SearchHit } from '../archive/archive.js';
 import { bm25Scores } from '../archive/ranking/bm25.js';
 import { pickWindows, withNeighbourTerms, type WindowItem } from '../archive/ranking/message-windows.js';
-import { timeHints, withinHints, type TimeHint } from '../archive/ranking/query-dates.js';
+import { relativeTimeHints, timeHints, withinHints, type TimeHint } from '../archive/ranking/query-dates.js';
 import { searchTerms } from '../archive/ranking/search-terms.js';
+import { sentencesOf } from '../archive/ranking/sentences.js';
+import { questionIntent, statesPreference } from '../archive/ranking/question-intent.js';
 import type { MemoryReadArgs } from './memory-read-args.js';
 import type { ReadStrategy } from './memory-read-strategy.js';
 import { sliceWhole } from '../conversation/well-formed-text.js';
@@ -21,12 +23,20 @@ export interface SearchAnswerOptions {
   /** Tokens the whole answer may take. */
   budget: number;
   countTokens: (text: string) => number;
+  /** When the question is asked (ISO): relative times it names ("last Saturday") resolve against it. */
+  at?: string;
 }
 
 /** A summary hit shows at most this much text; its label reads the rest. */
 const SUMMARY_TEXT_CHARS = 2_000;
 /** The query as the answer repeats it: enough to recognise, never a page. */
 const QUERY_SHOWN_CHARS = 200;
+/** Said once when a long message is shown by its sentences. */
+const EXCERPT_NOTE = ` (${'…'} marks where a long message is cut: read its passage's label for the whole)`;
+/** Words of the user's statements of likes and plans, searched beside a recommendation question's own. */
+const PREFERENCE_WORDS = 'prefer love enjoy favorite usually like';
+/** Unused budget worth a second plan of the windows. */
+const SLACK_TOKENS = 40;
 /** Labels named in the closing line at most. */
 const LABELS_NAMED = 5;
 
@@ -35,6 +45,12 @@ interface PoolItem extends WindowItem {
   segment: ArchiveEntry;
   /** 1-based rank of its segment in the archive search. */
   segmentRank: number;
+  /** What this item shows: its whole message, or one sentence of a long message. */
+  text: string;
+  /** Place of this item's sentence in its message, and the message's count of items (1: shown whole). */
+  part: number;
+  parts: number;
+  /** The whole message's line (items shown whole only). */
   line: string;
 }
 
@@ -76,43 +92,139 @@ function messageLine(message: ConversationMessage, previous: ConversationMessage
   return indentArchivedText(`${time}${speaker(message)}: ${normalizeLineBreaks(message.content).split('\n').join('\n  ')}`);
 }
 
-/** The messages of the candidate segments, each once, in conversation order. */
-function pool(hits: readonly SearchHit[], countTokens: (text: string) => number, style: ReadStrategy['lineStyle']): PoolItem[] {
+/** An excerpt's cut, at either end of the sentences shown. */
+const CUT = '…';
+
+/** The line of a long message's shown sentences (`part`..`last` of its `parts`), its cuts marked. */
+function excerptLine(
+  message: ConversationMessage,
+  text: string,
+  cutBefore: boolean,
+  cutAfter: boolean,
+  previous: ConversationMessage | undefined,
+  style: ReadStrategy['lineStyle'],
+): string {
+  const content = `${cutBefore ? `${CUT} ` : ''}${text.trim()}${cutAfter ? ` ${CUT}` : ''}`;
+  return messageLine({ ...message, content }, previous, style);
+}
+
+/**
+ * The messages of the candidate segments, each once, in conversation order: a message shown whole is one item; a
+ * long one (over `longTokens` as a line) is one item per sentence, so it is scored and shown by its matching
+ * sentences and never takes the budget whole. Items follow each other by position, across messages too: a short
+ * message's neighbour in a long reply is that reply's nearest sentence.
+ */
+function pool(hits: readonly SearchHit[], countTokens: (text: string) => number, style: ReadStrategy['lineStyle'], longTokens: number): PoolItem[] {
   const seen = new Set<string>();
-  const items: PoolItem[] = [];
+  const messages: Array<{ message: ConversationMessage; segment: ArchiveEntry; segmentRank: number }> = [];
   hits.forEach((hit, rank) => {
     for (const message of hit.entry.messages ?? []) {
       if (seen.has(message.id)) continue;
       seen.add(message.id);
-      items.push({ position: message.seq, tokens: 0, message, segment: hit.entry, segmentRank: rank + 1, line: '' });
+      messages.push({ message, segment: hit.entry, segmentRank: rank + 1 });
     }
   });
-  items.sort((a, b) => a.position - b.position);
-  // A line is costed as it shows after its neighbour; a passage's first line may add its time back (the header's margin covers it).
-  items.forEach((item, i) => {
-    const previous = i > 0 && items[i - 1]!.position === item.position - 1 ? items[i - 1]!.message : undefined;
-    item.line = messageLine(item.message, previous, style);
-    item.tokens = countTokens(`${item.line}\n`);
+  messages.sort((a, b) => a.message.seq - b.message.seq);
+  const items: PoolItem[] = [];
+  let position = 0;
+  messages.forEach(({ message, segment, segmentRank }, m) => {
+    const before = messages[m - 1]?.message;
+    const consecutive = before !== undefined && before.seq === message.seq - 1;
+    // A gap between messages that are not neighbours, so no window crosses it.
+    position += consecutive ? 1 : 2;
+    // A line is costed as it shows after its neighbour; a passage's first line may add its time back (the header's margin covers it).
+    const line = messageLine(message, consecutive ? before : undefined, style);
+    const tokens = countTokens(`${line}\n`);
+    const plain = message.role !== 'tool' && (message.toolCalls?.length ?? 0) === 0;
+    const sentences = longTokens > 0 && tokens > longTokens && plain ? sentencesOf(message.content) : [];
+    if (sentences.length < 2) {
+      items.push({ position, tokens, message, segment, segmentRank, text: message.content, part: 0, parts: 1, line });
+      return;
+    }
+    const groupTokens = countTokens(`${excerptLine(message, '', true, true, undefined, style)}\n`);
+    sentences.forEach((text, part) => {
+      if (part > 0) position++;
+      items.push({ position, tokens: countTokens(text), group: m, groupTokens, message, segment, segmentRank, text, part, parts: sentences.length, line: '' });
+    });
   });
   return items;
 }
 
-/** The lines of one passage: its first message always says its time. */
-function passageLines(shown: readonly PoolItem[], style: ReadStrategy['lineStyle']): string[] {
-  return shown.map((item, i) => (i === 0 ? messageLine(item.message, undefined, style) : item.line));
+/** Whether a passage shows part of a long message only. */
+function cutIn(shown: readonly PoolItem[]): boolean {
+  const count = new Map<string, number>();
+  for (const item of shown) if (item.parts > 1) count.set(item.message.id, (count.get(item.message.id) ?? 0) + 1);
+  return shown.some((item) => item.parts > 1 && count.get(item.message.id)! < item.parts);
 }
 
-/** Each message's BM25 with its neighbours' words (normalized to the best), plus its segment's rank prior and the date boost. */
+/** The lines of one passage: a message shown whole as its line, a long one as its shown sentences; the first line always says its time. */
+function passageLines(shown: readonly PoolItem[], style: ReadStrategy['lineStyle']): string[] {
+  const lines: string[] = [];
+  let previous: ConversationMessage | undefined;
+  for (let i = 0; i < shown.length; ) {
+    const item = shown[i]!;
+    let j = i + 1;
+    while (j < shown.length && shown[j]!.message.id === item.message.id) j++;
+    const run = shown.slice(i, j);
+    const last = run[run.length - 1]!;
+    if (item.parts === 1) lines.push(previous === undefined ? messageLine(item.message, undefined, style) : item.line);
+    else lines.push(excerptLine(item.message, run.map((r) => r.text).join(''), item.part > 0, last.part < last.parts - 1, previous, style));
+    previous = item.message;
+    i = j;
+  }
+  return lines;
+}
+
+/** The session a message belongs to: the caller's, or else its day. */
+function sessionOf(message: ConversationMessage): string {
+  return message.sessionId ?? message.createdAt.slice(0, 10);
+}
+
+/**
+ * Each item's BM25 with its neighbours' words (normalized to the best), plus its segment's rank prior and the date
+ * boost; then shaped by what the question asks (`questionIntent`): the user's own statements of likes and plans
+ * for a recommendation, later messages for the value as it stands now, and for a count, each session's items
+ * after its best one discounted, so the answer reaches across sessions.
+ */
 function messageScores(items: readonly PoolItem[], query: string, strategy: ReadStrategy, hints: readonly TimeHint[]): number[] {
-  const terms = items.map((item) => searchTerms(`${item.message.name ?? ''} ${item.message.content}`));
-  const raw = bm25Scores(withNeighbourTerms(items, terms, strategy.radius), searchTerms(query));
+  const terms = items.map((item) => searchTerms(`${item.message.name ?? ''} ${item.text}`));
+  const wanted = searchTerms(query);
+  const raw = bm25Scores(withNeighbourTerms(items, terms, strategy.radius), wanted);
   const best = Math.max(0, ...raw);
-  return raw.map((score, i) => {
-    if (score <= 0) return 0;
+  const intent = questionIntent(query);
+  const preference = intent.preference ? strategy.preferenceBoost : 0;
+  const recency = intent.latest ? strategy.recencyBoost : 0;
+  const own = intent.self ? strategy.selfBoost : 0;
+  const firstSeq = items[0]?.message.seq ?? 0;
+  const span = Math.max(1, (items[items.length - 1]?.message.seq ?? 0) - firstSeq);
+  const scores = raw.map((score, i) => {
     const item = items[i]!;
+    const stated = preference > 0 && item.message.role === 'user' && statesPreference(item.text) ? preference : 0;
+    if (score <= 0) return stated;
     const dated = hints.length > 0 && withinHints(item.message.createdAt, hints) ? strategy.dateBoost : 0;
-    return score / best + strategy.segmentWeight / item.segmentRank + dated;
+    const later = recency * ((item.message.seq - firstSeq) / span);
+    // The user's own words must match: a neighbour's words alone do not make a message theirs.
+    const said = own > 0 && item.message.role === 'user' && terms[i]!.some((t) => wanted.includes(t)) ? own : 0;
+    return score / best + strategy.segmentWeight / item.segmentRank + dated + stated + later + said;
   });
+  return intent.aggregate && strategy.sessionSpread > 0 ? spreadAcrossSessions(items, scores, strategy.sessionSpread) : scores;
+}
+
+/** Scores divided by 1 + spread × (how many better items its session already has), so every session's best comes early. */
+function spreadAcrossSessions(items: readonly PoolItem[], scores: readonly number[], spread: number): number[] {
+  const seen = new Map<string, number>();
+  const out = [...scores];
+  scores
+    .map((score, i) => ({ score, i }))
+    .filter((c) => c.score > 0)
+    .sort((a, b) => b.score - a.score || a.i - b.i)
+    .forEach(({ score, i }) => {
+      const session = sessionOf(items[i]!.message);
+      const before = seen.get(session) ?? 0;
+      seen.set(session, before + 1);
+      out[i] = score / (1 + spread * before);
+    });
+  return out;
 }
 
 /** Candidate segments from the times the query names, after the plain candidates (each segment once). */
@@ -182,7 +294,8 @@ function blockHeader(items: readonly PoolItem[], index: number, spoken: boolean)
   const labels = [...new Set(items.map((item) => item.segment.label))];
   const first = items[0]!.message.createdAt;
   const last = items[items.length - 1]!.message.createdAt;
-  return `#${index} transcript | ${labels.join(', ')} | ${spoken ? spokenSpan(first, last) : `${first} .. ${last}`} | ${items.length} messages`;
+  const messages = new Set(items.map((item) => item.message.id)).size;
+  return `#${index} transcript | ${labels.join(', ')} | ${spoken ? spokenSpan(first, last) : `${first} .. ${last}`} | ${messages} messages`;
 }
 
 function leftOutLine(labels: readonly string[], count: number, what: string): string {
@@ -203,25 +316,32 @@ export async function searchAnswer(archive: Archive, conversationId: string, arg
   };
   // Transcripts are depth 0: a depth above 0 asks for summaries only.
   const wantTranscripts = args.kind !== 'summary' && (args.depth === undefined || args.depth === 0);
-  const hints = strategy.dateBoost > 0 ? timeHints(query) : [];
-  const candidates = Math.max(strategy.candidateSegments, args.limit);
+  const hints =
+    strategy.dateBoost > 0 ? [...timeHints(query), ...(options.at !== undefined && strategy.relativeDates ? relativeTimeHints(query, options.at) : [])] : [];
+  const intent = questionIntent(query);
+  const candidates = Math.max(intent.aggregate ? strategy.aggregateCandidates : strategy.candidateSegments, args.limit);
+  // A recommendation draws candidates from where the user spoke of likes and plans on the question's topic too.
+  const likesQuery = intent.preference && strategy.preferenceBoost > 0 ? `${archiveQuery} ${PREFERENCE_WORDS}` : undefined;
   const searchSummaries = async (): Promise<SearchHit[]> =>
     args.kind !== 'transcript' ? archive.search({ ...filter, kind: 'summary', query: archiveQuery, limit: args.limit }) : [];
   // With summaries left out beside matching messages, their search runs only when no transcript matched.
   const summariesUpFront = !wantTranscripts || strategy.summaries !== 'none';
-  const [plain, outputs, dated, early] = await Promise.all([
+  const [plain, outputs, dated, early, likes] = await Promise.all([
     wantTranscripts ? archive.search({ ...filter, kind: 'transcript', query: archiveQuery, limit: candidates }) : [],
     wantTranscripts ? clearedOutputs(archive, filter, archiveQuery, candidates) : [],
     wantTranscripts && hints.length > 0 ? datedCandidates(archive, filter, archiveQuery, hints, Math.ceil(candidates / 2)) : [],
     summariesUpFront ? searchSummaries() : undefined,
+    wantTranscripts && likesQuery ? archive.search({ ...filter, kind: 'transcript', query: likesQuery, limit: Math.ceil(candidates / 2) }) : [],
   ]);
-  const transcripts = uniqueByLabel([...byScore(plain, outputs), ...dated]);
+  const transcripts = uniqueByLabel([...byScore(plain, outputs), ...dated, ...likes]);
   let summaries = early ?? (transcripts.length === 0 ? await searchSummaries() : []);
   if (transcripts.length === 0 && summaries.length === 0) return `No archived entry matches ${shownQuery(query)}.`;
 
-  const intro = (shown: number) => `Archived messages and summaries for ${shownQuery(query)}, best first (${shown} passages):`;
+  let excerpted = false;
+  const intro = (shown: number, cut = excerpted) =>
+    `Archived messages and summaries for ${shownQuery(query)}, best first (${shown} passages):${cut ? EXCERPT_NOTE : ''}`;
   const reserve =
-    countTokens(intro(99)) +
+    countTokens(intro(99, strategy.longMessageTokens > 0)) +
     countTokens(leftOutLine(Array(LABELS_NAMED + 1).fill(transcripts[0]?.entry.label ?? summaries[0]?.entry.label ?? ''), 999, 'matching messages')) +
     4;
   let left = budget - reserve;
@@ -254,11 +374,12 @@ export async function searchAnswer(archive: Archive, conversationId: string, arg
     left -= countTokens(pointers) + 1;
   }
 
+  const answerOf = (n: number) => [intro(n), ...sections.slice(0, n), ...(pointers ? [pointers] : []), ...notes.slice(0, 1)].join('\n\n');
   if (transcripts.length > 0) {
     if (strategy.display === 'segment-head') {
       entryBlocks(transcripts, 'transcript segments');
     } else {
-      const items = pool(transcripts, countTokens, strategy.lineStyle);
+      const items = pool(transcripts, countTokens, strategy.lineStyle, strategy.longMessageTokens);
       const scores = messageScores(items, query, strategy, hints);
       if (scores.every((score) => score === 0) && passages === 0) {
         // Vector search found entries, but no archived message shares a word with the query: say so, and point to them.
@@ -269,24 +390,43 @@ export async function searchAnswer(archive: Archive, conversationId: string, arg
           ...nearest,
         ].join('\n');
       }
-      const plan = pickWindows(items, scores, {
-        radius: strategy.radius,
-        budget: left,
-        blockOverhead: countTokens(blockHeader(items.slice(0, 1), 99, strategy.spokenDates)) + 14,
-      });
-      for (const block of plan.blocks) {
-        const shown = block.map((i) => items[i]!);
-        sections.push([blockHeader(shown, ++passages, strategy.spokenDates), ...passageLines(shown, strategy.lineStyle)].join('\n'));
-      }
-      left -= plan.tokens;
-      if (plan.leftOut.length > 0) {
-        const labels = [...new Set(plan.leftOut.map((i) => items[i]!.segment.label))];
-        notes.push(leftOutLine(labels, plan.leftOut.length, 'matching messages'));
+      const blockOverhead = countTokens(blockHeader(items.slice(0, 1), 99, strategy.spokenDates)) + 14;
+      const before = { sections: sections.length, notes: notes.length, passages, left };
+      const windows = (room: number) => {
+        sections.length = before.sections;
+        notes.length = before.notes;
+        passages = before.passages;
+        excerpted = false;
+        const plan = pickWindows(items, scores, { radius: strategy.radius, budget: room, blockOverhead });
+        for (const block of plan.blocks) {
+          const shown = block.map((i) => items[i]!);
+          excerpted ||= cutIn(shown);
+          sections.push([blockHeader(shown, ++passages, strategy.spokenDates), ...passageLines(shown, strategy.lineStyle)].join('\n'));
+        }
+        left = before.left - plan.tokens;
+        if (plan.leftOut.length > 0) {
+          const labels = [...new Set(plan.leftOut.map((i) => items[i]!.segment.label))];
+          notes.push(leftOutLine(labels, new Set(plan.leftOut.map((i) => items[i]!.message.id)).size, 'matching messages'));
+        }
+        return plan.leftOut.length;
+      };
+      const leftOut = windows(before.left);
+      // Each line's cost is an estimate from above: when the answer came out well under the budget with matches
+      // left out, plan once more with what was left unused (the trim below still holds the budget).
+      const slack = budget - countTokens(answerOf(sections.length));
+      if (leftOut > 0 && slack > SLACK_TOKENS) {
+        const first = { sections: [...sections], notes: [...notes], passages, left, excerpted };
+        windows(before.left + slack);
+        if (countTokens(answerOf(sections.length)) > budget) {
+          sections.splice(0, sections.length, ...first.sections);
+          notes.splice(0, notes.length, ...first.notes);
+          ({ passages, left, excerpted } = first);
+        }
       }
     }
   }
   if (transcripts.length > 0 && strategy.summaries === 'excerpt') entryBlocks(summaries, 'summaries');
-  const answer = (n: number) => [intro(n), ...sections.slice(0, n), ...(pointers ? [pointers] : []), ...notes.slice(0, 1)].join('\n\n');
+  const answer = answerOf;
   // The costs above are estimates of each line; the budget is a promise, so the last passages go if they overshoot.
   let shown = sections.length;
   while (shown > 0 && countTokens(answer(shown)) > budget) shown--;

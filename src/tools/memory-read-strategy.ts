@@ -7,6 +7,8 @@
 export interface ReadStrategy {
   /** Transcript segments the archive's search returns as candidates; their messages are then ranked one by one. */
   candidateSegments: number;
+  /** Candidate segments for a question asking a count or total (`questionIntent`): its mentions are spread over many. */
+  aggregateCandidates: number;
   /** Messages shown on each side of a matching message. */
   radius: number;
   /**
@@ -40,12 +42,42 @@ export interface ReadStrategy {
    * keep the transcript form. `transcript`: every line as archived, `[ISO time] role(name): text`.
    */
   lineStyle: 'compact' | 'transcript';
+  /**
+   * A message whose line takes more tokens than this is scored and shown by its sentences (each with its
+   * neighbours, `…` where the excerpt cuts), so one long message never takes the budget whole; its segment's label
+   * reads it in full. 0 shows every message whole.
+   */
+  longMessageTokens: number;
+  /**
+   * For a question asking the value as it stands now ("current", "still"; `questionIntent`), added to a matching
+   * message's score in proportion to its place among the candidates (0 for the oldest, this for the newest). 0 turns it off.
+   */
+  recencyBoost: number;
+  /**
+   * For a question asking a count or total ("how many", "in total"): a matching item's score is divided by 1 +
+   * this × the better items its session already has, so the answer reaches across sessions. 0 turns it off.
+   */
+  sessionSpread: number;
+  /**
+   * For a question asking a recommendation ("suggest", "any tips"): added to the score of the user's own statements
+   * of likes, habits and plans in the candidate segments ("I prefer ...", "my favorite ..."), even when they share no
+   * word with the question. 0 turns it off.
+   */
+  preferenceBoost: number;
+  /** For a question in the first person ("my", "I"), added to the score of the user's own matching messages: what they said of themselves. 0 turns it off. */
+  selfBoost: number;
+  /**
+   * With the time a question is asked (`execute(args, { at })`), the relative times it names ("yesterday", "last
+   * Saturday", "two weeks ago") are dates too, resolved by chrono-node against that time (`relativeTimeHints`).
+   */
+  relativeDates: boolean;
   /** `windows`: the matching messages with their neighbours; `segment-head`: each hit segment from its start (the earlier display). */
   display: 'windows' | 'segment-head';
 }
 
 export const DEFAULT_READ_STRATEGY: Readonly<ReadStrategy> = Object.freeze({
   candidateSegments: 20,
+  aggregateCandidates: 40,
   radius: 1,
   segmentWeight: 0.5,
   cleanQuery: true,
@@ -54,4 +86,10 @@ export const DEFAULT_READ_STRATEGY: Readonly<ReadStrategy> = Object.freeze({
   lineStyle: 'compact',
   dateBoost: 0.5,
   display: 'windows',
+  longMessageTokens: 150,
+  recencyBoost: 0,
+  sessionSpread: 0,
+  preferenceBoost: 0,
+  selfBoost: 0.3,
+  relativeDates: false,
 });

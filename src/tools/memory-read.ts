@@ -39,7 +39,11 @@ export interface MemoryReadOptions {
 /** `definition`: the Chat Completions definition, frozen; `definitionFor(format, { strict })`: each API's shape (`tool-shapes.ts`). */
 export interface MemoryReadTool extends ShapedDefinitions {
   definition: FunctionToolDefinition;
-  execute(args: unknown): Promise<ToolResult>;
+  /**
+   * Runs one call. `asked.at` (ISO), when the host knows it, is when the question is asked (the conversation's
+   * current time): relative times in a query ("last Saturday") resolve against it. It is never a tool argument.
+   */
+  execute(args: unknown, asked?: { at?: string }): Promise<ToolResult>;
 }
 
 export const MEMORY_READ_DEFINITION: FunctionToolDefinition = frozenDefinition({
@@ -87,10 +91,15 @@ export function createMemoryReadTool(archive: Archive, conversationId: string, o
   return {
     definition: MEMORY_READ_DEFINITION,
     definitionFor: shapedDefinitions(MEMORY_READ_DEFINITION),
-    execute: (input) =>
+    execute: (input, asked) =>
       runTool('memory_read', input, parseMemoryReadArgs, async (args: MemoryReadArgs) => {
         if (args.label !== undefined) return readLabel(archive, conversationId, args.label);
-        const output = await searchAnswer(archive, conversationId, args, { strategy, budget: args.maxTokens ?? maxTokens, countTokens });
+        const output = await searchAnswer(archive, conversationId, args, {
+          strategy,
+          budget: args.maxTokens ?? maxTokens,
+          countTokens,
+          ...(asked?.at !== undefined ? { at: asked.at } : {}),
+        });
         return { ok: true, output };
       }),
   };

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { bm25Scores } from '../../src/archive/ranking/bm25.js';
 import { pickWindows, withNeighbourTerms } from '../../src/archive/ranking/message-windows.js';
-import { timeHints, withinHints } from '../../src/archive/ranking/query-dates.js';
+import { relativeTimeHints, timeHints, withinHints } from '../../src/archive/ranking/query-dates.js';
 import { searchTerms, stem } from '../../src/archive/ranking/search-terms.js';
 
 describe('search terms', () => {
@@ -69,6 +69,19 @@ describe('best-first windows', () => {
     expect(wider.blocks.map((b) => b.map((i) => items[i]!.position))).toEqual([[2, 3, 4, 5, 6]]);
     expect(wider.leftOut.map((i) => items[i]!.position)).toEqual([11]);
   });
+
+  it('counts what a group of items shares (a long message’s speaker and time) once, with its first item shown', () => {
+    // Positions 1-6 are the sentences of one long message (group 0, 8 tokens shared); 10 and 11 short messages.
+    const grouped = items.map((item, i) => (i < 6 ? { ...item, group: 0, groupTokens: 8 } : item));
+    const scores = [0, 0, 3, 0, 0, 2, 0, 1];
+    const plan = pickWindows(grouped, scores, { radius: 1, budget: 100, blockOverhead: 5 });
+    expect(plan.blocks.map((b) => b.map((i) => grouped[i]!.position))).toEqual([
+      [2, 3, 4, 5, 6],
+      [10, 11],
+    ]);
+    // 7 items, two block headers, the group's share once.
+    expect(plan.tokens).toBe(7 * 10 + 2 * 5 + 8);
+  });
 });
 
 describe('dates a question names', () => {
@@ -92,5 +105,27 @@ describe('dates a question names', () => {
   it('the verb "may" and a question without a date name no time', () => {
     expect(timeHints('What may Caroline do next?')).toEqual([]);
     expect(timeHints('Where did Ana move?')).toEqual([]);
+  });
+
+  it('relative times resolve against when the question is asked, never the machine clock', () => {
+    const asked = '2023-05-30T12:00:00.000Z';
+    const near = (iso: string, text: string) => withinHints(iso, relativeTimeHints(text, asked));
+    // Last Saturday is 27 May 2023: a day, widened like a named one.
+    expect(near('2023-05-27T09:00:00.000Z', 'What did I cook last Saturday?')).toBe(true);
+    expect(near('2023-05-10T09:00:00.000Z', 'What did I cook last Saturday?')).toBe(false);
+    expect(near('2023-05-16T09:00:00.000Z', 'Where did I go two weeks ago?')).toBe(true);
+    expect(near('2022-09-01T09:00:00.000Z', 'What did I paint last year?')).toBe(true);
+    expect(near('2023-01-10T09:00:00.000Z', 'What did I paint last year?')).toBe(false);
+    // The same question asked a year later names another day.
+    expect(withinHints('2023-05-27T09:00:00.000Z', relativeTimeHints('What did I cook last Saturday?', '2024-05-30T12:00:00.000Z'))).toBe(false);
+  });
+
+  it('leaves dates with their year and bare months to the rules, and the time of the question itself out', () => {
+    const asked = '2023-05-30T12:00:00.000Z';
+    expect(relativeTimeHints('What did I buy in May 2023?', asked)).toEqual([]);
+    expect(relativeTimeHints('What happened in June?', asked)).toEqual([]);
+    expect(relativeTimeHints('Can you recommend a movie for tonight?', asked)).toEqual([]);
+    expect(relativeTimeHints('Any tips for my trip this weekend?', asked)).toEqual([]);
+    expect(relativeTimeHints('What did I cook last Saturday?', 'not a time')).toEqual([]);
   });
 });

@@ -10,6 +10,12 @@ export interface WindowItem {
   position: number;
   /** Tokens the item costs when shown. */
   tokens: number;
+  /**
+   * Items of one group (the sentences of one long message) share what they show once, whichever of them comes
+   * first (the message's speaker and time): `groupTokens`, counted with the group's first item shown.
+   */
+  group?: number;
+  groupTokens?: number;
 }
 
 export interface WindowOptions {
@@ -53,6 +59,7 @@ export function pickWindows(items: readonly WindowItem[], scores: readonly numbe
     .sort((a, b) => b.score - a.score || a.i - b.i);
   const rank = new Map<number, number>();
   const leftOut: number[] = [];
+  const groups = new Set<number>();
   let used = 0;
   for (const { i } of centers) {
     if (rank.has(i)) continue;
@@ -64,13 +71,19 @@ export function pickWindows(items: readonly WindowItem[], scores: readonly numbe
       window.some((j) => rank.has(j)) ||
       (first > 0 && rank.has(first - 1) && items[first]!.position - items[first - 1]!.position === 1) ||
       (last + 1 < items.length && rank.has(last + 1) && items[last + 1]!.position - items[last]!.position === 1);
-    const cost = fresh.reduce((s, j) => s + items[j]!.tokens, 0) + (touches ? 0 : options.blockOverhead);
+    const newGroups = new Map<number, number>();
+    for (const j of fresh) {
+      const { group, groupTokens } = items[j]!;
+      if (group !== undefined && !groups.has(group)) newGroups.set(group, groupTokens ?? 0);
+    }
+    const cost = fresh.reduce((s, j) => s + items[j]!.tokens, 0) + [...newGroups.values()].reduce((s, t) => s + t, 0) + (touches ? 0 : options.blockOverhead);
     if (used + cost > options.budget) {
       leftOut.push(i);
       continue;
     }
     used += cost;
     for (const j of fresh) rank.set(j, rank.size);
+    for (const group of newGroups.keys()) groups.add(group);
   }
   const shown = [...rank.keys()].sort((a, b) => a - b);
   const blocks: number[][] = [];

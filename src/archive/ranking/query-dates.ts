@@ -4,6 +4,8 @@
  * ranges are widened, and a match adds to a score rather than filtering.
  */
 
+import * as chrono from 'chrono-node';
+
 const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
 const MONTH = `(${MONTHS.join('|')}|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\\.?`;
 const DAY_MS = 86_400_000;
@@ -79,4 +81,38 @@ export function withinHints(iso: string, hints: readonly TimeHint[]): boolean {
   return hints.some((h) =>
     h.month !== undefined ? new Date(ms).getUTCMonth() === h.month || new Date(ms - MONTH_AFTER_MS).getUTCMonth() === h.month : ms >= h.fromMs && ms < h.toMs,
   );
+}
+
+/**
+ * Times a question names relative to when it is asked ("yesterday", "last Saturday", "two weeks ago", "last
+ * year"), resolved by chrono-node against `at` (the conversation's current time, never the machine's clock, so
+ * the same question at the same time always resolves the same way). Dates with their own year are left to
+ * `timeHints`. Widened like a named day, month or year.
+ */
+export function relativeTimeHints(text: string, at: string): TimeHint[] {
+  const reference = new Date(at);
+  if (Number.isNaN(reference.getTime())) return [];
+  const hints: TimeHint[] = [];
+  for (const result of chrono.parse(text, { instant: reference, timezone: 'UTC' }, { forwardDate: false })) {
+    // A date written with its year ("3 June, 2023", "May 2023") is absolute: timeHints reads it.
+    if (/\b(?:19|20)\d{2}\b/.test(result.text)) continue;
+    const start = result.start;
+    // A bare month ("in June") is any year's: timeHints reads it.
+    if (!start.isCertain('day') && !start.isCertain('year') && start.isCertain('month')) continue;
+    const d = start.date();
+    // "Tonight", "this weekend": the time of the question itself or after it, not of what was said before.
+    if (d.getTime() >= Date.UTC(reference.getUTCFullYear(), reference.getUTCMonth(), reference.getUTCDate())) continue;
+    const y = d.getUTCFullYear();
+    const m = d.getUTCMonth();
+    const hint =
+      start.isCertain('day') || start.isCertain('weekday')
+        ? day(y, m, d.getUTCDate())
+        : start.isCertain('month')
+          ? month(y, m)
+          : start.isCertain('year')
+            ? year(y)
+            : day(y, m, d.getUTCDate());
+    if (hint) hints.push(hint);
+  }
+  return hints;
 }
