@@ -54,9 +54,8 @@ export { inTransaction };
 export function kyselyMessageOperations(db: Kysely<Database>, context: StoreContext): PersistenceTransaction {
   const { namespace, clock, maxMessageBytes } = context;
 
-  /** Create the conversation row if needed and take its row lock until the transaction ends. */
-  /** What the clip-archive row says the last compaction that archived messages saw (a re-summarization keeps it). */
-  async function clipArchiveThroughSeq(trx: Kysely<Database>, conversationId: string): Promise<number | undefined> {
+  /** The clip-archive row's content (seq 0), if the conversation has one. */
+  async function clipArchiveContent(trx: Kysely<Database>, conversationId: string) {
     const row = await trx
       .selectFrom('messages')
       .select('content')
@@ -64,7 +63,12 @@ export function kyselyMessageOperations(db: Kysely<Database>, context: StoreCont
       .where('conversation_id', '=', conversationId)
       .where('seq', '=', 0)
       .executeTakeFirst();
-    return row?.content.compactedThroughSeq;
+    return row?.content;
+  }
+
+  /** What the clip-archive row says the last compaction that archived messages saw (a re-summarization keeps it). */
+  async function clipArchiveThroughSeq(trx: Kysely<Database>, conversationId: string): Promise<number | undefined> {
+    return (await clipArchiveContent(trx, conversationId))?.compactedThroughSeq;
   }
 
   /**
@@ -72,14 +76,8 @@ export function kyselyMessageOperations(db: Kysely<Database>, context: StoreCont
    * kept) or, at the first compaction (no clip-archive yet), the conversation's lowest seq.
    */
   async function openingSeqOf(trx: Kysely<Database>, conversationId: string): Promise<number | undefined> {
-    const clip = await trx
-      .selectFrom('messages')
-      .select('content')
-      .where('namespace', '=', namespace)
-      .where('conversation_id', '=', conversationId)
-      .where('seq', '=', 0)
-      .executeTakeFirst();
-    if (clip !== undefined) return clip.content.openingSeq;
+    const clip = await clipArchiveContent(trx, conversationId);
+    if (clip !== undefined) return clip.openingSeq;
     const row = await trx
       .selectFrom('messages')
       .select(sql<string | null>`min(seq)`.as('first'))
@@ -89,6 +87,7 @@ export function kyselyMessageOperations(db: Kysely<Database>, context: StoreCont
     return row?.first === null || row?.first === undefined ? undefined : Number(row.first);
   }
 
+  /** Create the conversation row if needed and take its row lock until the transaction ends. */
   async function touchConversation(trx: Kysely<Database>, conversationId: string, reserve: number): Promise<number> {
     const now = clock().toISOString();
     const row = await trx
