@@ -92,15 +92,19 @@ export function valuesFromToolOutputs(actions: ReadonlyArray<{ name: string; kwa
   return tracked;
 }
 
-/** What memory_read is asked for a value: the argument's name in words ("reservation id"), never the value. */
-export function valueQuery(value: Pick<TrackedValue, 'key'>): string {
-  return value.key.replace(/[_\W]+/g, ' ').trim();
+/**
+ * What memory_read is asked for a value: the action it is for and the argument's name, in words ("cancel reservation
+ * reservation id"), never the value. The agent knows both when it needs the value; the name alone cannot tell one
+ * flight number from the others a trajectory mentions.
+ */
+export function valueQuery(value: Pick<TrackedValue, 'action' | 'key'>): string {
+  return `${value.action} ${value.key}`.replace(/[_\W]+/g, ' ').trim();
 }
 
 export interface ValueOutcome extends TrackedValue {
   /** The prompt's text at `neededAt` holds the value (verbatim turns or the clip-archive). */
   inPrompt: boolean;
-  /** A memory_read search for the argument's name returns an entry holding the value within AVAILABILITY_RANK hits. */
+  /** A memory_read search for the action and the argument's name (`valueQuery`) returns an entry holding the value within AVAILABILITY_RANK hits. */
   viaMemory: boolean;
 }
 

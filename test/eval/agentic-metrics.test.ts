@@ -51,7 +51,7 @@ describe('tracked values', () => {
     expect(valuesFromToolOutputs(actions, run)).toEqual([
       { action: 'cancel_reservation', key: 'reservation_id', value: 'NO6JO3', firstSeenAt: 3, neededAt: 4 },
     ]);
-    expect(valueQuery({ key: 'reservation_id' })).toBe('reservation id');
+    expect(valueQuery({ action: 'cancel_reservation', key: 'reservation_id' })).toBe('cancel reservation reservation id');
   });
 
   it('aggregates integrity and value availability over runs', () => {
