@@ -5,6 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { documentationText } from './support/docs-text.js';
 
 const root = new URL('../', import.meta.url);
 
@@ -17,7 +18,7 @@ describe('docker-compose.yml', () => {
       >;
       volumes: Record<string, unknown>;
     };
-    const readme = await readFile(new URL('README.md', root), 'utf8');
+    const readme = documentationText();
     const postgres = compose.services.postgres!;
     expect(postgres.image).toBe('postgres:16');
     expect(postgres.healthcheck?.test.join(' ')).toContain('pg_isready');

@@ -1,12 +1,13 @@
-/** README.md points at tests and commands; they must exist, or the Guarantees section promises nothing. */
-import { existsSync, readFileSync } from 'node:fs';
+/** README.md and docs/ point at tests and commands; they must exist, or the Guarantees page promises nothing. */
+import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { COMMANDS } from '../src/cli/args.js';
+import { documentationText } from './support/docs-text.js';
 
 const root = new URL('../', import.meta.url);
-const readme = readFileSync(new URL('README.md', root), 'utf8');
+const readme = documentationText();
 
-describe('README.md', () => {
+describe('README.md and docs/', () => {
   it('names only test files that exist', () => {
     const named = [...new Set(readme.match(/test\/[\w./-]+\.ts/g) ?? [])];
     expect(named.length).toBeGreaterThan(10);
