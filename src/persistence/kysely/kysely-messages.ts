@@ -29,6 +29,7 @@ import { inTransaction } from './kysely-transaction.js';
 import { requireLockHeld } from './kysely-conversation-lock.js';
 import { dropTokenCalibration } from './kysely-token-calibration.js';
 import { toMessage, type MessageRow } from './kysely-row-mapping.js';
+import { clipArchiveThroughSeq, openingSeqOf } from './kysely-clip-archive.js';
 import type { Database } from './kysely-schema.js';
 import type { StoreContext } from './kysely-store-context.js';
 
@@ -53,39 +54,6 @@ export { inTransaction };
  */
 export function kyselyMessageOperations(db: Kysely<Database>, context: StoreContext): PersistenceTransaction {
   const { namespace, clock, maxMessageBytes } = context;
-
-  /** The clip-archive row's content (seq 0), if the conversation has one. */
-  async function clipArchiveContent(trx: Kysely<Database>, conversationId: string) {
-    const row = await trx
-      .selectFrom('messages')
-      .select('content')
-      .where('namespace', '=', namespace)
-      .where('conversation_id', '=', conversationId)
-      .where('seq', '=', 0)
-      .executeTakeFirst();
-    return row?.content;
-  }
-
-  /** What the clip-archive row says the last compaction that archived messages saw (a re-summarization keeps it). */
-  async function clipArchiveThroughSeq(trx: Kysely<Database>, conversationId: string): Promise<number | undefined> {
-    return (await clipArchiveContent(trx, conversationId))?.compactedThroughSeq;
-  }
-
-  /**
-   * Where the conversation's opening starts: as the clip-archive records it (undefined on one written before it was
-   * kept) or, at the first compaction (no clip-archive yet), the conversation's lowest seq.
-   */
-  async function openingSeqOf(trx: Kysely<Database>, conversationId: string): Promise<number | undefined> {
-    const clip = await clipArchiveContent(trx, conversationId);
-    if (clip !== undefined) return clip.openingSeq;
-    const row = await trx
-      .selectFrom('messages')
-      .select(sql<string | null>`min(seq)`.as('first'))
-      .where('namespace', '=', namespace)
-      .where('conversation_id', '=', conversationId)
-      .executeTakeFirst();
-    return row?.first === null || row?.first === undefined ? undefined : Number(row.first);
-  }
 
   /** Create the conversation row if needed and take its row lock until the transaction ends. */
   async function touchConversation(trx: Kysely<Database>, conversationId: string, reserve: number): Promise<number> {
@@ -244,9 +212,9 @@ export function kyselyMessageOperations(db: Kysely<Database>, context: StoreCont
           await requireLockHeld(trx, context.heldLock?.(conversationId));
           // The conversation row's lock orders this commit with appends: every seq below its next one was appended before.
           const nextSeq = await touchConversation(trx, conversationId, 0);
-          const compactedThroughSeq = wanted.length > 0 ? nextSeq - 1 : await clipArchiveThroughSeq(trx, conversationId);
+          const compactedThroughSeq = wanted.length > 0 ? nextSeq - 1 : await clipArchiveThroughSeq(trx, namespace, conversationId);
           // Read before the commit takes any row: at the first compaction, the lowest seq is the opening's.
-          const openingSeq = await openingSeqOf(trx, conversationId);
+          const openingSeq = await openingSeqOf(trx, namespace, conversationId);
           const now = clock().toISOString();
           // The operation row first: an overlay mark refers to it. Any throw below rolls it back with the rest.
           const row = { id: operationId, conversationId, status: 'committed' as const, mode, messageIds: wanted, labels, error: null, usage: usage ?? null };
