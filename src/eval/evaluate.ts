@@ -17,6 +17,7 @@ import { openEvalStore } from './eval-store.js';
 import { formatAgenticReport, formatQaReport } from './report.js';
 import { runAgenticEval, type AgenticEvalResult } from './run-agentic-eval.js';
 import { runQaEval, type QaEvalResult, type ReadVariant } from './run-qa-eval.js';
+import { SECOND_LOOK } from './second-look.js';
 
 import type { DatasetKind } from './datasets/dataset-kinds.js';
 
@@ -40,6 +41,8 @@ export interface EvaluateOptions {
   onProgress?: (done: number, total: number, note: string) => void;
   /** memory_read variants scored on the same replay beside memfold's own (the ablation in src/eval/README.md). */
   variants?: readonly ReadVariant[];
+  /** Score the second look beside one call (`memfold:second-look`: the question, then the page its answer suggests). Default true. */
+  secondLook?: boolean;
   /** Compaction settings for memfold beside the window (`--session-scope`, `--keep-sessions`); recorded in results.json. */
   compaction?: Partial<CompactionSettings>;
 }
@@ -127,7 +130,7 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
             : await loadJsonlDataset(options.file, options.questions!);
       const qa = await runQaEval(
         { ...dataset, conversations: limit(dataset.conversations) },
-        { ...run, ...(options.variants ? { variants: options.variants } : {}) },
+        { ...run, variants: [...(options.secondLook === false ? [] : [SECOND_LOOK]), ...(options.variants ?? [])] },
       );
       result = qa;
       markdown = formatQaReport(qa);

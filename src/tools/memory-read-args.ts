@@ -22,6 +22,8 @@ export const MEMORY_READ_DEFAULT_TOKENS = 3_000;
 /** A model may ask for less or more within these limits: below 200 not even one window fits; above 12,000 the answer crowds the window. */
 export const MEMORY_READ_MIN_TOKENS = 200;
 export const MEMORY_READ_MAX_TOKENS = 12_000;
+/** Pages of one search a call may ask for: each holds a budget of passages, best first. */
+export const MEMORY_READ_MAX_PAGE = 20;
 /** The depth filter's ceiling: far above any depth a conversation reaches (each depth folds several batches). */
 const MEMORY_READ_MAX_DEPTH = 1000;
 
@@ -35,7 +37,7 @@ function argumentInt(min: number, max: number) {
   return z.number({ error: rule }).int(rule).min(min, rule).max(max, rule);
 }
 
-const KNOWN = ['query', 'label', 'depth', 'kind', 'from', 'to', 'limit', 'max_tokens'];
+const KNOWN = ['query', 'label', 'depth', 'kind', 'from', 'to', 'limit', 'max_tokens', 'page'];
 
 /** The arguments as a model sends them (snake_case), with their descriptions for the tool definition. */
 const memoryReadArgsSchema = z
@@ -60,6 +62,9 @@ const memoryReadArgsSchema = z
         .meta({ default: MEMORY_READ_DEFAULT_TOKENS })
         .describe('Tokens the search answer may take; what does not fit is named at the end.')
         .optional(),
+      page: argumentInt(1, MEMORY_READ_MAX_PAGE)
+        .describe('A second look: page 2 shows the best matching messages the first answer left out, page 3 the next, and so on.')
+        .optional(),
     },
     { error: (issue) => (issue.code === 'unrecognized_keys' ? `is not an argument of memory_read (known: ${KNOWN.join(', ')})` : undefined) },
   )
@@ -67,6 +72,8 @@ const memoryReadArgsSchema = z
     const { query, label, from, to } = ctx.value;
     if (query === undefined && label === undefined)
       ctx.issues.push({ code: 'custom', path: ['query'], message: 'give a query to search, or a label to read', input: ctx.value });
+    if (ctx.value.page !== undefined && query === undefined)
+      ctx.issues.push({ code: 'custom', path: ['page'], message: 'pages a search: give a query with it', input: ctx.value });
     if (query !== undefined && label !== undefined)
       ctx.issues.push({ code: 'custom', path: ['label'], message: 'give either query or label, not both', input: ctx.value });
     if (from !== undefined && to !== undefined && from > to)
@@ -89,6 +96,8 @@ export interface MemoryReadArgs {
   limit: number;
   /** Tokens the whole answer may take (`max_tokens`); absent: the tool's configured budget. */
   maxTokens?: number;
+  /** Page of the search's answer (`page`): 2 shows what the first answer left out. Absent: 1. */
+  page?: number;
 }
 
 /** The JSON schema of the arguments (the tool definition's `parameters`), from the same schema that parses them. */

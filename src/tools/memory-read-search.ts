@@ -298,14 +298,35 @@ function blockHeader(items: readonly PoolItem[], index: number, spoken: boolean)
   return `#${index} transcript | ${labels.join(', ')} | ${spoken ? spokenSpan(first, last) : `${first} .. ${last}`} | ${messages} messages`;
 }
 
-function leftOutLine(labels: readonly string[], count: number, what: string): string {
+function leftOutLine(labels: readonly string[], count: number, what: string, next?: string): string {
   const named = labels.slice(0, LABELS_NAMED).join(', ');
   const more = labels.length > LABELS_NAMED ? ` and ${labels.length - LABELS_NAMED} more` : '';
-  return `Left out for the token budget: ${count} more ${what} (in ${named}${more}). Read one in full with {"label": "<label>"}, or ask again with a larger max_tokens, a narrower query, or from/to.`;
+  const ways = next === undefined ? 'Read one in full with {"label": "<label>"}' : `Read the next best with ${next}, one in full with {"label": "<label>"}`;
+  return `Left out for the token budget: ${count} more ${what} (in ${named}${more}). ${ways}, or ask again with a larger max_tokens, a narrower query, or from/to.`;
 }
 
-export async function searchAnswer(archive: Archive, conversationId: string, args: MemoryReadArgs, options: SearchAnswerOptions): Promise<string> {
-  const { strategy, budget, countTokens } = options;
+/** The call that shows the next page of the same search: what a second look asks. */
+function nextPageCall(args: MemoryReadArgs): string {
+  const { limit: _limit, page, ...rest } = args;
+  const call: Record<string, unknown> = { ...rest, page: (page ?? 1) + 1 };
+  if (call.maxTokens !== undefined) {
+    call.max_tokens = call.maxTokens;
+    delete call.maxTokens;
+  }
+  return JSON.stringify(call);
+}
+
+interface Candidates {
+  transcripts: SearchHit[];
+  /** Summaries searched up front (undefined: searched only when needed, by `searchSummaries`). */
+  early: SearchHit[] | undefined;
+  searchSummaries: () => Promise<SearchHit[]>;
+  hints: TimeHint[];
+}
+
+/** The archive searches of one query: transcript segments (plain, from the times it names, cleared outputs) and summaries. */
+async function findCandidates(archive: Archive, conversationId: string, args: MemoryReadArgs, options: SearchAnswerOptions): Promise<Candidates> {
+  const { strategy } = options;
   const query = args.query!;
   const archiveQuery = strategy.cleanQuery ? searchTerms(query, { stem: false }).join(' ') || query : query;
   const filter = {
@@ -319,7 +340,7 @@ export async function searchAnswer(archive: Archive, conversationId: string, arg
   const hints =
     strategy.dateBoost > 0 ? [...timeHints(query), ...(options.at !== undefined && strategy.relativeDates ? relativeTimeHints(query, options.at) : [])] : [];
   const intent = questionIntent(query);
-  const candidates = Math.max(intent.aggregate ? strategy.aggregateCandidates : strategy.candidateSegments, args.limit);
+  const candidates = Math.max(intent.aggregate || intent.preference ? strategy.aggregateCandidates : strategy.candidateSegments, args.limit);
   // A recommendation draws candidates from where the user spoke of likes and plans on the question's topic too.
   const likesQuery = intent.preference && strategy.preferenceBoost > 0 ? `${archiveQuery} ${PREFERENCE_WORDS}` : undefined;
   const searchSummaries = async (): Promise<SearchHit[]> =>
@@ -333,26 +354,101 @@ export async function searchAnswer(archive: Archive, conversationId: string, arg
     summariesUpFront ? searchSummaries() : undefined,
     wantTranscripts && likesQuery ? archive.search({ ...filter, kind: 'transcript', query: likesQuery, limit: Math.ceil(candidates / 2) }) : [],
   ]);
-  const transcripts = uniqueByLabel([...byScore(plain, outputs), ...dated, ...likes]);
+  return { transcripts: uniqueByLabel([...byScore(plain, outputs), ...dated, ...likes]), early, searchSummaries, hints };
+}
+
+/** The passages of one window plan: sections numbered from `firstPassage`, the left-out note, the items shown. */
+interface WindowAnswer {
+  sections: string[];
+  note: string | undefined;
+  excerpted: boolean;
+  shown: number[];
+  leftOut: number;
+  tokens: number;
+}
+
+interface WindowContext {
+  items: readonly PoolItem[];
+  scores: readonly number[];
+  /** Items an earlier page showed: left out of this one. */
+  hidden: ReadonlySet<number>;
+  strategy: ReadStrategy;
+  blockOverhead: number;
+  firstPassage: number;
+  nextCall: string;
+}
+
+function windowAnswer(context: WindowContext, room: number): WindowAnswer {
+  const { strategy } = context;
+  const visible = context.items.map((_, i) => i).filter((i) => !context.hidden.has(i));
+  const items = visible.map((i) => context.items[i]!);
+  const plan = pickWindows(
+    items,
+    visible.map((i) => context.scores[i]!),
+    { radius: strategy.radius, budget: room, blockOverhead: context.blockOverhead },
+  );
+  let excerpted = false;
+  const sections = plan.blocks.map((block, b) => {
+    const shown = block.map((i) => items[i]!);
+    excerpted ||= cutIn(shown);
+    return [blockHeader(shown, context.firstPassage + b, strategy.spokenDates), ...passageLines(shown, strategy.lineStyle)].join('\n');
+  });
+  let note: string | undefined;
+  if (plan.leftOut.length > 0) {
+    const labels = [...new Set(plan.leftOut.map((i) => items[i]!.segment.label))];
+    note = leftOutLine(labels, new Set(plan.leftOut.map((i) => items[i]!.message.id)).size, 'matching messages', context.nextCall);
+  }
+  const shown = plan.blocks.flat().map((i) => visible[i]!);
+  return { sections, note, excerpted, shown, leftOut: plan.leftOut.length, tokens: plan.tokens };
+}
+
+/**
+ * The windows of one page: a first plan, and, when it came out well under the budget with matches left out, a second
+ * with what it left unused (each line's cost is an estimate from above; `fits` keeps the budget a promise).
+ */
+function fittedWindows(context: WindowContext, room: number, size: (answer: WindowAnswer) => number, budget: number): WindowAnswer {
+  const first = windowAnswer(context, room);
+  const slack = budget - size(first);
+  if (first.leftOut === 0 || slack <= SLACK_TOKENS) return first;
+  const second = windowAnswer(context, room + slack);
+  return size(second) > budget ? first : second;
+}
+
+/** The windows of page `page`: the pages before it planned in turn, each hiding what it showed from the next. */
+function pagedWindows(context: WindowContext, page: number, room: number, size: (answer: WindowAnswer) => number, budget: number): WindowAnswer {
+  const hidden = new Set<number>();
+  for (let p = 1; ; p++) {
+    const answer = fittedWindows({ ...context, hidden }, room, size, budget);
+    if (p >= page || answer.shown.length === 0) return answer;
+    for (const i of answer.shown) hidden.add(i);
+  }
+}
+
+export async function searchAnswer(archive: Archive, conversationId: string, args: MemoryReadArgs, options: SearchAnswerOptions): Promise<string> {
+  const { strategy, budget, countTokens } = options;
+  const query = args.query!;
+  const page = args.page ?? 1;
+  const { transcripts, early, searchSummaries, hints } = await findCandidates(archive, conversationId, args, options);
   let summaries = early ?? (transcripts.length === 0 ? await searchSummaries() : []);
   if (transcripts.length === 0 && summaries.length === 0) return `No archived entry matches ${shownQuery(query)}.`;
 
-  let excerpted = false;
-  const intro = (shown: number, cut = excerpted) =>
-    `Archived messages and summaries for ${shownQuery(query)}, best first (${shown} passages):${cut ? EXCERPT_NOTE : ''}`;
+  const pageNote = page > 1 ? `, page ${page}: what the earlier pages did not show` : '';
+  const intro = (shown: number, cut: boolean) =>
+    `Archived messages and summaries for ${shownQuery(query)}${pageNote}, best first (${shown} passages):${cut ? EXCERPT_NOTE : ''}`;
+  const nextCall = nextPageCall(args);
   const reserve =
     countTokens(intro(99, strategy.longMessageTokens > 0)) +
-    countTokens(leftOutLine(Array(LABELS_NAMED + 1).fill(transcripts[0]?.entry.label ?? summaries[0]?.entry.label ?? ''), 999, 'matching messages')) +
+    countTokens(leftOutLine(Array(LABELS_NAMED + 1).fill(transcripts[0]?.entry.label ?? summaries[0]?.entry.label ?? ''), 999, 'matching messages', nextCall)) +
     4;
   let left = budget - reserve;
   const sections: string[] = [];
   const notes: string[] = [];
-  let passages = 0;
+  let excerpted = false;
 
   /** Whole entries (summaries, or segments in the earlier display) from their head, as many as the budget holds. */
   const entryBlocks = (hits: readonly SearchHit[], what: string) => {
     for (const hit of hits) {
-      const head = `#${passages + 1} ${describeEntry(hit.entry)}`;
+      const head = `#${sections.length + 1} ${describeEntry(hit.entry)}`;
       const room = (left - countTokens(head) - 2) * 4;
       if (room < 200) {
         const rest = hits.slice(hits.indexOf(hit)).map((h) => h.entry.label);
@@ -362,7 +458,6 @@ export async function searchAnswer(archive: Archive, conversationId: string, arg
       const block = `${head}\n${entryExcerpt(hit.entry, Math.min(SUMMARY_TEXT_CHARS, room - 80))}`;
       left -= countTokens(block) + 1;
       sections.push(block);
-      passages++;
     }
   };
   // Summary text leads only in the earlier order, or when no transcript matched.
@@ -373,62 +468,42 @@ export async function searchAnswer(archive: Archive, conversationId: string, arg
     pointers = [`Summaries that match (read one with {"label": "<label>"}):`, ...summaries.map((hit) => `- ${describeEntry(hit.entry)}`)].join('\n');
     left -= countTokens(pointers) + 1;
   }
+  const compose = (parts: readonly string[], partNotes: readonly string[], cut: boolean) =>
+    [intro(parts.length, cut), ...parts, ...(pointers ? [pointers] : []), ...partNotes.slice(0, 1)].join('\n\n');
 
-  const answerOf = (n: number) => [intro(n), ...sections.slice(0, n), ...(pointers ? [pointers] : []), ...notes.slice(0, 1)].join('\n\n');
-  if (transcripts.length > 0) {
-    if (strategy.display === 'segment-head') {
-      entryBlocks(transcripts, 'transcript segments');
-    } else {
-      const items = pool(transcripts, countTokens, strategy.lineStyle, strategy.longMessageTokens);
-      const scores = messageScores(items, query, strategy, hints);
-      if (scores.every((score) => score === 0) && passages === 0) {
-        // Vector search found entries, but no archived message shares a word with the query: say so, and point to them.
-        summaries = early ?? (await searchSummaries());
-        const nearest = [...transcripts.slice(0, args.limit), ...summaries].map((hit) => `- ${describeEntry(hit.entry)}`);
-        return [
-          `No archived message matches the words of ${shownQuery(query)}. Nearest archived entries by meaning (read one with {"label": "<label>"}):`,
-          ...nearest,
-        ].join('\n');
-      }
-      const blockOverhead = countTokens(blockHeader(items.slice(0, 1), 99, strategy.spokenDates)) + 14;
-      const before = { sections: sections.length, notes: notes.length, passages, left };
-      const windows = (room: number) => {
-        sections.length = before.sections;
-        notes.length = before.notes;
-        passages = before.passages;
-        excerpted = false;
-        const plan = pickWindows(items, scores, { radius: strategy.radius, budget: room, blockOverhead });
-        for (const block of plan.blocks) {
-          const shown = block.map((i) => items[i]!);
-          excerpted ||= cutIn(shown);
-          sections.push([blockHeader(shown, ++passages, strategy.spokenDates), ...passageLines(shown, strategy.lineStyle)].join('\n'));
-        }
-        left = before.left - plan.tokens;
-        if (plan.leftOut.length > 0) {
-          const labels = [...new Set(plan.leftOut.map((i) => items[i]!.segment.label))];
-          notes.push(leftOutLine(labels, new Set(plan.leftOut.map((i) => items[i]!.message.id)).size, 'matching messages'));
-        }
-        return plan.leftOut.length;
-      };
-      const leftOut = windows(before.left);
-      // Each line's cost is an estimate from above: when the answer came out well under the budget with matches
-      // left out, plan once more with what was left unused (the trim below still holds the budget).
-      const slack = budget - countTokens(answerOf(sections.length));
-      if (leftOut > 0 && slack > SLACK_TOKENS) {
-        const first = { sections: [...sections], notes: [...notes], passages, left, excerpted };
-        windows(before.left + slack);
-        if (countTokens(answerOf(sections.length)) > budget) {
-          sections.splice(0, sections.length, ...first.sections);
-          notes.splice(0, notes.length, ...first.notes);
-          ({ passages, left, excerpted } = first);
-        }
-      }
+  if (transcripts.length > 0 && strategy.display === 'segment-head') entryBlocks(transcripts, 'transcript segments');
+  else if (transcripts.length > 0) {
+    const items = pool(transcripts, countTokens, strategy.lineStyle, strategy.longMessageTokens);
+    const scores = messageScores(items, query, strategy, hints);
+    if (scores.every((score) => score === 0) && sections.length === 0) {
+      // Vector search found entries, but no archived message shares a word with the query: say so, and point to them.
+      summaries = early ?? (await searchSummaries());
+      const nearest = [...transcripts.slice(0, args.limit), ...summaries].map((hit) => `- ${describeEntry(hit.entry)}`);
+      return [
+        `No archived message matches the words of ${shownQuery(query)}. Nearest archived entries by meaning (read one with {"label": "<label>"}):`,
+        ...nearest,
+      ].join('\n');
     }
+    const context: WindowContext = {
+      items,
+      scores,
+      hidden: new Set(),
+      strategy,
+      blockOverhead: countTokens(blockHeader(items.slice(0, 1), 99, strategy.spokenDates)) + 14,
+      firstPassage: sections.length + 1,
+      nextCall,
+    };
+    const size = (w: WindowAnswer) => countTokens(compose([...sections, ...w.sections], [...notes, ...(w.note ? [w.note] : [])], w.excerpted));
+    const windows = pagedWindows(context, page, left, size, budget);
+    if (page > 1 && windows.shown.length === 0) return `No more archived messages match ${shownQuery(query)}: the earlier pages showed them all.`;
+    sections.push(...windows.sections);
+    if (windows.note) notes.push(windows.note);
+    excerpted = windows.excerpted;
+    left -= windows.tokens;
   }
   if (transcripts.length > 0 && strategy.summaries === 'excerpt') entryBlocks(summaries, 'summaries');
-  const answer = answerOf;
   // The costs above are estimates of each line; the budget is a promise, so the last passages go if they overshoot.
   let shown = sections.length;
-  while (shown > 0 && countTokens(answer(shown)) > budget) shown--;
-  return answer(shown);
+  while (shown > 0 && countTokens(compose(sections.slice(0, shown), notes, excerpted)) > budget) shown--;
+  return compose(sections.slice(0, shown), notes, excerpted);
 }

@@ -134,7 +134,15 @@ describe('memfold eval (LongMemEval)', () => {
     expect(stdout).toContain("### LongMemEval's retrieval metrics of the tool answer (abstention questions left out)");
     expect(stdout).toContain('| session recall_all@5 | session ndcg_any@5 |');
     const results = JSON.parse(await readFile(path.join(out, 'results.json'), 'utf8')) as QaEvalResult;
-    expect(results.results.map((r) => r.method)).toEqual(['memfold', 'bm25-windows', 'bm25-sentences', 'truncate-oldest', 'head+tail', 'no-compaction']);
+    expect(results.results.map((r) => r.method)).toEqual([
+      'memfold',
+      'memfold:second-look',
+      'bm25-windows',
+      'bm25-sentences',
+      'truncate-oldest',
+      'head+tail',
+      'no-compaction',
+    ]);
     const memfold = results.results.find((r) => r.method === 'memfold')!;
     // The abstention question is left out of the headline, and each question type is a category.
     expect(Object.keys(memfold.metrics)).toEqual(['all', 'non-adversarial', 'multi-session', 'single-session-user']);

@@ -55,7 +55,7 @@ describe('memory_read arguments', () => {
     expect(MEMORY_READ_DEFINITION.function.name).toBe('memory_read');
     const parameters = MEMORY_READ_DEFINITION.function.parameters as { additionalProperties: boolean; properties: Record<string, unknown> };
     expect(parameters.additionalProperties).toBe(false);
-    expect(Object.keys(parameters.properties).sort()).toEqual(['depth', 'from', 'kind', 'label', 'limit', 'max_tokens', 'query', 'to']);
+    expect(Object.keys(parameters.properties).sort()).toEqual(['depth', 'from', 'kind', 'label', 'limit', 'max_tokens', 'page', 'query', 'to']);
   });
 
   it('the schema states the limits the parser enforces on max_tokens and limit', () => {
@@ -89,7 +89,7 @@ describe('memory_read arguments', () => {
   it('null means absent, and errors say the rule', () => {
     expect(parseMemoryReadArgs({ query: 'a', label: null, depth: null, max_tokens: 500 })).toEqual({ query: 'a', limit: 5, maxTokens: 500 });
     expect(() => parseMemoryReadArgs({ query: 'a', conversationId: 'x' })).toThrow(
-      'Invalid argument conversationId: is not an argument of memory_read (known: query, label, depth, kind, from, to, limit, max_tokens)',
+      'Invalid argument conversationId: is not an argument of memory_read (known: query, label, depth, kind, from, to, limit, max_tokens, page)',
     );
     expect(() => parseMemoryReadArgs({ query: 'a', limit: '3' })).toThrow('Invalid argument limit: must be an integer from 1 to 20');
     expect(() => parseMemoryReadArgs({ query: 'a', from: '2023-02-30' })).toThrow(
