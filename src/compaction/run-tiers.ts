@@ -9,14 +9,14 @@
  * archive each twice and rewrite rows about to leave. Should tier 3 fail, they are cleared then, as tier 2 planned.
  */
 import type { ArchiveEntry, ConversationMessage } from '../conversation/types.js';
-import { NO_CLEARING, splitByFold, withFoldedPlaceholders, type ClearingSelection } from './clear-tool-outputs.js';
+import { NO_CLEARING, splitByFold, withFoldedPlaceholders, type ClearingSelection } from './clearing/clear-tool-outputs.js';
 import type { CompactionSettings } from './compaction-settings.js';
 import type { CompactionDeps, ConversationCounts } from './compaction-deps.js';
 import type { CompactionResult } from './compaction-result.js';
-import { assembleContext } from './context-view.js';
-import { planCompaction } from './plan.js';
-import type { TierPlan } from './plan-tiers.js';
-import { runClearing } from './run-clearing.js';
+import { assembleContext } from './view/context-view.js';
+import { planCompaction } from './plan/plan.js';
+import type { TierPlan } from './plan/plan-tiers.js';
+import { runClearing } from './clearing/run-clearing.js';
 import { runCompaction } from './run-compaction.js';
 
 export type RunnableTierPlan = Exclude<TierPlan, { kind: 'skip' }>;

@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { MAX_FOCUS_CHARS } from '../compaction/compaction-hooks.js';
 import type { CompactionResult } from '../compaction/compaction-result.js';
-import type { ContextUsage } from '../compaction/context-usage.js';
+import type { ContextUsage } from '../compaction/usage/context-usage.js';
 import { parseWithSchema } from '../conversation/schema-issues.js';
 import { InvalidArgumentError } from '../errors.js';
 import type { FunctionToolDefinition } from './memory-read.js';

@@ -4,7 +4,7 @@
  * conversation's archive. Failures come back as data: `{ ok: false, error }`.
  */
 import type { ArchiveEntry } from '../conversation/types.js';
-import { indentArchivedText } from '../compaction/headers.js';
+import { indentArchivedText } from '../compaction/format/headers.js';
 import { InvalidArgumentError } from '../errors.js';
 import type { Archive } from '../archive/archive.js';
 import {
