@@ -32,7 +32,8 @@ import { checkUsageObservation, observeUsage } from './usage/observe-usage.js';
 import { planTiers } from './plan/plan-tiers.js';
 import type { ReconcileOutcome } from './journal/reconcile.js';
 import { resummarizeDepthLocked, type ResummarizeResult } from './fold/resummarize-depth.js';
-import { runTiers, type RunnableTierPlan } from './run-tiers.js';
+import type { RunnableTierPlan } from './plan/plan-tiers.js';
+import { runTiers } from './run-tiers.js';
 import { startEarlyFold, type EarlyFold } from './fold/early-fold.js';
 import { atStage, StageError } from './stage-error.js';
 

@@ -13,7 +13,7 @@ import { clearedOutputs, toolOutputEntries, withClearedOutputs } from '../cleari
 import { listFrontier, newestSummary, type CompactionDeps, type ConversationCounts } from '../compaction-deps.js';
 import { chunkCompactable, foldChunked, type ChunkedCompactable } from './fold-compactable.js';
 import { promptOverhead } from './fold.js';
-import { clearingOf, planAfterClearing, type RunnableTierPlan } from '../run-tiers.js';
+import { clearingOf, planAfterClearing, type RunnableTierPlan } from '../plan/plan-tiers.js';
 
 export interface EarlyFold {
   /** The summarizer the compaction folds with: the inner one, answering from an early request made with the same input. */

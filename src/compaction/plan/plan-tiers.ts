@@ -8,10 +8,21 @@
  * - otherwise tier 2 alone runs when it frees at least `minFreedTokens` (or is forced, or at the window), since
  *   summarizing would free too little to be worth a summary; else nothing runs (`too_little_to_free`).
  * With tier 2 off or nothing to clear, this is `planCompaction` itself.
+ * `clearingOf` and `planAfterClearing` say how a runnable tier plan runs; the run (run-tiers.ts) and the early fold
+ * both use them, so both plan alike.
  */
 import type { ConversationMessage } from '../../conversation/types.js';
-import { NO_CLEARING, selectToolOutputsToClear, withPlaceholders, type ClearingSelection } from '../clearing/clear-tool-outputs.js';
+import {
+  NO_CLEARING,
+  selectToolOutputsToClear,
+  splitByFold,
+  withFoldedPlaceholders,
+  withPlaceholders,
+  type ClearingSelection,
+} from '../clearing/clear-tool-outputs.js';
+import type { ConversationCounts } from '../compaction-deps.js';
 import type { CompactionSettings } from '../compaction-settings.js';
+import { assembleContext } from '../view/context-view.js';
 import { planCompaction, type CompactionPlan, type PlanOptions, type SkipReason } from './plan.js';
 
 export type TierPlan =
@@ -44,4 +55,26 @@ export function planTiers(
   if (plan.kind === 'compact' && plan.expectedFreed > 0 && worth(plan.expectedFreed)) return { kind: 'compact', tokensBefore, clearing, plan };
   if (worth(clearing.freed)) return { kind: 'clear', tokensBefore, clearing };
   return { kind: 'skip', reason: 'too_little_to_free', tokensBefore };
+}
+
+export type RunnableTierPlan = Exclude<TierPlan, { kind: 'skip' }>;
+
+/** Tier 2's selection as the tiers run it: `kept` is cleared first; `folded` is left to tier 3's transcript. */
+export function clearingOf(tiers: RunnableTierPlan): { kept: ClearingSelection; folded: ClearingSelection } {
+  if (tiers.kind !== 'compact') return { kept: tiers.clearing, folded: NO_CLEARING };
+  return splitByFold(tiers.clearing, new Set(tiers.plan.compactable.map((m) => m.id)));
+}
+
+/**
+ * Tier 3's plan on the rows tier 2 left (`cleared`, the live history with its placeholders), each output of `folded`
+ * read as its fold placeholder: forced, since the tier plan already judged summarizing worth it. The early fold
+ * predicts with it too, so both must plan alike.
+ */
+export function planAfterClearing(
+  cleared: readonly ConversationMessage[],
+  folded: ClearingSelection,
+  settings: CompactionSettings,
+  counts: Pick<ConversationCounts, 'context' | 'factor'>,
+) {
+  return planCompaction(assembleContext(withFoldedPlaceholders(cleared, folded)), settings, counts.context, { force: true, factor: counts.factor });
 }
