@@ -3,7 +3,7 @@
  * services; `createCompactor` is the pipeline on ports you supply.
  */
 export { createMemfold, type ConversationListing, type Memfold, type MemfoldOptions } from './memfold.js';
-export { eraseConversation, type EraseDeps, type EraseOptions, type EraseResult } from './compaction/erase-conversation.js';
+export { eraseConversation, type EraseDeps, type EraseOptions, type EraseResult } from './erase-export/erase-conversation.js';
 export {
   EXPORT_FORMAT,
   exportConversation,
@@ -14,7 +14,7 @@ export {
   type ExportRecord,
   type ExportSegment,
   type ExportSummary,
-} from './compaction/export-conversation.js';
+} from './erase-export/export-conversation.js';
 export {
   createCompactor,
   type Compactor,
@@ -44,10 +44,10 @@ export {
 export { DEFAULT_SUMMARIZATION_PROMPT, UPDATE_SUMMARIZATION_PROMPT, interpolatePrompt } from './openai/openai-prompt.js';
 export { SUMMARY_PROMPT_MODES, type SummaryPromptMode } from './openai/openai-prompt-mode.js';
 export type { SummaryModelChoice } from './openai/summary-model.js';
-export { formatHeader, parseHeader, type BatchHeader } from './compaction/headers.js';
-export { parseLabel, type ParsedLabel } from './compaction/labels.js';
-export { buildClipArchive, clipArchiveLabels, CLIP_ARCHIVE_PREFIX } from './compaction/clip-archive.js';
-export { renderTranscript, parseTranscript } from './compaction/transcript-format.js';
+export { formatHeader, parseHeader, type BatchHeader } from './compaction/format/headers.js';
+export { parseLabel, type ParsedLabel } from './compaction/format/labels.js';
+export { buildClipArchive, clipArchiveLabels, CLIP_ARCHIVE_PREFIX } from './compaction/view/clip-archive.js';
+export { renderTranscript, parseTranscript } from './compaction/format/transcript-format.js';
 export type * from './conversation/types.js';
 export {
   DEFAULT_COMPACTION_SETTINGS,
@@ -58,13 +58,13 @@ export {
   type CompactionSettings,
   type SessionScope,
 } from './compaction/compaction-settings.js';
-export { liveSessions, sessionSpans, type LiveSession, type SessionSpan } from './compaction/sessions.js';
-export { turnAt, turnMap, type TurnSpan } from './compaction/turn-map.js';
-export type { ScopeOutcome } from './compaction/session-scope.js';
+export { liveSessions, sessionSpans, type LiveSession, type SessionSpan } from './conversation/sessions.js';
+export { turnAt, turnMap, type TurnSpan } from './conversation/turn-map.js';
+export type { ScopeOutcome } from './compaction/plan/session-scope.js';
 export { resolveRuntimeConfig, type RuntimeConfig } from './config.js';
 export { createLiveSettings, type LiveSettings, type SettingsChange } from './compaction/live-settings.js';
 export { DEFAULT_FILE_TOOL_PATTERNS, type FileToolPatterns } from './compaction/compaction-settings.js';
-export { DEFAULT_CONTINUATION_MESSAGE } from './compaction/context-view.js';
+export { DEFAULT_CONTINUATION_MESSAGE } from './compaction/view/context-view.js';
 export { DEFAULT_PRICES, PRICES_AS_OF } from './cost/default-prices.js';
 export { costOf, costOfModels, type Cost, type UsageByModel } from './cost/cost-of.js';
 export { normalizeModelName, priceOf } from './cost/price-of.js';
@@ -125,7 +125,7 @@ export {
   type ToolFormat,
 } from './tools/tool-shapes.js';
 export { toChatMessages, toResponsesInput, type OpenAIMessagesOptions } from './openai/openai-messages.js';
-export type { ReconcileOutcome } from './compaction/reconcile.js';
+export type { ReconcileOutcome } from './compaction/journal/reconcile.js';
 export { createMcpServer, mcpServerFor, type McpServerOptions, type MemfoldMcpOptions } from './mcp/mcp-server.js';
 export { serveMcpHttp, type McpHttpListener, type McpHttpOptions } from './mcp/mcp-http.js';
 export { mcpScope, type McpScope, type McpScopeOptions } from './mcp/mcp-scope.js';

@@ -7,14 +7,14 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ConversationMessage, NewMessage } from './conversation/types.js';
 import { createCompactor, type Compactor, type CompactOptions, type ContextUsage, type UsageObservation } from './compaction/compactor.js';
 import { calibrationFactorOf } from './compaction/compaction-deps.js';
-import { createContextWarnings } from './compaction/context-warnings.js';
+import { createContextWarnings } from './compaction/usage/context-warnings.js';
 import type { CompactionResult } from './compaction/compaction-result.js';
-import { reconcileAll, type ReconcileOutcome } from './compaction/reconcile.js';
-import { eraseConversation, type EraseOptions, type EraseResult } from './compaction/erase-conversation.js';
-import { exportConversation, type ExportRecord } from './compaction/export-conversation.js';
+import { reconcileAll, type ReconcileOutcome } from './compaction/journal/reconcile.js';
+import { eraseConversation, type EraseOptions, type EraseResult } from './erase-export/erase-conversation.js';
+import { exportConversation, type ExportRecord } from './erase-export/export-conversation.js';
 import { errorMessage, failureReason, InvalidConfigError, MemfoldError } from './errors.js';
 import { checkDurationMs } from './duration-ms.js';
-import { assembleContext, modelContext } from './compaction/context-view.js';
+import { assembleContext, modelContext } from './compaction/view/context-view.js';
 import type { CompactionSettings } from './compaction/compaction-settings.js';
 import { createLiveSettings, type SettingsChange } from './compaction/live-settings.js';
 import { resolveRuntimeConfig, type RuntimeConfig } from './config.js';
@@ -103,7 +103,7 @@ export interface Memfold {
    */
   listConversations(): Promise<ConversationListing[]>;
   /**
-   * Everything kept of the conversation, as JSON Lines records (`compaction/export-conversation.ts`): a `conversation`
+   * Everything kept of the conversation, as JSON Lines records (`erase-export/export-conversation.ts`): a `conversation`
    * header, every `live_message`, every `summary` batch (depth, label, time span, source ids, children), every verbatim
    * `segment` with its `archived_message`s. Reads only; a conversation with nothing stored gives the header alone.
    * Refuses an empty id (`conversationId`).

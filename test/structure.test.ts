@@ -1,91 +1,71 @@
 /**
- * The layout's rules, checked on the import graph of src/: compaction talks to its ports only (type
- * imports, never an adapter), and no module imports itself back through others (no cycles).
+ * The layout's rules (.dependency-cruiser.cjs, their one source of truth, which `npm run lint` also checks): no import
+ * cycle in src/; compaction/ talks to its ports as types only and never to an adapter; a compaction stage never
+ * imports the orchestrator; conversation/ and tokens/ never import compaction/. Checked on src/, and shown to catch a
+ * violation of each rule planted in a scratch tree.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { cruise, type ICruiseResult } from 'dependency-cruiser';
+import extractDepcruiseOptions from 'dependency-cruiser/config-utl/extract-depcruise-options';
+import { afterAll, describe, expect, it } from 'vitest';
 
-const SRC = path.resolve(import.meta.dirname, '../src');
-/** Folders of adapters: a backend's code, which only the composition root and the CLI may wire in. */
-const ADAPTER_DIRS = [
-  'archive/lancedb',
-  'archive/in-memory',
-  'persistence/kysely',
-  'persistence/pglite',
-  'persistence/postgres',
-  'persistence/in-memory',
-  'openai',
-  'summarizer/extractive',
-];
+const ROOT = path.resolve(import.meta.dirname, '..');
+const CONFIG = path.join(ROOT, '.dependency-cruiser.cjs');
 
-interface Edge {
-  from: string;
-  to: string;
-  typeOnly: boolean;
+async function cruiseSrc(baseDir: string): Promise<ICruiseResult> {
+  const options = await extractDepcruiseOptions(CONFIG);
+  const { output } = await cruise(['src'], { ...options, baseDir });
+  return output as ICruiseResult;
 }
 
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
-    .filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'))
-    .map((file) => path.join(dir, file));
-}
+const violations = (result: ICruiseResult) => result.summary.violations.map((v) => `${v.rule.name}: ${v.from} -> ${v.to}`);
 
-/** Relative imports and re-exports of every file (static and dynamic), resolved to src-relative paths. */
-function importGraph(): Edge[] {
-  const edges: Edge[] = [];
-  const pattern = /(?:^|\n)\s*(import|export)\s+(type\s+)?[^'"]*?from\s+['"](\.[^'"]+)['"]|import\(\s*['"](\.[^'"]+)['"]\s*\)/g;
-  for (const file of sourceFiles(SRC)) {
-    const text = readFileSync(file, 'utf8');
-    for (const match of text.matchAll(pattern)) {
-      const specifier = match[3] ?? match[4]!;
-      const target = path.resolve(path.dirname(file), specifier).replace(/\.js$/, '.ts');
-      edges.push({ from: path.relative(SRC, file), to: path.relative(SRC, target), typeOnly: match[2] !== undefined });
-    }
-  }
-  return edges;
-}
-
-/** Every cycle of value imports, as the list of files around it (type-only imports are erased at run time). */
-function cycles(edges: readonly Edge[]): string[][] {
-  const next = new Map<string, string[]>();
-  for (const edge of edges.filter((e) => !e.typeOnly)) next.set(edge.from, [...(next.get(edge.from) ?? []), edge.to]);
-  const found: string[][] = [];
-  const state = new Map<string, 'open' | 'done'>();
-  const stack: string[] = [];
-  const visit = (file: string) => {
-    state.set(file, 'open');
-    stack.push(file);
-    for (const to of next.get(file) ?? []) {
-      if (state.get(to) === 'open') found.push([...stack.slice(stack.indexOf(to)), to]);
-      else if (!state.has(to)) visit(to);
-    }
-    stack.pop();
-    state.set(file, 'done');
-  };
-  for (const file of next.keys()) if (!state.has(file)) visit(file);
-  return found;
-}
+/** One file per rule, each breaking it once. */
+const PLANTED: Record<string, string> = {
+  'src/compaction/compactor.ts': 'export const compactor = 1;\n',
+  'src/compaction/plan/plan.ts': "import { compactor } from '../compactor.js';\nexport const plan = compactor;\n",
+  'src/compaction/view/view.ts': "import { store } from '../../persistence/kysely/store.js';\nexport const view = store;\n",
+  'src/compaction/usage/usage.ts': "import { port } from '../../persistence/port.js';\nexport const usage = port;\n",
+  'src/persistence/kysely/store.ts': 'export const store = 1;\n',
+  'src/persistence/port.ts': 'export const port = 1;\n',
+  'src/conversation/turns.ts': "import { plan } from '../compaction/plan/plan.js';\nexport const turns = plan;\n",
+  'src/tools/a.ts': "import type { B } from './b.js';\nexport type A = B | 1;\n",
+  'src/tools/b.ts': "import type { A } from './a.js';\nexport type B = A | 2;\n",
+};
 
 describe('the import graph of src/', () => {
-  const edges = importGraph();
+  const scratch = mkdtempSync(path.join(tmpdir(), 'memfold-structure-'));
+  afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-  it('is read: every relative import points at a file that exists', () => {
-    const files = new Set(sourceFiles(SRC).map((file) => path.relative(SRC, file)));
-    expect(edges.length).toBeGreaterThan(200);
-    expect(edges.filter((e) => !files.has(e.to)).map((e) => `${e.from} -> ${e.to}`)).toEqual([]);
+  it('keeps every layout rule, and reads every relative import', async () => {
+    const result = await cruiseSrc(ROOT);
+    expect(result.summary.totalCruised).toBeGreaterThan(250);
+    expect(violations(result)).toEqual([]);
+    const unresolved = result.modules.flatMap((m) =>
+      m.dependencies.filter((d) => d.couldNotResolve && d.module.startsWith('.')).map((d) => `${m.source} -> ${d.module}`),
+    );
+    expect(unresolved).toEqual([]);
   });
 
-  it('compaction/ imports no adapter, and its ports as types only', () => {
-    const fromCompaction = edges.filter((e) => e.from.startsWith('compaction/'));
-    expect(fromCompaction.length).toBeGreaterThan(20);
-    const adapters = fromCompaction.filter((e) => ADAPTER_DIRS.some((dir) => e.to.startsWith(`${dir}/`)));
-    expect(adapters.map((e) => `${e.from} -> ${e.to}`)).toEqual([]);
-    const ports = fromCompaction.filter((e) => /^(archive|persistence|summarizer|embedding)\//.test(e.to) && !e.typeOnly);
-    expect(ports.map((e) => `${e.from} -> ${e.to}`)).toEqual([]);
-  });
-
-  it('has no import cycle', () => {
-    expect(cycles(edges).map((cycle) => cycle.join(' -> '))).toEqual([]);
+  it('catches a planted violation of each rule', async () => {
+    for (const [file, text] of Object.entries(PLANTED)) {
+      mkdirSync(path.dirname(path.join(scratch, file)), { recursive: true });
+      writeFileSync(path.join(scratch, file), text);
+    }
+    const found = violations(await cruiseSrc(scratch));
+    expect(found).toEqual(
+      expect.arrayContaining([
+        'stages-not-orchestrator: src/compaction/plan/plan.ts -> src/compaction/compactor.ts',
+        'compaction-no-adapter: src/compaction/view/view.ts -> src/persistence/kysely/store.ts',
+        'compaction-ports-as-types: src/compaction/usage/usage.ts -> src/persistence/port.ts',
+        'lower-layers-not-compaction: src/conversation/turns.ts -> src/compaction/plan/plan.ts',
+        'no-circular: src/tools/a.ts -> src/tools/b.ts',
+      ]),
+    );
+    const rules = new Set(found.map((v) => v.split(':')[0]));
+    const { ruleSet } = await extractDepcruiseOptions(CONFIG);
+    expect([...rules].sort()).toEqual((ruleSet?.forbidden ?? []).map((rule) => rule.name).sort());
   });
 });

@@ -4,7 +4,7 @@
  */
 import type { CompactionResult } from '../compaction/compaction-result.js';
 import type { CompactionSettings } from '../compaction/compaction-settings.js';
-import type { ContextUsage } from '../compaction/context-usage.js';
+import type { ContextUsage } from '../compaction/usage/context-usage.js';
 import { errorMessage } from '../errors.js';
 import { atHardWindow, createBackgroundCompaction, type BackgroundCompactionOptions } from './background-compaction.js';
 import type { BackgroundEvent } from './background-events.js';

@@ -3,7 +3,7 @@
  * covers below it, in time order, and the sessions each covers.
  */
 import type { ArchiveEntry } from '../conversation/types.js';
-import { byTime, displayLabel } from '../compaction/clip-archive.js';
+import { byTime, displayLabel } from '../compaction/view/clip-archive.js';
 
 /** What the tree shows of a batch: everything but its text. */
 export type TreeBatch = Omit<ArchiveEntry, 'content'>;

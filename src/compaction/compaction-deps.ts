@@ -12,12 +12,12 @@ import type { TokenCounter } from '../tokens/token-counter.js';
 import { calibrated } from '../tokens/usage-calibration.js';
 import type { CompactionEvent } from './compaction-result.js';
 import type { CompactionSettings } from './compaction-settings.js';
-import { REMAINDER_STRETCH } from './chunk.js';
-import { promptOverhead, type FoldOptions } from './fold.js';
-import { batchBody } from './headers.js';
-import { reconcileConversation, type ReconcileOutcome } from './reconcile.js';
-import type { ArchiveWriter } from './archive-writer.js';
-import type { ResummarizeContext } from './resummarize.js';
+import { REMAINDER_STRETCH } from './fold/chunk.js';
+import { promptOverhead, type FoldOptions } from './fold/fold.js';
+import { batchBody } from './format/headers.js';
+import { reconcileConversation, type ReconcileOutcome } from './journal/reconcile.js';
+import type { ArchiveWriter } from './batches/archive-writer.js';
+import type { ResummarizeContext } from './fold/resummarize.js';
 
 export interface CompactionDeps {
   summarizer: Summarizer;

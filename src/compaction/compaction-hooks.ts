@@ -6,7 +6,7 @@
 import { InvalidArgumentError } from '../errors.js';
 import type { Summarizer } from '../summarizer/summarizer.js';
 import type { CompactionResult, CompactionTier } from './compaction-result.js';
-import type { RunnableTierPlan } from './run-tiers.js';
+import type { RunnableTierPlan } from './plan/plan-tiers.js';
 
 /** What `beforeCompact` is told: the plan made on the history as read, before the conversation is locked. */
 export interface BeforeCompactInfo {

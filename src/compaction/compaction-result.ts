@@ -1,7 +1,7 @@
 import type { ConversationMessage, SummaryBatch } from '../conversation/types.js';
 import type { ModelUsage } from '../cost/model-price.js';
 import type { OperationUsage } from '../persistence/persistence-provider.js';
-import type { ScopeOutcome } from './session-scope.js';
+import type { ScopeOutcome } from './plan/session-scope.js';
 
 export type CompactionStatus = 'compacted' | 'skipped' | 'failed';
 

@@ -7,7 +7,7 @@ import type { CompactionMode } from '../persistence/persistence-provider.js';
 export type { CompactionMode };
 
 /**
- * How compaction treats earlier sessions (`compaction/sessions.ts` says where sessions begin):
+ * How compaction treats earlier sessions (`conversation/sessions.ts` says where sessions begin):
  * - `none`: no scope; the verbatim tail is cut by tokens at a turn boundary (`keepRecentTokens`, `keepRecentMessages`).
  * - `fixedCount`: keep the last `keepSessions` sessions verbatim and compact every older one.
  * - `tokenBudget`: compact whole sessions, oldest first, until the rest fits the tail budget.

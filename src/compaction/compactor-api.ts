@@ -11,12 +11,12 @@ import type { TokenCounter } from '../tokens/token-counter.js';
 import type { CompactionHooks } from './compaction-hooks.js';
 import type { CompactionEvent, CompactionResult } from './compaction-result.js';
 import type { CompactionSettings } from './compaction-settings.js';
-import type { ContextUsage } from './context-usage.js';
-import type { ContextWarnings } from './context-warnings.js';
+import type { ContextUsage } from './usage/context-usage.js';
+import type { ContextWarnings } from './usage/context-warnings.js';
 import type { LiveSettings, SettingsChange } from './live-settings.js';
-import type { UsageObservation } from './observe-usage.js';
-import type { ReconcileOutcome } from './reconcile.js';
-import type { ResummarizeResult } from './resummarize-depth.js';
+import type { UsageObservation } from './usage/observe-usage.js';
+import type { ReconcileOutcome } from './journal/reconcile.js';
+import type { ResummarizeResult } from './fold/resummarize-depth.js';
 
 export interface CompactorOptions {
   summarizer: Summarizer;

@@ -24,22 +24,23 @@ import { beforeCompactInfo, checkDecision, checkFocus, focusedSummarizer, suppli
 import { compactionSummary, initialResult, type CompactionEvent, type CompactionFailureCode, type CompactionResult } from './compaction-result.js';
 import type { CompactionSettings } from './compaction-settings.js';
 import { createLiveSettings } from './live-settings.js';
-import { contextUsage } from './context-usage.js';
-import { assembleContext } from './context-view.js';
-import { createContextWarnings } from './context-warnings.js';
-import { createLoopGuard } from './loop-guard.js';
-import { checkUsageObservation, observeUsage } from './observe-usage.js';
-import { planTiers } from './plan-tiers.js';
-import type { ReconcileOutcome } from './reconcile.js';
-import { resummarizeDepthLocked, type ResummarizeResult } from './resummarize-depth.js';
-import { runTiers, type RunnableTierPlan } from './run-tiers.js';
-import { startEarlyFold, type EarlyFold } from './early-fold.js';
+import { contextUsage } from './usage/context-usage.js';
+import { assembleContext } from './view/context-view.js';
+import { createContextWarnings } from './usage/context-warnings.js';
+import { createLoopGuard } from './usage/loop-guard.js';
+import { checkUsageObservation, observeUsage } from './usage/observe-usage.js';
+import { planTiers } from './plan/plan-tiers.js';
+import type { ReconcileOutcome } from './journal/reconcile.js';
+import { resummarizeDepthLocked, type ResummarizeResult } from './fold/resummarize-depth.js';
+import type { RunnableTierPlan } from './plan/plan-tiers.js';
+import { runTiers } from './run-tiers.js';
+import { startEarlyFold, type EarlyFold } from './fold/early-fold.js';
 import { atStage, StageError } from './stage-error.js';
 
-export { LOOP_GUARD_LIMIT } from './loop-guard.js';
-export type { ResummarizeResult } from './resummarize-depth.js';
-export type { UsageObservation } from './observe-usage.js';
-export type { ContextUsage, NextCompaction } from './context-usage.js';
+export { LOOP_GUARD_LIMIT } from './usage/loop-guard.js';
+export type { ResummarizeResult } from './fold/resummarize-depth.js';
+export type { UsageObservation } from './usage/observe-usage.js';
+export type { ContextUsage, NextCompaction } from './usage/context-usage.js';
 
 import type { Compactor, CompactOptions, CompactorOptions } from './compactor-api.js';
 import type { LockWaitOptions } from '../persistence/lock-wait.js';

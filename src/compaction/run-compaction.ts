@@ -7,22 +7,22 @@ import type { ArchiveEntry, ConversationMessage } from '../conversation/types.js
 import { costOfModels } from '../cost/cost-of.js';
 import { DEFAULT_PRICES } from '../cost/default-prices.js';
 import type { OperationStatus } from '../persistence/persistence-provider.js';
-import { startChunkArchive, type ChunkArchive } from './chunk-archive.js';
-import { createArchiveWriter } from './archive-writer.js';
-import { commitCompacted } from './commit-compacted.js';
+import { startChunkArchive, type ChunkArchive } from './batches/chunk-archive.js';
+import { createArchiveWriter } from './batches/archive-writer.js';
+import { commitCompacted } from './journal/commit-compacted.js';
 import { HOOK_SUMMARIZER_ID } from './compaction-hooks.js';
 import { foldOptions, listFrontier, newestSummary, resummarizeContext, type CompactionDeps, type ConversationCounts } from './compaction-deps.js';
 import { operationUsage, type CompactionResult, type CompactionStage } from './compaction-result.js';
-import { assembleContext } from './context-view.js';
-import { chunkCompactable, foldChunked } from './fold-compactable.js';
-import type { FoldStep } from './fold.js';
-import { readClearedOriginals } from './cleared-originals.js';
-import type { CompactionPlan } from './plan.js';
-import { resummarizeFrontier } from './resummarize.js';
-import { startEarlyResummarize, type EarlyResummarize } from './early-resummarize.js';
+import { assembleContext } from './view/context-view.js';
+import { chunkCompactable, foldChunked } from './fold/fold-compactable.js';
+import type { FoldStep } from './fold/fold.js';
+import { readClearedOriginals } from './clearing/cleared-originals.js';
+import type { CompactionPlan } from './plan/plan.js';
+import { resummarizeFrontier } from './fold/resummarize.js';
+import { startEarlyResummarize, type EarlyResummarize } from './fold/early-resummarize.js';
 import { atStage, StageError, throwIfAborted } from './stage-error.js';
-import { undoOperation } from './undo-operation.js';
-import { commitLanded } from './lost-commit.js';
+import { undoOperation } from './journal/undo-operation.js';
+import { commitLanded } from './journal/lost-commit.js';
 
 /**
  * Run `plan` and fill `result` (which holds the history before, and collects stage times and model

@@ -9,37 +9,13 @@
  * archive each twice and rewrite rows about to leave. Should tier 3 fail, they are cleared then, as tier 2 planned.
  */
 import type { ArchiveEntry, ConversationMessage } from '../conversation/types.js';
-import { NO_CLEARING, splitByFold, withFoldedPlaceholders, type ClearingSelection } from './clear-tool-outputs.js';
-import type { CompactionSettings } from './compaction-settings.js';
+import type { ClearingSelection } from './clearing/clear-tool-outputs.js';
 import type { CompactionDeps, ConversationCounts } from './compaction-deps.js';
 import type { CompactionResult } from './compaction-result.js';
-import { assembleContext } from './context-view.js';
-import { planCompaction } from './plan.js';
-import type { TierPlan } from './plan-tiers.js';
-import { runClearing } from './run-clearing.js';
+import { clearingOf, planAfterClearing, type RunnableTierPlan } from './plan/plan-tiers.js';
+import { runClearing } from './clearing/run-clearing.js';
 import { runCompaction } from './run-compaction.js';
-
-export type RunnableTierPlan = Exclude<TierPlan, { kind: 'skip' }>;
-
-/** Tier 2's selection as the tiers run it: `kept` is cleared first; `folded` is left to tier 3's transcript. */
-export function clearingOf(tiers: RunnableTierPlan): { kept: ClearingSelection; folded: ClearingSelection } {
-  if (tiers.kind !== 'compact') return { kept: tiers.clearing, folded: NO_CLEARING };
-  return splitByFold(tiers.clearing, new Set(tiers.plan.compactable.map((m) => m.id)));
-}
-
-/**
- * Tier 3's plan on the rows tier 2 left (`cleared`, the live history with its placeholders), each output of `folded`
- * read as its fold placeholder: forced, since the tier plan already judged summarizing worth it. The early fold
- * predicts with it too, so both must plan alike.
- */
-export function planAfterClearing(
-  cleared: readonly ConversationMessage[],
-  folded: ClearingSelection,
-  settings: CompactionSettings,
-  counts: Pick<ConversationCounts, 'context' | 'factor'>,
-) {
-  return planCompaction(assembleContext(withFoldedPlaceholders(cleared, folded)), settings, counts.context, { force: true, factor: counts.factor });
-}
+import { assembleContext } from './view/context-view.js';
 
 /**
  * Run `tiers`, planned on `history` (for tier 2, the live rows read under the lock). `result` holds the history

@@ -3,7 +3,7 @@
  * reports where it stopped (`CompactionResult.failureCode`) without a step having to know the result.
  */
 import { MemfoldError, errorMessage } from '../errors.js';
-import { ReadbackError } from './archive-writer.js';
+import { ReadbackError } from './batches/archive-writer.js';
 import type { CompactionFailureCode } from './compaction-result.js';
 
 /** A failure at a known stage; anything else is `unexpected`. */

@@ -4,7 +4,7 @@
  * tool outputs, are still in the prompt or found by memory_read. The baselines cut the same runs.
  */
 import type { ConversationMessage, NewMessage } from '../conversation/types.js';
-import { cutToolOutput } from '../compaction/context-view.js';
+import { cutToolOutput } from '../compaction/view/context-view.js';
 import type { Memfold } from '../memfold.js';
 import { baselinePrompt, baselineReuse, BASELINES, referenceTokens, type BaselineName } from './baselines.js';
 import { assistantTurns, reuseTracker } from './cache-reuse.js';

@@ -4,7 +4,7 @@
  * same conversations. The I/O lives here; every count is done by the pure modules.
  */
 import type { ConversationMessage } from '../conversation/types.js';
-import { clipArchiveLabels } from '../compaction/clip-archive.js';
+import { clipArchiveLabels } from '../compaction/view/clip-archive.js';
 import type { Memfold } from '../memfold.js';
 import { MEMORY_READ_DEFAULT_TOKENS } from '../tools/memory-read-args.js';
 import type { ToolResult } from '../tools/memory-read.js';

@@ -208,7 +208,7 @@ export interface UsedId {
 /**
  * The loop guard's record of one conversation (`migrations/004_compaction_pause.sql`): the compactions in a row
  * that left its context at or over the trigger (or failed), the trigger they were counted against, and since when
- * automatic compaction is paused. The compactor's loop guard decides (`compaction/loop-guard.ts`); the store keeps
+ * automatic compaction is paused. The compactor's loop guard decides (`compaction/usage/loop-guard.ts`); the store keeps
  * what it decided, so every process sharing the store sees it.
  */
 export interface LoopGuardState {
@@ -302,7 +302,7 @@ export interface PersistenceProvider extends PersistenceTransaction {
    * commits recorded on them, and a pending `erase` operation) and the conversation row. With `throughSeq`, messages
    * after it (appended after the erase was asked for) stay, with their id ledger entries and the conversation row (its
    * seqs go on), but for tool results answering a call at or below it, which go with their call. The archive is not
-   * touched: the erase (`compaction/erase-conversation.ts`) purges it first. A conversation with nothing stored deletes
+   * touched: the erase (`erase-export/erase-conversation.ts`) purges it first. A conversation with nothing stored deletes
    * nothing (every count 0). Refuses an empty id (`conversationId`) and a `throughSeq` that is not an integer >= 0.
    */
   eraseConversation(conversationId: string, options?: EraseConversationOptions): Promise<ConversationErasure>;

@@ -7,10 +7,10 @@
 import { z } from 'zod';
 import { MAX_FOCUS_CHARS } from '../compaction/compaction-hooks.js';
 import type { CompactionResult } from '../compaction/compaction-result.js';
-import type { ContextUsage } from '../compaction/context-usage.js';
+import type { ContextUsage } from '../compaction/usage/context-usage.js';
 import { parseWithSchema } from '../conversation/schema-issues.js';
 import { InvalidArgumentError } from '../errors.js';
-import type { FunctionToolDefinition } from './memory-read.js';
+import type { FunctionToolDefinition } from './tool-shapes.js';
 import type { ToolResult } from './tool-arguments.js';
 import { frozenDefinition, shapedDefinitions, type ShapedDefinitions } from './tool-shapes.js';
 import { argumentText, runTool, toolArgumentsObject, toolParameters } from './tool-arguments.js';

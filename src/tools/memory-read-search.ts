@@ -5,8 +5,8 @@
  * with its neighbours' words, so the answer shows the matching message rather than the head of its segment.
  */
 import type { ArchiveEntry, ConversationMessage } from '../conversation/types.js';
-import { indentArchivedText, normalizeLineBreaks } from '../compaction/headers.js';
-import { renderMessage } from '../compaction/transcript-format.js';
+import { indentArchivedText, normalizeLineBreaks } from '../compaction/format/headers.js';
+import { renderMessage } from '../compaction/format/transcript-format.js';
 import type { Archive, SearchHit } from '../archive/archive.js';
 import { bm25Scores } from '../archive/ranking/bm25.js';
 import { pickWindows, withNeighbourTerms, type WindowItem } from '../archive/ranking/message-windows.js';

@@ -4,7 +4,7 @@
  * conversation's archive. Failures come back as data: `{ ok: false, error }`.
  */
 import type { ArchiveEntry } from '../conversation/types.js';
-import { indentArchivedText } from '../compaction/headers.js';
+import { indentArchivedText } from '../compaction/format/headers.js';
 import { InvalidArgumentError } from '../errors.js';
 import type { Archive } from '../archive/archive.js';
 import {
@@ -18,14 +18,9 @@ import {
 import { describeEntry, searchAnswer } from './memory-read-search.js';
 import { DEFAULT_READ_STRATEGY, type ReadStrategy } from './memory-read-strategy.js';
 import { runTool, type ToolResult } from './tool-arguments.js';
-import { frozenDefinition, shapedDefinitions, type ShapedDefinitions } from './tool-shapes.js';
+import { frozenDefinition, shapedDefinitions, type FunctionToolDefinition, type ShapedDefinitions } from './tool-shapes.js';
 
-export type { ToolResult };
-
-export interface FunctionToolDefinition {
-  type: 'function';
-  function: { name: string; description: string; parameters: Record<string, unknown> };
-}
+export type { FunctionToolDefinition, ToolResult };
 
 export interface MemoryReadOptions {
   /** Tokens a search answer may take, when the call gives no `max_tokens`. Default 3,000; 200 to 12,000. */

@@ -5,7 +5,12 @@
  * JSON schema, whose parser already reads `null` as absent. Every object returned is frozen, so no caller can change
  * another's definition.
  */
-import type { FunctionToolDefinition } from './memory-read.js';
+
+/** A tool definition in the Chat Completions shape: what every memfold tool defines, and what the others derive from. */
+export interface FunctionToolDefinition {
+  type: 'function';
+  function: { name: string; description: string; parameters: Record<string, unknown> };
+}
 
 export type ToolFormat = 'chat' | 'responses';
 

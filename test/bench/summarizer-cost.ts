@@ -18,8 +18,8 @@ import type { BaseMessage } from '@langchain/core/messages';
 import { prefixReuse, reuseShare, reuseTracker, sameMessage, type PrefixReuse, type PromptMessage } from '../../src/eval/cache-reuse.js';
 import type { ConversationMessage, NewMessage } from '../../src/conversation/types.js';
 import { buildFoldRequest, DEFAULT_SUMMARIZATION_PROMPT, interpolatePrompt, renderSummaryLine } from '../../src/openai/openai-prompt.js';
-import { summaryLine } from '../../src/compaction/fold.js';
-import { renderMessage, renderTranscript } from '../../src/compaction/transcript-format.js';
+import { summaryLine } from '../../src/compaction/fold/fold.js';
+import { renderMessage, renderTranscript } from '../../src/compaction/format/transcript-format.js';
 import type { CompactionSettings } from '../../src/compaction/compaction-settings.js';
 import { baselineReuse } from '../../src/eval/baselines.js';
 import { costOf } from '../../src/cost/cost-of.js';
@@ -36,7 +36,7 @@ import { LOCOMO_FILE } from '../support/shared-data.js';
 
 const LOCOMO = LOCOMO_FILE;
 const tokens = createTokenCounter({ mode: 'chars4' });
-/** What memfold's clipText leaves where it cuts a transcript (src/compaction/chunk.ts). */
+/** What memfold's clipText leaves where it cuts a transcript (src/compaction/fold/chunk.ts). */
 const CUT_MARKER = '[... cut for the summarizer';
 /** LangChain's default `summaryPrefix`, which opens the message holding its summary. */
 const LANGCHAIN_SUMMARY_PREFIX = 'Here is a summary of the conversation to date:';

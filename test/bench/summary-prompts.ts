@@ -10,8 +10,8 @@
  * batches whose sources hold the question's evidence, and (b) the final clip-archive and the whole final context.
  */
 import type { ConversationMessage } from '../../src/conversation/types.js';
-import { CLIP_ARCHIVE_PREFIX } from '../../src/compaction/clip-archive.js';
-import { batchBody } from '../../src/compaction/headers.js';
+import { CLIP_ARCHIVE_PREFIX } from '../../src/compaction/view/clip-archive.js';
+import { batchBody } from '../../src/compaction/format/headers.js';
 import { answerTokenRetention } from '../../src/eval/answer-tokens.js';
 import { loadLocomo, type LocomoConversation } from '../../src/eval/datasets/locomo.js';
 import { locomoDataset } from '../../src/eval/datasets/locomo-dataset.js';

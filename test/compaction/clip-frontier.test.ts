@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { ArchiveEntry } from '../../src/conversation/types.js';
-import { buildClipArchive, clipArchiveLabels, CLIP_ARCHIVE_PREFIX, parseClipArchive, selectClip } from '../../src/compaction/clip-archive.js';
+import { buildClipArchive, clipArchiveLabels, CLIP_ARCHIVE_PREFIX, parseClipArchive, selectClip } from '../../src/compaction/view/clip-archive.js';
 import fc from 'fast-check';
-import { pickResummarizeRun } from '../../src/compaction/frontier.js';
-import { decidedFirstRun, runFits } from '../../src/compaction/resummarize.js';
+import { pickResummarizeRun } from '../../src/compaction/plan/frontier.js';
+import { decidedFirstRun, runFits } from '../../src/compaction/fold/resummarize.js';
 import { createTokenCounter } from '../../src/tokens/create-token-counter.js';
-import { batchContent } from '../../src/compaction/headers.js';
-import { parseTranscript, renderTranscript } from '../../src/compaction/transcript-format.js';
+import { batchContent } from '../../src/compaction/format/headers.js';
+import { parseTranscript, renderTranscript } from '../../src/compaction/format/transcript-format.js';
 import { msg, toolCall } from '../support/messages.js';
 
 function batch(n: number, depth = 0, text = `summary ${n}`): ArchiveEntry {

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { CompactionEvent } from '../../src/compaction/compaction-result.js';
-import { createContextWarnings, MAX_TRACKED } from '../../src/compaction/context-warnings.js';
+import { createContextWarnings, MAX_TRACKED } from '../../src/compaction/usage/context-warnings.js';
 import type { ConversationMessage } from '../../src/conversation/types.js';
 
 /** Messages whose token count is their content's length (the tracker is given that counter below). */

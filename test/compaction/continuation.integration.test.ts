@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CONTINUATION_MESSAGE } from '../../src/compaction/context-view.js';
+import { DEFAULT_CONTINUATION_MESSAGE } from '../../src/compaction/view/context-view.js';
 import { InvalidConfigError } from '../../src/errors.js';
 import { createMemfold, type MemfoldOptions } from '../../src/memfold.js';
 import { persistenceBackends } from '../support/backends.js';

@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { NewMessage } from '../../src/conversation/types.js';
-import { batchBody } from '../../src/compaction/headers.js';
+import { batchBody } from '../../src/compaction/format/headers.js';
 import { createMemfold, type Memfold } from '../../src/memfold.js';
 import { createExtractiveSummarizer } from '../../src/summarizer/extractive/extractive-summarizer.js';
 import type { Summarizer, SummarizeRequest } from '../../src/summarizer/summarizer.js';

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_FILE_TOOL_PATTERNS, resolveCompactionSettings } from '../../src/compaction/compaction-settings.js';
-import { fileTouches, fileToolKind, nameWords } from '../../src/compaction/file-touches.js';
+import { fileTouches, fileToolKind, nameWords } from '../../src/compaction/footer/file-touches.js';
 import {
   batchFilesFooter,
   filesFooterOf,
@@ -16,9 +16,9 @@ import {
   withFilesFooter,
   withoutFilesFooter,
   type FilesFooter,
-} from '../../src/compaction/files-footer.js';
-import { batchBody, batchContent, parseHeader } from '../../src/compaction/headers.js';
-import { shellFileTouches } from '../../src/compaction/shell-file-touches.js';
+} from '../../src/compaction/footer/files-footer.js';
+import { batchBody, batchContent, parseHeader } from '../../src/compaction/format/headers.js';
+import { shellFileTouches } from '../../src/compaction/footer/shell-file-touches.js';
 import type { NewMessage, ToolCall } from '../../src/conversation/types.js';
 import { InvalidConfigError } from '../../src/errors.js';
 import { createMemfold } from '../../src/memfold.js';

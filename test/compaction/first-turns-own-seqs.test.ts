@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { resolveCompactionSettings } from '../../src/compaction/compaction-settings.js';
-import { planCompaction } from '../../src/compaction/plan.js';
+import { planCompaction } from '../../src/compaction/plan/plan.js';
 import type { ConversationMessage } from '../../src/conversation/types.js';
 import { chars4, msg, toolTurn } from '../support/messages.js';
 

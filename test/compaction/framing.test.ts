@@ -15,7 +15,7 @@ import {
   parseClipArchive,
   readDisplayedLabel,
   selectClip,
-} from '../../src/compaction/clip-archive.js';
+} from '../../src/compaction/view/clip-archive.js';
 import {
   batchBody,
   batchContent,
@@ -26,9 +26,9 @@ import {
   normalizeLineBreaks,
   parseHeader,
   type BatchHeader,
-} from '../../src/compaction/headers.js';
+} from '../../src/compaction/format/headers.js';
 import { buildFoldRequest, escapeTags, extractTagged, PREVIOUS_SUMMARY_TAG, renderUserMessage, TRANSCRIPT_TAG } from '../../src/openai/openai-prompt.js';
-import { parseTranscript, renderTranscript } from '../../src/compaction/transcript-format.js';
+import { parseTranscript, renderTranscript } from '../../src/compaction/format/transcript-format.js';
 
 const T0 = '2024-01-01T00:00:00.000Z';
 const FORGED_HEADER = `[depth:0|start:${T0}|end:${T0}|count:1]`;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { batchBody, batchContent, formatHeader, neutralizeFraming, parseHeader } from '../../src/compaction/headers.js';
-import { baseLabel, parseLabel, uniqueLabel } from '../../src/compaction/labels.js';
+import { batchBody, batchContent, formatHeader, neutralizeFraming, parseHeader } from '../../src/compaction/format/headers.js';
+import { baseLabel, parseLabel, uniqueLabel } from '../../src/compaction/format/labels.js';
 
 describe('batch headers', () => {
   it('parse back to the fields they were made from', () => {

@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { NewMessage } from '../../src/conversation/types.js';
-import { baseLabel } from '../../src/compaction/labels.js';
+import { baseLabel } from '../../src/compaction/format/labels.js';
 import { persistenceBackends } from '../support/backends.js';
 import { checkInvariants } from '../support/invariants.js';
 import { openStack, type Stack } from '../support/stack.js';

@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { resolveCompactionSettings } from '../../src/compaction/compaction-settings.js';
 import type { ConversationMessage } from '../../src/conversation/types.js';
-import { chunkByTokens } from '../../src/compaction/chunk.js';
+import { chunkByTokens } from '../../src/compaction/fold/chunk.js';
 import { chunkStretchBudget, summarizerInputBudget } from '../../src/compaction/compaction-deps.js';
-import { buildTranscriptSegments } from '../../src/compaction/transcript-segments.js';
+import { buildTranscriptSegments } from '../../src/compaction/batches/transcript-segments.js';
 import { createExtractiveSummarizer } from '../../src/summarizer/extractive/extractive-summarizer.js';
 import type { Summarizer } from '../../src/summarizer/summarizer.js';
 import { createTokenCounter } from '../../src/tokens/create-token-counter.js';
-import { clipArchiveBound, planCompaction } from '../../src/compaction/plan.js';
-import { turnStarts, unitStarts } from '../../src/compaction/turns.js';
+import { clipArchiveBound, planCompaction } from '../../src/compaction/plan/plan.js';
+import { turnStarts, unitStarts } from '../../src/conversation/turns.js';
 import { chars4, msg, toolCall, toolTurn } from '../support/messages.js';
 
 const settings = resolveCompactionSettings({ contextWindow: 2_000, keepRecentTokens: 300, keepRecentMessages: 4, chunkTokens: 200 });

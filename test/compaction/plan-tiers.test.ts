@@ -4,11 +4,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ConversationMessage } from '../../src/conversation/types.js';
-import { clearedPlaceholder, selectToolOutputsToClear, toolOutputEntries } from '../../src/compaction/clear-tool-outputs.js';
+import { clearedPlaceholder, selectToolOutputsToClear, toolOutputEntries } from '../../src/compaction/clearing/clear-tool-outputs.js';
 import { resolveCompactionSettings, type CompactionSettings } from '../../src/compaction/compaction-settings.js';
-import { parseLabel } from '../../src/compaction/labels.js';
-import { planCompaction } from '../../src/compaction/plan.js';
-import { planTiers } from '../../src/compaction/plan-tiers.js';
+import { parseLabel } from '../../src/compaction/format/labels.js';
+import { planCompaction } from '../../src/compaction/plan/plan.js';
+import { planTiers } from '../../src/compaction/plan/plan-tiers.js';
 import { chars4, msg, toolCall } from '../support/messages.js';
 
 /** A turn: a short question, `calls` tool calls of `tool` in one message, each answered by `outputTokens` of output, and a short answer. */

@@ -11,7 +11,7 @@ import { createExtractiveSummarizer } from '../../src/summarizer/extractive/extr
 import type { Summarizer } from '../../src/summarizer/summarizer.js';
 import { createTokenCounter } from '../../src/tokens/create-token-counter.js';
 import { persistenceBackends } from '../support/backends.js';
-import { parseLabel } from '../../src/compaction/labels.js';
+import { parseLabel } from '../../src/compaction/format/labels.js';
 import { checkInvariants } from '../support/invariants.js';
 import { dialogue } from '../support/messages.js';
 import { openStack, withFaults, type Stack } from '../support/stack.js';

@@ -1,8 +1,8 @@
 /** Sessions and the scopes over them, pure: where sessions begin, and where each scope cuts the verbatim tail. */
 import { describe, expect, it } from 'vitest';
 import { type CompactionSettings, resolveCompactionSettings } from '../../src/compaction/compaction-settings.js';
-import { type CompactionPlan, clipArchiveBound, planCompaction } from '../../src/compaction/plan.js';
-import { sessionIdsOf, sessionSpans } from '../../src/compaction/sessions.js';
+import { type CompactionPlan, clipArchiveBound, planCompaction } from '../../src/compaction/plan/plan.js';
+import { sessionIdsOf, sessionSpans } from '../../src/conversation/sessions.js';
 import type { ConversationMessage } from '../../src/conversation/types.js';
 import { chars4, msg, toolCall } from '../support/messages.js';
 

@@ -4,9 +4,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { resolveCompactionSettings } from '../../src/compaction/compaction-settings.js';
-import { planCompaction } from '../../src/compaction/plan.js';
-import { turnMap } from '../../src/compaction/turn-map.js';
-import { turnStarts } from '../../src/compaction/turns.js';
+import { planCompaction } from '../../src/compaction/plan/plan.js';
+import { turnMap } from '../../src/conversation/turn-map.js';
+import { turnStarts } from '../../src/conversation/turns.js';
 import type { ConversationMessage, NewMessage } from '../../src/conversation/types.js';
 import { createMemfold } from '../../src/memfold.js';
 import { checkInvariants } from '../support/invariants.js';

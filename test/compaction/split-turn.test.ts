@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { createInMemoryArchive } from '../../src/archive/in-memory/in-memory-archive.js';
 import { createCompactor } from '../../src/compaction/compactor.js';
-import { splitTurnPrefix } from '../../src/compaction/split-turn.js';
+import { splitTurnPrefix } from '../../src/compaction/plan/split-turn.js';
 import type { ConversationMessage, NewMessage } from '../../src/conversation/types.js';
 import { createHashingEmbedder } from '../../src/embedding/hashing-embedder.js';
 import { MemfoldError } from '../../src/errors.js';

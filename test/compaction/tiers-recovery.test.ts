@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ConversationMessage, NewMessage } from '../../src/conversation/types.js';
-import { toolOutputEntries } from '../../src/compaction/clear-tool-outputs.js';
+import { toolOutputEntries } from '../../src/compaction/clearing/clear-tool-outputs.js';
 import { createMemfold, type Memfold } from '../../src/memfold.js';
 import { createInMemoryPersistence } from '../../src/persistence/in-memory/in-memory-persistence.js';
 import type { PersistenceProvider } from '../../src/persistence/persistence-provider.js';

@@ -1,6 +1,6 @@
 /** The turn map: a turn is a user message and what follows it; a tool result stays with its call. */
 import { describe, expect, it } from 'vitest';
-import { turnAt, turnMap } from '../../src/compaction/turn-map.js';
+import { turnAt, turnMap } from '../../src/conversation/turn-map.js';
 import type { ConversationMessage } from '../../src/conversation/types.js';
 
 type Row = Pick<ConversationMessage, 'role' | 'toolCalls' | 'toolCallId' | 'seq'>;

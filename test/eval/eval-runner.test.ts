@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ArchiveEntry } from '../../src/conversation/types.js';
-import { clipArchiveLabels } from '../../src/compaction/clip-archive.js';
+import { clipArchiveLabels } from '../../src/compaction/view/clip-archive.js';
 import { answerTokenRetention } from '../../src/eval/answer-tokens.js';
 import { loadLocomoDataset } from '../../src/eval/datasets/locomo-dataset.js';
 import { loadTauBench, tauBenchAgenticRuns } from '../../src/eval/datasets/tau-bench.js';

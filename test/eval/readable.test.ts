@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ArchiveEntry, ConversationMessage } from '../../src/conversation/types.js';
-import { renderTranscript } from '../../src/compaction/transcript-format.js';
+import { renderTranscript } from '../../src/compaction/format/transcript-format.js';
 import { bm25WindowsAnswer, bm25WindowsIndex } from '../../src/eval/bm25-windows.js';
 import type { EvalQuestion } from '../../src/eval/eval-types.js';
 import { aggregate, aggregateByCategory, scoreQuestion } from '../../src/eval/metrics.js';

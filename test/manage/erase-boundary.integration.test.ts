@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Archive } from '../../src/archive/archive.js';
 import { openLanceArchive } from '../../src/archive/lancedb/lancedb-archive.js';
-import type { ExportRecord } from '../../src/compaction/export-conversation.js';
+import type { ExportRecord } from '../../src/erase-export/export-conversation.js';
 import type { ConversationMessage, NewMessage } from '../../src/conversation/types.js';
 import { createHashingEmbedder } from '../../src/embedding/hashing-embedder.js';
 import { createMemfold, type Memfold, type MemfoldOptions } from '../../src/memfold.js';

@@ -4,7 +4,7 @@
  * be rewritten with the new messages merged in, and its answer becomes the batch in place of the previous summary.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { batchBody } from '../../src/compaction/headers.js';
+import { batchBody } from '../../src/compaction/format/headers.js';
 import { InvalidArgumentError, MemfoldError } from '../../src/errors.js';
 import { createMemfold, type MemfoldOptions } from '../../src/memfold.js';
 import {

@@ -4,7 +4,7 @@
  * small helpers. The triggers are the crash test's (test/durability/crash-recovery.test.ts), kept here as SQL.
  */
 import type pg from 'pg';
-import type { ReconcileOutcome } from '../../src/compaction/reconcile.js';
+import type { ReconcileOutcome } from '../../src/compaction/journal/reconcile.js';
 
 export interface SoakTally {
   runs: { inProcess: number; worker: number };

@@ -1,6 +1,6 @@
 /** Render LoCoMo sessions and τ-bench runs as memfold transcripts (test helpers for the extractive summarizer). */
 import { readFileSync } from 'node:fs';
-import { parseTranscript, renderTranscript } from '../../src/compaction/transcript-format.js';
+import { parseTranscript, renderTranscript } from '../../src/compaction/format/transcript-format.js';
 import type { SummaryLine } from '../../src/summarizer/summarizer.js';
 import { LOCOMO_FILE, TAU_BENCH_EXCERPT } from '../support/shared-data.js';
 

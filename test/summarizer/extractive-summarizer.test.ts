@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { renderTranscript } from '../../src/compaction/transcript-format.js';
+import { renderTranscript } from '../../src/compaction/format/transcript-format.js';
 import { MAX_FOLD_SHARE, createExtractiveSummarizer, summarizeExtractive } from '../../src/summarizer/extractive/extractive-summarizer.js';
 import { splitSentences } from '../../src/summarizer/extractive/sentences.js';
 import { condense } from '../../src/summarizer/extractive/condense.js';

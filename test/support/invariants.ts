@@ -12,9 +12,9 @@
  */
 import { expect } from 'vitest';
 import type { ArchiveEntry, ConversationMessage } from '../../src/conversation/types.js';
-import { clipArchiveLabels, selectClip } from '../../src/compaction/clip-archive.js';
-import { parseHeader } from '../../src/compaction/headers.js';
-import { parseLabel } from '../../src/compaction/labels.js';
+import { clipArchiveLabels, selectClip } from '../../src/compaction/view/clip-archive.js';
+import { parseHeader } from '../../src/compaction/format/headers.js';
+import { parseLabel } from '../../src/compaction/format/labels.js';
 import type { Memfold } from '../../src/memfold.js';
 
 export interface InvariantReport {

@@ -1,5 +1,5 @@
 /** `memfold erase <conversation> --yes`: remove a conversation from both stores, after saying what goes. */
-import type { EraseResult } from '../../compaction/erase-conversation.js';
+import type { EraseResult } from '../../erase-export/erase-conversation.js';
 import type { Memfold } from '../../memfold.js';
 import { printJson, printStored, type Output } from '../output.js';
 

@@ -2,13 +2,13 @@
  * `memfold inspect <conversation>`: the archived batches as a tree by depth, each with the sessions it covers, and
  * the sessions of the live history (derived with `sessionGapMinutes`, `--session-gap`). Reads only.
  */
-import { displayLabel } from '../../compaction/clip-archive.js';
-import { isClipArchive } from '../../compaction/plan.js';
+import { displayLabel } from '../../compaction/view/clip-archive.js';
+import { isClipArchive } from '../../compaction/plan/plan.js';
 import { conversationCost, type ConversationCost } from '../../cost/conversation-cost.js';
 import type { ModelPrice } from '../../cost/model-price.js';
 import { priceOf } from '../../cost/price-of.js';
-import { liveSessions, type LiveSession } from '../../compaction/sessions.js';
-import { turnMap, type TurnSpan } from '../../compaction/turn-map.js';
+import { liveSessions, type LiveSession } from '../../conversation/sessions.js';
+import { turnMap, type TurnSpan } from '../../conversation/turn-map.js';
 import type { ArchiveEntry, ConversationMessage } from '../../conversation/types.js';
 import type { Memfold } from '../../memfold.js';
 import { buildBatchTree, formatBatchTree, shortTime } from '../batch-tree.js';

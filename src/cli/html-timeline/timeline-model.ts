@@ -2,7 +2,7 @@
  * What the HTML timeline shows, pure: the archive's entries and the live history in, a page model out. Every
  * string stays as stored; `timeline-page.ts` escapes it and the page only ever sets it as text.
  */
-import { byTime } from '../../compaction/clip-archive.js';
+import { byTime } from '../../compaction/view/clip-archive.js';
 import type { ArchiveEntry, ConversationMessage } from '../../conversation/types.js';
 import { buildTimeAxis, type AxisTick } from './time-axis.js';
 

@@ -1,0 +1,118 @@
+/**
+ * Step 5 (and the writes of step 6): write entries, read them back, and remember every write and
+ * mark so that a failure before the commit can undo them. A message leaves the live table only
+ * after every entry covering it has been written *and read back* unchanged.
+ */
+import type { ArchiveEntry } from '../../conversation/types.js';
+import { MemfoldError } from '../../errors.js';
+import type { Archive } from '../../archive/archive.js';
+
+export class ReadbackError extends MemfoldError {
+  constructor(label: string, problem: string) {
+    super('archive_error', `Archive read-back failed for ${label}: ${problem}`, { details: { label } });
+    this.name = 'ReadbackError';
+  }
+}
+
+function sameEntry(written: ArchiveEntry, read: ArchiveEntry | undefined): string | undefined {
+  if (!read) return 'missing after write';
+  if (read.operationId !== written.operationId) return `the label belongs to operation ${read.operationId}`;
+  if (read.content !== written.content) return 'content differs';
+  if (read.depth !== written.depth || read.kind !== written.kind) return 'depth or kind differs';
+  if (read.sourceIds.join('\u0000') !== written.sourceIds.join('\u0000')) return 'source ids differ';
+  if ((read.messages?.length ?? 0) !== (written.messages?.length ?? 0)) return 'transcript messages differ';
+  if ((read.sessions ?? []).join('\u0000') !== (written.sessions ?? []).join('\u0000')) return 'sessions differ';
+  return undefined;
+}
+
+export interface ArchiveWriter {
+  /** Write, then read back and compare; throws ReadbackError on any difference. Calls run one at a time, in order. */
+  writeVerified(entries: ArchiveEntry[]): Promise<void>;
+  mark(labels: string[], parentLabel: string): Promise<void>;
+  /** Each label under its own parent, in one archive call. */
+  markEach(marks: ReadonlyArray<{ label: string; parentLabel: string }>): Promise<void>;
+  /** Labels written so far, in order. */
+  readonly written: readonly string[];
+  /** Best-effort undo: clear marks, delete the rows it wrote (never another operation's). Returns the errors it met (it never throws). */
+  rollback(): Promise<unknown[]>;
+}
+
+/**
+ * `journal` is called with every label so far before each write, and must persist them: after a crash,
+ * the journal is how reconcile finds what this writer may have stored.
+ */
+export function createArchiveWriter(
+  archive: Archive,
+  conversationId: string,
+  operationId: string,
+  journal: (labels: string[]) => Promise<void> = async () => undefined,
+): ArchiveWriter {
+  const written: string[] = [];
+  const marked: string[] = [];
+  // One call at a time, in the order made: archive writes may run beside the fold, and a journal update must never
+  // land after a later one (it would drop labels), nor a rollback before a write still in flight.
+  let tail: Promise<unknown> = Promise.resolve();
+  const inOrder = <T>(task: () => Promise<T>): Promise<T> => {
+    const run = tail.then(task, task);
+    tail = run.catch(() => undefined);
+    return run;
+  };
+  return {
+    written,
+    writeVerified: (entries) =>
+      inOrder(async () => {
+        // Record before writing: a write that fails halfway (or a crash) may still have stored some rows.
+        written.push(...entries.map((e) => e.label));
+        await journal([...written]);
+        await archive.write(entries);
+        const read = await archive.read(
+          conversationId,
+          entries.map((e) => e.label),
+        );
+        const byLabel = new Map(read.map((e) => [e.label, e]));
+        for (const entry of entries) {
+          const problem = sameEntry(entry, byLabel.get(entry.label));
+          if (problem) throw new ReadbackError(entry.label, problem);
+        }
+      }),
+    mark: (labels, parentLabel) =>
+      inOrder(async () => {
+        marked.push(...labels);
+        await archive.mark(conversationId, labels, parentLabel);
+      }),
+    markEach: (marks) =>
+      inOrder(async () => {
+        if (marks.length === 0) return;
+        marked.push(...marks.map((m) => m.label));
+        await archive.markEach(conversationId, marks);
+      }),
+    rollback: () =>
+      inOrder(async () => {
+        const errors: unknown[] = [];
+        if (marked.length > 0) await archive.mark(conversationId, marked, null).catch((e: unknown) => errors.push(e));
+        if (written.length > 0) await removeOwnEntries(archive, conversationId, operationId, written).catch((e: unknown) => errors.push(e));
+        return errors;
+      }),
+  };
+}
+
+/**
+ * Remove the entries of `operationId` among `labels`: clear the marks that point at them, then delete
+ * them. A label held by another operation's row is left alone (a write refused on it, or a journal
+ * naming a label it never got). Idempotent: a crash halfway is undone by running it again.
+ */
+export async function removeOwnEntries(archive: Archive, conversationId: string, operationId: string, labels: readonly string[]): Promise<void> {
+  if (labels.length === 0) return;
+  const own = new Set((await archive.read(conversationId, [...labels])).filter((e) => e.operationId === operationId).map((e) => e.label));
+  if (own.size === 0) return;
+  // Marked under them: child batches, and tool outputs their transcript segments superseded.
+  const marked = await Promise.all([archive.list({ conversationId, kind: 'summary' }), archive.list({ conversationId, kind: 'tool_output' })]);
+  const children = marked.flat().filter((e) => e.parentLabel !== undefined && own.has(e.parentLabel));
+  if (children.length > 0)
+    await archive.mark(
+      conversationId,
+      children.map((c) => c.label),
+      null,
+    );
+  await archive.delete(conversationId, [...own]);
+}
