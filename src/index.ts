@@ -115,6 +115,7 @@ export {
   type CompactToolLimits,
   type CompactToolTarget,
 } from './tools/compact-tool.js';
+export { compactionSummaryText, MAX_COMPACT_SUMMARY_CHARS } from './tools/compact-summary.js';
 export { runTool, type ToolResult } from './tools/tool-arguments.js';
 export {
   definitionFor,
