@@ -126,6 +126,7 @@ export {
   type ToolFormat,
 } from './tools/tool-shapes.js';
 export { toChatMessages, toResponsesInput, type OpenAIMessagesOptions } from './openai/openai-messages.js';
+export { fromChatMessage, fromResponsesOutput, type ChatMessageLike, type ResponsesItemLike } from './openai/openai-replies.js';
 export type { ReconcileOutcome } from './compaction/reconcile.js';
 export { createMcpServer, mcpServerFor, type McpServerOptions, type MemfoldMcpOptions } from './mcp/mcp-server.js';
 export { serveMcpHttp, type McpHttpListener, type McpHttpOptions } from './mcp/mcp-http.js';
