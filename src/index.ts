@@ -55,6 +55,7 @@ export {
   COMPACTION_MODES,
   SESSION_SCOPES,
   type CompactionMode,
+  type CompactionConfig,
   type CompactionSettings,
   type SessionScope,
 } from './compaction/compaction-settings.js';
