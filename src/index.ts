@@ -55,6 +55,7 @@ export {
   COMPACTION_MODES,
   SESSION_SCOPES,
   type CompactionMode,
+  type CompactionConfig,
   type CompactionSettings,
   type SessionScope,
 } from './compaction/compaction-settings.js';
@@ -115,6 +116,7 @@ export {
   type CompactToolLimits,
   type CompactToolTarget,
 } from './tools/compact-tool.js';
+export { compactionSummaryText, MAX_COMPACT_SUMMARY_CHARS } from './tools/compact-summary.js';
 export { runTool, type ToolResult } from './tools/tool-arguments.js';
 export {
   definitionFor,
@@ -125,6 +127,7 @@ export {
   type ToolFormat,
 } from './tools/tool-shapes.js';
 export { toChatMessages, toResponsesInput, type OpenAIMessagesOptions } from './openai/openai-messages.js';
+export { fromChatMessage, fromResponsesOutput, type ChatMessageLike, type ResponsesItemLike } from './openai/openai-replies.js';
 export type { ReconcileOutcome } from './compaction/journal/reconcile.js';
 export { createMcpServer, mcpServerFor, type McpServerOptions, type MemfoldMcpOptions } from './mcp/mcp-server.js';
 export { serveMcpHttp, type McpHttpListener, type McpHttpOptions } from './mcp/mcp-http.js';

@@ -107,6 +107,9 @@ export interface CompactionSettings {
   background: boolean;
 }
 
+/** The settings by the name of the original design's contract; `CompactionSettings` is the same type. */
+export type CompactionConfig = CompactionSettings;
+
 /**
  * Tool-name patterns, matched case-insensitively against the words of a tool's name (split at `_`, `-`, `.`, spaces
  * and camelCase): `str_replace` matches `str_replace_editor`, `edit` matches `MultiEdit`, never `credit`. A tool that

@@ -87,6 +87,8 @@ export interface Compactor {
    * re-planned from the live rows. On skip or failure the result's history is the one given. Never throws.
    */
   compactHistory(history: readonly ConversationMessage[], conversationId: string, options?: CompactOptions): Promise<CompactionResult>;
+  /** `compactHistory` by the name of the original design's contract (`compress(history, conversationId)`): the same operation. */
+  compress(history: readonly ConversationMessage[], conversationId: string, options?: CompactOptions): Promise<CompactionResult>;
   /**
    * Wait until the compactions and re-summarizations running now have finished, or `timeoutMs` has passed; resolves to
    * how many are still running (0: all done). Work started meanwhile is not waited for. memfold's `close` calls it.

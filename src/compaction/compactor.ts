@@ -384,6 +384,8 @@ export function createCompactor(options: CompactorOptions): Compactor {
 
     compactHistory: (history, conversationId, options) => track(compactHistory(history, conversationId, options)),
 
+    compress: (history, conversationId, options) => track(compactHistory(history, conversationId, options)),
+
     resummarizeDepth: (conversationId, depth) => track(resummarizeDepthNow(conversationId, depth)),
   };
 

@@ -26,6 +26,10 @@ export const PROVIDER_SUMMARY_MODELS: Readonly<Record<string, { provider: string
   'api.mistral.ai': { provider: 'Mistral', model: 'mistral-small-latest' },
   'api.deepseek.com': { provider: 'DeepSeek', model: 'deepseek-chat' },
   'api.groq.com': { provider: 'Groq', model: 'llama-3.1-8b-instant' },
+  // The OpenAI-compatible endpoints of Anthropic (`https://api.anthropic.com/v1`) and Google
+  // (`https://generativelanguage.googleapis.com/v1beta/openai`).
+  'api.anthropic.com': { provider: 'Anthropic', model: 'claude-haiku-4-5' },
+  'generativelanguage.googleapis.com': { provider: 'Google', model: 'gemini-2.5-flash-lite' },
 };
 
 /** The host the `openai` client calls: the base URL's, or OpenAI's when none is set. */

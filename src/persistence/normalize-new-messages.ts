@@ -10,7 +10,7 @@ import type { Role, ToolCall } from '../conversation/types.js';
 import { isoTimeSchema } from '../conversation/iso-time.js';
 import { repeatedCallId } from '../conversation/tool-groups.js';
 import { parseWithSchema } from '../conversation/schema-issues.js';
-import { describeValue, MAX_KEY_BYTES, MAX_SESSION_ID_BYTES, storedTextSchema } from '../conversation/text.js';
+import { describeValue, MAX_KEY_BYTES, MAX_SESSION_ID_BYTES, storedTextProblem, storedTextSchema } from '../conversation/text.js';
 import { utf8Bytes } from '../conversation/well-formed-text.js';
 import { InvalidArgumentError } from '../errors.js';
 
@@ -59,7 +59,23 @@ function requireUniqueCallIds(calls: readonly ToolCall[], field: string): void {
   }
 }
 
-/** One message as `append` takes it; keys it does not name (a caller's `seq`) are ignored. */
+/** Where a message in the openai SDK's shape is sent: `append` takes memfold's own shape only. */
+const SDK_SHAPE = "the openai SDK's shape: fromChatMessage or fromResponsesOutput converts it";
+
+/** The content: a string (empty allowed); the SDK's `null` or content parts are refused naming the converters. */
+const contentSchema = z
+  .string({
+    error: (issue) => (issue.input === null || Array.isArray(issue.input) ? `must be a string, got ${describeValue(issue.input)} (${SDK_SHAPE})` : undefined),
+  })
+  .check((ctx) => {
+    const problem = storedTextProblem(ctx.value, { allowEmpty: true });
+    if (problem !== undefined) ctx.issues.push({ code: 'custom', message: problem, input: ctx.value });
+  });
+
+/** A key of the SDK's spelling, refused: ignored like other unknown keys, it would store an assistant turn without its calls. */
+const sdkKey = (ours: string) => z.undefined({ error: () => `is the openai SDK's spelling; memfold takes ${ours} (${SDK_SHAPE})` }).optional();
+
+/** One message as `append` takes it; keys it does not name (a caller's `seq`) are ignored, the SDK's snake_case ones refused. */
 export const newMessageSchema = z.object({
   role: z.enum(['system', 'user', 'assistant', 'tool'], {
     error: (issue) => `must be one of system, user, assistant, tool; got ${describeValue(issue.input)}`,
@@ -69,9 +85,11 @@ export const newMessageSchema = z.object({
       error: (issue) => `must be 'message' or absent (the clip-archive is written by commitCompaction); got ${describeValue(issue.input)}`,
     })
     .optional(),
-  content: storedTextSchema({ allowEmpty: true }),
+  content: contentSchema,
   toolCalls: z.array(toolCallSchema).optional(),
+  tool_calls: sdkKey('toolCalls'),
   toolCallId: storedTextSchema().optional(),
+  tool_call_id: sdkKey('toolCallId'),
   name: storedTextSchema().optional(),
   id: storedTextSchema({ maxKeyBytes: MAX_KEY_BYTES }).optional(),
   sessionId: storedTextSchema({ maxKeyBytes: MAX_SESSION_ID_BYTES }).optional(),

@@ -2,7 +2,7 @@
  * The compact tool: an OpenAI function tool the agent calls to compact its own conversation, with an optional `focus`
  * (what the summary must keep). Bound to one conversation when created. It answers in one of three ways: no
  * compaction needed (the context is at or under the floor), refused (too little was added since the last compaction),
- * or what the compaction did. `execute` never throws.
+ * or what the compaction did and the summary it wrote (`compact-summary.ts`). `execute` never throws.
  */
 import { z } from 'zod';
 import { MAX_FOCUS_CHARS } from '../compaction/compaction-hooks.js';
@@ -12,6 +12,7 @@ import { parseWithSchema } from '../conversation/schema-issues.js';
 import { InvalidArgumentError } from '../errors.js';
 import type { FunctionToolDefinition } from './tool-shapes.js';
 import type { ToolResult } from './tool-arguments.js';
+import { compactionSummaryText } from './compact-summary.js';
 import { frozenDefinition, shapedDefinitions, type ShapedDefinitions } from './tool-shapes.js';
 import { argumentText, runTool, toolArgumentsObject, toolParameters } from './tool-arguments.js';
 
@@ -101,11 +102,13 @@ export function describeCompaction(result: CompactionResult, focus: string | und
       : `summarized ${n(result.archivedMessages)} older messages into ${result.batches.length} ${result.batches.length === 1 ? 'batch' : 'batches'}` +
         (result.toolOutputsCleared > 0 ? ` and cleared ${n(result.toolOutputsCleared)} old tool outputs` : '');
   const kept = focus !== undefined ? ` The summary was asked to keep: ${focus}.` : '';
+  // The summary itself, so the agent knows what now stands for the archived messages.
+  const summary = result.batches.length > 0 ? `\n\nThe summary written:\n${compactionSummaryText(result.batches)}` : '';
   return {
     ok: true,
     output:
       `Compacted: ${done}; the context went from ${n(result.tokensBefore)} to ${n(result.tokensAfter)} tokens.${kept} ` +
-      'Continue the task without asking again for what was said; memory_read searches or reads the archived messages.',
+      `Continue the task without asking again for what was said; memory_read searches or reads the archived messages.${summary}`,
   };
 }
 

@@ -15,9 +15,9 @@ let project: string;
 
 const CONSUMER = `
 import {
-  createMemfold, toChatMessages, mcpServerFor, parseMemoryReadArgs, MemfoldError,
+  createMemfold, toChatMessages, fromChatMessage, fromResponsesOutput, mcpServerFor, parseMemoryReadArgs, MemfoldError,
   type Memfold, type CompactionResult, type MemoryReadArgs, type ReconcileOutcome, type FunctionToolDefinition,
-  type MemfoldOptions, type LanceArchiveOptions, type KyselyPersistenceOptions, type CompactionSettings,
+  type MemfoldOptions, type LanceArchiveOptions, type KyselyPersistenceOptions, type CompactionSettings, type CompactionConfig,
 } from 'memfold';
 
 // What the options of the public functions are called, for a user who builds them apart from the call.
@@ -48,6 +48,10 @@ export const conversations = await memfold.listConversations();
 export const server = mcpServerFor(memfold, { conversation: 'c' });
 export const summaryModel = memfold.summaryModel;
 export const settings = memfold.compactor.settingsOf('c');
+export const config: CompactionConfig = settings;
+export const compress = memfold.compactor.compress;
+export const fromChat = fromChatMessage({ role: 'assistant', content: null, refusal: null, tool_calls: [{ id: 'k1', type: 'function', function: { name: 'f', arguments: '{}' } }] });
+export const fromResponses = fromResponsesOutput([{ type: 'function_call_output', call_id: 'k1', output: 'ok' }]);
 export const calibration = await memfold.persistence.getTokenCalibration('c');
 export const failure = new MemfoldError('invalid_argument', 'x');
 await memfold.close();

@@ -1,7 +1,7 @@
 /**
  * The README's integration recipes, run as written: memory_read wired into the AI SDK (a mock language model that
  * calls it), LangChain (`DynamicStructuredTool` + `invoke`), the openai client (a full tool loop against the local fake server,
- * strict tools), and an MCP server the owning process serves over HTTP. Each checks that the archived words reach
+ * strict tools, every turn stored with fromChatMessage), and an MCP server the owning process serves over HTTP. Each checks that the archived words reach
  * what the model reads next.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -12,7 +12,7 @@ import { generateText, jsonSchema, stepCountIs, tool, type ModelMessage } from '
 import { MockLanguageModelV4 } from 'ai/test';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createMemfold, mcpServerFor, serveMcpHttp, toChatMessages, type Memfold } from '../../src/index.js';
+import { createMemfold, fromChatMessage, mcpServerFor, serveMcpHttp, toChatMessages, type Memfold } from '../../src/index.js';
 import { behaviors, startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai-server.js';
 import { orderChat } from '../support/messages.js';
 
@@ -89,19 +89,30 @@ it('openai client: a strict tool loop, the model calling memory_read and reading
     behaviors.toolCall('memory_read', { query: 'ORD-506', label: null, depth: null, kind: null, from: null, to: null, limit: null, max_tokens: null }),
   );
   fake.enqueue(behaviors.ok('ORD-506 was noted for Ada Lovelace.'));
-  const memory = memfold.memoryRead('c');
-  const messages: OpenAI.Chat.ChatCompletionMessageParam[] = toChatMessages(await memfold.context('c'));
+  const conversationId = 'c';
+  const openai = client;
+  const before = (await memfold.history(conversationId)).length;
+  // Recipe, as written:
+  const memory = memfold.memoryRead(conversationId);
   const tools = [memory.definitionFor('chat', { strict: true })];
-  for (let step = 0; step < 3; step++) {
-    const reply = (await client.chat.completions.create({ model: 'gpt-4.1', messages, tools })).choices[0]!.message;
-    messages.push(reply);
-    if (!reply.tool_calls?.length) break;
-    for (const call of reply.tool_calls) {
-      if (call.type !== 'function') continue;
-      messages.push({ role: 'tool', tool_call_id: call.id, content: (await memory.execute(call.function.arguments)).output });
+  for (;;) {
+    const messages = toChatMessages(await memfold.context(conversationId));
+    const reply = (await openai.chat.completions.create({ model: 'gpt-4.1', messages, tools })).choices[0]!.message;
+    const [stored] = await memfold.append(conversationId, fromChatMessage(reply)); // the reply, stored in one line
+    if (!stored?.toolCalls?.length) break;
+    for (const call of stored.toolCalls) {
+      const { output } = await memory.execute(call.function.arguments);
+      await memfold.append(conversationId, [{ role: 'tool', toolCallId: call.id, content: output }]);
     }
   }
-  expect(messages.at(-1)).toMatchObject({ role: 'assistant', content: 'ORD-506 was noted for Ada Lovelace.' });
+  // The call (content null), its result and the answer are stored, in order.
+  const added = (await memfold.history(conversationId)).slice(before);
+  expect(added.map((m) => [m.role, m.content === '' ? '' : m.content.slice(0, 40), m.toolCalls?.[0]?.function.name])).toEqual([
+    ['assistant', '', 'memory_read'],
+    ['tool', expect.any(String), undefined],
+    ['assistant', 'ORD-506 was noted for Ada Lovelace.', undefined],
+  ]);
+  expect(added[1]!.toolCallId).toBe(added[0]!.toolCalls![0]!.id);
   const lastRequest = fake.requests.at(-1)!.body;
   expect(lastRequest.tools[0].function.strict).toBe(true);
   expect(JSON.stringify(lastRequest.messages.at(-1))).toContain('Please remember order ORD-506');

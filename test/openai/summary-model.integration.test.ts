@@ -25,6 +25,16 @@ describe('summary model choice', () => {
       provider: 'OpenAI',
     });
     expect(chooseSummaryModel({ openaiBaseUrl: 'https://openrouter.ai/api/v1' })).toMatchObject({ model: 'openai/gpt-4.1-mini', source: 'provider_default' });
+    expect(chooseSummaryModel({ openaiBaseUrl: 'https://api.anthropic.com/v1/', assistantModel: 'claude-sonnet-4-5' })).toEqual({
+      model: 'claude-haiku-4-5',
+      source: 'provider_default',
+      provider: 'Anthropic',
+    });
+    expect(chooseSummaryModel({ openaiBaseUrl: 'https://generativelanguage.googleapis.com/v1beta/openai/', assistantModel: 'gemini-2.5-pro' })).toEqual({
+      model: 'gemini-2.5-flash-lite',
+      source: 'provider_default',
+      provider: 'Google',
+    });
     expect(chooseSummaryModel({ openaiBaseUrl: 'http://127.0.0.1:11434/v1', assistantModel: 'llama3.1' })).toEqual({
       model: 'llama3.1',
       source: 'assistant_model',

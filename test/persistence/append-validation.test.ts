@@ -26,6 +26,13 @@ const REFUSED: Array<[string, (conversationId: string) => unknown[], string]> = 
     ],
     'messages[1].content',
   ],
+  ['content parts (the openai SDK shape)', () => [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }], 'messages[0].content'],
+  [
+    "the openai SDK's tool_calls (an object schema would drop them)",
+    () => [{ role: 'assistant', content: 'Looking.', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }] }],
+    'messages[0].tool_calls',
+  ],
+  ["the openai SDK's tool_call_id", () => [{ role: 'tool', content: '1', tool_call_id: 'c1', toolCallId: 'c1' }], 'messages[0].tool_call_id'],
   ['a lone high surrogate in content', () => [{ role: 'user', content: 'half an emoji: \uD83D' }], 'messages[0].content'],
   ['a surrogate pair in the wrong order', () => [{ role: 'user', content: '\uDE00\uD83D' }], 'messages[0].content'],
   ['a lone low surrogate in name', () => [{ role: 'user', content: 'hi', name: 'bob\uDC00' }], 'messages[0].name'],

@@ -4,6 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createMemfold } from '../../src/memfold.js';
+import type { SummaryBatch } from '../../src/conversation/types.js';
+import { compactionSummaryText, MAX_COMPACT_SUMMARY_CHARS } from '../../src/tools/compact-summary.js';
 import { COMPACT_DEFINITION, parseCompactArgs } from '../../src/tools/compact-tool.js';
 import { orderChat } from '../support/messages.js';
 
@@ -36,7 +38,12 @@ describe('compact tool', () => {
     expect(done.output).toMatch(/^Compacted: summarized \d+ older messages into \d+ batch(es)?; the context went from [\d,]+ to [\d,]+ tokens\./);
     expect(done.output).toContain('The summary was asked to keep: the refund of ORD-503.');
     expect(done.output).toContain('memory_read');
-    expect((await memfold.archive.list({ conversationId: 'c', kind: 'summary' })).length).toBeGreaterThan(0);
+    const batches = await memfold.archive.list({ conversationId: 'c', kind: 'summary' });
+    expect(batches.length).toBeGreaterThan(0);
+    // The answer carries the summary it wrote: each new depth-0 batch, header line included.
+    const [, summary] = done.output.split('\n\nThe summary written:\n');
+    expect(summary).toBe(batches.map((batch) => batch.content.trim()).join('\n\n'));
+    expect(summary).toMatch(/^\[depth:0\|/);
 
     // Refused while fewer than minNewTokens were added since; the floor is lowered so it is not what answers.
     const strict = memfold.compactTool('c', { floorTokens: 0, minNewTokens: 5_000 });
@@ -69,5 +76,29 @@ describe('compact tool', () => {
       properties: { focus: { type: 'string', maxLength: 400 } },
       additionalProperties: false,
     });
+  });
+
+  it('bounds the summary it shows: the newest batches whole, one cut at the bound, the older ones named', () => {
+    const batch = (i: number, chars: number): SummaryBatch => ({
+      kind: 'summary',
+      label: `c-0-${i}`,
+      conversationId: 'c',
+      depth: 0,
+      start: '2025-01-01T00:00:00.000Z',
+      end: '2025-01-01T00:00:00.000Z',
+      count: 1,
+      content: `[depth:0|batch ${i}] ${'x'.repeat(chars)}`,
+      sourceIds: [],
+      operationId: 'op',
+    });
+    const batches = [0, 1, 2, 3, 4, 5].map((i) => batch(i, 1_500));
+    const text = compactionSummaryText(batches);
+    expect(text.length).toBeLessThanOrEqual(MAX_COMPACT_SUMMARY_CHARS + 200);
+    expect(text).toMatch(/^\(3 earlier batches not shown: c-0-0 to c-0-2\)/);
+    expect(text).toContain('[depth:0|batch 3] x');
+    expect(text).toContain('… (cut; memory_read with label c-0-3 reads it whole)');
+    expect(text).toContain(batches[4]!.content);
+    expect(text.endsWith(batches[5]!.content)).toBe(true);
+    expect(compactionSummaryText([batch(0, 10)])).toBe(`[depth:0|batch 0] ${'x'.repeat(10)}`);
   });
 });
