@@ -6,7 +6,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ConversationMessage, NewMessage } from './conversation/types.js';
 import { createCompactor, type Compactor, type CompactOptions, type ContextUsage, type UsageObservation } from './compaction/compactor.js';
-import { calibrationFactorOf } from './compaction/compaction-deps.js';
+import { calibrationFactorOf } from './compaction/usage/conversation-counts.js';
 import { createContextWarnings } from './compaction/usage/context-warnings.js';
 import type { CompactionResult } from './compaction/compaction-result.js';
 import { reconcileAll, type ReconcileOutcome } from './compaction/journal/reconcile.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { resolveCompactionSettings } from '../../src/compaction/compaction-settings.js';
 import type { ConversationMessage } from '../../src/conversation/types.js';
 import { chunkByTokens } from '../../src/compaction/fold/chunk.js';
-import { chunkStretchBudget, summarizerInputBudget } from '../../src/compaction/compaction-deps.js';
+import { chunkStretchBudget, summarizerInputBudget } from '../../src/compaction/fold/summarizer-budget.js';
 import { buildTranscriptSegments } from '../../src/compaction/batches/transcript-segments.js';
 import { createExtractiveSummarizer } from '../../src/summarizer/extractive/extractive-summarizer.js';
 import type { Summarizer } from '../../src/summarizer/summarizer.js';

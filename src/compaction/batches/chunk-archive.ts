@@ -43,15 +43,18 @@ export interface ChunkArchive {
  * a time, in order; the first failure skips the rest and is reported to `onFailure` (to stop the fold) and by
  * `finish`.
  */
-export function startChunkArchive(
-  chunks: readonly (readonly ConversationMessage[])[],
-  target: ArchiveTarget,
-  deps: Pick<CompactionDeps, 'archive' | 'settings' | 'tokens'>,
-  countMessage: (m: ConversationMessage) => number,
-  onFailure: (error: unknown) => void,
+export interface ChunkArchiveInput {
+  chunks: readonly (readonly ConversationMessage[])[];
+  target: ArchiveTarget;
+  deps: Pick<CompactionDeps, 'archive' | 'settings' | 'tokens'>;
+  countMessage: (m: ConversationMessage) => number;
+  onFailure: (error: unknown) => void;
   /** Hears when `planned()` changes: the labels were chosen, or a batch was archived. */
-  onPlanned: () => void = () => undefined,
-): ChunkArchive {
+  onPlanned?: () => void;
+}
+
+export function startChunkArchive(input: ChunkArchiveInput): ChunkArchive {
+  const { chunks, target, deps, countMessage, onFailure, onPlanned = () => undefined } = input;
   const { conversationId, operationId, writer, sessionOf } = target;
   const originals = target.originals ?? new Map<string, ClearedOriginal>();
   const verbatim = (chunk: readonly ConversationMessage[]) => chunk.map((m) => originals.get(m.id)?.original ?? m);

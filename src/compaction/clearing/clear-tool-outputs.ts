@@ -117,9 +117,23 @@ export function withFoldedPlaceholders(history: readonly ConversationMessage[], 
   return replacingOutputs(history, folded, (m, tokens) => ({ ...m, content: foldedPlaceholder(tokens) }));
 }
 
-/** `history` as it reads once `selection` is cleared, for planning what follows (labels estimated). */
-export function withPlaceholders(history: readonly ConversationMessage[], selection: ClearingSelection): ConversationMessage[] {
-  return replacingOutputs(history, selection, (m, tokens) => ({ ...m, content: clearedPlaceholder(TYPICAL_LABEL, tokens), clearedOutputLabel: TYPICAL_LABEL }));
+/**
+ * `history` as it reads once `selection` is cleared, for planning what follows: each output's placeholder under the
+ * label a clearing chooses when no label is taken, naming its tokens as `ownCount` (memfold's own count, as the
+ * clearing names them) counts them.
+ */
+export function withPlaceholders(
+  history: readonly ConversationMessage[],
+  selection: ClearingSelection,
+  ownCount: (message: ConversationMessage) => number,
+): ConversationMessage[] {
+  const messages = selection.outputs.map((o) => o.message);
+  const entries = toolOutputEntries(messages, { conversationId: '', operationId: '' });
+  const tokensOf = new Map(messages.map((m) => [m.id, ownCount(m)]));
+  return withClearedOutputs(
+    history,
+    clearedOutputs(entries, (id) => tokensOf.get(id)!),
+  );
 }
 
 /** `history` with each output of `selection` replaced by `replace(message, its tokens)`. */

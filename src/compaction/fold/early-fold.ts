@@ -2,18 +2,18 @@
  * The fold's model requests, started before the compaction's own writes. Under the conversation's lock, tier 2's
  * clearing, the journal and the archive reads take a few hundred milliseconds before the first summarizer request;
  * with a model behind the summarizer that time is added to every compaction. The requests depend only on what the
- * plan compacts, so they are predicted from the plan made before the lock and sent at once; the compaction then folds
- * as always, and a request it makes that an early one made with the same input is answered by that one.
+ * plan compacts, so they are sent at once from the compaction's one plan (its chunks, made before the lock); the
+ * compaction then folds those same chunks, and a request it makes that an early one made with the same input is
+ * answered by that one.
  * Nothing is written by the early fold: a wrong prediction (the rows changed, a label was taken) costs the early
  * requests not taken, which are stopped, and the compaction's own requests go to the model as usual.
  */
-import type { ConversationMessage } from '../../conversation/types.js';
 import type { Summarizer, SummarizeRequest, Summary } from '../../summarizer/summarizer.js';
-import { clearedOutputs, toolOutputEntries, withClearedOutputs } from '../clearing/clear-tool-outputs.js';
-import { listFrontier, newestSummary, type CompactionDeps, type ConversationCounts } from '../compaction-deps.js';
-import { chunkCompactable, foldChunked, type ChunkedCompactable } from './fold-compactable.js';
+import { listFrontier } from '../batches/list-frontier.js';
+import type { CompactionDeps } from '../compaction-deps.js';
+import { foldChunked, type ChunkedCompactable } from './fold-compactable.js';
+import { newestSummary } from './fold-context.js';
 import { promptOverhead } from './fold.js';
-import { clearingOf, planAfterClearing, type RunnableTierPlan } from '../plan/plan-tiers.js';
 
 export interface EarlyFold {
   /** The summarizer the compaction folds with: the inner one, answering from an early request made with the same input. */
@@ -22,60 +22,25 @@ export interface EarlyFold {
   stop(): void;
 }
 
-/**
- * The chunks tier 3 will fold when `tiers` runs on `history`, pure: its plan, or after tier 2 the plan made again on
- * the history with each cleared output's placeholder (labels as chosen when none is taken) and each output tier 3
- * folds uncleared read as its fold placeholder. Undefined when no tier 3.
- */
-export function predictFoldChunks(
-  tiers: RunnableTierPlan,
-  history: readonly ConversationMessage[],
-  conversationId: string,
-  deps: Pick<CompactionDeps, 'tokens' | 'inputBudget' | 'stretchBudget' | 'settings'>,
-  counts: ConversationCounts,
-): ChunkedCompactable | undefined {
-  if (tiers.kind !== 'compact') return undefined;
-  let plan = tiers.plan;
-  if (tiers.clearing.outputs.length > 0) {
-    const { kept, folded } = clearingOf(tiers);
-    const outputs = kept.outputs.map((o) => o.message);
-    const entries = toolOutputEntries(outputs, { conversationId, operationId: '' });
-    const tokensOf = new Map(outputs.map((m) => [m.id, counts.message(m)]));
-    const cleared = withClearedOutputs(
-      history,
-      clearedOutputs(entries, (id) => tokensOf.get(id)!),
-    );
-    const replanned = planAfterClearing(cleared, folded, deps.settings, counts);
-    if (replanned.kind === 'skip') return undefined;
-    plan = replanned;
-  }
-  return chunkCompactable(plan.compactable, plan.recent, deps, counts.context);
+export interface EarlyFoldInput {
+  /** The chunks the compaction's one plan folds (`plan/plan-run.ts`): the requests are the ones its fold will make. */
+  chunks: ChunkedCompactable | undefined;
+  conversationId: string;
+  deps: CompactionDeps;
+  /** Stops the early requests too. */
+  signal?: AbortSignal;
 }
 
 /**
- * Start folding `tiers`'s predicted chunks, for a summarizer that calls a model (one that sends instructions with
- * each request, `promptOverhead`); the offline summarizer answers at once, so for it, and when there is no tier 3,
- * this returns undefined (also when the archive cannot be read: the compaction will say why). `signal` stops the early
- * requests too. Returns once the first requests are sent.
+ * Start folding the plan's chunks, for a summarizer that calls a model (one that sends instructions with each request,
+ * `promptOverhead`); the offline summarizer answers at once, so for it, and when there is no tier 3, this returns
+ * undefined (also when the archive cannot be read: the compaction will say why). Returns once the first requests are
+ * sent.
  */
-export async function startEarlyFold(
-  tiers: RunnableTierPlan,
-  history: readonly ConversationMessage[],
-  conversationId: string,
-  deps: CompactionDeps,
-  counts: ConversationCounts,
-  signal?: AbortSignal,
-): Promise<EarlyFold | undefined> {
+export async function startEarlyFold(input: EarlyFoldInput): Promise<EarlyFold | undefined> {
+  const { chunks: chunked, conversationId, deps, signal } = input;
   const inner = deps.summarizer;
-  if (promptOverhead(inner, deps.settings.maxSummaryTokens) === '') return undefined;
-  // Only a speedup: a prediction that cannot be made leaves the compaction to fold as usual (and to fail, if it must).
-  let chunked: ChunkedCompactable | undefined;
-  try {
-    chunked = predictFoldChunks(tiers, history, conversationId, deps, counts);
-  } catch {
-    return undefined;
-  }
-  if (!chunked) return undefined;
+  if (!chunked || promptOverhead(inner, deps.settings.maxSummaryTokens) === '') return undefined;
 
   // Each early request has its own stop: stopping the early fold stops those not taken, never one the compaction took.
   const made = new Map<string, { summary: Promise<Summary>; stop: AbortController }>();

@@ -17,6 +17,7 @@
  * The caller holds the conversation's lock.
  */
 import type { ConversationMessage } from '../../conversation/types.js';
+import type { CompactionEvent } from '../compaction-result.js';
 import type { CompactionSettings } from '../compaction-settings.js';
 import type { Archive } from '../../archive/archive.js';
 import type { CompactionOperation, PersistenceProvider } from '../../persistence/persistence-provider.js';
@@ -135,5 +136,15 @@ export async function reconcileAll(deps: ReconcileDeps): Promise<ReconcileOutcom
       }
     }
   }
+  return outcomes;
+}
+
+/** Finish or undo the conversation's interrupted operations and report each (`reconciled`). The caller holds the lock. */
+export async function reconcileAndReport(
+  conversationId: string,
+  deps: ReconcileDeps & { emit: (event: CompactionEvent) => void },
+): Promise<ReconcileOutcome[]> {
+  const outcomes = await reconcileConversation(conversationId, deps);
+  for (const outcome of outcomes) deps.emit({ type: 'reconciled', ...outcome });
   return outcomes;
 }

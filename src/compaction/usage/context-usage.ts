@@ -4,7 +4,7 @@
  * planner and loop guard `compact()` uses. Reads only.
  */
 import type { ConversationMessage } from '../../conversation/types.js';
-import type { ConversationCounts } from '../compaction-deps.js';
+import type { ConversationCounts } from './conversation-counts.js';
 import type { CompactionSettings } from '../compaction-settings.js';
 import { planTiers } from '../plan/plan-tiers.js';
 
