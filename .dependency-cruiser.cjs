@@ -17,7 +17,8 @@ const ADAPTERS = [
 ];
 
 /** The orchestrator: the compaction root's files that sequence the stages. */
-const ORCHESTRATOR = '^src/compaction/(compactor|run-compaction|run-tiers|compaction-hooks)\\.ts$';
+const ORCHESTRATOR =
+  '^src/compaction/(compactor|compactor-context|compact-history|prepare-compaction|hook-calls|fold-beside-archive|run-compaction|run-tiers|compaction-hooks)\\.ts$';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {

@@ -164,8 +164,9 @@ export interface CompactionResult {
   costUsd: number | null;
   durationMs: number;
   /**
-   * Wall time per stage, in ms. Archive writes run beside the fold: `fold` includes them, `archive` is only the wait
-   * for those still running once the last summary is in.
+   * Wall time per stage, in ms. `plan` is the one plan made before the lock (the tiers, the cut and tier 3's chunks).
+   * Archive writes run beside the fold: `fold` includes them, `archive` is only the wait for those still running once
+   * the last summary is in.
    */
   stageMs: Partial<Record<CompactionStage, number>>;
   /**

@@ -5,8 +5,8 @@
  * plan compacts, so they are sent at once from the compaction's one plan (its chunks, made before the lock); the
  * compaction then folds those same chunks, and a request it makes that an early one made with the same input is
  * answered by that one.
- * Nothing is written by the early fold: a wrong prediction (the rows changed, a label was taken) costs the early
- * requests not taken, which are stopped, and the compaction's own requests go to the model as usual.
+ * Nothing is written by the early fold: a wrong prediction (the rows changed before the lock and were planned anew)
+ * costs the early requests not taken, which are stopped, and the compaction's own requests go to the model as usual.
  */
 import type { Summarizer, SummarizeRequest, Summary } from '../../summarizer/summarizer.js';
 import { listFrontier } from '../batches/list-frontier.js';
