@@ -19,7 +19,6 @@ const LONG_FILES: Record<string, string> = {
   'src/config.ts': 'the environment variables read in one place; split with the zod options schema',
   'src/embedding/hashing-embedder.ts': 'the tokenizer tables and the embedder share private state',
   'src/memfold.ts': 'createMemfold, the composition root: to split with the zod options schema',
-  'src/persistence/kysely/kysely-messages.ts': 'kyselyMessageOperations is one closure over the database handle',
   'src/persistence/persistence-provider.ts': "the port's interface and its documented contract, one type",
   'src/persistence/pglite/pglite-lock-file.ts': 'the lock file protocol, one state machine',
   'src/tools/memory-read-search.ts': "memory_read's search, its paging and its answer text",
@@ -33,7 +32,6 @@ const LONG_FUNCTIONS: Record<string, string> = {
   'src/memfold.ts': 'createMemfold, the composition root',
   'src/persistence/in-memory/in-memory-messages.ts': 'the in-memory store, one closure over its rows',
   'src/persistence/in-memory/in-memory-persistence.ts': 'the in-memory store, one closure over its rows',
-  'src/persistence/kysely/kysely-messages.ts': 'kyselyMessageOperations, one closure over the database handle',
   'src/persistence/kysely/kysely-store.ts': 'the store factory over its transaction helpers',
 };
 
