@@ -1,0 +1,204 @@
+/**
+ * The open archive table and what every call goes through: the closed check, reads tracked so `close` waits for them,
+ * mutations serialized in the table's write queue with commit conflicts retried, reads scoped (every row checked
+ * against namespace and conversation), and the sessions column a table made before it lacks.
+ */
+import type { Query, Table, VectorQuery } from '@lancedb/lancedb';
+import type { ArchiveEntry } from '../../conversation/types.js';
+import type { Embedder } from '../../embedding/embedder.js';
+import { errorMessage, MemfoldError } from '../../errors.js';
+import { requireLabels } from '../archive-entry-checks.js';
+import { chunked, labelsWhere, requireConversationId } from './lancedb-filter.js';
+import { COLUMN, ENTRY_COLUMNS, fromRow, SESSIONS_COLUMN_SQL } from './lancedb-schema.js';
+import type { Upkeep } from './lancedb-upkeep.js';
+import { enqueueWrite, isCommitConflict } from './lancedb-writes.js';
+
+/** Columns the search and list queries return: the entry, plus the times as numbers for ordering. */
+const SELECT = ENTRY_COLUMNS;
+/** The same on a table made before the sessions column existed (until its first write adds it). */
+const SELECT_WITHOUT_SESSIONS = ENTRY_COLUMNS.filter((name) => name !== COLUMN.sessions);
+
+export function hasSessionsColumn(schema: { fields: ReadonlyArray<{ name: string }> }): boolean {
+  return schema.fields.some((field) => field.name === COLUMN.sessions);
+}
+
+export function wrap(operation: string, error: unknown): MemfoldError {
+  if (MemfoldError.isInstance(error)) return error;
+  return new MemfoldError('archive_error', `LanceDB archive ${operation} failed: ${errorMessage(error)}`, {
+    cause: error,
+    retryable: isCommitConflict(error),
+  });
+}
+
+export interface ScopedRowsInput {
+  operation: string;
+  conversationId: string;
+  /** Must start with the conversation's scope (`lancedb-filter.ts`). */
+  where: string;
+  /** Turns the plain query into a full-text or vector query (returning the query to run). */
+  build?: (query: Query) => Query | VectorQuery;
+  /** The score column a search names. */
+  score?: '_score' | '_distance';
+}
+
+export interface LanceHandle {
+  table: Table;
+  namespace: string;
+  embedder: Embedder;
+  tableKey: string;
+  warn: (message: string, error: unknown) => void;
+  upkeep: Upkeep;
+  /** True once `close` began: new reads and writes are refused, upkeep is left to the next open. */
+  isClosed(): boolean;
+  startClosing(): void;
+  ensureOpen(): void;
+  /** Native reads running now: `close` waits for them (LanceDB refuses to close a table in use). */
+  reads: Set<Promise<unknown>>;
+  /** Serialize a mutation on this table, retry its commit conflicts, wrap its errors. */
+  mutate(operation: string, task: () => Promise<void>): Promise<void>;
+  /** Rows of one conversation matching `where`, every one checked against the scope. */
+  rows(input: ScopedRowsInput): Promise<Record<string, unknown>[]>;
+  /** Adds the sessions column to a table made before it (inside the write chain; another process may add it first). */
+  ensureSessionsColumn(): Promise<void>;
+  /** The table's columns in order, as writes lay them out: fixed once the sessions column exists. */
+  columnsForWrite(): ReturnType<Table['schema']>;
+  read(conversationId: string, labels: unknown): Promise<ArchiveEntry[]>;
+}
+
+export interface HandleInput {
+  table: Table;
+  namespace: string;
+  embedder: Embedder;
+  tableKey: string;
+  retry: <T>(operation: () => Promise<T>) => Promise<T>;
+  warn: (message: string, error: unknown) => void;
+  /** The table's index upkeep, told whether the archive is closing. */
+  upkeep: (closing: () => boolean) => Upkeep;
+}
+
+export async function createLanceHandle(input: HandleInput): Promise<LanceHandle> {
+  const { table, namespace, retry } = input;
+  const columns = await sessionsColumnOf(table);
+  let closed = false;
+  const handle: LanceHandle = {
+    table,
+    namespace,
+    embedder: input.embedder,
+    tableKey: input.tableKey,
+    warn: input.warn,
+    upkeep: input.upkeep(() => closed),
+    isClosed: () => closed,
+    startClosing() {
+      closed = true;
+    },
+    reads: new Set(),
+    ensureOpen() {
+      if (closed) throw new MemfoldError('archive_error', 'LanceDB archive is closed');
+    },
+    mutate(operation, task) {
+      // A write that reaches the queue once the archive is closing is refused: `close` waits only for those queued before.
+      handle.ensureOpen();
+      return enqueueWrite(handle.tableKey, async () => {
+        try {
+          await retry(task);
+        } catch (error) {
+          throw wrap(operation, error);
+        }
+      });
+    },
+    rows: (rowsInput) => scopedRows(handle, columns.selected, rowsInput),
+    ensureSessionsColumn: columns.ensure,
+    columnsForWrite: columns.forWrite,
+    read: (conversationId, labels) => readEntries(handle, conversationId, labels),
+  };
+  return handle;
+}
+
+/** What a table made before the sessions column needs: reads leave it out until a write (here or elsewhere) adds it. */
+async function sessionsColumnOf(table: Table) {
+  let present = hasSessionsColumn(await table.schema().catch(() => ({ fields: [] })));
+  let writeSchema: Awaited<ReturnType<Table['schema']>> | undefined;
+  return {
+    async selected(): Promise<string[]> {
+      if (!present) present = hasSessionsColumn(await table.schema());
+      return present ? SELECT : SELECT_WITHOUT_SESSIONS;
+    },
+    async ensure(): Promise<void> {
+      if (present || hasSessionsColumn(await table.schema())) {
+        present = true;
+        return;
+      }
+      try {
+        await table.addColumns([{ name: COLUMN.sessions, valueSql: SESSIONS_COLUMN_SQL }]);
+      } catch (error) {
+        if (!hasSessionsColumn(await table.schema())) throw error;
+      }
+      present = true;
+    },
+    async forWrite() {
+      if (writeSchema) return writeSchema;
+      const schema = await table.schema();
+      // memfold adds no other column: once the sessions column exists, the layout is fixed.
+      if (hasSessionsColumn(schema)) writeSchema = schema;
+      return schema;
+    },
+  };
+}
+
+/** A native read, tracked so `close` waits for it; refused once the archive is closing, like any call after `close`. */
+function reading<T>(handle: LanceHandle, start: () => Promise<T>): Promise<T> {
+  handle.ensureOpen();
+  const work = start();
+  handle.reads.add(work);
+  void work.finally(() => handle.reads.delete(work)).catch(() => undefined);
+  return work;
+}
+
+/**
+ * Rows of one conversation matching `where`; `build` turns the plain query into a full-text or vector query. Every
+ * row is checked against the scope too, so a row of another scope can never come back, even if a where-clause were wrong.
+ */
+async function scopedRows(handle: LanceHandle, selected: () => Promise<string[]>, input: ScopedRowsInput): Promise<Record<string, unknown>[]> {
+  const { operation, conversationId, where, build, score } = input;
+  const { namespace } = handle;
+  let found: Record<string, unknown>[];
+  try {
+    // A search names its score column: LanceDB otherwise adds it itself and logs a deprecation warning
+    // on stderr for every query (the projection will stop adding it).
+    found = await reading(handle, async () => {
+      const columns = await selected();
+      const plain = handle.table
+        .query()
+        .where(where)
+        .select(score ? [...columns, score] : columns);
+      const query = build ? build(plain) : plain;
+      return (await query.toArray()) as Record<string, unknown>[];
+    });
+  } catch (error) {
+    throw wrap(operation, error);
+  }
+  if (found.some((row) => row[COLUMN.namespace] !== namespace || row[COLUMN.conversationId] !== conversationId)) {
+    throw new MemfoldError(
+      'archive_error',
+      `LanceDB archive ${operation} returned rows outside namespace and conversation ${JSON.stringify([namespace, conversationId])}`,
+    );
+  }
+  return found;
+}
+
+async function readEntries(handle: LanceHandle, conversationId: string, labels: unknown): Promise<ArchiveEntry[]> {
+  handle.ensureOpen();
+  requireConversationId(conversationId);
+  const wanted = requireLabels(labels);
+  const found = new Map<string, ArchiveEntry>();
+  for (const slice of chunked([...new Set(wanted)])) {
+    for (const row of await handle.rows({ operation: 'read', conversationId, where: labelsWhere(handle.namespace, conversationId, slice) })) {
+      const entry = fromRow(row);
+      found.set(entry.label, entry);
+    }
+  }
+  return wanted.flatMap((label) => {
+    const entry = found.get(label);
+    return entry ? [entry] : [];
+  });
+}

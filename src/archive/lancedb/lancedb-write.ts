@@ -1,0 +1,86 @@
+/**
+ * `write` of the LanceDB archive: validate, embed, then append (or merge) in the table's queue. A label is replaced
+ * only by a write of the operation that holds it (a retry), never another operation's row.
+ */
+import type { ArchiveEntry } from '../../conversation/types.js';
+import { embedAll } from '../../embedding/embedder.js';
+import { InvalidArgumentError, MemfoldError } from '../../errors.js';
+import { chunked, sqlStringList } from './lancedb-filter.js';
+import type { LanceHandle } from './lancedb-handle.js';
+import { COLUMN, entriesTable, rowKey, validateEntry } from './lancedb-schema.js';
+
+export async function writeEntries(handle: LanceHandle, entries: ArchiveEntry[]): Promise<void> {
+  const { namespace, embedder, table } = handle;
+  if (!Array.isArray(entries)) throw new InvalidArgumentError('entries', 'must be an array');
+  if (entries.length === 0) return;
+  const times = entries.map((entry, index) => validateEntry(entry, index));
+  // Within one call the last entry of a label wins, as if written one after another.
+  const latest = new Map<string, number>();
+  entries.forEach((entry, index) => latest.set(rowKey(namespace, entry.conversationId, entry.label), index));
+  const chosen = [...latest.values()].sort((a, b) => a - b);
+  const vectors = await embedAll(
+    embedder,
+    chosen.map((index) => entries[index]!.content),
+  );
+  if (vectors.length !== chosen.length || vectors.some((vector) => vector.length !== embedder.dimensions)) {
+    throw new MemfoldError(
+      'embedding_error',
+      `Embedder ${embedder.id} returned vectors of the wrong count or size (expected ${chosen.length} x ${embedder.dimensions})`,
+    );
+  }
+  const chosenEntries = chosen.map((index) => entries[index]!);
+  const chosenTimes = chosen.map((index) => times[index]!);
+  let refused = 0;
+  const keys = chosenEntries.map((entry) => rowKey(namespace, entry.conversationId, entry.label));
+  await handle.mutate('write', async () => {
+    await handle.ensureSessionsColumn();
+    const data = entriesTable(await handle.columnsForWrite(), embedder, namespace, chosenEntries, chosenTimes, vectors);
+    // Most writes name no stored label: those append. A merge joins the keys of every fragment the key index
+    // does not cover yet, so between index upkeeps it costs several appends; a lookup by key does not.
+    // Writes of a conversation never race (one table queue here, the conversation's lock across processes).
+    if (!(await anyStored(handle, keys))) {
+      await table.add(data);
+      return;
+    }
+    // A label is replaced only by a write of the operation that holds it (a retry): never another's row.
+    const merged = await table
+      .mergeInsert(COLUMN.key)
+      .whenMatchedUpdateAll({ where: `target.${COLUMN.operationId} = source.${COLUMN.operationId}` })
+      .whenNotMatchedInsertAll()
+      .execute(data);
+    refused = data.numRows - merged.numInsertedRows - merged.numUpdatedRows;
+  });
+  await handle.upkeep.afterWrite();
+  if (refused > 0) throw await labelsTakenError(handle, entries, chosen);
+}
+
+/** Whether any of `keys` is a stored row (the write queue is held: nothing writes meanwhile). */
+async function anyStored(handle: LanceHandle, keys: readonly string[]): Promise<boolean> {
+  for (const slice of chunked(keys)) {
+    const found = await handle.table
+      .query()
+      .where(`${COLUMN.key} IN ${sqlStringList(slice)}`)
+      .select([COLUMN.key])
+      .limit(1)
+      .toArray();
+    if (found.length > 0) return true;
+  }
+  return false;
+}
+
+/** The error of a write some of whose labels another operation holds, naming them. */
+async function labelsTakenError(handle: LanceHandle, entries: readonly ArchiveEntry[], chosen: readonly number[]): Promise<MemfoldError> {
+  const taken: string[] = [];
+  for (const index of chosen) {
+    const entry = entries[index]!;
+    const [stored] = await handle.read(entry.conversationId, [entry.label]);
+    if (stored !== undefined && stored.operationId !== entry.operationId) taken.push(`${entry.label} (operation ${stored.operationId})`);
+  }
+  return new MemfoldError(
+    'archive_error',
+    `LanceDB archive write refused: ${taken.length > 0 ? taken.join(', ') : 'some labels'} already belong to another operation, and a write never replaces another operation's row`,
+    {
+      details: { labels: taken },
+    },
+  );
+}
