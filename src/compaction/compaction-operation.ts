@@ -20,7 +20,7 @@ export function openOperation(input: { conversationId: string; deps: StepContext
   const id = deps.newId();
   let status: OperationStatus = 'planned';
   const journal = (labels: string[]) => deps.persistence.updateOperation({ id, conversationId, status, labels });
-  const writer = createArchiveWriter(deps.archive, conversationId, id, journal);
+  const writer = createArchiveWriter({ archive: deps.archive, conversationId, operationId: id, journal });
   return {
     id,
     messageIds,

@@ -42,18 +42,18 @@ export async function foldBesideArchive(input: FoldBesideArchiveInput): Promise<
   const ids = { conversationId, operationId: operation.id };
   const fromBefore = new Set(before.map((b) => b.label));
   let archive: ChunkArchive | undefined;
-  const early = startEarlyResummarize(
-    () => {
+  const early = startEarlyResummarize({
+    frontierNow: () => {
       const planned = archive?.planned();
       if (!planned) return undefined;
       return { frontier: [...before, ...planned.batches], ready: (b) => fromBefore.has(b.label) || planned.archived.has(b.label) };
     },
-    {
+    ctx: {
       ...resummarizeContext(deps, ids, operation.writer, 1, foldSignal),
       onFold: (_depth: number, steps: FoldStep[]) => countSteps({ steps, result, conversationId, deps }),
     },
-    (error) => stopFold.abort(error),
-  );
+    onFailure: (error) => stopFold.abort(error),
+  });
   inFlight.early = early;
   const target = { ...ids, writer: operation.writer, originals: input.originals, sessionOf: (m: ConversationMessage) => input.plan.sessionOf.get(m.id) };
   const chunkArchive = startChunkArchive({
@@ -68,16 +68,16 @@ export async function foldBesideArchive(input: FoldBesideArchiveInput): Promise<
   inFlight.archiving = chunkArchive;
   const fold = foldOptions(deps, conversationId, 0, foldSignal);
   const steps = await timed(input, 'fold', () =>
-    atStage('model_failed', () => foldChunked(chunked, newestSummary(before), deps, fold, (i, step) => chunkArchive.summarized(i, step.text))).catch(
-      async (error: unknown) => {
-        // A write or the early re-summarize that failed stopped the fold: that failure is the cause. Either way the
-        // early run stops too, and the undo waits for everything in flight.
-        const cause: unknown = stopFold.signal.aborted ? stopFold.signal.reason : error;
-        stopFold.abort(cause);
-        await Promise.all([chunkArchive.settled(), early.settled()]);
-        throw cause;
-      },
-    ),
+    atStage('model_failed', () =>
+      foldChunked({ chunked, previousSummary: newestSummary(before), deps, fold, onSummary: (i, step) => chunkArchive.summarized(i, step.text) }),
+    ).catch(async (error: unknown) => {
+      // A write or the early re-summarize that failed stopped the fold: that failure is the cause. Either way the
+      // early run stops too, and the undo waits for everything in flight.
+      const cause: unknown = stopFold.signal.aborted ? stopFold.signal.reason : error;
+      stopFold.abort(cause);
+      await Promise.all([chunkArchive.settled(), early.settled()]);
+      throw cause;
+    }),
   );
   countSteps({ steps, result, conversationId, deps });
   throwIfAborted(signal);

@@ -65,7 +65,7 @@ async function compactSteps(input: RunCompactionInput, operation: CompactionOper
   const before = await atStage('archive_failed', () => listFrontier(deps, conversationId));
   // Cleared tool outputs are archived as they were appended: their originals are read before any model call.
   const originals = await atStage('archive_failed', () =>
-    readClearedOriginals(plan.compactable, deps.archive, conversationId, input.tier2?.entries, input.tier2?.uncleared),
+    readClearedOriginals({ messages: plan.compactable, archive: deps.archive, conversationId, ...input.tier2 }),
   );
   const chunked = deps.summarySupplied ? { chunks: [plan.compactable], historyChunks: 1, turnPrefixMessages: 0 } : input.chunks;
   result.turnPrefixMessages = chunked.turnPrefixMessages;
@@ -123,6 +123,7 @@ async function failed(input: RunCompactionInput, operation: CompactionOperation,
       return failure(`${stageError.message}; ${why}: nothing was undone (reconcile settles the operation)`);
     }
   }
-  await undoOperation(operation.writer, { operationId: operation.id, conversationId, messageIds: operation.messageIds }, persistence, stageError.message);
+  const undone = { operationId: operation.id, conversationId, messageIds: operation.messageIds };
+  await undoOperation({ writer: operation.writer, operation: undone, persistence, cause: stageError.message });
   return failure(stageError.message);
 }

@@ -41,12 +41,13 @@ export interface ArchiveWriter {
  * `journal` is called with every label so far before each write, and must persist them: after a crash,
  * the journal is how reconcile finds what this writer may have stored.
  */
-export function createArchiveWriter(
-  archive: Archive,
-  conversationId: string,
-  operationId: string,
-  journal: (labels: string[]) => Promise<void> = async () => undefined,
-): ArchiveWriter {
+export function createArchiveWriter(input: {
+  archive: Archive;
+  conversationId: string;
+  operationId: string;
+  journal?: (labels: string[]) => Promise<void>;
+}): ArchiveWriter {
+  const { archive, conversationId, operationId, journal = async () => undefined } = input;
   const written: string[] = [];
   const marked: string[] = [];
   // One call at a time, in the order made: archive writes may run beside the fold, and a journal update must never

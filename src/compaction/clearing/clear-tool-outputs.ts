@@ -128,11 +128,10 @@ export function withPlaceholders(
   ownCount: (message: ConversationMessage) => number,
 ): ConversationMessage[] {
   const messages = selection.outputs.map((o) => o.message);
-  const entries = toolOutputEntries(messages, { conversationId: '', operationId: '' });
-  const tokensOf = new Map(messages.map((m) => [m.id, ownCount(m)]));
+  const labels = toolOutputLabels(messages);
   return withClearedOutputs(
     history,
-    clearedOutputs(entries, (id) => tokensOf.get(id)!),
+    messages.map((m, i) => ({ id: m.id, label: labels[i]!, content: clearedPlaceholder(labels[i]!, ownCount(m)) })),
   );
 }
 
@@ -150,24 +149,29 @@ function replacingOutputs(
   });
 }
 
-/**
- * The archive entries of a clearing: each output verbatim, one entry each, labelled `o-{its minute}-{hash}` with a
- * label free of `taken` (labels already in the archive).
- */
+/** The label of each output's entry, `o-{its minute}-{hash}`, free of `taken` (labels already in the archive). */
+export function toolOutputLabels(outputs: readonly ConversationMessage[], taken: ReadonlySet<string> = new Set()): string[] {
+  const used = new Set(taken);
+  return outputs.map((message) => {
+    const label = uniqueLabel({ kind: 'tool_output', depth: 0, time: message.createdAt, sourceIds: [message.id] }, used);
+    used.add(label);
+    return label;
+  });
+}
+
+/** The archive entries of a clearing: each output verbatim, one entry each, under `toolOutputLabels`. */
 export function toolOutputEntries(
   outputs: readonly ConversationMessage[],
   ids: { conversationId: string; operationId: string },
   taken: ReadonlySet<string> = new Set(),
 ): ToolOutputEntry[] {
-  const used = new Set(taken);
-  return outputs.map((message) => {
-    const label = uniqueLabel({ kind: 'tool_output', depth: 0, time: message.createdAt, sourceIds: [message.id] }, used);
-    used.add(label);
+  const labels = toolOutputLabels(outputs, taken);
+  return outputs.map((message, i) => {
     const original = { ...message };
     delete original.clearedOutputLabel;
     return {
       kind: 'tool_output',
-      label,
+      label: labels[i]!,
       conversationId: ids.conversationId,
       depth: 0,
       start: message.createdAt,

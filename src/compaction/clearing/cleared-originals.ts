@@ -33,14 +33,16 @@ export function originalProblem(message: ConversationMessage, entry: ArchiveEntr
  * `verified`: `tool_output` entries this compaction wrote and read back under the same lock (its tier 2), by label;
  * they are not read again. Every other label is read from the archive.
  */
-export async function readClearedOriginals(
-  messages: readonly ConversationMessage[],
-  archive: Pick<Archive, 'read'>,
-  conversationId: string,
-  verified: ReadonlyMap<string, ArchiveEntry> = new Map(),
+export async function readClearedOriginals(input: {
+  messages: readonly ConversationMessage[];
+  archive: Pick<Archive, 'read'>;
+  conversationId: string;
+  /** `tool_output` entries this compaction's tier 2 wrote and read back, by label. */
+  entries?: ReadonlyMap<string, ArchiveEntry>;
   /** Outputs folded without being cleared (`splitByFold`): their live rows as stored, by message id. */
-  uncleared: ReadonlyMap<string, ConversationMessage> = new Map(),
-): Promise<Map<string, ClearedOriginal>> {
+  uncleared?: ReadonlyMap<string, ConversationMessage>;
+}): Promise<Map<string, ClearedOriginal>> {
+  const { messages, archive, conversationId, entries: verified = new Map<string, ArchiveEntry>(), uncleared = new Map<string, ConversationMessage>() } = input;
   const cleared = messages.filter((m) => m.clearedOutputLabel !== undefined);
   const originals = new Map<string, ClearedOriginal>();
   for (const message of messages) {

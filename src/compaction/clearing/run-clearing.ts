@@ -66,7 +66,12 @@ export async function runClearing(input: RunClearingInput): Promise<ClearingOutc
       // Unknown: left `archived` for reconcile, which finishes it if the rows are unchanged, or undoes it.
       if (outcome === undefined) return failure;
     }
-    await undoOperation(operation.writer, { operationId: operation.id, conversationId, messageIds }, deps.persistence, stageError.message);
+    await undoOperation({
+      writer: operation.writer,
+      operation: { operationId: operation.id, conversationId, messageIds },
+      persistence: deps.persistence,
+      cause: stageError.message,
+    });
     return failure;
   } finally {
     result.stageMs.clear = (result.stageMs.clear ?? 0) + deps.clock() - started;

@@ -67,7 +67,7 @@ export async function startEarlyFold(input: EarlyFoldInput): Promise<EarlyFold |
   if (!before) return undefined;
   const previous = newestSummary(before);
   const fold = { summarizer: recording, tokens: deps.tokens, maxSummaryTokens: deps.settings.maxSummaryTokens, signal: stopped.signal };
-  void foldChunked(chunked, previous, deps, fold)
+  void foldChunked({ chunked, previousSummary: previous, deps, fold })
     .catch(() => undefined)
     .finally(() => (running = false));
 

@@ -23,11 +23,12 @@ export interface EarlyResummarize {
  * batches are ready, or undefined while the new batches' labels are not chosen yet. `onFailure` hears the early
  * run's failure (a StageError), to stop the fold.
  */
-export function startEarlyResummarize(
-  frontierNow: () => { frontier: ArchiveEntry[]; ready: (batch: ArchiveEntry) => boolean } | undefined,
-  ctx: ResummarizeContext,
-  onFailure: (error: unknown) => void,
-): EarlyResummarize {
+export function startEarlyResummarize(input: {
+  frontierNow: () => { frontier: ArchiveEntry[]; ready: (batch: ArchiveEntry) => boolean } | undefined;
+  ctx: ResummarizeContext;
+  onFailure: (error: unknown) => void;
+}): EarlyResummarize {
+  const { frontierNow, ctx, onFailure } = input;
   let started: Promise<{ run: ArchiveEntry[]; parent: SummaryBatch }> | undefined;
   // Each batch is counted once, however many checks measure it.
   const fits = runFits(ctx);

@@ -25,12 +25,13 @@ export interface ChunkedCompactable {
  * `keepRecentTokens` by `contextCount`, the count the plan cut the tail with), the turn's compacted opening gets
  * chunks of its own, after the history's.
  */
-export function chunkCompactable(
-  compactable: readonly ConversationMessage[],
-  recent: readonly ConversationMessage[],
-  deps: Pick<CompactionDeps, 'tokens' | 'inputBudget' | 'stretchBudget' | 'settings'>,
-  contextCount: (m: ConversationMessage) => number,
-): ChunkedCompactable {
+export function chunkCompactable(input: {
+  compactable: readonly ConversationMessage[];
+  recent: readonly ConversationMessage[];
+  deps: Pick<CompactionDeps, 'tokens' | 'inputBudget' | 'stretchBudget' | 'settings'>;
+  contextCount: (m: ConversationMessage) => number;
+}): ChunkedCompactable {
+  const { compactable, recent, deps, contextCount } = input;
   const { tokens, inputBudget, stretchBudget, settings } = deps;
   const lineCost = (m: ConversationMessage, previous: ConversationMessage | undefined) => tokens.count(renderFoldLine(m, previous)) + 1;
   const chunksOf = (messages: readonly ConversationMessage[]) => chunkByTokens(messages, inputBudget, lineCost, stretchBudget);
@@ -44,13 +45,14 @@ export function chunkCompactable(
  * the previous summary when no history precedes it); a failure in either chain stops the other. `onSummary` hears
  * each chunk's summary as it arrives (by its index in `chunks`), so its batch can be archived while the rest fold.
  */
-export async function foldChunked(
-  chunked: ChunkedCompactable,
-  previousSummary: string | undefined,
-  deps: Pick<CompactionDeps, 'tokens' | 'stretchBudget'>,
-  fold: FoldOptions,
-  onSummary: (chunkIndex: number, step: FoldStep) => void = () => undefined,
-): Promise<FoldStep[]> {
+export async function foldChunked(input: {
+  chunked: ChunkedCompactable;
+  previousSummary: string | undefined;
+  deps: Pick<CompactionDeps, 'tokens' | 'stretchBudget'>;
+  fold: FoldOptions;
+  onSummary?: (chunkIndex: number, step: FoldStep) => void;
+}): Promise<FoldStep[]> {
+  const { chunked, previousSummary, deps, fold, onSummary = () => undefined } = input;
   const { tokens, stretchBudget } = deps;
   const { chunks, historyChunks } = chunked;
   // A chunk that took in a remainder may hold up to the stretch budget; only a single larger unit is cut.

@@ -30,14 +30,14 @@ export async function resummarizeDepthLocked(conversationId: string, depth: numb
   const operationId = deps.newId();
   await persistence.recordOperation({ id: operationId, conversationId, status: 'planned', messageIds: [], labels: [] });
   const journal = (labels: string[]) => persistence.updateOperation({ id: operationId, conversationId, status: 'planned', labels });
-  const writer = createArchiveWriter(deps.archive, conversationId, operationId, journal);
+  const writer = createArchiveWriter({ archive: deps.archive, conversationId, operationId, journal });
   try {
     const parent = await foldRun(run, resummarizeContext(deps, { conversationId, operationId }, writer, depth + 1));
     const clipArchive = buildClipArchive(replaceRun(current, run, parent), settings.clipFirst, settings.clipLast);
     await persistence.commitCompaction({ conversationId, operationId, deleteIds: [], clipArchive, labels: [...writer.written] });
     return { created: [parent], clipArchive };
   } catch (error) {
-    await undoOperation(writer, { operationId, conversationId, messageIds: [] }, persistence, errorMessage(error));
+    await undoOperation({ writer, operation: { operationId, conversationId, messageIds: [] }, persistence, cause: errorMessage(error) });
     throw error;
   }
 }

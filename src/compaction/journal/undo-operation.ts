@@ -13,7 +13,13 @@ export interface UndoneOperation {
 }
 
 /** Never throws: the failure being reported is `cause`, and reconcile finishes what this cannot. */
-export async function undoOperation(writer: ArchiveWriter, operation: UndoneOperation, persistence: PersistenceProvider, cause: string): Promise<void> {
+export async function undoOperation(input: {
+  writer: ArchiveWriter;
+  operation: UndoneOperation;
+  persistence: PersistenceProvider;
+  cause: string;
+}): Promise<void> {
+  const { writer, operation, persistence, cause } = input;
   const errors = await writer.rollback();
   const complete = errors.length === 0;
   const note = complete ? '' : `; undo incomplete, left for reconcile: ${errors.map(errorMessage).join('; ')}`;

@@ -29,6 +29,9 @@ export interface PlanRunInput {
 export function planRun({ history, deps, counts, force }: PlanRunInput): RunPlanOutcome {
   const tiers = planTiers(history, deps.settings, counts.context, { force, factor: counts.factor, ownCount: counts.message });
   if (tiers.kind === 'skip') return tiers;
-  const chunks = tiers.kind === 'compact' ? chunkCompactable(tiers.plan.compactable, tiers.plan.recent, deps, counts.context) : undefined;
+  const chunks =
+    tiers.kind === 'compact'
+      ? chunkCompactable({ compactable: tiers.plan.compactable, recent: tiers.plan.recent, deps, contextCount: counts.context })
+      : undefined;
   return { kind: 'run', tiers, chunks };
 }
