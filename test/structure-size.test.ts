@@ -29,8 +29,6 @@ const LONG_FUNCTIONS: Record<string, string> = {
   'src/mcp/mcp-stdio.ts': 'the MCP server loop and its tool table',
   'src/memfold.ts': 'createMemfold, the composition root',
   'src/persistence/in-memory/in-memory-messages.ts': 'the in-memory store, one closure over its rows',
-  'src/persistence/in-memory/in-memory-persistence.ts': 'the in-memory store, one closure over its rows',
-  'src/persistence/kysely/kysely-store.ts': 'the store factory over its transaction helpers',
 };
 
 function sourceFiles(): string[] {

@@ -82,39 +82,13 @@ export function createInMemoryPersistence(options: InMemoryPersistenceOptions = 
 
     async transaction<T>(fn: (tx: PersistenceTransaction) => Promise<T>): Promise<T> {
       ready('transaction');
-      return state.serialize(async () => {
-        // Copy-on-write: fn works on a snapshot, which replaces the tables only when fn succeeds.
-        const draft: InMemoryTables = copyOf(state.tables);
-        const marker = { active: true };
-        try {
-          const value = await inTransaction.run(marker, () => fn(promised(createInMemoryMessages(() => draft, context))));
-          state.tables = draft;
-          return value;
-        } finally {
-          marker.active = false;
-        }
-      });
+      return runTransaction({ state, context, inTransaction, fn });
     },
 
     async withConversationLock<T>(conversationId: string, fn: () => Promise<T>, lockOptions: LockWaitOptions = {}) {
       ready('withConversationLock');
       requireText(conversationId, 'conversationId');
-      const key = conversationKey(namespace, conversationId);
-      const wait = startLockWait(conversationId, lockOptions);
-      try {
-        if (!(lockOptions.wait ?? false)) {
-          if (!state.locks.tryAcquire(key, lockOptions.purpose)) return { acquired: false as const };
-        } else if (!(await state.locks.acquire(key, { signal: wait.signal, ...(lockOptions.purpose !== undefined ? { holder: lockOptions.purpose } : {}) }))) {
-          throw wait.giveUp(state.locks.holderOf(key));
-        }
-      } finally {
-        wait.dispose();
-      }
-      try {
-        return { acquired: true as const, value: await fn() };
-      } finally {
-        state.locks.release(key);
-      }
+      return withLock({ state, key: conversationKey(namespace, conversationId), conversationId, fn, lockOptions });
     },
 
     recordOperation: (operation) => write('recordOperation', () => recordOperation(state.tables, namespace, operation, clock().toISOString())),
@@ -149,6 +123,53 @@ export function createInMemoryPersistence(options: InMemoryPersistenceOptions = 
       closed = true;
     },
   };
+}
+
+/** Copy-on-write: `fn` works on a snapshot, which replaces the tables only when `fn` succeeds. */
+async function runTransaction<T>(input: {
+  state: InMemoryPersistenceState;
+  context: InMemoryContext;
+  inTransaction: AsyncLocalStorage<{ active: boolean }>;
+  fn: (tx: PersistenceTransaction) => Promise<T>;
+}): Promise<T> {
+  const { state, context, inTransaction, fn } = input;
+  return state.serialize(async () => {
+    const draft: InMemoryTables = copyOf(state.tables);
+    const marker = { active: true };
+    try {
+      const value = await inTransaction.run(marker, () => fn(promised(createInMemoryMessages(() => draft, context))));
+      state.tables = draft;
+      return value;
+    } finally {
+      marker.active = false;
+    }
+  });
+}
+
+/** `fn` under the conversation's lock, taken at once or, with `wait`, waited for within the options' bounds. */
+async function withLock<T>(input: {
+  state: InMemoryPersistenceState;
+  key: string;
+  conversationId: string;
+  fn: () => Promise<T>;
+  lockOptions: LockWaitOptions;
+}): Promise<{ acquired: false } | { acquired: true; value: T }> {
+  const { state, key, conversationId, fn, lockOptions } = input;
+  const wait = startLockWait(conversationId, lockOptions);
+  try {
+    if (!(lockOptions.wait ?? false)) {
+      if (!state.locks.tryAcquire(key, lockOptions.purpose)) return { acquired: false as const };
+    } else if (!(await state.locks.acquire(key, { signal: wait.signal, ...(lockOptions.purpose !== undefined ? { holder: lockOptions.purpose } : {}) }))) {
+      throw wait.giveUp(state.locks.holderOf(key));
+    }
+  } finally {
+    wait.dispose();
+  }
+  try {
+    return { acquired: true as const, value: await fn() };
+  } finally {
+    state.locks.release(key);
+  }
 }
 
 /** The synchronous operations as the port's PersistenceTransaction. */

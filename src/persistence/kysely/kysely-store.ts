@@ -127,67 +127,13 @@ function createStore(db: Kysely<Database>, backend: StoreDialect, options: Omit<
 
     async transaction<T>(fn: (tx: PersistenceTransaction) => Promise<T>): Promise<T> {
       assertOutsideTransaction('transaction');
-      const marker = { active: true };
-      let fnFailed: { error: unknown } | undefined;
-      try {
-        return await db.transaction().execute((trx) =>
-          inTransaction.run(marker, async () => {
-            try {
-              return await fn(kyselyMessageOperations(trx, context));
-            } catch (error) {
-              fnFailed = { error };
-              throw error;
-            }
-          }),
-        );
-      } catch (error) {
-        // The caller's own error comes back as thrown (also when the ROLLBACK after it failed too, on a lost
-        // connection); a failing BEGIN/COMMIT becomes a persistence error.
-        throw fnFailed ? fnFailed.error : toPersistenceError(error, 'run a transaction');
-      } finally {
-        marker.active = false;
-      }
+      return runTransaction({ db, context, inTransaction, fn });
     },
 
     async withConversationLock<T>(conversationId: string, fn: () => Promise<T>, options: LockWaitOptions = {}): Promise<LockResult<T>> {
       assertOutsideTransaction('withConversationLock');
       requireText(conversationId, 'conversationId');
-      const key = advisoryLockKey(context.namespace, conversationId);
-      const waiting = options.wait ?? false;
-      const wait = startLockWait(conversationId, options);
-      try {
-        if (!waiting) {
-          if (!mutex.tryAcquire(key, options.purpose)) return { acquired: false };
-        } else if (!(await mutex.acquire(key, { signal: wait.signal, ...(options.purpose !== undefined ? { holder: options.purpose } : {}) }))) {
-          const inProcess = mutex.holderOf(key);
-          throw wait.giveUp(inProcess === undefined ? undefined : `${inProcess} in this process`);
-        }
-        try {
-          if (!backend.advisoryLocks || !backend.reserveSession) {
-            wait.dispose();
-            return { acquired: true, value: await fn() };
-          }
-          // Even a caller that does not wait for the lock waits (bounded) for a connection to hold it on.
-          if (!(await lockSlots.acquire(wait.signal))) throw wait.giveUp('other conversations locked by this process (every connection for locks was in use)');
-          try {
-            const session = await guard('take a conversation lock', backend.reserveSession);
-            const advisoryWait = waiting ? { wait: true as const, signal: wait.signal, remainingMs: wait.remainingMs } : { wait: false as const };
-            // fn runs knowing the lock it holds, so its commits can check that the lock is still there.
-            const locked = await withAdvisoryLock(session, { conversationId, key, wait: advisoryWait }, (held) => {
-              wait.dispose();
-              return heldLocks.run(new Map([...(heldLocks.getStore() ?? []), [conversationId, held]]), fn);
-            });
-            if (locked.acquired || !waiting) return locked.acquired ? locked : { acquired: false };
-            throw wait.giveUp('holder' in locked ? locked.holder : undefined);
-          } finally {
-            lockSlots.release();
-          }
-        } finally {
-          mutex.release(key);
-        }
-      } finally {
-        wait.dispose();
-      }
+      return withLock({ backend, mutex, lockSlots, heldLocks, context, conversationId, fn, options });
     },
 
     recordOperation: outside('recordOperation', (operation) => recordOperation(db, context, operation)),
@@ -216,4 +162,87 @@ function createStore(db: Kysely<Database>, backend: StoreDialect, options: Omit<
       return closed;
     },
   };
+}
+
+/** `fn` in a database transaction, on the operations over it; the caller's own error comes back as thrown. */
+async function runTransaction<T>(input: {
+  db: Kysely<Database>;
+  context: StoreContext;
+  inTransaction: AsyncLocalStorage<{ active: boolean }>;
+  fn: (tx: PersistenceTransaction) => Promise<T>;
+}): Promise<T> {
+  const { db, context, inTransaction, fn } = input;
+  const marker = { active: true };
+  let fnFailed: { error: unknown } | undefined;
+  try {
+    return await db.transaction().execute((trx) =>
+      inTransaction.run(marker, async () => {
+        try {
+          return await fn(kyselyMessageOperations(trx, context));
+        } catch (error) {
+          fnFailed = { error };
+          throw error;
+        }
+      }),
+    );
+  } catch (error) {
+    // The caller's own error comes back as thrown (also when the ROLLBACK after it failed too, on a lost
+    // connection); a failing BEGIN/COMMIT becomes a persistence error.
+    throw fnFailed ? fnFailed.error : toPersistenceError(error, 'run a transaction');
+  } finally {
+    marker.active = false;
+  }
+}
+
+/**
+ * `fn` under the conversation's lock: the in-process mutex, then (PostgreSQL) an advisory lock on a reserved session,
+ * which `fn`'s commits re-check. Taken at once, or with `wait` waited for within the options' bounds.
+ */
+async function withLock<T>(input: {
+  backend: StoreDialect;
+  mutex: ReturnType<typeof createKeyedMutex>;
+  lockSlots: ReturnType<typeof createSemaphore>;
+  heldLocks: AsyncLocalStorage<ReadonlyMap<string, HeldLock>>;
+  context: StoreContext;
+  conversationId: string;
+  fn: () => Promise<T>;
+  options: LockWaitOptions;
+}): Promise<LockResult<T>> {
+  const { backend, mutex, lockSlots, heldLocks, context, conversationId, fn, options } = input;
+  const key = advisoryLockKey(context.namespace, conversationId);
+  const waiting = options.wait ?? false;
+  const wait = startLockWait(conversationId, options);
+  try {
+    if (!waiting) {
+      if (!mutex.tryAcquire(key, options.purpose)) return { acquired: false };
+    } else if (!(await mutex.acquire(key, { signal: wait.signal, ...(options.purpose !== undefined ? { holder: options.purpose } : {}) }))) {
+      const inProcess = mutex.holderOf(key);
+      throw wait.giveUp(inProcess === undefined ? undefined : `${inProcess} in this process`);
+    }
+    try {
+      if (!backend.advisoryLocks || !backend.reserveSession) {
+        wait.dispose();
+        return { acquired: true, value: await fn() };
+      }
+      // Even a caller that does not wait for the lock waits (bounded) for a connection to hold it on.
+      if (!(await lockSlots.acquire(wait.signal))) throw wait.giveUp('other conversations locked by this process (every connection for locks was in use)');
+      try {
+        const session = await guard('take a conversation lock', backend.reserveSession);
+        const advisoryWait = waiting ? { wait: true as const, signal: wait.signal, remainingMs: wait.remainingMs } : { wait: false as const };
+        // fn runs knowing the lock it holds, so its commits can check that the lock is still there.
+        const locked = await withAdvisoryLock(session, { conversationId, key, wait: advisoryWait }, (held) => {
+          wait.dispose();
+          return heldLocks.run(new Map([...(heldLocks.getStore() ?? []), [conversationId, held]]), fn);
+        });
+        if (locked.acquired || !waiting) return locked.acquired ? locked : { acquired: false };
+        throw wait.giveUp('holder' in locked ? locked.holder : undefined);
+      } finally {
+        lockSlots.release();
+      }
+    } finally {
+      mutex.release(key);
+    }
+  } finally {
+    wait.dispose();
+  }
 }
