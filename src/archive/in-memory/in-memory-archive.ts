@@ -108,17 +108,6 @@ export function createInMemoryArchive(options: InMemoryArchiveOptions = {}): Arc
     }
   };
 
-  /** Vectors of the entries' content, checked for count and size; none without an embedder. */
-  async function vectorsOf(contents: string[]): Promise<Array<Float32Array | undefined>> {
-    if (embedder === undefined) return contents.map(() => undefined);
-    const vectors = await embedAll(embedder, contents);
-    const size = embedder.dimensions || vectors[0]?.length;
-    if (vectors.length !== contents.length || vectors.some((vector) => vector.length !== size)) {
-      throw new MemfoldError('embedding_error', `Embedder ${embedder.id} returned vectors of the wrong count or size (expected ${contents.length} x ${size})`);
-    }
-    return vectors;
-  }
-
   return {
     async write(entries: ArchiveEntry[]): Promise<void> {
       ensureOpen();
@@ -128,30 +117,12 @@ export function createInMemoryArchive(options: InMemoryArchiveOptions = {}): Arc
       const latest = new Map<string, number>();
       entries.forEach((entry, index) => latest.set(rowKey(namespace, entry.conversationId, entry.label), index));
       const chosen = [...latest.entries()].sort(([, a], [, b]) => a - b);
-      const vectors = await vectorsOf(chosen.map(([, index]) => entries[index]!.content));
+      const vectors = await vectorsOf(
+        embedder,
+        chosen.map(([, index]) => entries[index]!.content),
+      );
       ensureOpen();
-      // From here no await: the check against stored rows and the writes happen at once.
-      const taken: string[] = [];
-      chosen.forEach(([key, index], i) => {
-        const entry = entries[index]!;
-        const stored = rows.get(key);
-        // A label is replaced only by a write of the operation that holds it (a retry): never another's row.
-        if (stored !== undefined && stored.entry.operationId !== entry.operationId) {
-          taken.push(`${entry.label} (operation ${stored.entry.operationId})`);
-          return;
-        }
-        const vector = vectors[i];
-        rows.set(key, { namespace, entry: copyEntry(entry), ...times[index]!, terms: entryTerms(entry.content), ...(vector ? { vector } : {}) });
-      });
-      if (taken.length > 0) {
-        throw new MemfoldError(
-          'archive_error',
-          `In-memory archive write refused: ${taken.join(', ')} already belong to another operation, and a write never replaces another operation's row`,
-          {
-            details: { labels: taken },
-          },
-        );
-      }
+      storeRows({ rows, namespace, entries, times, chosen, vectors });
     },
 
     async read(conversationId, labels) {
@@ -173,31 +144,7 @@ export function createInMemoryArchive(options: InMemoryArchiveOptions = {}): Arc
 
     async search(query: SearchQuery): Promise<SearchHit[]> {
       ensureOpen();
-      if (typeof query?.query !== 'string') throw new InvalidArgumentError('query', 'must be a string');
-      const limit = query.limit ?? SEARCH_LIMIT;
-      if (!Number.isInteger(limit) || limit < 1) throw new InvalidArgumentError('limit', `must be an integer from 1 to ${MAX_SEARCH_LIMIT}`);
-      const take = Math.min(limit, MAX_SEARCH_LIMIT);
-      const candidates = scoped(checkFilter(query)).map(([key, row]) => ({ key, ...row }));
-      // Each ranking contributes a deeper candidate list than the final limit, so fusion can reorder.
-      const depth = candidateDepth(take, weights);
-      const fullText = HAS_WORDS.test(query.query) && weights.fullText > 0 ? fullTextRanking(candidates, query.query, depth) : [];
-      let nearest: string[] = [];
-      if (embedder !== undefined && weights.vector > 0 && query.query.trim().length > 0) {
-        try {
-          const [vector] = await embedAll(embedder, [query.query]);
-          if (vector) nearest = vectorRanking(candidates, vector, depth);
-        } catch (error) {
-          // A failing (remote) embedder must not take search down: full text still answers.
-          warn(`Embedder ${embedder.id} failed; searching by full text only: ${errorMessage(error)}`, error);
-        }
-      }
-      const byKey = new Map(candidates.map((row) => [row.key, row.entry]));
-      return fuseRankings([
-        { ids: fullText, weight: weights.fullText },
-        { ids: nearest, weight: weights.vector },
-      ])
-        .slice(0, take)
-        .map(({ id, score }) => ({ entry: copyEntry(byKey.get(id)!), score }));
+      return searchRows({ candidatesOf: () => scoped(checkFilter(query)).map(([key, row]) => ({ key, ...row })), query, weights, embedder, warn });
     },
 
     async mark(conversationId, labels, parentLabel) {
@@ -231,4 +178,87 @@ export function createInMemoryArchive(options: InMemoryArchiveOptions = {}): Arc
       closed = true;
     },
   };
+}
+
+/**
+ * Store the chosen entries at once (no await: the check against stored rows and the writes happen together). A label
+ * is replaced only by a write of the operation that holds it (a retry): never another's row.
+ */
+function storeRows(input: {
+  rows: Map<string, StoredEntry>;
+  namespace: string;
+  entries: readonly ArchiveEntry[];
+  times: readonly ReturnType<typeof validateEntry>[];
+  chosen: readonly [string, number][];
+  vectors: readonly (Float32Array | undefined)[];
+}): void {
+  const { rows, namespace, entries, times, chosen, vectors } = input;
+  const taken: string[] = [];
+  chosen.forEach(([key, index], i) => {
+    const entry = entries[index]!;
+    const stored = rows.get(key);
+    if (stored !== undefined && stored.entry.operationId !== entry.operationId) {
+      taken.push(`${entry.label} (operation ${stored.entry.operationId})`);
+      return;
+    }
+    const vector = vectors[i];
+    rows.set(key, { namespace, entry: copyEntry(entry), ...times[index]!, terms: entryTerms(entry.content), ...(vector ? { vector } : {}) });
+  });
+  if (taken.length > 0) {
+    throw new MemfoldError(
+      'archive_error',
+      `In-memory archive write refused: ${taken.join(', ')} already belong to another operation, and a write never replaces another operation's row`,
+      {
+        details: { labels: taken },
+      },
+    );
+  }
+}
+
+/** Full text and vectors over the scoped candidates, fused by weighted RRF. */
+async function searchRows(input: {
+  /** The rows the query's filter scopes, read once the query is checked. */
+  candidatesOf: () => (StoredEntry & { key: string })[];
+  query: SearchQuery;
+  weights: { fullText: number; vector: number };
+  embedder: Embedder | undefined;
+  warn: (message: string, error: unknown) => void;
+}): Promise<SearchHit[]> {
+  const { query, weights, embedder, warn } = input;
+  if (typeof query?.query !== 'string') throw new InvalidArgumentError('query', 'must be a string');
+  const limit = query.limit ?? SEARCH_LIMIT;
+  if (!Number.isInteger(limit) || limit < 1) throw new InvalidArgumentError('limit', `must be an integer from 1 to ${MAX_SEARCH_LIMIT}`);
+  const take = Math.min(limit, MAX_SEARCH_LIMIT);
+  const candidates = input.candidatesOf();
+  // Each ranking contributes a deeper candidate list than the final limit, so fusion can reorder.
+  const depth = candidateDepth(take, weights);
+  const fullText = HAS_WORDS.test(query.query) && weights.fullText > 0 ? fullTextRanking(candidates, query.query, depth) : [];
+  let nearest: string[] = [];
+  if (embedder !== undefined && weights.vector > 0 && query.query.trim().length > 0) {
+    try {
+      const [vector] = await embedAll(embedder, [query.query]);
+      if (vector) nearest = vectorRanking(candidates, vector, depth);
+    } catch (error) {
+      // A failing (remote) embedder must not take search down: full text still answers.
+      warn(`Embedder ${embedder.id} failed; searching by full text only: ${errorMessage(error)}`, error);
+    }
+  }
+  const byKey = new Map(candidates.map((row) => [row.key, row.entry]));
+  return fuseRankings([
+    { ids: fullText, weight: weights.fullText },
+    { ids: nearest, weight: weights.vector },
+  ])
+    .slice(0, take)
+    .map(({ id, score }) => ({ entry: copyEntry(byKey.get(id)!), score }));
+}
+
+/** Vectors of the entries' content, checked for count and size; none without an embedder. */
+async function vectorsOf(embedder: Embedder | undefined, contents: string[]): Promise<Array<Float32Array | undefined>> {
+  if (embedder === undefined) return contents.map(() => undefined);
+  const vectors = await embedAll(embedder, contents);
+  const size = embedder.dimensions || vectors[0]?.length;
+  if (vectors.length !== contents.length || vectors.some((vector) => vector.length !== size)) {
+    throw new MemfoldError('embedding_error', `Embedder ${embedder.id} returned vectors of the wrong count or size (expected ${contents.length} x ${size})`);
+  }
+  return vectors;
 }
