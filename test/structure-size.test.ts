@@ -13,21 +13,20 @@ const MAX_FUNCTION_LINES = 80;
 
 /** Files over 300 lines, not split yet. */
 const LONG_FILES: Record<string, string> = {
-  'src/archive/lancedb/lancedb-schema.ts': 'the Arrow schema and its row conversions, one table, kept beside each other',
-  'src/compaction/compaction-settings.ts': 'being rewritten as a zod schema in another change',
-  'src/config.ts': 'the environment variables read in one place; split with the zod options schema',
-  'src/embedding/hashing-embedder.ts': 'the tokenizer tables and the embedder share private state',
-  'src/memfold.ts': 'createMemfold, the composition root: to split with the zod options schema',
-  'src/persistence/persistence-provider.ts': "the port's interface and its documented contract, one type",
-  'src/persistence/pglite/pglite-lock-file.ts': 'the lock file protocol, one state machine',
-  'src/tools/memory-read-search.ts': "memory_read's search, its paging and its answer text",
+  'src/archive/lancedb/lancedb-schema.ts': 'not split in this change: the Arrow schema and its row conversions',
+  'src/compaction/compaction-settings.ts': 'being rewritten as a zod schema in a concurrent change, not edited here',
+  'src/config.ts': 'not split in this change: the zod options change reworks it',
+  'src/embedding/hashing-embedder.ts': 'not split in this change: the tokenizer tables and the embedder',
+  'src/memfold.ts': 'not split in this change: createMemfold reads the options the zod change reworks',
+  'src/persistence/persistence-provider.ts': "not split in this change: the port's interface and its contract",
+  'src/persistence/pglite/pglite-lock-file.ts': 'not split in this change: the lock file protocol',
+  'src/tools/memory-read-search.ts': "not split in this change: memory_read's search, paging and answer text",
 };
 
 /** Files whose functions Biome lets run over 80 lines (biome.json's exemption), not split yet. */
 const LONG_FUNCTIONS: Record<string, string> = {
-  'src/mcp/mcp-stdio.ts': 'the MCP server loop and its tool table',
-  'src/memfold.ts': 'createMemfold, the composition root',
-  'src/persistence/in-memory/in-memory-messages.ts': 'the in-memory store, one closure over its rows',
+  'src/mcp/mcp-stdio.ts': 'not split in this change: the MCP server loop (110 lines)',
+  'src/memfold.ts': 'not split in this change: createMemfold (156 lines), with the zod options change',
 };
 
 function sourceFiles(): string[] {

@@ -14,7 +14,7 @@ import { requireKey, requireTextArray } from '../../conversation/text.js';
 import { normalizeNewMessages, type NormalizedMessage } from '../normalize-new-messages.js';
 import type { CountLiveOptions, CommitClearing, CommitCompaction, CommitReport, LoadHistoryOptions, UsedId } from '../persistence-provider.js';
 import { checkCommitClearing, clearingRowProblem } from '../clearing-checks.js';
-import { checkCommit } from '../commit-input.js';
+import { checkCommit, type CheckedCommit } from '../commit-input.js';
 import { conversationKey, copyOf, type ConversationRecord, type InMemoryTables } from './in-memory-tables.js';
 import { operationWriteProblem, upsertOperation } from './in-memory-operation-log.js';
 
@@ -55,18 +55,8 @@ function digestOf(row: NormalizedMessage): string {
 export function createInMemoryMessages(tables: () => InMemoryTables, context: InMemoryContext): InMemoryMessageOperations {
   const { namespace, clock, maxMessageBytes } = context;
   const find = (conversationId: string) => tables().conversations.get(conversationKey(namespace, conversationId));
-
-  /** The conversation's record, created when missing; `updatedAt` moves to now. */
-  function touch(conversationId: string, now: string): ConversationRecord {
-    const key = conversationKey(namespace, conversationId);
-    let record = tables().conversations.get(key);
-    if (record === undefined) {
-      record = { namespace, id: conversationId, createdAt: now, updatedAt: now, nextSeq: 1, messages: [], usedIds: new Map() };
-      tables().conversations.set(key, record);
-    }
-    record.updatedAt = now;
-    return record;
-  }
+  const touch = (conversationId: string, now: string) => touchRecord(tables(), namespace, conversationId, now);
+  const at = (conversationId: string): CommitTarget => ({ tables: tables(), context, conversationId });
 
   return {
     append(conversationId, messages) {
@@ -128,89 +118,128 @@ export function createInMemoryMessages(tables: () => InMemoryTables, context: In
       return (find(conversationId)?.messages ?? []).filter((m) => wanted.has(m.id) && isLive(m) && (!clearedOnly || m.clearedOutputLabel !== undefined)).length;
     },
 
-    commitCompaction(commit) {
-      const { conversationId, operationId, deleteIds: wanted, clipArchive: text, labels, mode, usage } = checkCommit(commit);
-      const problem = operationWriteProblem(tables(), namespace, { id: operationId, conversationId, mode }, { id: 'commit.operationId', mode: 'commit.mode' });
-      if (problem !== undefined) throw problem;
-      const taking = new Set(wanted);
-      // Only ordinary messages are marked (the Kysely store's check); a delete takes any live row named.
-      const taken = (m: ConversationMessage) => taking.has(m.id) && isLive(m) && (mode === 'delete' || m.kind === 'message');
-      const live = (find(conversationId)?.messages ?? []).filter(taken).length;
-      if (live !== taking.size) {
-        // Some archived message is no longer live: the caller planned on a stale history.
-        throw new MemfoldError(
-          'persistence_error',
-          `Commit of ${operationId} expected to ${mode === 'overlay' ? 'mark' : 'delete'} ${taking.size} live messages but found ${live}`,
-          { details: { field: 'commit.deleteIds' } },
-        );
-      }
-      const now = clock().toISOString();
-      const record = touch(conversationId, now);
-      const compactedThroughSeq = wanted.length > 0 ? record.nextSeq - 1 : record.messages.find((m) => m.seq === 0)?.compactedThroughSeq;
-      // As the clip-archive records it or, at the first compaction, the conversation's lowest seq (the Kysely store's rule).
-      const previousClip = record.messages.find((m) => m.seq === 0);
-      const openingSeq =
-        previousClip !== undefined
-          ? previousClip.openingSeq
-          : record.messages.reduce<number | undefined>((low, m) => (low === undefined || m.seq < low ? m.seq : low), undefined);
-      const clipArchive: ConversationMessage = {
-        id: clipArchiveId(conversationId),
-        conversationId,
-        seq: 0,
-        role: 'system',
-        content: text,
-        createdAt: now,
-        kind: 'clip_archive',
-        ...(compactedThroughSeq !== undefined ? { compactedThroughSeq } : {}),
-        ...(openingSeq !== undefined ? { openingSeq } : {}),
-      };
-      // seq 0 is the clip-archive's slot: the new one replaces whatever held it.
-      const rest = record.messages.filter((m) => m.seq !== 0);
-      if (mode === 'overlay') {
-        for (const m of rest) if (taken(m)) m.compactedBy = operationId;
-        record.messages = [copyOf(clipArchive), ...rest];
-      } else {
-        record.messages = [copyOf(clipArchive), ...rest.filter((m) => !taken(m))];
-      }
-      // The context the calibration was measured on is gone.
-      delete record.calibration;
-      upsertOperation(
-        tables(),
-        namespace,
-        { id: operationId, conversationId, status: 'committed', mode, messageIds: wanted, labels, ...(usage ? { usage } : {}) },
-        now,
-      );
-      return { deleted: mode === 'delete' ? live : 0, marked: mode === 'overlay' ? live : 0, clipArchive };
+    commitCompaction: (commit) => {
+      const checked = checkCommit(commit);
+      return commitCompactionIn(at(checked.conversationId), checked);
     },
 
-    commitClearing(input) {
-      const { conversationId, operationId, cleared, labels } = checkCommitClearing(input);
-      const rows = new Map((find(conversationId)?.messages ?? []).map((m) => [m.id, m]));
-      cleared.forEach((c, i) => {
-        const problem = clearingRowProblem(rows.get(c.id), i);
-        if (problem) throw problem;
-      });
-      const problem = operationWriteProblem(
-        tables(),
-        namespace,
-        { id: operationId, conversationId, mode: undefined },
-        { id: 'commit.operationId', mode: 'commit.mode' },
-      );
-      if (problem !== undefined) throw problem;
-      // Every check passed: the rows change together.
-      const now = clock().toISOString();
-      const record = touch(conversationId, now);
-      const updated = cleared.map((c) => Object.assign(rows.get(c.id)!, { content: c.content, clearedOutputLabel: c.label }));
-      // The context the calibration was measured on changed, as after any compaction.
-      delete record.calibration;
-      const ids = cleared.map((c) => c.id);
-      upsertOperation(
-        tables(),
-        namespace,
-        { id: operationId, conversationId, kind: 'clear_tool_outputs', status: 'committed', mode: undefined, messageIds: ids, labels },
-        now,
-      );
-      return copyOf(updated).sort((a, b) => a.seq - b.seq);
+    commitClearing: (input) => {
+      const checked = checkCommitClearing(input);
+      return commitClearingIn(at(checked.conversationId), checked);
     },
   };
+}
+
+/** The conversation's record, created when missing; `updatedAt` moves to now. */
+function touchRecord(tables: InMemoryTables, namespace: string, conversationId: string, now: string): ConversationRecord {
+  const key = conversationKey(namespace, conversationId);
+  let record = tables.conversations.get(key);
+  if (record === undefined) {
+    record = { namespace, id: conversationId, createdAt: now, updatedAt: now, nextSeq: 1, messages: [], usedIds: new Map() };
+    tables.conversations.set(key, record);
+  }
+  record.updatedAt = now;
+  return record;
+}
+
+/** The tables and the conversation a commit writes. */
+interface CommitTarget {
+  tables: InMemoryTables;
+  context: InMemoryContext;
+  conversationId: string;
+}
+
+/** A compaction's commit, `commit` already checked: archived rows out (or marked), the clip-archive replaced. */
+function commitCompactionIn(target: CommitTarget, commit: CheckedCommit): CommitReport {
+  const { tables: current, context } = target;
+  const { namespace, clock } = context;
+  const find = (conversationId: string) => current.conversations.get(conversationKey(namespace, conversationId));
+  const touch = (conversationId: string, now: string) => touchRecord(current, namespace, conversationId, now);
+  const { conversationId, operationId, deleteIds: wanted, clipArchive: text, labels, mode, usage } = commit;
+  const problem = operationWriteProblem(current, namespace, { id: operationId, conversationId, mode }, { id: 'commit.operationId', mode: 'commit.mode' });
+  if (problem !== undefined) throw problem;
+  const taking = new Set(wanted);
+  // Only ordinary messages are marked (the Kysely store's check); a delete takes any live row named.
+  const taken = (m: ConversationMessage) => taking.has(m.id) && isLive(m) && (mode === 'delete' || m.kind === 'message');
+  const live = (find(conversationId)?.messages ?? []).filter(taken).length;
+  if (live !== taking.size) {
+    // Some archived message is no longer live: the caller planned on a stale history.
+    throw new MemfoldError(
+      'persistence_error',
+      `Commit of ${operationId} expected to ${mode === 'overlay' ? 'mark' : 'delete'} ${taking.size} live messages but found ${live}`,
+      { details: { field: 'commit.deleteIds' } },
+    );
+  }
+  const now = clock().toISOString();
+  const record = touch(conversationId, now);
+  const compactedThroughSeq = wanted.length > 0 ? record.nextSeq - 1 : record.messages.find((m) => m.seq === 0)?.compactedThroughSeq;
+  // As the clip-archive records it or, at the first compaction, the conversation's lowest seq (the Kysely store's rule).
+  const previousClip = record.messages.find((m) => m.seq === 0);
+  const openingSeq =
+    previousClip !== undefined
+      ? previousClip.openingSeq
+      : record.messages.reduce<number | undefined>((low, m) => (low === undefined || m.seq < low ? m.seq : low), undefined);
+  const clipArchive: ConversationMessage = {
+    id: clipArchiveId(conversationId),
+    conversationId,
+    seq: 0,
+    role: 'system',
+    content: text,
+    createdAt: now,
+    kind: 'clip_archive',
+    ...(compactedThroughSeq !== undefined ? { compactedThroughSeq } : {}),
+    ...(openingSeq !== undefined ? { openingSeq } : {}),
+  };
+  // seq 0 is the clip-archive's slot: the new one replaces whatever held it.
+  const rest = record.messages.filter((m) => m.seq !== 0);
+  if (mode === 'overlay') {
+    for (const m of rest) if (taken(m)) m.compactedBy = operationId;
+    record.messages = [copyOf(clipArchive), ...rest];
+  } else {
+    record.messages = [copyOf(clipArchive), ...rest.filter((m) => !taken(m))];
+  }
+  // The context the calibration was measured on is gone.
+  delete record.calibration;
+  upsertOperation(
+    current,
+    namespace,
+    { id: operationId, conversationId, status: 'committed', mode, messageIds: wanted, labels, ...(usage ? { usage } : {}) },
+    now,
+  );
+  return { deleted: mode === 'delete' ? live : 0, marked: mode === 'overlay' ? live : 0, clipArchive };
+}
+
+/** A clearing's commit, `input` already checked: every placeholder in place, or nothing. */
+function commitClearingIn(target: CommitTarget, input: CommitClearing): ConversationMessage[] {
+  const { tables: current, context } = target;
+  const { namespace, clock } = context;
+  const find = (conversationId: string) => current.conversations.get(conversationKey(namespace, conversationId));
+  const touch = (conversationId: string, now: string) => touchRecord(current, namespace, conversationId, now);
+  const { conversationId, operationId, cleared, labels } = input;
+  const rows = new Map((find(conversationId)?.messages ?? []).map((m) => [m.id, m]));
+  cleared.forEach((c, i) => {
+    const problem = clearingRowProblem(rows.get(c.id), i);
+    if (problem) throw problem;
+  });
+  const problem = operationWriteProblem(
+    current,
+    namespace,
+    { id: operationId, conversationId, mode: undefined },
+    { id: 'commit.operationId', mode: 'commit.mode' },
+  );
+  if (problem !== undefined) throw problem;
+  // Every check passed: the rows change together.
+  const now = clock().toISOString();
+  const record = touch(conversationId, now);
+  const updated = cleared.map((c) => Object.assign(rows.get(c.id)!, { content: c.content, clearedOutputLabel: c.label }));
+  // The context the calibration was measured on changed, as after any compaction.
+  delete record.calibration;
+  const ids = cleared.map((c) => c.id);
+  upsertOperation(
+    current,
+    namespace,
+    { id: operationId, conversationId, kind: 'clear_tool_outputs', status: 'committed', mode: undefined, messageIds: ids, labels },
+    now,
+  );
+  return copyOf(updated).sort((a, b) => a.seq - b.seq);
 }
