@@ -10,6 +10,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { type JSONRPCMessage, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
 import { InvalidArgumentError } from '../errors.js';
 import { checkDurationMs } from '../duration-ms.js';
+import { createLineSplitter } from './line-splitter.js';
 
 /** The SDK's own read limit: a request is a tool call's few arguments, far below it. */
 export const DEFAULT_MAX_LINE_BYTES = 10 * 1024 * 1024;
@@ -53,6 +54,21 @@ function idOf(value: unknown): string | number | null {
   return typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) ? id : null;
 }
 
+/** A line as a message, or the error reply it gets; undefined for a blank line. */
+function parseLine(bytes: Buffer): { message: JSONRPCMessage } | { reply: string } | undefined {
+  const line = bytes.toString('utf8').replace(/\r$/, '');
+  if (line.trim() === '') return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return { reply: errorReply(PARSE_ERROR, 'Parse error: the line is not JSON (one JSON-RPC message per line)') };
+  }
+  const parsed = JSONRPCMessageSchema.safeParse(value);
+  if (!parsed.success) return { reply: errorReply(INVALID_REQUEST, 'Invalid Request: not a JSON-RPC 2.0 message', idOf(value)) };
+  return { message: parsed.data as JSONRPCMessage };
+}
+
 export function createStdioTransport(options: StdioTransportOptions = {}): StdioTransport {
   const input = options.input ?? process.stdin;
   const output = options.output ?? process.stdout;
@@ -60,10 +76,6 @@ export function createStdioTransport(options: StdioTransportOptions = {}): Stdio
   if (!Number.isSafeInteger(maxLineBytes) || maxLineBytes < 1) {
     throw new InvalidArgumentError('maxLineBytes', `must be an integer >= 1 (got ${String(maxLineBytes)})`);
   }
-  let pieces: Buffer[] = [];
-  let pieceBytes = 0;
-  /** Inside a line that passed the limit: its bytes are dropped up to its newline. */
-  let skipping = false;
   const inFlight = new Set<string>();
   const settledWaiters = new Set<() => void>();
   let endInput!: () => void;
@@ -84,54 +96,28 @@ export function createStdioTransport(options: StdioTransportOptions = {}): Stdio
     });
 
   function handleLine(bytes: Buffer): void {
-    const line = bytes.toString('utf8').replace(/\r$/, '');
-    if (line.trim() === '') return;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch {
-      void write(errorReply(PARSE_ERROR, 'Parse error: the line is not JSON (one JSON-RPC message per line)'));
+    const parsed = parseLine(bytes);
+    if (parsed === undefined) return;
+    if ('reply' in parsed) {
+      void write(parsed.reply);
       return;
     }
-    const parsed = JSONRPCMessageSchema.safeParse(value);
-    if (!parsed.success) {
-      void write(errorReply(INVALID_REQUEST, 'Invalid Request: not a JSON-RPC 2.0 message', idOf(value)));
-      return;
-    }
-    const message = parsed.data as JSONRPCMessage;
+    const { message } = parsed;
     if ('method' in message && 'id' in message) inFlight.add(idKey(message.id));
     // A cancelled request gets no answer (MCP): it is no longer waited for.
     else if ('method' in message && message.method === 'notifications/cancelled') settle(message.params?.requestId);
     transport.onmessage?.(message);
   }
 
-  const onData = (chunk: Buffer | string) => {
-    const data = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-    let start = 0;
-    while (start <= data.length) {
-      const newline = data.indexOf(0x0a, start);
-      const end = newline === -1 ? data.length : newline;
-      if (!skipping && pieceBytes + (end - start) > maxLineBytes) {
-        // Answered now, not at the newline: the client need not send the rest to learn why nothing else comes.
-        skipping = true;
-        pieces = [];
-        pieceBytes = 0;
-        void write(
-          errorReply(INVALID_REQUEST, `Invalid Request: a line of more than ${maxLineBytes} bytes was skipped (one message per line, at most that long)`),
-        );
-      }
-      if (!skipping && end > start) {
-        pieces.push(data.subarray(start, end));
-        pieceBytes += end - start;
-      }
-      if (newline === -1) break;
-      if (!skipping) handleLine(pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces));
-      pieces = [];
-      pieceBytes = 0;
-      skipping = false;
-      start = newline + 1;
-    }
-  };
+  const lines = createLineSplitter({
+    maxLineBytes,
+    onLine: handleLine,
+    onTooLong: () =>
+      void write(
+        errorReply(INVALID_REQUEST, `Invalid Request: a line of more than ${maxLineBytes} bytes was skipped (one message per line, at most that long)`),
+      ),
+  });
+  const onData = (chunk: Buffer | string) => lines.push(chunk);
   const onEnd = () => endInput();
   const onError = (error: Error) => {
     transport.onerror?.(error);
@@ -159,28 +145,37 @@ export function createStdioTransport(options: StdioTransportOptions = {}): Stdio
       input.off('error', onError);
       output.off('error', onError);
       if (input.listenerCount('data') === 0) input.pause();
-      pieces = [];
+      lines.reset();
       endInput();
       for (const wake of settledWaiters) wake();
       transport.onclose?.();
     },
-    async drain(drainOptions = {}) {
-      const timeoutMs = checkDurationMs(drainOptions.timeoutMs ?? DEFAULT_DRAIN_MS, 'timeoutMs');
-      if (inFlight.size === 0 || drainOptions.signal?.aborted) return inFlight.size;
-      let wake!: () => void;
-      const woken = new Promise<void>((resolve) => (wake = resolve));
-      settledWaiters.add(wake);
-      const timer = setTimeout(wake, timeoutMs);
-      drainOptions.signal?.addEventListener('abort', wake, { once: true });
-      try {
-        await woken;
-        return inFlight.size;
-      } finally {
-        clearTimeout(timer);
-        settledWaiters.delete(wake);
-        drainOptions.signal?.removeEventListener('abort', wake);
-      }
-    },
+    drain: (drainOptions = {}) => waitSettled({ inFlight, settledWaiters, ...drainOptions }),
   };
   return transport;
+}
+
+/** How many requests still wait for an answer once all have one, or `timeoutMs` passed, or `signal` aborted. */
+async function waitSettled(input: {
+  inFlight: ReadonlySet<string>;
+  settledWaiters: Set<() => void>;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}): Promise<number> {
+  const { inFlight, settledWaiters } = input;
+  const timeoutMs = checkDurationMs(input.timeoutMs ?? DEFAULT_DRAIN_MS, 'timeoutMs');
+  if (inFlight.size === 0 || input.signal?.aborted) return inFlight.size;
+  let wake!: () => void;
+  const woken = new Promise<void>((resolve) => (wake = resolve));
+  settledWaiters.add(wake);
+  const timer = setTimeout(wake, timeoutMs);
+  input.signal?.addEventListener('abort', wake, { once: true });
+  try {
+    await woken;
+    return inFlight.size;
+  } finally {
+    clearTimeout(timer);
+    settledWaiters.delete(wake);
+    input.signal?.removeEventListener('abort', wake);
+  }
 }
