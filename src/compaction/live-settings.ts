@@ -4,6 +4,7 @@
  * new window brings its own trigger and budgets unless they are given. Each compaction reads them when it starts.
  * Kept in the process: every process applies its own `configure` calls.
  */
+import { requireConversationId } from '../conversation/conversation-id.js';
 import { InvalidConfigError } from '../errors.js';
 import { resolveCompactionSettings, type CompactionSettings } from './compaction-settings.js';
 
@@ -55,9 +56,7 @@ export function createLiveSettings(initial: Partial<CompactionSettings> = {}): L
     configure(partial, scope, check = () => undefined) {
       if (typeof partial !== 'object' || partial === null || Array.isArray(partial))
         throw new InvalidConfigError('compaction', 'must be an object of settings');
-      if (scope !== undefined && (typeof scope.conversationId !== 'string' || scope.conversationId === '')) {
-        throw new InvalidConfigError('conversationId', 'must be a non-empty string');
-      }
+      if (scope !== undefined) requireConversationId(scope.conversationId, 'conversationId', (field, rule) => new InvalidConfigError(field, rule));
       if (scope === undefined) {
         const next = merge(given, partial);
         const resolved = resolveCompactionSettings(next);

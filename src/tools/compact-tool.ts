@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { MAX_FOCUS_CHARS } from '../compaction/compaction-hooks.js';
 import type { CompactionResult } from '../compaction/compaction-result.js';
 import type { ContextUsage } from '../compaction/context-usage.js';
+import { requireConversationId } from '../conversation/conversation-id.js';
 import { parseWithSchema } from '../conversation/schema-issues.js';
 import { InvalidArgumentError } from '../errors.js';
 import type { FunctionToolDefinition } from './memory-read.js';
@@ -110,7 +111,7 @@ export function describeCompaction(result: CompactionResult, focus: string | und
 }
 
 export function createCompactTool(target: CompactToolTarget, conversationId: string, limits: CompactToolLimits): CompactTool {
-  if (typeof conversationId !== 'string' || conversationId === '') throw new InvalidArgumentError('conversationId', 'must be a non-empty string');
+  requireConversationId(conversationId);
   const floorTokens = requireCount(limits.floorTokens, 'floorTokens');
   const minNewTokens = requireCount(limits.minNewTokens, 'minNewTokens');
   return {
