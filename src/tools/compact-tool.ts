@@ -14,7 +14,7 @@ import { InvalidArgumentError } from '../errors.js';
 import type { FunctionToolDefinition } from './memory-read.js';
 import type { ToolResult } from './tool-arguments.js';
 import { frozenDefinition, shapedDefinitions, type ShapedDefinitions } from './tool-shapes.js';
-import { argumentText, runTool, toolArgumentsObject, toolParameters } from './tool-arguments.js';
+import { argumentText, type PresentArgs, runTool, toolArgumentsObject, toolParameters } from './tool-arguments.js';
 
 const compactArgsSchema = z.strictObject(
   {
@@ -25,9 +25,8 @@ const compactArgsSchema = z.strictObject(
   { error: (issue) => (issue.code === 'unrecognized_keys' ? 'is not an argument of compact (known: focus)' : undefined) },
 );
 
-export interface CompactArgs {
-  focus?: string;
-}
+/** The compact arguments: the schema's output (`focus` trimmed by `parseCompactArgs`). */
+export type CompactArgs = PresentArgs<z.output<typeof compactArgsSchema>>;
 
 /** Accepts the parsed arguments object or the JSON string a model sends; `null` means absent. */
 export function parseCompactArgs(input: unknown): CompactArgs {
