@@ -33,7 +33,7 @@ function merge(given: Partial<CompactionSettings>, partial: SettingsChange): Par
   return Object.fromEntries(Object.entries({ ...given, ...partial }).filter(([, value]) => value !== undefined)) as Partial<CompactionSettings>;
 }
 
-export function createLiveSettings(initial: Partial<CompactionSettings> = {}): LiveSettings {
+export function createLiveSettings(initial: SettingsChange = {}): LiveSettings {
   let given = merge({}, initial);
   let base = resolveCompactionSettings(given);
   /** Per conversation: its overrides, and its settings resolved over the base given settings (undefined until asked). */
