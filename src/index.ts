@@ -3,6 +3,7 @@
  * services; `createCompactor` is the pipeline on ports you supply.
  */
 export { createMemfold, type ConversationListing, type Memfold, type MemfoldOptions } from './memfold.js';
+export { DEFAULT_MEMFOLD_OPTIONS, memfoldOptionsSchema } from './memfold-options.js';
 export { eraseConversation, type EraseDeps, type EraseOptions, type EraseResult } from './erase-export/erase-conversation.js';
 export {
   EXPORT_FORMAT,
@@ -51,6 +52,7 @@ export { renderTranscript, parseTranscript } from './compaction/format/transcrip
 export type * from './conversation/types.js';
 export {
   DEFAULT_COMPACTION_SETTINGS,
+  compactionSettingsSchema,
   resolveCompactionSettings,
   COMPACTION_MODES,
   SESSION_SCOPES,

@@ -31,7 +31,7 @@ import { resolvePrices } from './cost/resolve-prices.js';
 import type { TokenCounter } from './tokens/token-counter.js';
 import { createMemoryReadTool, type MemoryReadTool } from './tools/memory-read.js';
 import { createCompactTool, type CompactTool, type CompactToolLimits } from './tools/compact-tool.js';
-import { checkOptions, type MemfoldEvent, type MemfoldOptions } from './memfold-options.js';
+import { type MemfoldEvent, type MemfoldOptions, resolveMemfoldOptions } from './memfold-options.js';
 import { memfoldBackground } from './background/memfold-background.js';
 import type { EnqueueResult } from './background/compaction-queue.js';
 import { createExtractiveSummarizer } from './summarizer/extractive/extractive-summarizer.js';
@@ -184,9 +184,9 @@ function storeNotOpen(): MemfoldError {
   return new MemfoldError('persistence_error', 'the live store is not open yet, so no rate-limit slot can be reserved');
 }
 
-export async function createMemfold(options: MemfoldOptions = {}): Promise<Memfold> {
+export async function createMemfold(given: MemfoldOptions = {}): Promise<Memfold> {
   // Everything is checked before anything opens: a bad setting must not leave a store open (PGlite's lock).
-  checkOptions(options);
+  const options = resolveMemfoldOptions(given);
   const config = resolveRuntimeConfig(options.config, options.env ?? process.env);
   const prices = resolvePrices(options.prices);
   // Resolved (and so validated) before anything opens; `configure` changes them later.
@@ -243,12 +243,12 @@ export async function createMemfold(options: MemfoldOptions = {}): Promise<Memfo
     };
     if (options.persistence) persistence = options.persistence;
     else if (inMemory) persistence = own(createInMemoryPersistence({ namespace: config.namespace, maxMessageBytes: config.maxMessageBytes }));
-    else persistence = own(await openPersistence(config, options.migrate ?? true));
+    else persistence = own(await openPersistence(config, options.migrate));
     if (sharedRateLimit) reserveRateSlot = persistence.reserveRateSlot?.bind(persistence);
     if (options.archive) archive = options.archive;
     else if (inMemory) archive = own(createInMemoryArchive({ embedder: embedder!, namespace: config.namespace, onWarning: onArchiveWarning }));
     else {
-      const check = archiveBindingCheck(config, persistence, { write: options.migrate ?? true, adopt: options.adoptArchive ?? false });
+      const check = archiveBindingCheck(config, persistence, { write: options.migrate, adopt: options.adoptArchive });
       archive = own(await openCheckedArchive(config, embedder!, onArchiveWarning, check));
     }
     const pipeline = { archive, persistence, tokens, liveSettings, contextWarnings, onEvent: emit, prices };
@@ -268,7 +268,7 @@ export async function createMemfold(options: MemfoldOptions = {}): Promise<Memfo
     }
     return outcomes;
   };
-  if (options.reconcileOnOpen ?? true) {
+  if (options.reconcileOnOpen) {
     try {
       await reconcile();
     } catch (error) {
@@ -334,7 +334,7 @@ export async function createMemfold(options: MemfoldOptions = {}): Promise<Memfo
     },
     memoryRead(conversationId) {
       const tool = createMemoryReadTool(archive, conversationId, {
-        ...(options.memoryReadTokens !== undefined ? { maxTokens: options.memoryReadTokens } : {}),
+        maxTokens: options.memoryReadTokens,
         countTokens: (text) => tokens.count(text),
       });
       return {

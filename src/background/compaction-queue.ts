@@ -4,6 +4,7 @@
  * on the embedded default where only one process may open the store, a queue in the process (`in-process-queue.ts`).
  * Either way a conversation has at most one job waiting: a burst of appends asks once.
  */
+import { JOB_DEFAULTS } from './job-defaults.js';
 import { committedOperationId, type CompactionResult } from '../compaction/compaction-result.js';
 import type { CompactionSettings } from '../compaction/compaction-settings.js';
 
@@ -65,9 +66,5 @@ export function outcomeOf(result: CompactionResult, conversationId: string, jobI
   };
 }
 
-/** Retries of a failed job after the first attempt, and the first delay (doubled each time). */
 /** pg-boss's schema, apart from memfold's own tables (`config.databaseSchema` may not take it). */
-export const DEFAULT_JOB_SCHEMA = 'memfold_jobs';
-
-export const JOB_RETRY_LIMIT = 2;
-export const JOB_RETRY_DELAY_SECONDS = 1;
+export const DEFAULT_JOB_SCHEMA = JOB_DEFAULTS.schema;

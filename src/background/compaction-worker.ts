@@ -7,11 +7,12 @@
 import type { PgBoss } from 'pg-boss';
 import type { CompactionResult } from '../compaction/compaction-result.js';
 import { outcomeOf, type JobOutcome } from './compaction-queue.js';
+import { JOB_DEFAULTS } from './job-defaults.js';
 import { queueNames, type CompactionJobData } from './pg-boss-queue.js';
 
 export interface WorkerOptions {
   namespace: string;
-  /** Jobs run at once by this worker. Default 2. */
+  /** Jobs run at once by this worker. Default `JOB_DEFAULTS.workerConcurrency`. */
   concurrency?: number;
   /** Told what each attempt did. */
   onOutcome?: (outcome: JobOutcome) => void;
@@ -41,7 +42,7 @@ export async function startCompactionWorker(
   const id = await boss.work<CompactionJobData, JobOutcome>(
     names.jobs,
     {
-      localConcurrency: options.concurrency ?? 2,
+      localConcurrency: options.concurrency ?? JOB_DEFAULTS.workerConcurrency,
       batchSize: 1,
       pollingIntervalSeconds: 0.5,
       ...(options.heartbeatSeconds ? { heartbeatRefreshSeconds: Math.max(1, options.heartbeatSeconds / 4) } : {}),

@@ -5,10 +5,11 @@
  */
 import PQueue from 'p-queue';
 import type { CompactionResult } from '../compaction/compaction-result.js';
-import { JOB_RETRY_DELAY_SECONDS, JOB_RETRY_LIMIT, outcomeOf, type CompactionQueue, type JobOutcome } from './compaction-queue.js';
+import { outcomeOf, type CompactionQueue, type JobOutcome } from './compaction-queue.js';
+import { JOB_DEFAULTS } from './job-defaults.js';
 
 export interface InProcessQueueOptions {
-  /** Compactions running at once, over all conversations. Default 1. */
+  /** Compactions running at once, over all conversations. Default `JOB_DEFAULTS.inProcessConcurrency`. */
   concurrency?: number;
   retryLimit?: number;
   /** First retry delay; doubled each time. */
@@ -41,10 +42,10 @@ function timerUntilAborted(ms: number, signal: AbortSignal): Promise<void> {
 }
 
 export function createInProcessQueue(run: (conversationId: string) => Promise<CompactionResult>, options: InProcessQueueOptions = {}): CompactionQueue {
-  const queue = new PQueue({ concurrency: options.concurrency ?? 1 });
+  const queue = new PQueue({ concurrency: options.concurrency ?? JOB_DEFAULTS.inProcessConcurrency });
   const waiting = new Set<string>();
-  const retryLimit = options.retryLimit ?? JOB_RETRY_LIMIT;
-  const retryDelayMs = options.retryDelayMs ?? JOB_RETRY_DELAY_SECONDS * 1000;
+  const retryLimit = options.retryLimit ?? JOB_DEFAULTS.retries;
+  const retryDelayMs = options.retryDelayMs ?? JOB_DEFAULTS.retryDelaySeconds * 1000;
   const sleep = options.sleep ?? sleepWithTimer;
   const closeTimer = options.closeTimer ?? timerUntilAborted;
   let jobs = 0;

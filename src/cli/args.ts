@@ -3,6 +3,7 @@
  * the argument out.
  */
 import { z } from 'zod';
+import { JOB_DEFAULTS } from '../background/job-defaults.js';
 import { parseWithSchema } from '../conversation/schema-issues.js';
 import { InvalidArgumentError } from '../errors.js';
 import { SESSION_SCOPES } from '../compaction/compaction-settings.js';
@@ -129,7 +130,7 @@ export const COMMANDS: Record<string, CommandSpec> = {
     positionals: [],
     flags: { concurrency: int(1) },
     summary: 'run queued background compactions (PostgreSQL): any number of workers share the queue',
-    help: ['  --concurrency <n>  compactions this worker runs at once (default 2)'],
+    help: [`  --concurrency <n>  compactions this worker runs at once (default ${JOB_DEFAULTS.workerConcurrency})`],
   },
   mcp: {
     positionals: [],

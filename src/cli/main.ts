@@ -3,6 +3,7 @@
  * Returns the exit code; errors are printed as one line naming what was wrong.
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { JOB_DEFAULTS } from '../background/job-defaults.js';
 import { resolveCompactionSettings, type CompactionSettings } from '../compaction/compaction-settings.js';
 import { resolveRuntimeConfig, type RuntimeConfig } from '../config.js';
 import { InvalidArgumentError, MemfoldError, errorMessage } from '../errors.js';
@@ -71,7 +72,11 @@ async function dispatch(memfold: Memfold, parsed: ParsedCommand, output: Output,
     case 'worker': {
       const { runWorker } = await import('./commands/worker.js');
       const { untilSignal } = await import('./until-signal.js');
-      return runWorker(memfold, { concurrency: typeof flags.concurrency === 'number' ? flags.concurrency : 2, until: untilSignal() }, output);
+      return runWorker(
+        memfold,
+        { concurrency: typeof flags.concurrency === 'number' ? flags.concurrency : JOB_DEFAULTS.workerConcurrency, until: untilSignal() },
+        output,
+      );
     }
     case 'inspect':
       return runInspect(memfold, p.conversation!, { json, ...(typeof flags.html === 'string' ? { html: flags.html } : {}) }, output);

@@ -6,6 +6,7 @@
  * Neither entry throws: every failure comes back as a result, after undoing what was written.
  */
 import { randomUUID } from 'node:crypto';
+import { requireConversationId } from '../conversation/conversation-id.js';
 import type { ConversationMessage } from '../conversation/types.js';
 import { validateHistory } from '../conversation/validate-history.js';
 import { InvalidArgumentError, MemfoldError, errorMessage } from '../errors.js';
@@ -68,10 +69,6 @@ function lockOptionsOf(options: CompactOptions): LockWaitOptions {
 /** The `busy` error of a wait for the lock that ran out or was aborted (`persistence/lock-wait.ts`). */
 function isLockWaitError(error: unknown): error is MemfoldError {
   return MemfoldError.isInstance(error) && error.code === 'busy' && typeof error.details['waitedMs'] === 'number';
-}
-
-function requireConversationId(conversationId: unknown): asserts conversationId is string {
-  if (typeof conversationId !== 'string' || conversationId.length === 0) throw new InvalidArgumentError('conversationId', 'must be a non-empty string');
 }
 
 /** The highest seq of a history (0 when it holds none but the clip-archive). */

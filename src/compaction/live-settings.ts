@@ -4,6 +4,7 @@
  * new window brings its own trigger and budgets unless they are given. Each compaction reads them when it starts.
  * Kept in the process: every process applies its own `configure` calls.
  */
+import { requireConversationId } from '../conversation/conversation-id.js';
 import { InvalidConfigError } from '../errors.js';
 import { resolveCompactionSettings, type CompactionSettings } from './compaction-settings.js';
 
@@ -32,7 +33,7 @@ function merge(given: Partial<CompactionSettings>, partial: SettingsChange): Par
   return Object.fromEntries(Object.entries({ ...given, ...partial }).filter(([, value]) => value !== undefined)) as Partial<CompactionSettings>;
 }
 
-export function createLiveSettings(initial: Partial<CompactionSettings> = {}): LiveSettings {
+export function createLiveSettings(initial: SettingsChange = {}): LiveSettings {
   let given = merge({}, initial);
   let base = resolveCompactionSettings(given);
   /** Per conversation: its overrides, and its settings resolved over the base given settings (undefined until asked). */
@@ -55,9 +56,7 @@ export function createLiveSettings(initial: Partial<CompactionSettings> = {}): L
     configure(partial, scope, check = () => undefined) {
       if (typeof partial !== 'object' || partial === null || Array.isArray(partial))
         throw new InvalidConfigError('compaction', 'must be an object of settings');
-      if (scope !== undefined && (typeof scope.conversationId !== 'string' || scope.conversationId === '')) {
-        throw new InvalidConfigError('conversationId', 'must be a non-empty string');
-      }
+      if (scope !== undefined) requireConversationId(scope.conversationId, 'conversationId', (field, rule) => new InvalidConfigError(field, rule));
       if (scope === undefined) {
         const next = merge(given, partial);
         const resolved = resolveCompactionSettings(next);

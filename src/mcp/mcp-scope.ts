@@ -4,6 +4,7 @@
  * the tools take no conversation argument; with a list, every call names one of the list. Nothing a client sends
  * can widen the scope: a conversation outside it is refused before any store is read.
  */
+import { requireConversationId } from '../conversation/conversation-id.js';
 import { InvalidArgumentError } from '../errors.js';
 
 export interface McpScope {
@@ -21,14 +22,8 @@ export interface McpScopeOptions {
 /** A refusal a tool call gets back as its answer (never a thrown protocol error). */
 export class ScopeRefusal extends Error {}
 
-const MAX_ID_CHARS = 512;
-
-function checkId(id: unknown, field: string): string {
-  if (typeof id !== 'string' || id.trim().length === 0 || id.length > MAX_ID_CHARS) {
-    throw new InvalidArgumentError(field, `must be a non-empty conversation id of at most ${MAX_ID_CHARS} characters`);
-  }
-  return id;
-}
+/** A conversation of the scope: the one conversation-id rule, naming the flag's field. */
+const checkId = (id: unknown, field: string): string => requireConversationId(id, field);
 
 export function mcpScope(options: McpScopeOptions): McpScope {
   const { conversation, allow } = options;

@@ -5,6 +5,7 @@
  */
 import { startCompactionWorker } from '../../background/compaction-worker.js';
 import type { JobOutcome } from '../../background/compaction-queue.js';
+import { JOB_DEFAULTS } from '../../background/job-defaults.js';
 import { openJobBoss, type CompactionJobData } from '../../background/pg-boss-queue.js';
 import { MemfoldError, errorMessage } from '../../errors.js';
 import type { Memfold } from '../../memfold.js';
@@ -60,7 +61,7 @@ export async function runWorker(memfold: Memfold, options: WorkerCommandOptions,
     await options.until;
     await worker.stop();
   } finally {
-    await boss.stop({ graceful: true, timeout: 30_000 });
+    await boss.stop({ graceful: true, timeout: JOB_DEFAULTS.workerStopMs });
   }
   return 0;
 }

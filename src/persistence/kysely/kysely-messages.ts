@@ -21,7 +21,8 @@ import { checkBatchIds } from '../append-batch-checks.js';
 import { clipArchiveId } from '../clip-archive-id.js';
 import { checkAgainstStored, findUsedIds } from './kysely-append-checks.js';
 import { messageDigest } from '../../conversation/message-digest.js';
-import { requireKey, requireTextArray } from '../../conversation/text.js';
+import { requireConversationId } from '../../conversation/conversation-id.js';
+import { requireTextArray } from '../../conversation/text.js';
 import { normalizeNewMessages, type NormalizedMessage } from '../normalize-new-messages.js';
 import { checkCommitClearing, clearingRowProblem } from '../clearing-checks.js';
 import { refusedOperationWrite, upsertOperationRow } from './kysely-operation-log.js';
@@ -104,7 +105,7 @@ export function kyselyMessageOperations(db: Kysely<Database>, context: StoreCont
 
   return {
     async append(conversationId: string, messages: NewMessage[]): Promise<ConversationMessage[]> {
-      requireKey(conversationId, 'conversationId');
+      requireConversationId(conversationId);
       const rows = normalizeNewMessages(messages, { maxMessageBytes });
       checkBatchIds(rows, clipArchiveId(conversationId));
       if (rows.length === 0) return [];
@@ -149,7 +150,7 @@ export function kyselyMessageOperations(db: Kysely<Database>, context: StoreCont
     },
 
     async deleteByIds(conversationId: string, ids: string[]): Promise<number> {
-      requireKey(conversationId, 'conversationId');
+      requireConversationId(conversationId);
       const wanted = requireTextArray(ids, 'ids');
       return guard(`delete messages of conversation ${JSON.stringify(conversationId)}`, () =>
         inTransaction(db, async (trx) => {
@@ -168,13 +169,13 @@ export function kyselyMessageOperations(db: Kysely<Database>, context: StoreCont
     },
 
     async findUsedIds(conversationId: string, ids: string[]): Promise<UsedId[]> {
-      requireKey(conversationId, 'conversationId');
+      requireConversationId(conversationId);
       const wanted = requireTextArray(ids, 'ids');
       return guard(`look up used ids of conversation ${JSON.stringify(conversationId)}`, () => findUsedIds(db, { namespace, conversationId }, wanted));
     },
 
     async loadHistory(conversationId: string, options: LoadHistoryOptions = {}): Promise<ConversationMessage[]> {
-      requireKey(conversationId, 'conversationId');
+      requireConversationId(conversationId);
       const includeCompacted = options?.includeCompacted ?? false;
       if (typeof includeCompacted !== 'boolean') throw new InvalidArgumentError('options.includeCompacted', 'must be a boolean');
       return guard(`load conversation ${JSON.stringify(conversationId)}`, async () => {
@@ -186,7 +187,7 @@ export function kyselyMessageOperations(db: Kysely<Database>, context: StoreCont
     },
 
     async countLive(conversationId: string, ids: string[], options: CountLiveOptions = {}): Promise<number> {
-      requireKey(conversationId, 'conversationId');
+      requireConversationId(conversationId);
       const wanted = requireTextArray(ids, 'ids');
       const clearedOnly = requireCountLiveOptions(options);
       if (wanted.length === 0) return 0;
