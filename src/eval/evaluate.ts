@@ -39,7 +39,7 @@ export interface EvaluateOptions {
   namespace?: string;
   env?: Record<string, string | undefined>;
   onProgress?: (done: number, total: number, note: string) => void;
-  /** memory_read variants scored on the same replay beside memfold's own (the ablation in src/eval/README.md). */
+  /** memory_read variants scored on the same replay beside memfold's own (the ablation in docs/memory-read.md). */
   variants?: readonly ReadVariant[];
   /** Score the second look beside one call (`memfold:second-look`: the question, then the page its answer suggests). Default true. */
   secondLook?: boolean;

@@ -16,7 +16,7 @@ export const MEMORY_READ_MAX_QUERY_CHARS = 2_000;
 export const MEMORY_READ_MAX_LABEL_CHARS = 2_000;
 /**
  * One token budget for a whole search answer, filled best first. 3,000 tokens holds about 25 windows of three
- * short messages: on LoCoMo, enough for the evidence of most questions (src/eval/README.md, ablation).
+ * short messages: on LoCoMo, enough for the evidence of most questions (docs/memory-read.md, ablation).
  */
 export const MEMORY_READ_DEFAULT_TOKENS = 3_000;
 /** A model may ask for less or more within these limits: below 200 not even one window fits; above 12,000 the answer crowds the window. */

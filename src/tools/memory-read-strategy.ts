@@ -1,5 +1,5 @@
 /**
- * How memory_read answers a query: the choices measured on LoCoMo (src/eval/README.md, "memory_read
+ * How memory_read answers a query: the choices measured on LoCoMo (docs/memory-read.md, "memory_read
  * ablation") with the winning values as defaults. The eval passes other values to compare them; an
  * application has no reason to.
  */
