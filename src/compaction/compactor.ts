@@ -34,7 +34,7 @@ import type { ReconcileOutcome } from './reconcile.js';
 import { resummarizeDepthLocked, type ResummarizeResult } from './resummarize-depth.js';
 import { runTiers, type RunnableTierPlan } from './run-tiers.js';
 import { startEarlyFold, type EarlyFold } from './early-fold.js';
-import { atStage, StageError } from './stage-error.js';
+import { atStage, clientAttemptsOf, StageError } from './stage-error.js';
 
 export { LOOP_GUARD_LIMIT } from './loop-guard.js';
 export type { ResummarizeResult } from './resummarize-depth.js';
@@ -51,7 +51,7 @@ type Prepared =
   | { kind: 'skip'; result: CompactionResult };
 
 function failureCodeOf(error: unknown): CompactionFailureCode {
-  return error instanceof InvalidArgumentError ? 'invalid_input' : error instanceof StageError ? error.code : 'unexpected';
+  return InvalidArgumentError.isInstance(error) ? 'invalid_input' : StageError.isInstance(error) ? error.failureCode : 'unexpected';
 }
 
 /** What a compaction's wait for the lock is: `wait`, its bounds, and what a waiter's error calls the holder. */
@@ -305,7 +305,13 @@ export function createCompactor(options: CompactorOptions): Compactor {
       }
       if (isLockWaitError(error))
         return Object.assign(result, { status: 'failed' as const, history: given, failureCode: 'aborted' as const, error: errorMessage(error) });
-      return Object.assign(result, { status: 'failed' as const, history: given, failureCode: failureCodeOf(error), error: errorMessage(error) });
+      return Object.assign(result, {
+        status: 'failed' as const,
+        history: given,
+        failureCode: failureCodeOf(error),
+        error: errorMessage(error),
+        ...clientAttemptsOf(error),
+      });
     } finally {
       result.durationMs = clock() - startedAt;
       if (supplied && result.status !== 'skipped') result.hook = { decision: 'supplied' };

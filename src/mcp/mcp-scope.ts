@@ -4,7 +4,7 @@
  * the tools take no conversation argument; with a list, every call names one of the list. Nothing a client sends
  * can widen the scope: a conversation outside it is refused before any store is read.
  */
-import { InvalidArgumentError } from '../errors.js';
+import { InvalidArgumentError, MemfoldError } from '../errors.js';
 
 export interface McpScope {
   /** The conversations the server may read (and, when writable, compact), in the order given. */
@@ -19,7 +19,13 @@ export interface McpScopeOptions {
 }
 
 /** A refusal a tool call gets back as its answer (never a thrown protocol error). */
-export class ScopeRefusal extends Error {}
+export class ScopeRefusal extends MemfoldError {
+  static override readonly kind: string = 'memfold.ScopeRefusal';
+  constructor(message: string) {
+    super('invalid_argument', message);
+    this.name = 'ScopeRefusal';
+  }
+}
 
 const MAX_ID_CHARS = 512;
 
