@@ -12,9 +12,7 @@ describe('a counter for an unknown model', () => {
     const toolCalls = [{ id: 'call_1', type: 'function' as const, function: { name: 'get_order', arguments: '{"order_id":"ORD-1"}' } }];
     expect(counter.countMessage({ role: 'assistant', content: 'Looking it up.', toolCalls })).toBeGreaterThan(10);
     expect(createTokenCounter().countMessage({ role: 'assistant', content: '', toolCalls })).toBeGreaterThan(4);
+    // That a known model's counter shows up here is checked in token-counter.test.ts (loading one takes seconds).
     expect(loadedEncodings()).toEqual([]);
-    // The check can fail: a known model loads its encoding.
-    createTokenCounter({ model: 'gpt-4o' });
-    expect(loadedEncodings()).toEqual(['o200k_base']);
   });
 });
