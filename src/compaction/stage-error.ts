@@ -19,13 +19,17 @@ export class StageError extends MemfoldError {
 }
 
 /**
- * The attempts a remote client's retry loop made before the failure, when it came out of one (a model or embedding
- * call: `details.attempts`, anywhere in the cause chain). Retrying the compaction would stack on that loop.
+ * The attempts a remote client's retry loop made before it gave the failure up, when it came out of one (a model or
+ * embedding call: `details.attempts`, anywhere in the cause chain; not when the call was aborted). Retrying the
+ * compaction would stack on that loop.
  */
 export function clientAttempts(error: unknown): number | undefined {
   for (let e = error, depth = 0; e !== undefined && depth < 8; e = (e as { cause?: unknown }).cause, depth++) {
     if (StageError.isInstance(e)) e = e.original;
-    if (MemfoldError.isInstance(e) && Array.isArray(e.details['attempts'])) return e.details['attempts'].length;
+    if (MemfoldError.isInstance(e) && Array.isArray(e.details['attempts'])) {
+      // An aborted call was stopped, not given up: a retry of the job (by another worker, say) may well succeed.
+      return e.details['stoppedBy'] === 'aborted' ? undefined : e.details['attempts'].length;
+    }
     if (typeof e !== 'object' || e === null) return undefined;
   }
   return undefined;
