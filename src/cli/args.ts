@@ -42,7 +42,7 @@ function checkSearch(positionals: Record<string, string>, flags: Record<string, 
   try {
     parseMemoryReadArgs(args);
   } catch (error) {
-    if (!(error instanceof InvalidArgumentError)) throw error;
+    if (!InvalidArgumentError.isInstance(error)) throw error;
     const rule = error.message.slice(`Invalid argument ${error.field}: `.length);
     throw new InvalidArgumentError(error.field === 'query' ? '<query>' : `--${error.field}`, rule);
   }

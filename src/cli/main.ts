@@ -83,7 +83,7 @@ async function dispatch(memfold: Memfold, parsed: ParsedCommand, output: Output,
     case 'resummarize': {
       const result = await memfold.compactor.resummarizeDepth(p.conversation!, flags.depth as number).catch((error: unknown) => {
         // A depth without two frontier batches to fold is a bad --depth, not a failure of the stores.
-        throw error instanceof InvalidArgumentError && error.field === 'depth' ? new InvalidArgumentError('--depth', ruleOf(error)) : error;
+        throw InvalidArgumentError.isInstance(error) && error.field === 'depth' ? new InvalidArgumentError('--depth', ruleOf(error)) : error;
       });
       if (json) printJson(output, result);
       else output.out(`created ${result.created.map((b) => `${b.label} (depth ${b.depth}, ${b.count} batches)`).join(', ')}`);
@@ -138,7 +138,7 @@ export async function main(argv: readonly string[], output: Output = processOutp
       return await runEval(command, output);
     } catch (error) {
       // A flag refused after parsing (`--dataset`, `--window`, ...) is a bad argument like any other: exit 2.
-      const badFlag = error instanceof InvalidArgumentError && error.field.startsWith('--');
+      const badFlag = InvalidArgumentError.isInstance(error) && error.field.startsWith('--');
       output.err(`memfold eval: ${errorMessage(error)}${badFlag ? `\n\n${usage('eval')}` : ''}`);
       return badFlag ? 2 : 1;
     }
@@ -194,7 +194,7 @@ export async function main(argv: readonly string[], output: Output = processOutp
 
 /** A refusal of what the command line said (`--depth`, `--home`, `<file>`): exit 2, as parseArgs' refusals. */
 function isBadArgument(error: unknown): boolean {
-  return error instanceof InvalidArgumentError && /^(--|<)/.test(error.field);
+  return InvalidArgumentError.isInstance(error) && /^(--|<)/.test(error.field);
 }
 
 /** The rule of an InvalidArgumentError, without its `Invalid argument <field>: ` prefix. */

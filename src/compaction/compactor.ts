@@ -36,7 +36,7 @@ import { resummarizeDepthLocked, type ResummarizeResult } from './fold/resummari
 import type { RunnableTierPlan } from './plan/plan-tiers.js';
 import { runTiers } from './run-tiers.js';
 import { startEarlyFold, type EarlyFold } from './fold/early-fold.js';
-import { atStage, StageError } from './stage-error.js';
+import { atStage, clientAttemptsOf, StageError } from './stage-error.js';
 
 export { LOOP_GUARD_LIMIT } from './usage/loop-guard.js';
 export type { ResummarizeResult } from './fold/resummarize-depth.js';
@@ -53,7 +53,7 @@ type Prepared =
   | { kind: 'skip'; result: CompactionResult };
 
 function failureCodeOf(error: unknown): CompactionFailureCode {
-  return error instanceof InvalidArgumentError ? 'invalid_input' : error instanceof StageError ? error.code : 'unexpected';
+  return InvalidArgumentError.isInstance(error) ? 'invalid_input' : StageError.isInstance(error) ? error.failureCode : 'unexpected';
 }
 
 /** What a compaction's wait for the lock is: `wait`, its bounds, and what a waiter's error calls the holder. */
@@ -303,7 +303,13 @@ export function createCompactor(options: CompactorOptions): Compactor {
       }
       if (isLockWaitError(error))
         return Object.assign(result, { status: 'failed' as const, history: given, failureCode: 'aborted' as const, error: errorMessage(error) });
-      return Object.assign(result, { status: 'failed' as const, history: given, failureCode: failureCodeOf(error), error: errorMessage(error) });
+      return Object.assign(result, {
+        status: 'failed' as const,
+        history: given,
+        failureCode: failureCodeOf(error),
+        error: errorMessage(error),
+        ...clientAttemptsOf(error),
+      });
     } finally {
       result.durationMs = clock() - startedAt;
       if (supplied && result.status !== 'skipped') result.hook = { decision: 'supplied' };

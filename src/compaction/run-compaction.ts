@@ -20,7 +20,7 @@ import { readClearedOriginals } from './clearing/cleared-originals.js';
 import type { CompactionPlan } from './plan/plan.js';
 import { resummarizeFrontier } from './fold/resummarize.js';
 import { startEarlyResummarize, type EarlyResummarize } from './fold/early-resummarize.js';
-import { atStage, StageError, throwIfAborted } from './stage-error.js';
+import { atStage, clientAttemptsOf, StageError, throwIfAborted } from './stage-error.js';
 import { undoOperation } from './journal/undo-operation.js';
 import { commitLanded } from './journal/lost-commit.js';
 
@@ -180,9 +180,10 @@ export async function runCompaction(
     return compacted(history);
   } catch (error) {
     await Promise.all([archiving?.settled(), early?.settled()]);
-    const stageError = error instanceof StageError ? error : new StageError('unexpected', error);
-    const failed = (message: string) => Object.assign(result, { status: 'failed' as const, failureCode: stageError.code, error: message });
-    if (stageError.code === 'commit_failed') {
+    const stageError = StageError.isInstance(error) ? error : new StageError('unexpected', error);
+    const failed = (message: string) =>
+      Object.assign(result, { status: 'failed' as const, failureCode: stageError.failureCode, error: message, ...clientAttemptsOf(stageError) });
+    if (stageError.failureCode === 'commit_failed') {
       // Only the journal knows whether a commit that reported an error landed; undoing one that did would lose messages.
       const landed = await commitLanded(persistence, conversationId, operationId);
       if (landed === true) {

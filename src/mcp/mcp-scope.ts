@@ -5,7 +5,7 @@
  * can widen the scope: a conversation outside it is refused before any store is read.
  */
 import { requireConversationId } from '../conversation/conversation-id.js';
-import { InvalidArgumentError } from '../errors.js';
+import { InvalidArgumentError, MemfoldError } from '../errors.js';
 
 export interface McpScope {
   /** The conversations the server may read (and, when writable, compact), in the order given. */
@@ -20,7 +20,13 @@ export interface McpScopeOptions {
 }
 
 /** A refusal a tool call gets back as its answer (never a thrown protocol error). */
-export class ScopeRefusal extends Error {}
+export class ScopeRefusal extends MemfoldError {
+  static override readonly kind: string = 'memfold.ScopeRefusal';
+  constructor(message: string) {
+    super('invalid_argument', message);
+    this.name = 'ScopeRefusal';
+  }
+}
 
 /** A conversation of the scope: the one conversation-id rule, naming the flag's field. */
 const checkId = (id: unknown, field: string): string => requireConversationId(id, field);

@@ -57,7 +57,7 @@ function present(value: unknown): unknown {
  * renamed to the file's line, with the field spelled as in the file.
  */
 export function atLine(error: unknown, where: string, fields: Readonly<Record<string, string>>, index = 0): unknown {
-  if (!(error instanceof InvalidArgumentError)) return error;
+  if (!InvalidArgumentError.isInstance(error)) return error;
   const prefix = `messages[${index}]`;
   if (!error.field.startsWith(prefix)) return error;
   const rename = (text: string) =>

@@ -8,6 +8,7 @@ import { MemfoldError } from '../../errors.js';
 import type { Archive } from '../../archive/archive.js';
 
 export class ReadbackError extends MemfoldError {
+  static override readonly kind: string = 'memfold.ReadbackError';
   constructor(label: string, problem: string) {
     super('archive_error', `Archive read-back failed for ${label}: ${problem}`, { details: { label } });
     this.name = 'ReadbackError';

@@ -10,7 +10,7 @@ import { createArchiveWriter } from '../batches/archive-writer.js';
 import { clearedOutputs, toolOutputEntries, type ClearingSelection } from './clear-tool-outputs.js';
 import type { CompactionDeps, ConversationCounts } from '../compaction-deps.js';
 import type { CompactionFailureCode, CompactionResult } from '../compaction-result.js';
-import { atStage, StageError, throwIfAborted } from '../stage-error.js';
+import { atStage, clientAttemptsOf, StageError, throwIfAborted } from '../stage-error.js';
 import { undoOperation } from '../journal/undo-operation.js';
 
 export type ClearingOutcome =
@@ -23,7 +23,7 @@ export type ClearingOutcome =
       /** The `tool_output` entries written and read back, by label: tier 3 takes the originals from them. */
       entries: ReadonlyMap<string, ArchiveEntry>;
     }
-  | { ok: false; operationId: string; failureCode: CompactionFailureCode; error: string };
+  | { ok: false; operationId: string; failureCode: CompactionFailureCode; error: string; clientAttempts?: number };
 
 /**
  * Clear `selection` (tool outputs of the live `history`, which the caller loaded under the lock). The outcome's
@@ -79,7 +79,7 @@ export async function runClearing(
     const updated = await atStage('commit_failed', () => persistence.commitClearing({ conversationId, operationId, cleared, labels: [...writer.written] }));
     return succeeded(updated, entries);
   } catch (error) {
-    const stageError = error instanceof StageError ? error : new StageError('unexpected', error);
+    const stageError = StageError.isInstance(error) ? error : new StageError('unexpected', error);
     // A commit that failed on the way back may still have committed: the journal says so.
     if (committing) {
       const outcome = await persistence.listOperations(conversationId).then(
@@ -95,10 +95,11 @@ export async function runClearing(
           );
       }
       // Unknown: left `archived` for reconcile, which finishes it if the rows are unchanged, or undoes it.
-      if (outcome === undefined) return { ok: false, operationId, failureCode: stageError.code, error: stageError.message };
+      if (outcome === undefined)
+        return { ok: false, operationId, failureCode: stageError.failureCode, error: stageError.message, ...clientAttemptsOf(stageError) };
     }
     await undoOperation(writer, { operationId, conversationId, messageIds }, persistence, stageError.message);
-    return { ok: false, operationId, failureCode: stageError.code, error: stageError.message };
+    return { ok: false, operationId, failureCode: stageError.failureCode, error: stageError.message, ...clientAttemptsOf(stageError) };
   } finally {
     result.stageMs.clear = (result.stageMs.clear ?? 0) + clock() - started;
   }
