@@ -19,6 +19,7 @@ import { runResume, runUsage } from './commands/usage.js';
 import { runErase } from './commands/erase.js';
 import { runExport } from './commands/export.js';
 import { runList } from './commands/list.js';
+import { runSearch } from './commands/search.js';
 import { formatContext, printJson, printStored, processOutput, type Output } from './output.js';
 import { requireStore } from './store-check.js';
 
@@ -27,6 +28,8 @@ export const DEMO_CONTEXT_WINDOW = 4_096;
 
 /** Commands that only read: they open the store without migrating it and never create one. */
 const READ_COMMANDS: ReadonlySet<string> = new Set(['context', 'search', 'inspect', 'usage', 'list', 'export']);
+/** Reads that can answer from the archive alone, beside a process holding the embedded store. */
+const ARCHIVE_READS: ReadonlySet<string> = new Set(['search', 'inspect', 'export']);
 
 function version(): string {
   // This file runs as src/cli/main.ts (tests) or dist/src/cli/main.js (the bin): the package root is two or three up.
@@ -61,14 +64,8 @@ async function dispatch(memfold: Memfold, parsed: ParsedCommand, output: Output,
       return runUsage(memfold, p.conversation!, { json }, output);
     case 'resume':
       return runResume(memfold, p.conversation!, { json }, output);
-    case 'search': {
-      const args: Record<string, unknown> = { query: p.query };
-      for (const key of ['depth', 'kind', 'from', 'to', 'limit']) if (flags[key] !== undefined) args[key] = flags[key];
-      const result = await memfold.memoryRead(flags.conversation as string).execute(args);
-      if (json) printJson(output, result);
-      else printStored(output, result.output, result.ok ? 'out' : 'err');
-      return result.ok ? 0 : 1;
-    }
+    case 'search':
+      return runSearch((id) => memfold.memoryRead(id), parsed, output);
     case 'worker': {
       const { runWorker } = await import('./commands/worker.js');
       const { untilSignal } = await import('./until-signal.js');
@@ -159,11 +156,27 @@ export async function main(argv: readonly string[], output: Output = processOutp
     // --namespace goes through the same validation as MEMFOLD_NAMESPACE.
     ...(typeof command.flags.namespace === 'string' ? { namespace: command.flags.namespace } : {}),
   };
+  return runOnStore({ command, compaction, config, output });
+}
+
+/** Open memfold for the command, run it, close it; beside an app holding the embedded store, a read may use the archive alone. */
+async function runOnStore({
+  command,
+  compaction,
+  config,
+  output,
+}: {
+  command: ParsedCommand;
+  compaction: Partial<CompactionSettings>;
+  config: Partial<RuntimeConfig>;
+  output: Output;
+}): Promise<number> {
   const progress = command.command === 'compact' && output.progress ? createCompactionProgress(output.progress) : undefined;
   const reading = READ_COMMANDS.has(command.command);
   let memfold: Memfold | undefined;
+  let resolved: RuntimeConfig | undefined;
   try {
-    const resolved = resolveRuntimeConfig(config);
+    resolved = resolveRuntimeConfig(config);
     // Checked before anything opens: a read never makes a store where there is none, and a file that fails its
     // own rules (a line with no conversation, bad JSON) fails before a new home costs an `initdb`.
     if (reading) requireStore(resolved, 'live');
@@ -185,10 +198,40 @@ export async function main(argv: readonly string[], output: Output = processOutp
     });
     return await dispatch(memfold, command, output, progress);
   } catch (error) {
+    // Another process (the app) owns the embedded store: search, inspect and export read its archive beside it.
+    const beside = memfold === undefined && resolved !== undefined ? await besideHolder({ error, command, config: resolved, output }) : undefined;
+    if (beside !== undefined) return beside;
     output.err(`memfold ${command.command}: ${errorMessage(error)}`);
     return isBadArgument(error) ? 2 : 1;
   } finally {
     await memfold?.close().catch((error: unknown) => output.err(`memfold: closing failed: ${errorMessage(error)}`));
+  }
+}
+
+/**
+ * When opening failed on the PGlite lock of another process and the command can answer from the archive alone, its
+ * exit code from there (`commands/archive-only.ts`, loaded only then); undefined otherwise.
+ */
+async function besideHolder({
+  error,
+  command,
+  config,
+  output,
+}: {
+  error: unknown;
+  command: ParsedCommand;
+  config: RuntimeConfig;
+  output: Output;
+}): Promise<number | undefined> {
+  if (!ARCHIVE_READS.has(command.command)) return undefined;
+  const { embeddedStoreHolder, runArchiveOnly } = await import('./commands/archive-only.js');
+  const holder = embeddedStoreHolder(error);
+  if (holder === undefined) return undefined;
+  try {
+    return await runArchiveOnly({ command, config, holder, output });
+  } catch (failure) {
+    output.err(`memfold ${command.command}: ${errorMessage(failure)}`);
+    return isBadArgument(failure) ? 2 : 1;
   }
 }
 

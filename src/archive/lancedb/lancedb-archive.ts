@@ -12,6 +12,7 @@ import { chunked, filterWhere, labelsWhere, requireConversationId, scopeWhere, s
 import { purgeRows } from './lancedb-purge.js';
 import { ARCHIVE_INDEXES, FULL_TEXT_INDEXES, maintainIndexes } from './lancedb-indexes.js';
 import { deferTableCreation } from './lancedb-deferred-archive.js';
+import { readOnlyArchive } from '../read-only-archive.js';
 import {
   archiveSchema,
   checkSchema,
@@ -75,6 +76,12 @@ export interface LanceArchiveOptions {
   sleep?: (ms: number) => Promise<void>;
   /** Told when index maintenance fails (the write it followed has succeeded; rows stay searchable). Default: ignored. */
   onWarning?: (message: string, error: unknown) => void;
+  /**
+   * Only read (`read-only-archive.ts`): opening creates no table (a missing one finds nothing until another process
+   * creates it) and runs no index upkeep; every write, mark, delete or erase is refused. For a reader beside the
+   * process that writes the archive. Default false.
+   */
+  readOnly?: boolean;
 }
 
 export const DEFAULT_LANCE_ARCHIVE_OPTIONS = Object.freeze({
@@ -145,6 +152,7 @@ export async function openLanceArchive(options: LanceArchiveOptions): Promise<Ar
     withConflictRetry(operation, { retries: settings.commitRetries, baseDelayMs: settings.commitRetryBaseDelayMs, sleep });
   const warn = options.onWarning ?? (() => undefined);
   const tableKey = `${uri}\u0000${tableName}`;
+  const guarded = (archive: Archive): Archive => (options.readOnly === true ? readOnlyArchive(archive, `LanceDB archive ${uri}`) : archive);
 
   let db: Connection;
   let table: Table;
@@ -157,19 +165,21 @@ export async function openLanceArchive(options: LanceArchiveOptions): Promise<Ar
     });
     db = connection;
     const existing = await openExisting(db, tableName);
-    if (existing === undefined && options.embedder.dimensions === 0) {
-      return deferTableCreation({
-        embedder: options.embedder,
-        tableExists: async () => {
-          const found = await openExisting(db, tableName).catch((error: unknown) => {
-            throw wrap('open', error);
-          });
-          found?.close();
-          return found !== undefined;
-        },
-        open: (sized) => openLanceArchive({ ...options, embedder: sized }),
-        release: () => db.close(),
-      });
+    if (existing === undefined && (options.embedder.dimensions === 0 || options.readOnly === true)) {
+      return guarded(
+        deferTableCreation({
+          embedder: options.embedder,
+          tableExists: async () => {
+            const found = await openExisting(db, tableName).catch((error: unknown) => {
+              throw wrap('open', error);
+            });
+            found?.close();
+            return found !== undefined;
+          },
+          open: (sized) => openLanceArchive({ ...options, embedder: sized }),
+          release: () => db.close(),
+        }),
+      );
     }
     // `existOk`: another process may create it first.
     table = existing ?? (await db.createEmptyTable(tableName, archiveSchema(options.embedder), { existOk: true }));
@@ -218,7 +228,8 @@ export async function openLanceArchive(options: LanceArchiveOptions): Promise<Ar
       warn(`LanceDB archive index maintenance failed (rows stay searchable, unindexed): ${errorMessage(error)}`, error);
     }
   };
-  await enqueueWrite(tableKey, maintain);
+  // A reader leaves upkeep to the archive's writer: creating indexes or optimizing commits a new table version.
+  if (options.readOnly !== true) await enqueueWrite(tableKey, maintain);
   let closed = false;
   /**
    * Index upkeep after a write. Creating the indexes (the first rows) is awaited: full-text search needs
@@ -425,7 +436,7 @@ export async function openLanceArchive(options: LanceArchiveOptions): Promise<Ar
     if (refused > 0) throw await labelsTakenError(entries, chosen);
   };
 
-  return {
+  return guarded({
     async write(entries: ArchiveEntry[]): Promise<void> {
       ensureOpen();
       const held = holdUpkeep();
@@ -563,7 +574,7 @@ export async function openLanceArchive(options: LanceArchiveOptions): Promise<Ar
       table.close();
       db.close();
     },
-  };
+  });
 }
 
 /** The table, or undefined when it does not exist (yet). */
