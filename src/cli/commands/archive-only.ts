@@ -10,7 +10,7 @@ import { buildEmbedder, openArchive, remoteCallQueue } from '../../configured-ad
 import type { RuntimeConfig } from '../../config.js';
 import type { ArchiveEntry } from '../../conversation/types.js';
 import { MemfoldError } from '../../errors.js';
-import { exportConversation, type ExportRecord } from '../../index.js';
+import { exportConversation, type ExportRecord } from '../../erase-export/export-conversation.js';
 import { createTokenCounter } from '../../tokens/create-token-counter.js';
 import { createMemoryReadTool } from '../../tools/memory-read.js';
 import { buildBatchTree, formatBatchTree } from '../batch-tree.js';
