@@ -7,6 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import type { CompactionSettings } from '../compaction/compaction-settings.js';
 import { InvalidArgumentError } from '../errors.js';
+import { createAnswerAccuracy, type AnswerAccuracyOptions, type AnswerAccuracyResult } from './answer-accuracy/answer-accuracy.js';
+import { formatAnswerAccuracy } from './answer-accuracy/answer-report.js';
 import { windowChart, type ChartSeries } from './chart.js';
 import { loadJsonlDataset } from './datasets/jsonl-dataset.js';
 import { loadLocomoDataset } from './datasets/locomo-dataset.js';
@@ -45,10 +47,15 @@ export interface EvaluateOptions {
   secondLook?: boolean;
   /** Compaction settings for memfold beside the window (`--session-scope`, `--keep-sessions`); recorded in results.json. */
   compaction?: Partial<CompactionSettings>;
+  /** Also answer every question with a model and judge it (`--answer-model`, `--judge-model`): question datasets only. */
+  answerAccuracy?: AnswerAccuracyOptions;
 }
 
+/** A question dataset's result, with the answer accuracy when it was asked for. */
+export type QaEvaluation = QaEvalResult & { answerAccuracy?: AnswerAccuracyResult };
+
 export interface EvaluateResult {
-  result: QaEvalResult | AgenticEvalResult;
+  result: QaEvaluation | AgenticEvalResult;
   markdown: string;
   files: { json: string; markdown: string; svg: string };
   /** memfold's promises held: no message lost, and (agentic) no tool call split from its result. */
@@ -98,6 +105,9 @@ export function agenticChartSeries(result: AgenticEvalResult): ChartSeries[] {
 
 export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult> {
   const limit = <T>(items: T[]) => (options.conversations === undefined ? items : items.slice(0, options.conversations));
+  const agentic = options.dataset === 'tau-bench' || options.dataset === 'swe-agent';
+  if (agentic && options.answerAccuracy) throw new InvalidArgumentError('--answer-model', 'answers questions: use it with locomo, longmemeval or jsonl');
+  const answers = options.answerAccuracy ? createAnswerAccuracy(options.answerAccuracy) : undefined;
   const { home, remove } = await freshHome(options.home);
   const store = openEvalStore({
     home,
@@ -106,12 +116,12 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
     ...(options.compaction ? { compaction: options.compaction } : {}),
   });
   const run = { windows: options.windows, store, ...(options.onProgress ? { onProgress: options.onProgress } : {}) };
-  let result: QaEvalResult | AgenticEvalResult;
+  let result: QaEvaluation | AgenticEvalResult;
   let markdown: string;
   let svg: string;
   let guaranteesHeld: boolean;
   try {
-    if (options.dataset === 'tau-bench' || options.dataset === 'swe-agent') {
+    if (agentic) {
       const tau = options.dataset === 'tau-bench';
       const runs = tau ? tauBenchAgenticRuns(await loadTauBench(options.file)) : await loadSweAgentRuns(options.file);
       const agentic = await runAgenticEval(options.dataset, limit(runs), run);
@@ -128,12 +138,18 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
           : options.dataset === 'longmemeval'
             ? await loadLongMemEvalDataset(options.file, options.conversations === undefined ? {} : { limit: options.conversations })
             : await loadJsonlDataset(options.file, options.questions!);
+      const conversations = limit(dataset.conversations);
       const qa = await runQaEval(
-        { ...dataset, conversations: limit(dataset.conversations) },
-        { ...run, variants: [...(options.secondLook === false ? [] : [SECOND_LOOK]), ...(options.variants ?? [])] },
+        { ...dataset, conversations },
+        {
+          ...run,
+          variants: [...(options.secondLook === false ? [] : [SECOND_LOOK]), ...(options.variants ?? [])],
+          ...(answers ? { onReplayed: answers.onReplayed } : {}),
+        },
       );
-      result = qa;
-      markdown = formatQaReport(qa);
+      const answerAccuracy = await answers?.finish(conversations, options.windows);
+      result = answerAccuracy ? { ...qa, answerAccuracy } : qa;
+      markdown = formatQaReport(qa) + (answerAccuracy ? `\n\n${formatAnswerAccuracy(answerAccuracy)}` : '');
       svg = windowChart(qaChartSeries(qa), { title: `${qa.dataset}: evidence available (in the prompt, or memory_read top 5)`, yLabel: 'availability' });
       guaranteesHeld = qa.results.every((r) => r.method !== 'memfold' || r.cost.lostMessages === 0);
     }

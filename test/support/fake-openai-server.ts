@@ -3,7 +3,8 @@
  * `POST /v1/chat/completions` and `POST /v1/embeddings`, so the real `openai` client is exercised end to end.
  * Behaviours are set for every call (`setBehavior`) or queued for the next calls (`enqueue`).
  * Optionally every answer takes `latencyMs`, and a `rateLimit` answers 429 with `retry-after` when exceeded.
- * The `structured` behaviour answers like a model that follows a sectioned summary prompt (`structuredSummary`).
+ * The `structured` behaviour answers like a model that follows a sectioned summary prompt (`structuredSummary`);
+ * `script` picks each answer from the request itself (a model per name, a tool call or an answer by what was sent).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -21,7 +22,9 @@ export type FakeBehavior =
   /** A sectioned summary made from the request itself (`structuredSummary`), usage counted as chars / 4. */
   | { kind: 'structured'; itemChars?: number }
   /** A chat answer that calls one function: what an assistant sends when it wants memory_read. */
-  | { kind: 'toolCall'; name: string; arguments: string };
+  | { kind: 'toolCall'; name: string; arguments: string; usage?: { prompt_tokens: number; completion_tokens: number } }
+  /** The behaviour `pick` chooses from the request body: a model scripted per request (by its model name, messages, tools). */
+  | { kind: 'script'; pick: (body: any) => FakeBehavior };
 
 export const behaviors = {
   ok: (text?: string): FakeBehavior => (text === undefined ? { kind: 'ok' } : { kind: 'ok', text }),
@@ -30,7 +33,13 @@ export const behaviors = {
   delay: (ms: number, after?: FakeBehavior): FakeBehavior => (after ? { kind: 'delay', ms, after } : { kind: 'delay', ms }),
   hold: (until: Promise<void>, after?: FakeBehavior): FakeBehavior => (after ? { kind: 'hold', until, after } : { kind: 'hold', until }),
   empty: (): FakeBehavior => ({ kind: 'empty' }),
-  toolCall: (name: string, args: Record<string, unknown>): FakeBehavior => ({ kind: 'toolCall', name, arguments: JSON.stringify(args) }),
+  toolCall: (name: string, args: Record<string, unknown>, usage?: { prompt_tokens: number; completion_tokens: number }): FakeBehavior => ({
+    kind: 'toolCall',
+    name,
+    arguments: JSON.stringify(args),
+    ...(usage ? { usage } : {}),
+  }),
+  script: (pick: (body: any) => FakeBehavior): FakeBehavior => ({ kind: 'script', pick }),
   malformed: (): FakeBehavior => ({ kind: 'malformed' }),
   /** Cut off at the output limit: `finish_reason: 'length'`. */
   truncated: (text = 'Summary: the user asked to keep order'): FakeBehavior => ({ kind: 'ok', text, finishReason: 'length' }),
@@ -298,10 +307,12 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
     switch (b.kind) {
       case 'toolCall': {
         const call = { id: `call_fake_${++counter}`, type: 'function', function: { name: b.name, arguments: b.arguments } };
-        const answer = chatCompletion(body, '', 'tool_calls', { prompt_tokens: 10, completion_tokens: 10 });
+        const answer = chatCompletion(body, '', 'tool_calls', b.usage ?? { prompt_tokens: 10, completion_tokens: 10 });
         answer.choices[0]!.message = { role: 'assistant', content: null, tool_calls: [call] } as never;
         return send(res, 200, answer);
       }
+      case 'script':
+        return respond(res, path, body, b.pick(body));
       case 'delay':
         await new Promise<void>((resolve) => {
           const timer = setTimeout(() => {

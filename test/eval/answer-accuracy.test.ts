@@ -1,0 +1,157 @@
+/**
+ * `memfold eval --answer-model --judge-model` end to end through the CLI against the fake OpenAI-compatible server, on
+ * test/fixtures/longmemeval-mini.json (a multi-session count and an abstention). The scripted answer model calls
+ * memory_read once when offered it, then answers "3 bikes" only when it has read a memory_read answer ("2 bikes"
+ * otherwise); it declines the hamster question. The scripted judge reads its own prompt and says yes when the
+ * response holds the reference (or, for an abstention, declines). So memfold is right twice, the prompts without
+ * memory_read once each, and every token and dollar is known.
+ */
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AnswerAccuracyResult } from '../../src/eval/answer-accuracy/answer-accuracy.js';
+import { behaviors, startFakeOpenAI, type FakeBehavior, type FakeOpenAI } from '../support/fake-openai-server.js';
+import { runCli } from '../support/run-cli.js';
+
+const fixture = path.join(import.meta.dirname, '../fixtures/longmemeval-mini.json');
+const ANSWER_MODEL = 'gpt-4.1-mini'; // $0.40 / $1.60 per million tokens in memfold's table
+const JUDGE_MODEL = 'gpt-4o-mini'; // $0.15 / $0.60
+const CALL_USAGE = { prompt_tokens: 100, completion_tokens: 10 };
+const ANSWER_USAGE = { prompt_tokens: 200, completion_tokens: 20 };
+const JUDGE_USAGE = { prompt_tokens: 50, completion_tokens: 1 };
+
+type Message = { role: string; content: string | null };
+
+function answerModel(body: { messages: Message[]; tools?: unknown[] }): FakeBehavior {
+  const question = String(body.messages[body.messages.length - 1]?.content ?? '');
+  const readMemory = body.messages.some((m) => m.role === 'tool');
+  if (body.tools && !readMemory) return behaviors.toolCall('memory_read', { query: question }, CALL_USAGE);
+  const asked = body.messages.findLast((m) => m.role === 'user')!.content ?? '';
+  const text = asked.includes('hamster') ? "I can't tell from the conversation." : readMemory ? 'You own 3 bikes.' : 'You own 2 bikes.';
+  return { kind: 'ok', text, usage: ANSWER_USAGE };
+}
+
+function judgeModel(body: { messages: Message[] }): FakeBehavior {
+  const prompt = String(body.messages[0]?.content ?? '');
+  const response = /^Response: (.*)$/m.exec(prompt)?.[1] ?? '';
+  const reference = /^Reference answer: (.*)$/m.exec(prompt)?.[1] ?? '';
+  const abstention = prompt.includes('cannot be answered from the conversation');
+  const yes = abstention ? response.includes("can't tell") : response.includes(reference);
+  return { kind: 'ok', text: yes ? 'Yes.' : 'no', usage: JUDGE_USAGE };
+}
+
+describe('memfold eval --answer-model --judge-model', () => {
+  let fake: FakeOpenAI;
+  let dir: string;
+  let result: Awaited<ReturnType<typeof runCli>>;
+  let accuracy: AnswerAccuracyResult;
+  let report: string;
+
+  beforeAll(async () => {
+    fake = await startFakeOpenAI({ behavior: behaviors.script((body) => (body?.model === JUDGE_MODEL ? judgeModel(body) : answerModel(body))) });
+    dir = await mkdtemp(path.join(os.tmpdir(), 'memfold-answer-'));
+    const out = path.join(dir, 'out');
+    // An endpoint on 127.0.0.1 with no MEMFOLD_SUMMARY_MODEL or MEMFOLD_MODEL: memfold still summarizes offline.
+    result = await runCli(
+      ['eval', fixture, '--dataset', 'longmemeval', '--window', '1000', '--answer-model', ANSWER_MODEL, '--judge-model', JUDGE_MODEL, '--out', out],
+      { env: { OPENAI_BASE_URL: fake.baseURL, OPENAI_API_KEY: 'sk-test-answer', MEMFOLD_MODEL: undefined } },
+    );
+    accuracy = (JSON.parse(await readFile(path.join(out, 'results.json'), 'utf8')) as { answerAccuracy: AnswerAccuracyResult }).answerAccuracy;
+    report = await readFile(path.join(out, 'report.md'), 'utf8');
+  }, 120_000);
+
+  afterAll(async () => {
+    await fake?.close();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  const method = (name: string) => accuracy.results.find((r) => r.method === name)!;
+
+  it('scores each method per category: memfold read its archive and answered both, the others only the abstention', () => {
+    expect(result.code, result.stderr).toBe(0);
+    expect(accuracy.answerModel).toBe(ANSWER_MODEL);
+    expect(accuracy.judgeModel).toBe(JUDGE_MODEL);
+    expect(accuracy.results.map((r) => `${r.method}@${r.window}`)).toEqual(['memfold@1000', 'truncate-oldest@1000', 'full-context@128000']);
+    expect(method('memfold').accuracy).toEqual({
+      all: { questions: 2, correct: 2, accuracy: 1, failed: 0 },
+      abstention: { questions: 1, correct: 1, accuracy: 1, failed: 0 },
+      'multi-session': { questions: 1, correct: 1, accuracy: 1, failed: 0 },
+    });
+    for (const name of ['truncate-oldest', 'full-context']) {
+      expect(method(name).accuracy.all).toEqual({ questions: 2, correct: 1, accuracy: 0.5, failed: 0 });
+      expect(method(name).accuracy['multi-session']!.correct).toBe(0);
+      expect(method(name).memoryReadCalls).toBe(0);
+    }
+    expect(method('full-context').cut).toEqual({ conversations: 0, messages: 0 });
+  });
+
+  it('ran memory_read with the question and sent its answer back to the model', () => {
+    const memfold = accuracy.answers.filter((a) => a.method === 'memfold');
+    expect(memfold.map((a) => a.toolCalls.map((c) => JSON.parse(c.arguments)))).toEqual([
+      [{ query: 'How many bikes do I own now?' }],
+      [{ query: 'What is the name of my hamster?' }],
+    ]);
+    expect(memfold.every((a) => a.toolCalls[0]!.ok)).toBe(true);
+    const answerRequests = fake.requests.filter((r) => r.body?.model === ANSWER_MODEL);
+    const followUps = answerRequests.filter((r) => r.body.messages.some((m: Message) => m.role === 'tool'));
+    expect(followUps).toHaveLength(2);
+    for (const request of followUps) {
+      const tool = request.body.messages.find((m: Message) => m.role === 'tool');
+      const call = request.body.messages.find((m: { tool_calls?: Array<{ id: string }> }) => m.tool_calls)?.tool_calls[0];
+      expect(tool.tool_call_id).toBe(call.id);
+      expect(tool.content.length).toBeGreaterThan(0);
+    }
+    // The question's date is the model's today; the conversation's messages carry theirs; memfold's endpoint key is sent.
+    const first = answerRequests.find((r) => r.body.tools && r.body.messages.at(-1).content === 'How many bikes do I own now?')!;
+    expect(first.body.messages[0].content).toContain('Today is 2024-03-10 09:00 (UTC).');
+    expect(first.body.messages.some((m: Message) => /^\[2024-03-05 20:00\] /.test(String(m.content)))).toBe(true);
+    expect(first.headers.authorization).toBe('Bearer sk-test-answer');
+    expect(first.body.tools[0].function.name).toBe('memory_read');
+  });
+
+  it('counts the tokens the endpoint reported and prices them at the table, in results.json and report.md', () => {
+    const memfold = method('memfold');
+    expect(memfold.usage.answer).toEqual({ calls: 4, inputTokens: 600, outputTokens: 60, estimatedCalls: 0 });
+    expect(memfold.usage.judge).toEqual({ calls: 2, inputTokens: 100, outputTokens: 2, estimatedCalls: 0 });
+    // 600 × 0.40 + 60 × 1.60 = 336 µ$; 100 × 0.15 + 2 × 0.60 = 16.2 µ$.
+    expect(memfold.costUsd).toEqual({ answer: 0.000336, judge: 0.0000162, total: 0.0003522 });
+    const truncated = method('truncate-oldest');
+    expect(truncated.usage.answer).toEqual({ calls: 2, inputTokens: 400, outputTokens: 40, estimatedCalls: 0 });
+    expect(truncated.costUsd).toEqual({ answer: 0.000224, judge: 0.0000162, total: 0.0002402 });
+    expect(accuracy.total.usage.answer.calls).toBe(8);
+    expect(accuracy.total.costUsd.total).toBeCloseTo(0.0003522 + 2 * 0.0002402, 12);
+    expect(report).toContain('## Answer accuracy');
+    expect(report).toContain('| multi-session | 1 | 1.000 (1/1) | 0.000 (0/1) | 0.000 (0/1) |');
+    expect(report).toContain('| all | 2 | 1.000 (2/2) | 0.500 (1/2) | 0.500 (1/2) |');
+    expect(report).toContain('| memfold (1,000) | 4 | 600 / 60 | 2 | 100 / 2 | 2 | 0 / 0 | $0.000336 | $0.000016 | $0.000352 |');
+  });
+});
+
+describe('memfold eval answer-accuracy flags', () => {
+  it('needs both models, and a key variable only beside its own endpoint', async () => {
+    const one = await runCli(['eval', fixture, '--dataset', 'longmemeval', '--answer-model', 'm']);
+    expect(one.code).not.toBe(0);
+    expect(one.stderr).toContain('--judge-model: is required with --answer-model');
+    const key = await runCli(['eval', fixture, '--dataset', 'longmemeval', '--answer-model', 'm', '--judge-model', 'j', '--judge-api-key-env', 'JUDGE_KEY']);
+    expect(key.stderr).toContain('--judge-api-key-env: needs --judge-base-url');
+    const unset = await runCli(
+      [
+        'eval',
+        fixture,
+        '--dataset',
+        'longmemeval',
+        '--answer-model',
+        'm',
+        '--judge-model',
+        'j',
+        '--judge-base-url',
+        'http://127.0.0.1:9/v1',
+        '--judge-api-key-env',
+        'MEMFOLD_TEST_UNSET_KEY',
+      ],
+      { env: { MEMFOLD_TEST_UNSET_KEY: undefined } },
+    );
+    expect(unset.stderr).toContain('--judge-api-key-env: names MEMFOLD_TEST_UNSET_KEY, which is not set');
+  });
+});
