@@ -153,6 +153,9 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
       svg = windowChart(qaChartSeries(qa), { title: `${qa.dataset}: evidence available (in the prompt, or memory_read top 5)`, yLabel: 'availability' });
       guaranteesHeld = qa.results.every((r) => r.method !== 'memfold' || r.cost.lostMessages === 0);
     }
+  } catch (error) {
+    answers?.abandon();
+    throw error;
   } finally {
     await store.close();
     if (remove) await rm(home, { recursive: true, force: true });

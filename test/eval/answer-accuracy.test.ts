@@ -6,7 +6,7 @@
  * response holds the reference (or, for an abstention, declines). So memfold is right twice, the prompts without
  * memory_read once each, and every token and dollar is known.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -126,6 +126,68 @@ describe('memfold eval --answer-model --judge-model', () => {
     expect(report).toContain('| all | 2 | 1.000 (2/2) | 0.500 (1/2) | 0.500 (1/2) |');
     expect(report).toContain('| memfold (1,000) | 4 | 600 / 60 | 2 | 100 / 2 | 2 | 0 / 0 | $0.000336 | $0.000016 | $0.000352 |');
   });
+});
+
+/** A LoCoMo-shaped file written here (no dataset text): two sessions, a single-hop, a temporal and an adversarial question. */
+function locomoSample() {
+  const turn = (n: number, speaker: string, text: string) => ({ speaker, dia_id: `D${n}`, text });
+  return [
+    {
+      sample_id: 'conv-test',
+      conversation: {
+        speaker_a: 'Ana',
+        speaker_b: 'Bo',
+        session_1_date_time: '10:00 am on 7 May, 2023',
+        session_1: [turn(1, 'Ana', 'I moved to Lisbon last week for the new job.'), turn(2, 'Bo', 'Lisbon! How is the flat?')],
+        session_2_date_time: '6:30 pm on 20 May, 2023',
+        session_2: [turn(3, 'Ana', 'The flat is small but it has a balcony.'), turn(4, 'Bo', 'A balcony is worth a lot.')],
+      },
+      qa: [
+        { question: 'Where did Ana move?', answer: 'Lisbon', evidence: ['D1'], category: 4 },
+        { question: 'When did Ana move to Lisbon?', answer: 'The week before 7 May 2023', evidence: ['D1'], category: 2 },
+        { question: 'Where did Bo move?', adversarial_answer: 'Lisbon', evidence: ['D1'], category: 5 },
+      ],
+    },
+  ];
+}
+
+describe('memfold eval --answer-model on LoCoMo', () => {
+  it("judges LoCoMo's categories with the generic rule and its adversarial questions as abstentions", async () => {
+    const judged: string[] = [];
+    const fake = await startFakeOpenAI({
+      behavior: behaviors.script((body) => {
+        if (body?.model !== JUDGE_MODEL) return { kind: 'ok', text: 'Lisbon.', usage: ANSWER_USAGE };
+        judged.push(String(body.messages[0].content));
+        return { kind: 'ok', text: 'yes', usage: JUDGE_USAGE };
+      }),
+    });
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'memfold-answer-locomo-'));
+    try {
+      const file = path.join(dir, 'locomo.json');
+      await writeFile(file, JSON.stringify(locomoSample()));
+      const out = path.join(dir, 'out');
+      const run = await runCli(
+        ['eval', file, '--dataset', 'locomo', '--window', '1000', '--answer-model', ANSWER_MODEL, '--judge-model', JUDGE_MODEL, '--out', out],
+        {
+          env: { OPENAI_BASE_URL: fake.baseURL, OPENAI_API_KEY: 'sk-test', MEMFOLD_MODEL: undefined },
+        },
+      );
+      expect(run.code, run.stderr).toBe(0);
+      const { answerAccuracy } = JSON.parse(await readFile(path.join(out, 'results.json'), 'utf8')) as { answerAccuracy: AnswerAccuracyResult };
+      const memfold = answerAccuracy.results.find((r) => r.method === 'memfold')!;
+      expect(Object.keys(memfold.accuracy)).toEqual(['all', 'abstention', 'single-hop', 'temporal']);
+      expect(answerAccuracy.answers.filter((a) => a.method === 'memfold').map((a) => a.rule)).toEqual(['generic', 'generic', 'abstention']);
+      expect(judged).toHaveLength(9);
+      expect(judged.filter((p) => p.includes('Say yes when the response says it cannot answer'))).toHaveLength(3);
+      expect(judged.some((p) => p.includes('differs from the reference by one'))).toBe(false);
+      // The speakers travel as the messages' names, the session dates as their times.
+      const asked = fake.requests.find((r) => r.body?.model === ANSWER_MODEL && r.body.tools)!;
+      expect(asked.body.messages[1]).toMatchObject({ role: 'user', name: 'Ana', content: '[2023-05-07 10:00] I moved to Lisbon last week for the new job.' });
+    } finally {
+      await fake.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
 
 describe('memfold eval answer-accuracy flags', () => {

@@ -92,6 +92,8 @@ export interface AnswerAccuracyRun {
   onReplayed(replayed: { memfold: Memfold; storeId: string; conversation: EvalConversation; window: number }): Promise<void>;
   /** Answers from truncate-oldest (each window) and full-context (once), then sums it all up. */
   finish(conversations: readonly EvalConversation[], windows: readonly number[]): Promise<AnswerAccuracyResult>;
+  /** Drops the questions not yet started (the evaluation failed): no more calls are made for them. */
+  abandon(): void;
 }
 
 /** Questions with a reference to judge against, and abstentions (judged on declining). */
@@ -197,7 +199,10 @@ export function createAnswerAccuracy(options: AnswerAccuracyOptions): AnswerAccu
       const about = { method: group.method, window: group.window, conversationId: conversation.id, questionId: q.id, question: q.question };
       return { ...about, category: categoryKey(q), rule: judgeRuleOf(q), ...reference, ...judged };
     };
-    group.pending.push(Promise.all(asked.map((q) => questions.add(() => one(q)))));
+    const answered = Promise.all(asked.map((q) => questions.add(() => one(q))));
+    // `finish` awaits it; until then a failure (answerAndJudge records its own) must not surface as unhandled.
+    answered.catch(() => undefined);
+    group.pending.push(answered);
   }
 
   function fromBaseline(method: AnswerMethod, window: number, conversation: EvalConversation, budget: number): void {
@@ -214,6 +219,9 @@ export function createAnswerAccuracy(options: AnswerAccuracyOptions): AnswerAccu
     async onReplayed({ memfold, storeId, conversation, window }) {
       const context = await memfold.context(storeId);
       answerAll(groupOf('memfold', window), conversation, datedChatMessages(context), memfold.memoryRead(storeId));
+    },
+    abandon() {
+      questions.clear();
     },
     async finish(conversations, windows) {
       for (const window of windows) for (const c of conversations) fromBaseline('truncate-oldest', window, c, window);
