@@ -4,13 +4,15 @@
  * memory_read once when offered it, then answers "3 bikes" only when it has read a memory_read answer ("2 bikes"
  * otherwise); it declines the hamster question. The scripted judge reads its own prompt and says yes when the
  * response holds the reference (or, for an abstention, declines). So memfold is right twice, the prompts without
- * memory_read once each, and every token and dollar is known.
+ * memory_read once each, and every token and dollar is known. Then LoCoMo's categories under the generic rule, and a
+ * longer conversation whose fact only memory_read's answer gives the model: the same text memfold's tool answers.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnswerAccuracyResult } from '../../src/eval/answer-accuracy/answer-accuracy.js';
+import { openEvalStore } from '../../src/eval/eval-store.js';
 import { behaviors, startFakeOpenAI, type FakeBehavior, type FakeOpenAI } from '../support/fake-openai-server.js';
 import { runCli } from '../support/run-cli.js';
 
@@ -188,6 +190,71 @@ describe('memfold eval --answer-model on LoCoMo', () => {
       await rm(dir, { recursive: true, force: true });
     }
   }, 120_000);
+});
+
+/** A JSONL conversation long enough that the fact is compacted away at a 1,000-token window (as in eval-cli.test.ts). */
+function lockerConversation(): { turns: string; questions: string } {
+  const turns = [];
+  for (let i = 0; i < 60; i++) {
+    const time = `2024-03-${String(1 + Math.floor(i / 10)).padStart(2, '0')}T10:${String(i).padStart(2, '0')}:00Z`;
+    const text =
+      i === 4 ? 'My locker code at the climbing gym is 4417, remember it.' : `Turn ${i}: ${'we talked at length and nothing much came of it, '.repeat(3)}`;
+    turns.push({ conversation_id: 'demo', turn_id: `t${i}`, speaker: i % 2 ? 'Bo' : 'Ana', text, time });
+  }
+  const question = { conversation_id: 'demo', question: 'What is the locker code at the climbing gym?', answer: '4417', evidence: ['t4'], category: 'early' };
+  return { turns: turns.map((t) => JSON.stringify(t)).join('\n'), questions: JSON.stringify(question) };
+}
+
+describe('memfold eval --answer-model: the answer memory_read gives the model', () => {
+  it("is memfold's own memory_read answer for the model's query, holding the archived fact", async () => {
+    // The answer model reads the code only from what memory_read sent back.
+    const fake = await startFakeOpenAI({
+      behavior: behaviors.script((body) => {
+        if (body?.model === JUDGE_MODEL) return judgeModel(body);
+        const tool = body.messages.find((m: Message) => m.role === 'tool');
+        if (body.tools && !tool) return behaviors.toolCall('memory_read', { query: 'locker code climbing gym' }, CALL_USAGE);
+        const code = /locker code at the climbing gym is (\d+)/.exec(String(tool?.content ?? ''))?.[1];
+        return { kind: 'ok', text: code ? `The code is ${code}.` : "I can't tell from the conversation.", usage: ANSWER_USAGE };
+      }),
+    });
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'memfold-answer-tool-'));
+    try {
+      const { turns, questions } = lockerConversation();
+      await writeFile(path.join(dir, 'turns.jsonl'), turns);
+      await writeFile(path.join(dir, 'questions.jsonl'), questions);
+      const home = path.join(dir, 'store');
+      const argv = ['eval', path.join(dir, 'turns.jsonl'), '--dataset', 'jsonl', '--questions', path.join(dir, 'questions.jsonl'), '--window', '1000'];
+      const run = await runCli([...argv, '--home', home, '--answer-model', ANSWER_MODEL, '--judge-model', JUDGE_MODEL, '--out', path.join(dir, 'out')], {
+        env: { OPENAI_BASE_URL: fake.baseURL, OPENAI_API_KEY: 'sk-test', MEMFOLD_MODEL: undefined },
+      });
+      expect(run.code, run.stderr).toBe(0);
+      const { answerAccuracy } = JSON.parse(await readFile(path.join(dir, 'out', 'results.json'), 'utf8')) as { answerAccuracy: AnswerAccuracyResult };
+      const accuracy = Object.fromEntries(answerAccuracy.results.map((r) => [r.method, r.accuracy.all!.accuracy]));
+      // The fact is out of the newest 1,000 tokens, within the whole conversation; this model reads only the tool.
+      expect(accuracy).toEqual({ memfold: 1, 'truncate-oldest': 0, 'full-context': 0 });
+      const followUp = fake.requests.find((r) => r.body?.model === ANSWER_MODEL && r.body.messages.some((m: Message) => m.role === 'tool'))!;
+      const sent = followUp.body.messages.find((m: Message) => m.role === 'tool').content as string;
+      // The message is out of memfold's live history (the clip-archive's summary may quote it; this model does not read it).
+      expect(
+        followUp.body.messages
+          .slice(1, -3)
+          .some((m: Message) => m.role !== 'system' && String(m.content).includes('My locker code at the climbing gym is 4417')),
+      ).toBe(false);
+      // The same call on the store the eval kept answers the same text.
+      const store = openEvalStore({ home, env: {} });
+      try {
+        const memfold = await store.memfoldFor(1000);
+        const again = await memfold.memoryRead('demo@1000').execute({ query: 'locker code climbing gym' });
+        expect(sent).toBe(again.output);
+        expect(sent).toContain('My locker code at the climbing gym is 4417');
+      } finally {
+        await store.close();
+      }
+    } finally {
+      await fake.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 180_000);
 });
 
 describe('memfold eval answer-accuracy flags', () => {
