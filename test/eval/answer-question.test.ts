@@ -1,12 +1,13 @@
 /**
  * One question answered and judged (`answerAndJudge`) against the fake OpenAI-compatible server, with memfold's own
  * memory_read on a memory store: the call limit, the question's date passed as `asked.at`, a failing endpoint after
- * its retries, and a judge that replies neither yes nor no.
+ * its retries, and a judge that replies neither yes nor no. Then a run abandoned mid-call (the evaluation failed).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createAnswerAccuracy } from '../../src/eval/answer-accuracy/answer-accuracy.js';
 import { answerAndJudge, type ReadTool } from '../../src/eval/answer-accuracy/answer-question.js';
 import { createChatEndpoint, emptyTally } from '../../src/eval/answer-accuracy/chat-endpoint.js';
 import type { EvalQuestion } from '../../src/eval/eval-types.js';
@@ -101,5 +102,28 @@ describe('answerAndJudge', () => {
     fake.setBehavior(behaviors.script((body) => (body.model === 'judge' ? behaviors.ok('maybe, partly') : behaviors.ok('By the library.'))));
     const unsure = await answerAndJudge({ ...endpoints(), history: [], question: QUESTION, usage: usage() });
     expect(unsure).toMatchObject({ correct: false, verdict: 'maybe, partly' });
+  });
+
+  it('abandon aborts the call under way, starts no other question, and ends finish', async () => {
+    let release!: () => void;
+    fake.setBehavior(behaviors.hold(new Promise<void>((resolve) => (release = resolve))));
+    const run = createAnswerAccuracy({
+      answer: { model: 'answerer', baseURL: fake.baseURL },
+      judge: { model: 'judge', baseURL: fake.baseURL },
+      limits: { timeoutMs: 60_000, maxRetries: 0, deadlineMs: 60_000, concurrency: 1 },
+    });
+    const messages = [{ role: 'user' as const, content: 'I parked the bike by the library.' }];
+    const questions = ['a', 'b', 'c'].map((id) => ({ ...QUESTION, id }));
+    const finished = run.finish([{ id: 'c', messages, turnIds: ['t1'], referenceLines: ['user: I parked'], questions }], [1_000]).then(
+      () => 'finished',
+      (error: Error) => error.message,
+    );
+    await vi.waitFor(() => expect(fake.inFlight).toBe(1));
+    run.abandon();
+    await vi.waitFor(() => expect(fake.inFlight).toBe(0));
+    release();
+    expect(fake.requests).toHaveLength(1);
+    // The questions dropped from the queue end the run's wait with the queue's error instead of leaving it hanging.
+    expect(await finished).toBe('The queue was cleared');
   });
 });

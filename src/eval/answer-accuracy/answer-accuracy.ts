@@ -92,7 +92,7 @@ export interface AnswerAccuracyRun {
   onReplayed(replayed: { memfold: Memfold; storeId: string; conversation: EvalConversation; window: number }): Promise<void>;
   /** Answers from truncate-oldest (each window) and full-context (once), then sums it all up. */
   finish(conversations: readonly EvalConversation[], windows: readonly number[]): Promise<AnswerAccuracyResult>;
-  /** Drops the questions not yet started (the evaluation failed): no more calls are made for them. */
+  /** Drops the questions not yet started and aborts the calls under way (the evaluation failed). */
   abandon(): void;
 }
 
@@ -169,7 +169,8 @@ function summarize(input: {
 
 export function createAnswerAccuracy(options: AnswerAccuracyOptions): AnswerAccuracyRun {
   const queue = createModelQueue({ concurrency: options.limits.concurrency });
-  const limits = { ...options.limits, queue, ...(options.retry ? { retry: options.retry } : {}) };
+  const stop = new AbortController();
+  const limits = { ...options.limits, queue, signal: stop.signal, ...(options.retry ? { retry: options.retry } : {}) };
   const answerer = createChatEndpoint(options.answer, limits);
   const judge = createChatEndpoint(options.judge, limits);
   const answerWindow = options.answerWindow ?? DEFAULT_ANSWER_WINDOW;
@@ -222,6 +223,7 @@ export function createAnswerAccuracy(options: AnswerAccuracyOptions): AnswerAccu
     },
     abandon() {
       questions.clear();
+      stop.abort();
     },
     async finish(conversations, windows) {
       for (const window of windows) for (const c of conversations) fromBaseline('truncate-oldest', window, c, window);

@@ -25,6 +25,8 @@ export interface CallLimits {
   deadlineMs: number;
   queue: ModelQueue;
   retry?: RetryOverrides;
+  /** Ends every call of the run, queued, in flight or backing off (the evaluation failed). */
+  signal?: AbortSignal;
 }
 
 /** Calls and tokens of one model; `estimatedCalls` those whose server sent no usage (counted as chars/4). */
@@ -81,7 +83,7 @@ export function createChatEndpoint(settings: EndpointSettings, limits: CallLimit
         stream: false,
         ...(request.tools ? { tools: request.tools, tool_choice: request.toolChoice ?? 'auto' } : {}),
       },
-      { maxRetries: 0, timeout },
+      { maxRetries: 0, timeout, ...(limits.signal ? { signal: limits.signal } : {}) },
     );
     const message = Array.isArray(response.choices) ? response.choices[0]?.message : undefined;
     if (!message)
@@ -107,6 +109,7 @@ export function createChatEndpoint(settings: EndpointSettings, limits: CallLimit
         maxRetries: limits.maxRetries,
         breaker,
         retry: { deadlineMs: limits.deadlineMs, ...limits.retry },
+        ...(limits.signal ? { signal: limits.signal } : {}),
       });
     },
   };
