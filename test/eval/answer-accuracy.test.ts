@@ -57,7 +57,7 @@ describe('memfold eval --answer-model --judge-model', () => {
     // An endpoint on 127.0.0.1 with no MEMFOLD_SUMMARY_MODEL or MEMFOLD_MODEL: memfold still summarizes offline.
     result = await runCli(
       ['eval', fixture, '--dataset', 'longmemeval', '--window', '1000', '--answer-model', ANSWER_MODEL, '--judge-model', JUDGE_MODEL, '--out', out],
-      { env: { OPENAI_BASE_URL: fake.baseURL, OPENAI_API_KEY: 'sk-test-answer', MEMFOLD_MODEL: undefined } },
+      { env: { OPENAI_BASE_URL: fake.baseURL, OPENAI_API_KEY: 'sk-test-answer', MEMFOLD_MODEL: undefined }, progress: true },
     );
     accuracy = (JSON.parse(await readFile(path.join(out, 'results.json'), 'utf8')) as { answerAccuracy: AnswerAccuracyResult }).answerAccuracy;
     report = await readFile(path.join(out, 'report.md'), 'utf8');
@@ -86,6 +86,9 @@ describe('memfold eval --answer-model --judge-model', () => {
       expect(method(name).memoryReadCalls).toBe(0);
     }
     expect(method('full-context').cut).toEqual({ conversations: 0, messages: 0 });
+    // One bar: 12 messages replayed and 2 questions scored, then 2 questions answered by each of 3 methods.
+    expect(result.progress).toMatch(/\/20 answers\n/);
+    expect(result.progress).toContain('20/20 done');
   });
 
   it('ran memory_read with the question and sent its answer back to the model', () => {

@@ -46,10 +46,15 @@ export async function runEval(parsed: ParsedCommand, output: Output): Promise<nu
     ...(typeof flags.namespace === 'string' ? { namespace: flags.namespace } : {}),
     ...compactionOf(flags),
     ...(answerAccuracy ? { answerAccuracy } : {}),
-    onProgress: (done, total, note) => {
-      bar ??= createProgressBar('eval', total);
-      bar.update(done, note);
-    },
+    // Drawn where the output says progress goes (stderr for the bin), and nowhere without it.
+    ...(output.progress
+      ? {
+          onProgress: (done: number, total: number, note: string) => {
+            bar ??= createProgressBar('eval', total, output.progress);
+            bar.update(done, note);
+          },
+        }
+      : {}),
   });
   bar?.finish('done');
   if (flags.json === true) {

@@ -35,6 +35,8 @@ export interface AnswerAccuracyOptions {
   /** Default memfold's table (`src/cost/`). */
   prices?: PriceTable;
   retry?: RetryOverrides;
+  /** Called as each question of a method is answered and judged (progress). */
+  onAnswered?: () => void;
 }
 
 export interface AnswerRecord {
@@ -198,6 +200,7 @@ export function createAnswerAccuracy(options: AnswerAccuracyOptions): AnswerAccu
       const judged = await answerAndJudge({ answerer, judge, history, question: q, usage: group.usage, ...(tool ? { tool } : {}) });
       const reference = q.answer !== undefined ? { reference: q.answer } : {};
       const about = { method: group.method, window: group.window, conversationId: conversation.id, questionId: q.id, question: q.question };
+      options.onAnswered?.();
       return { ...about, category: categoryKey(q), rule: judgeRuleOf(q), ...reference, ...judged };
     };
     const answered = Promise.all(asked.map((q) => questions.add(() => one(q))));
