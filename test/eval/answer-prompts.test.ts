@@ -60,6 +60,15 @@ describe('the history the answer model reads', () => {
     expect(shown.map((m) => m.content)).toEqual(['[Context Summary]', '[2024-03-01 10:00] first', 'same minute', '[2024-03-02 08:15] next day', 'reply']);
   });
 
+  it("sends a speaker's name in the form the API accepts, and none that has no letter or digit", () => {
+    const shown = datedChatMessages([
+      { role: 'user', content: 'hi', name: 'Ana María' },
+      { role: 'assistant', content: 'yo', name: 'Bo' },
+      { role: 'user', content: '?', name: '…' },
+    ]);
+    expect(shown.map((m) => ('name' in m ? m.name : undefined))).toEqual(['Ana_Mar_a', 'Bo', undefined]);
+  });
+
   it('keeps the newest whole messages within the budget, the first kept one dated', () => {
     const all = truncatedHistory(messages, 10_000);
     expect(all.dropped).toBe(0);

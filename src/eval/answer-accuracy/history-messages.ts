@@ -2,7 +2,7 @@
  * The conversation as the answer model reads it, pure: Chat Completions messages, a message of the conversation
  * opening with its time (`[2023-05-21 19:50] `) when it differs from the message before's (a session's turns share
  * one), so that questions about when can be answered whatever the method; memfold's own notes (the clip-archive)
- * keep their text, which carries its own times. The prompts without memfold
+ * keep their text, which carries its own times. Speakers' names are made fit for the API's `name` field. The prompts without memfold
  * are the newest whole messages that fit a budget (truncate-oldest), counted as chars/4 of what is sent.
  */
 import type OpenAI from 'openai';
@@ -22,15 +22,23 @@ function timePrefix(createdAt: string | Date | undefined): string {
   return Number.isNaN(date.getTime()) ? '' : `[${date.toISOString().slice(0, 16).replace('T', ' ')}] `;
 }
 
+/** A speaker's name as OpenAI accepts it (`^[A-Za-z0-9_-]{1,64}$`): "Ana Maria" is sent as `Ana_Maria`. */
+export function chatName(name: string): string | undefined {
+  const clean = name.replace(/[^A-Za-z0-9_-]+/g, '_').slice(0, 64);
+  return /[A-Za-z0-9]/.test(clean) ? clean : undefined;
+}
+
 export function datedChatMessages(messages: readonly HistoryMessage[]): OpenAI.Chat.ChatCompletionMessageParam[] {
   let last = '';
   const dated = messages.map((m) => {
+    const { name, ...rest } = m;
+    const named = name === undefined || chatName(name) === undefined ? rest : { ...rest, name: chatName(name)! };
     const note = m.kind === 'clip_archive' || m.kind === 'continuation';
     const time = timePrefix(m.createdAt);
     // A call-only turn has no text to date, and the API wants it empty.
-    if (note || time === last || (m.content === '' && (m.toolCalls?.length ?? 0) > 0)) return m;
+    if (note || time === last || (m.content === '' && (m.toolCalls?.length ?? 0) > 0)) return named;
     last = time;
-    return { ...m, content: `${time}${m.content}` };
+    return { ...named, content: `${time}${m.content}` };
   });
   return toChatMessages(dated);
 }
