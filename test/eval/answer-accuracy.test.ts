@@ -20,7 +20,8 @@ const fixture = path.join(import.meta.dirname, '../fixtures/longmemeval-mini.jso
 const ANSWER_MODEL = 'gpt-4.1-mini'; // $0.40 / $1.60 per million tokens in memfold's table
 const JUDGE_MODEL = 'gpt-4o-mini'; // $0.15 / $0.60
 const CALL_USAGE = { prompt_tokens: 100, completion_tokens: 10 };
-const ANSWER_USAGE = { prompt_tokens: 200, completion_tokens: 20 };
+/** Half of an answer's prompt served from the provider's prompt cache (OpenAI's usage field). */
+const ANSWER_USAGE = { prompt_tokens: 200, completion_tokens: 20, prompt_tokens_details: { cached_tokens: 100 } };
 const JUDGE_USAGE = { prompt_tokens: 50, completion_tokens: 1 };
 
 type Message = { role: string; content: string | null };
@@ -117,19 +118,20 @@ describe('memfold eval --answer-model --judge-model', () => {
 
   it('counts the tokens the endpoint reported and prices them at the table, in results.json and report.md', () => {
     const memfold = method('memfold');
-    expect(memfold.usage.answer).toEqual({ calls: 4, inputTokens: 600, outputTokens: 60, estimatedCalls: 0 });
-    expect(memfold.usage.judge).toEqual({ calls: 2, inputTokens: 100, outputTokens: 2, estimatedCalls: 0 });
-    // 600 × 0.40 + 60 × 1.60 = 336 µ$; 100 × 0.15 + 2 × 0.60 = 16.2 µ$.
-    expect(memfold.costUsd).toEqual({ answer: 0.000336, judge: 0.0000162, total: 0.0003522 });
+    expect(memfold.usage.answer).toEqual({ calls: 4, inputTokens: 600, cachedInputTokens: 200, outputTokens: 60, estimatedCalls: 0 });
+    expect(memfold.usage.judge).toEqual({ calls: 2, inputTokens: 100, cachedInputTokens: 0, outputTokens: 2, estimatedCalls: 0 });
+    // 400 × 0.40 + 200 cached × 0.10 + 60 × 1.60 = 276 µ$; 100 × 0.15 + 2 × 0.60 = 16.2 µ$.
+    expect(memfold.costUsd).toEqual({ answer: 0.000276, judge: 0.0000162, total: 0.0002922 });
     const truncated = method('truncate-oldest');
-    expect(truncated.usage.answer).toEqual({ calls: 2, inputTokens: 400, outputTokens: 40, estimatedCalls: 0 });
-    expect(truncated.costUsd).toEqual({ answer: 0.000224, judge: 0.0000162, total: 0.0002402 });
+    expect(truncated.usage.answer).toEqual({ calls: 2, inputTokens: 400, cachedInputTokens: 200, outputTokens: 40, estimatedCalls: 0 });
+    // 200 × 0.40 + 200 cached × 0.10 + 40 × 1.60 = 164 µ$.
+    expect(truncated.costUsd).toEqual({ answer: 0.000164, judge: 0.0000162, total: 0.0001802 });
     expect(accuracy.total.usage.answer.calls).toBe(8);
-    expect(accuracy.total.costUsd.total).toBeCloseTo(0.0003522 + 2 * 0.0002402, 12);
+    expect(accuracy.total.costUsd.total).toBeCloseTo(0.0002922 + 2 * 0.0001802, 12);
     expect(report).toContain('## Answer accuracy');
     expect(report).toContain('| multi-session | 1 | 1.000 (1/1) | 0.000 (0/1) | 0.000 (0/1) |');
     expect(report).toContain('| all | 2 | 1.000 (2/2) | 0.500 (1/2) | 0.500 (1/2) |');
-    expect(report).toContain('| memfold (1,000) | 4 | 600 / 60 | 2 | 100 / 2 | 2 | 0 / 0 | $0.000336 | $0.000016 | $0.000352 |');
+    expect(report).toContain('| memfold (1,000) | 4 | 600 (200 cached) / 60 | 2 | 100 / 2 | 2 | 0 / 0 | $0.000276 | $0.000016 | $0.000292 |');
   });
 });
 

@@ -9,8 +9,15 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 
+/** A chat answer's usage; `prompt_tokens_details.cached_tokens` as OpenAI reports prompt-cache hits. */
+export interface FakeUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  prompt_tokens_details?: { cached_tokens: number };
+}
+
 export type FakeBehavior =
-  | { kind: 'ok'; text?: string; usage?: { prompt_tokens: number; completion_tokens: number } | null; finishReason?: string }
+  | { kind: 'ok'; text?: string; usage?: FakeUsage | null; finishReason?: string }
   | { kind: 'status'; code: number; headers?: Record<string, string>; body?: unknown }
   | { kind: 'delay'; ms: number; after?: FakeBehavior }
   /** Answer (as `after`) only once `until` resolves: the test decides when, not a clock. */
@@ -22,7 +29,7 @@ export type FakeBehavior =
   /** A sectioned summary made from the request itself (`structuredSummary`), usage counted as chars / 4. */
   | { kind: 'structured'; itemChars?: number }
   /** A chat answer that calls one function: what an assistant sends when it wants memory_read. */
-  | { kind: 'toolCall'; name: string; arguments: string; usage?: { prompt_tokens: number; completion_tokens: number } }
+  | { kind: 'toolCall'; name: string; arguments: string; usage?: FakeUsage }
   /** The behaviour `pick` chooses from the request body: a model scripted per request (by its model name, messages, tools). */
   | { kind: 'script'; pick: (body: any) => FakeBehavior };
 
@@ -33,7 +40,7 @@ export const behaviors = {
   delay: (ms: number, after?: FakeBehavior): FakeBehavior => (after ? { kind: 'delay', ms, after } : { kind: 'delay', ms }),
   hold: (until: Promise<void>, after?: FakeBehavior): FakeBehavior => (after ? { kind: 'hold', until, after } : { kind: 'hold', until }),
   empty: (): FakeBehavior => ({ kind: 'empty' }),
-  toolCall: (name: string, args: Record<string, unknown>, usage?: { prompt_tokens: number; completion_tokens: number }): FakeBehavior => ({
+  toolCall: (name: string, args: Record<string, unknown>, usage?: FakeUsage): FakeBehavior => ({
     kind: 'toolCall',
     name,
     arguments: JSON.stringify(args),
@@ -294,7 +301,7 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
     res.end(typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body));
   };
 
-  const chatCompletion = (body: any, text: string, finishReason: string, usage?: { prompt_tokens: number; completion_tokens: number }) => ({
+  const chatCompletion = (body: any, text: string, finishReason: string, usage?: FakeUsage) => ({
     id: `chatcmpl-fake-${++counter}`,
     object: 'chat.completion',
     created: 0,

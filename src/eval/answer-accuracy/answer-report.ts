@@ -1,5 +1,6 @@
 /** The answer-accuracy section of report.md, pure: accuracy per category beside each method, then what it cost. */
 import type { AnswerAccuracyResult, AnswerMethodResult } from './answer-accuracy.js';
+import type { UsageTally } from './chat-endpoint.js';
 
 const n = (value: number) => value.toLocaleString('en-US');
 const share = (value: number) => value.toFixed(3);
@@ -29,10 +30,11 @@ function costTable(result: AnswerAccuracyResult): string[] {
     '| method | answer calls | answer prompt / completion tokens | judge calls | judge prompt / completion tokens | memory_read calls | oldest cut (conversations / messages) | USD answer | USD judge | USD total |',
     '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
   ];
+  const tokens = (t: UsageTally) => `${n(t.inputTokens)}${t.cachedInputTokens > 0 ? ` (${n(t.cachedInputTokens)} cached)` : ''} / ${n(t.outputTokens)}`;
   const row = (name: string, r: Pick<AnswerMethodResult, 'usage' | 'costUsd'>, extra: string) => {
     const { answer, judge } = r.usage;
     lines.push(
-      `| ${name} | ${n(answer.calls)} | ${n(answer.inputTokens)} / ${n(answer.outputTokens)} | ${n(judge.calls)} | ${n(judge.inputTokens)} / ${n(judge.outputTokens)} | ${extra} | ${usd(r.costUsd.answer)} | ${usd(r.costUsd.judge)} | ${usd(r.costUsd.total)} |`,
+      `| ${name} | ${n(answer.calls)} | ${tokens(answer)} | ${n(judge.calls)} | ${tokens(judge)} | ${extra} | ${usd(r.costUsd.answer)} | ${usd(r.costUsd.judge)} | ${usd(r.costUsd.total)} |`,
     );
   };
   for (const r of result.results) row(columnName(r), r, `${n(r.memoryReadCalls)} | ${n(r.cut.conversations)} / ${n(r.cut.messages)}`);
@@ -53,7 +55,7 @@ export function formatAnswerAccuracy(result: AnswerAccuracyResult): string {
     '',
     ...accuracyTable(result),
     '',
-    `Tokens as the endpoint reported them; dollars at memfold's price table (as of ${result.pricesAsOf}), input priced uncached.` +
+    `Tokens as the endpoint reported them; dollars at memfold's price table (as of ${result.pricesAsOf}), the input it served from its prompt cache at the cached price.` +
       (estimated > 0 ? ` ${n(estimated)} calls reported no usage: counted as chars/4.` : '') +
       (failed > 0 ? ` ${n(failed)} questions had no answer or verdict (the endpoint failed): counted wrong, see results.json.` : ''),
     '',

@@ -29,19 +29,25 @@ export interface CallLimits {
   signal?: AbortSignal;
 }
 
-/** Calls and tokens of one model; `estimatedCalls` those whose server sent no usage (counted as chars/4). */
+/**
+ * Calls and tokens of one model: `cachedInputTokens` of the input the provider served from its prompt cache (OpenAI's
+ * `prompt_tokens_details.cached_tokens`; many questions of one conversation share the prompt's opening);
+ * `estimatedCalls` those whose server sent no usage (counted as chars/4).
+ */
 export interface UsageTally {
   calls: number;
   inputTokens: number;
+  cachedInputTokens: number;
   outputTokens: number;
   estimatedCalls: number;
 }
 
-export const emptyTally = (): UsageTally => ({ calls: 0, inputTokens: 0, outputTokens: 0, estimatedCalls: 0 });
+export const emptyTally = (): UsageTally => ({ calls: 0, inputTokens: 0, cachedInputTokens: 0, outputTokens: 0, estimatedCalls: 0 });
 
 export function addTally(into: UsageTally, from: UsageTally): void {
   into.calls += from.calls;
   into.inputTokens += from.inputTokens;
+  into.cachedInputTokens += from.cachedInputTokens;
   into.outputTokens += from.outputTokens;
   into.estimatedCalls += from.estimatedCalls;
 }
@@ -93,6 +99,7 @@ export function createChatEndpoint(settings: EndpointSettings, limits: CallLimit
     request.tally.calls++;
     request.tally.inputTokens += usage?.prompt_tokens ?? Math.ceil(chars(request.messages) / 4);
     request.tally.outputTokens += usage?.completion_tokens ?? Math.ceil(JSON.stringify(message).length / 4);
+    request.tally.cachedInputTokens += usage?.prompt_tokens_details?.cached_tokens ?? 0;
     if (estimated) request.tally.estimatedCalls++;
     return message;
   }
