@@ -5,13 +5,12 @@
  */
 import type { NewMessage, ToolCall } from '../conversation/types.js';
 import { InvalidArgumentError } from '../errors.js';
-import type { Memfold } from '../memfold.js';
 import { fromModelMessages, toModelMessages } from './ai-sdk-messages.js';
 import type { CallOptions, FunctionTool, PromptMessage, Usage } from './ai-sdk-types.js';
+import type { MemfoldHost } from './memfold-host.js';
 import { unstoredMessages } from './unstored-messages.js';
 
-/** The members of a memfold the integrations use. */
-export type MemfoldHost = Pick<Memfold, 'append' | 'history' | 'context' | 'compact' | 'memoryRead' | 'observeUsage' | 'compactor'>;
+export type { MemfoldHost } from './memfold-host.js';
 
 export interface MemfoldMiddlewareOptions {
   memfold: MemfoldHost;
