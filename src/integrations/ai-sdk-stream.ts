@@ -20,13 +20,12 @@ interface Round {
 async function pumpRound(
   session: Session,
   params: CallOptions,
-  stream: ReadableStream<StreamPart>,
+  reader: ReadableStreamDefaultReader<StreamPart>,
   out: ReadableStreamDefaultController<StreamPart>,
   first: boolean,
 ): Promise<Round> {
   const round: Round = { text: '', calls: [] };
   const hiddenInputs = new Set<string>();
-  const reader = stream.getReader();
   for (;;) {
     const { done, value: part } = await reader.read();
     if (done) return round;
@@ -48,20 +47,24 @@ export async function streamWithMemory(session: Session, params: CallOptions, mo
   const system = await session.begin(params);
   // The first call is made before returning, so a failing model call fails here, as the SDK's retries expect.
   const first = await model.doStream(await session.callParams(params, system, session.maxMemoryReads > 0));
+  /** The reader of the round in progress, cancelled when the app stops reading. */
+  let reader = first.stream.getReader();
+  let cancelled = false;
   const run = async (out: ReadableStreamDefaultController<StreamPart>) => {
     let usage: Usage | undefined;
-    let stream = first.stream;
     for (let roundIndex = 0; ; roundIndex++) {
       const offerRead = roundIndex < session.maxMemoryReads;
-      const round = await pumpRound(session, params, stream, out, roundIndex === 0);
+      const round = await pumpRound(session, params, reader, out, roundIndex === 0);
       const roundUsage = round.finish?.usage;
       if (roundUsage) usage = addUsage(usage, roundUsage);
       const reply = { role: 'assistant' as const, content: round.text, ...(round.calls.length > 0 ? { toolCalls: round.calls } : {}) };
       const { reads, others } = await session.settle(params, reply, roundUsage ?? emptyUsage());
-      if (reads > 0 && others === 0 && offerRead && round.finish) {
-        stream = (await model.doStream(await session.callParams(params, system, roundIndex + 1 < session.maxMemoryReads))).stream;
+      if (reads > 0 && others === 0 && offerRead && round.finish && !cancelled) {
+        const next = await model.doStream(await session.callParams(params, system, roundIndex + 1 < session.maxMemoryReads));
+        reader = next.stream.getReader();
         continue;
       }
+      if (cancelled) return;
       if (round.finish) out.enqueue({ ...round.finish, usage: usage ?? round.finish.usage });
       out.close();
       return;
@@ -72,9 +75,15 @@ export async function streamWithMemory(session: Session, params: CallOptions, mo
     stream: new ReadableStream<StreamPart>({
       start(out) {
         run(out).catch((error: unknown) => {
+          if (cancelled) return; // nobody reads the stream any more: the error has no one to go to
           out.enqueue({ type: 'error', error });
           out.close();
         });
+      },
+      // The app stopped reading: so does the model's stream of the round in progress (what it said is stored).
+      cancel: (reason) => {
+        cancelled = true;
+        return reader.cancel(reason).catch(() => undefined);
       },
     }),
   };

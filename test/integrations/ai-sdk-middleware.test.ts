@@ -115,6 +115,42 @@ describe('memfoldMiddleware (AI SDK)', () => {
     expect(textOf(model.doStreamCalls.at(-1)!.prompt.at(-1))).toContain('7351-heron');
   });
 
+  it('answers memory_read and hands the app its own calls when the model makes both in one answer', async () => {
+    const model = new MockLanguageModelV4({
+      doGenerate: async ({ prompt }) => {
+        if (prompt.at(-1)?.role === 'tool') return textAnswer(`Done: ${textOf(prompt.at(-1))}`);
+        const both = { ...callAnswer('weather', { city: 'Oslo' }, 'w1') };
+        return { ...both, content: [...callAnswer('memory_read', { query: 'Oslo' }, 'r1').content, ...both.content] };
+      },
+    });
+    const weather = tool({
+      inputSchema: jsonSchema<{ city: string }>({ type: 'object', properties: { city: { type: 'string' } } }),
+      execute: async () => 'sunny',
+    });
+    const assistant = wrapLanguageModel({ model, middleware: memfoldMiddleware({ memfold, conversationId: 'mixed' }) });
+    const result = await generateText({ model: assistant, prompt: 'weather?', tools: { weather }, stopWhen: stepCountIs(3) });
+    expect(result.steps[0]!.toolCalls.map((call) => call.toolName)).toEqual(['weather']);
+    expect(result.text).toBe('Done: sunny');
+    const history = await memfold.history('mixed');
+    expect(history.map((m) => [m.role, m.toolCallId ?? m.toolCalls?.map((c) => c.id).join(',') ?? m.content])).toEqual([
+      ['user', 'weather?'],
+      ['assistant', 'r1,w1'],
+      ['tool', 'r1'],
+      ['tool', 'w1'],
+      ['assistant', 'Done: sunny'],
+    ]);
+  });
+
+  it('stops the model stream when the app stops reading, storing what was said', async () => {
+    const model = streamingModel();
+    const assistant = wrapLanguageModel({ model, middleware: memfoldMiddleware({ memfold, conversationId: 'cancel' }) });
+    const { stream } = await assistant.doStream({ prompt: [{ role: 'user', content: [{ type: 'text', text: 'hello there' }] }] });
+    const reader = stream.getReader();
+    while ((await reader.read()).value?.type !== 'text-delta');
+    await reader.cancel('enough');
+    await expect.poll(async () => (await memfold.history('cancel')).map((m) => m.role), { timeout: 20_000 }).toEqual(['user', 'assistant']);
+  });
+
   it('asks for an answer without memory_read after maxMemoryReads rounds', async () => {
     const model = new MockLanguageModelV4({
       doGenerate: async ({ tools }) =>
