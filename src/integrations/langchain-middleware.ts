@@ -5,14 +5,14 @@
  * `context()`; after each model call the answer is stored. The `memory_read` tool is added to the agent, so the model
  * can read what was archived: see src/integrations/README.md.
  */
-import { RemoveMessage } from '@langchain/core/messages';
+import { RemoveMessage, SystemMessage } from '@langchain/core/messages';
 import { DynamicStructuredTool } from '@langchain/core/tools';
 import type { JSONSchema } from '@langchain/core/utils/json_schema';
 import { type AgentMiddleware, createMiddleware } from 'langchain';
 import { InvalidArgumentError } from '../errors.js';
 import { MEMORY_READ_DEFINITION } from '../tools/memory-read.js';
 import type { MemfoldHost } from './memfold-host.js';
-import { fromLangChainMessages, toLangChainMessages } from './langchain-messages.js';
+import { fromLangChainMessages, isMemfoldNote, toLangChainMessages } from './langchain-messages.js';
 import { unstoredMessages } from './unstored-messages.js';
 
 /** As summarizationMiddleware's: every given bound must be reached (tokens as memfold counts them, fraction of its window). */
@@ -99,7 +99,9 @@ export function memfoldSummarizationMiddleware(options: MemfoldSummarizationOpti
       if (force === true) await memfold.compact(conversationId, { force: true });
       else if (force === undefined && !memfold.compactor.settingsOf(conversationId).background) await memfold.compact(conversationId);
       const context = toLangChainMessages(await memfold.context(conversationId), { memoryAs: options.memoryAs ?? 'user' });
-      return { messages: [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...context] };
+      // System messages in the state are the app's, never stored: they stay first.
+      const system = state.messages.filter((message) => SystemMessage.isInstance(message) && !isMemfoldNote(message));
+      return { messages: [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...system, ...context] };
     },
     afterModel: async (state, runtime) => {
       await store(conversationOf(runtime as Configurable), state.messages);

@@ -3,7 +3,7 @@
  * the state replaced by memfold's context, compaction inside the loop, and the memory_read tool the middleware adds
  * called by the model, its answer holding the archived words.
  */
-import { type AIMessage, HumanMessage, ToolMessage } from '@langchain/core/messages';
+import { type AIMessage, HumanMessage, SystemMessage, ToolMessage } from '@langchain/core/messages';
 import { createAgent } from 'langchain';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fromLangChainMessages, isMemfoldNote, memfoldSummarizationMiddleware, toLangChainMessages } from '../../src/integrations/langchain.js';
@@ -65,6 +65,17 @@ describe('memfoldSummarizationMiddleware (LangChain)', () => {
     } finally {
       await wide.close();
     }
+  });
+
+  it("keeps the state's system messages first, never storing them", async () => {
+    const model = new ScriptedChatModel();
+    const agent = createAgent({ model, tools: [], middleware: [memfoldSummarizationMiddleware({ memfold, conversationId: 's' })] });
+    await agent.invoke({ messages: [new SystemMessage('Be brief.'), new HumanMessage('hi')] });
+    expect(model.calls[0]!.map((m) => [m.getType(), m.text])).toEqual([
+      ['system', 'Be brief.'],
+      ['human', 'hi'],
+    ]);
+    expect((await memfold.history('s')).map((m) => m.role)).toEqual(['user', 'assistant']);
   });
 
   it('refuses keep (memfold keeps by its compaction settings) and a run with no conversation', async () => {
