@@ -65,6 +65,20 @@ describe('memfoldMiddleware (AI SDK)', () => {
     expect(stored.at(-3)).toMatchObject({ role: 'assistant', toolCalls: [{ function: { name: 'memory_read' } }] });
   });
 
+  it('leaves compaction to the background job when memfold compacts in the background', async () => {
+    const background = await createMemfold({ store: 'memory', env: {}, compaction: { ...SMALL, background: true } });
+    try {
+      const compactCalls: string[] = [];
+      const host = { ...background, compact: ((id: string) => (compactCalls.push(id), background.compact(id))) as Memfold['compact'] };
+      const model = scriptedModel();
+      for (let t = 0; t < 25; t++) await reply(host, model, 'bg', filler(t));
+      expect(compactCalls).toEqual([]);
+      await expect.poll(async () => (await background.history('bg'))[0]?.kind, { timeout: 20_000 }).toBe('clip_archive');
+    } finally {
+      await background.close();
+    }
+  });
+
   it('stores only what is new when the app sends the whole history each time, app tool calls and results included', async () => {
     const model = new MockLanguageModelV4({
       doGenerate: async ({ prompt }) => {
