@@ -8,7 +8,7 @@ import { InvalidArgumentError } from '../errors.js';
 import { fromModelMessages, toModelMessages } from './ai-sdk-messages.js';
 import type { CallOptions, FunctionTool, PromptMessage, Usage } from './ai-sdk-types.js';
 import type { MemfoldHost } from './memfold-host.js';
-import { unstoredMessages } from './unstored-messages.js';
+import { storeUnstored } from './unstored-messages.js';
 
 export type { MemfoldHost } from './memfold-host.js';
 
@@ -71,9 +71,8 @@ export function createSession(options: MemfoldMiddlewareOptions): Session {
     async begin(params) {
       const system = params.prompt.filter((message) => message.role === 'system');
       const incoming = fromModelMessages(params.prompt.filter((message) => message.role !== 'system'));
-      const hidden = appHasTool(params, MEMORY_READ) ? undefined : MEMORY_READ;
-      const fresh = unstoredMessages(await memfold.history(conversationId), incoming, hidden);
-      if (fresh.length > 0) await memfold.append(conversationId, fresh);
+      const hiddenTool = appHasTool(params, MEMORY_READ) ? undefined : MEMORY_READ;
+      await storeUnstored({ memfold, conversationId, incoming, hiddenTool });
       return system;
     },
     async callParams(params, system, offerRead) {

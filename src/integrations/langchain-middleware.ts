@@ -13,7 +13,7 @@ import { InvalidArgumentError } from '../errors.js';
 import { MEMORY_READ_DEFINITION } from '../tools/memory-read.js';
 import type { MemfoldHost } from './memfold-host.js';
 import { fromLangChainMessages, isMemfoldNote, toLangChainMessages } from './langchain-messages.js';
-import { unstoredMessages } from './unstored-messages.js';
+import { storeUnstored } from './unstored-messages.js';
 
 /** As summarizationMiddleware's: every given bound must be reached (tokens as memfold counts them, fraction of its window). */
 export interface TriggerCondition {
@@ -64,9 +64,7 @@ export function memfoldSummarizationMiddleware(options: MemfoldSummarizationOpti
   };
   /** Stores the state's new messages; returns how many messages the conversation now has live (no notes). */
   const store = async (conversationId: string, messages: Parameters<typeof fromLangChainMessages>[0]): Promise<number> => {
-    const history = await memfold.history(conversationId);
-    const fresh = unstoredMessages(history, fromLangChainMessages(messages));
-    if (fresh.length > 0) await memfold.append(conversationId, fresh);
+    const { history, fresh } = await storeUnstored({ memfold, conversationId, incoming: fromLangChainMessages(messages) });
     return history.filter((message) => message.kind !== 'clip_archive').length + fresh.length;
   };
   /** Whether a `trigger` condition is met, counting memfold's live messages (the state may hold only the new turn). */

@@ -83,3 +83,35 @@ export function unstoredMessages<T extends Keyed>(history: readonly Conversation
   const stored = sdkView(history, hiddenTool).map(matchKey);
   return incoming.slice(firstUnstored(stored, incoming.map(matchKey)));
 }
+
+/** The tail of each conversation's stores, per memfold: a store waits for the one before it. */
+const storeChains = new WeakMap<object, Map<string, Promise<unknown>>>();
+
+/**
+ * Appends what `unstoredMessages` finds new, one store at a time per memfold and conversation in this process, so two
+ * calls that hand over the same new message at once store it once. Resolves to the history read and the messages
+ * appended.
+ */
+export function storeUnstored<T extends Keyed & NewMessage>(args: {
+  memfold: { history(id: string): Promise<ConversationMessage[]>; append(id: string, messages: NewMessage[]): Promise<unknown> };
+  conversationId: string;
+  incoming: readonly T[];
+  hiddenTool?: string | undefined;
+}): Promise<{ history: ConversationMessage[]; fresh: T[] }> {
+  const { memfold, conversationId } = args;
+  let chains = storeChains.get(memfold);
+  if (!chains) storeChains.set(memfold, (chains = new Map()));
+  const run = async () => {
+    const history = await memfold.history(conversationId);
+    const fresh = unstoredMessages(history, args.incoming, args.hiddenTool);
+    if (fresh.length > 0) await memfold.append(conversationId, fresh);
+    return { history, fresh };
+  };
+  const previous = chains.get(conversationId) ?? Promise.resolve();
+  const next = previous.then(run, run);
+  const tail = next.catch(() => undefined);
+  chains.set(conversationId, tail);
+  // Forget a conversation once its last store is done, so the map holds only stores in flight.
+  void tail.then(() => chains.get(conversationId) === tail && chains.delete(conversationId));
+  return next;
+}

@@ -165,6 +165,13 @@ describe('memfoldMiddleware (AI SDK)', () => {
     await expect.poll(async () => (await memfold.history('cancel')).map((m) => m.role), { timeout: 20_000 }).toEqual(['user', 'assistant']);
   });
 
+  it('stores a message handed over by two calls at once once', async () => {
+    const assistant = wrapLanguageModel({ model: scriptedModel(), middleware: memfoldMiddleware({ memfold, conversationId: 'twice' }) });
+    const messages: ModelMessage[] = [{ role: 'user', content: 'hello' }];
+    await Promise.all([generateText({ model: assistant, messages }), generateText({ model: assistant, messages })]);
+    expect((await memfold.history('twice')).filter((m) => m.role === 'user')).toHaveLength(1);
+  });
+
   it('asks for an answer without memory_read after maxMemoryReads rounds', async () => {
     const model = new MockLanguageModelV4({
       doGenerate: async ({ tools }) =>
