@@ -99,8 +99,8 @@ export function storeUnstored<T extends Keyed & NewMessage>(args: {
   hiddenTool?: string | undefined;
 }): Promise<{ history: ConversationMessage[]; fresh: T[] }> {
   const { memfold, conversationId } = args;
-  let chains = storeChains.get(memfold);
-  if (!chains) storeChains.set(memfold, (chains = new Map()));
+  const chains = storeChains.get(memfold) ?? new Map<string, Promise<unknown>>();
+  storeChains.set(memfold, chains);
   const run = async () => {
     const history = await memfold.history(conversationId);
     const fresh = unstoredMessages(history, args.incoming, args.hiddenTool);

@@ -69,7 +69,11 @@ describe('memfoldMiddleware (AI SDK)', () => {
     const background = await createMemfold({ store: 'memory', env: {}, compaction: { ...SMALL, background: true } });
     try {
       const compactCalls: string[] = [];
-      const host = { ...background, compact: ((id: string) => (compactCalls.push(id), background.compact(id))) as Memfold['compact'] };
+      const compact = (id: string) => {
+        compactCalls.push(id);
+        return background.compact(id);
+      };
+      const host = { ...background, compact: compact as Memfold['compact'] };
       const model = scriptedModel();
       for (let t = 0; t < 25; t++) await reply(host, model, 'bg', filler(t));
       expect(compactCalls).toEqual([]);
