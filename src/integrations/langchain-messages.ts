@@ -29,6 +29,8 @@ function argsOf(call: ToolCall): Record<string, unknown> {
 
 /** `context()` as LangChain messages, in order, each with its memfold id. */
 export function toLangChainMessages(context: readonly ContextMessage[], options: LangChainMessagesOptions = {}): BaseMessage[] {
+  // A tool message names its tool, as the agent's tool node writes it (some providers require the name).
+  const toolNames = new Map<string, string>();
   return context.map((message): BaseMessage => {
     const id = message.id;
     if (message.kind === 'clip_archive' || message.kind === 'continuation') {
@@ -40,9 +42,12 @@ export function toLangChainMessages(context: readonly ContextMessage[], options:
         return new SystemMessage({ content: message.content, id });
       case 'user':
         return new HumanMessage({ content: message.content, id });
-      case 'tool':
-        return new ToolMessage({ content: message.content, id, tool_call_id: message.toolCallId ?? '' });
+      case 'tool': {
+        const name = toolNames.get(message.toolCallId ?? '');
+        return new ToolMessage({ content: message.content, id, tool_call_id: message.toolCallId ?? '', ...(name ? { name } : {}) });
+      }
       case 'assistant': {
+        for (const call of message.toolCalls ?? []) toolNames.set(call.id, call.function.name);
         const tool_calls = (message.toolCalls ?? []).map((call) => ({ id: call.id, name: call.function.name, args: argsOf(call), type: 'tool_call' as const }));
         return new AIMessage({ content: message.content, id, ...(tool_calls.length > 0 ? { tool_calls } : {}) });
       }

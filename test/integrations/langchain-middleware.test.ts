@@ -41,6 +41,7 @@ describe('memfoldSummarizationMiddleware (LangChain)', () => {
     expect(asking!.filter((m) => !isMemfoldNote(m)).some((m) => m.text.includes('7351-heron'))).toBe(false);
     const read = answering!.at(-1)!;
     expect(ToolMessage.isInstance(read) && read.tool_call_id).toBe((answering!.at(-2) as AIMessage).tool_calls?.[0]?.id);
+    expect((read as ToolMessage).name).toBe('memory_read');
     expect((answering!.at(-2) as AIMessage).tool_calls?.[0]?.name).toBe('memory_read');
     expect(read.text).toContain('7351-heron');
     const stored = await memfold.history('t1');
@@ -94,6 +95,7 @@ describe('memfoldSummarizationMiddleware (LangChain)', () => {
     ];
     const state = toLangChainMessages(context);
     expect(HumanMessage.isInstance(state[0]) && isMemfoldNote(state[0]!)).toBe(true);
+    expect((state[3] as ToolMessage).name).toBe('weather');
     expect((state[2] as AIMessage).tool_calls).toEqual([{ id: 'c1', name: 'weather', args: { city: 'Oslo' }, type: 'tool_call' }]);
     expect(fromLangChainMessages(state)).toEqual([
       { role: 'user', content: 'weather?' },
