@@ -19,6 +19,8 @@ import {
   type Memfold, type CompactionResult, type MemoryReadArgs, type ReconcileOutcome, type FunctionToolDefinition,
   type MemfoldOptions, type LanceArchiveOptions, type KyselyPersistenceOptions, type CompactionSettings, type CompactionConfig,
 } from 'memfold';
+import { memfoldMiddleware, toModelMessages, fromModelMessages, type MemfoldMiddlewareOptions } from 'memfold/ai-sdk';
+import { memfoldSummarizationMiddleware, toLangChainMessages, fromLangChainMessages } from 'memfold/langchain';
 
 // What the options of the public functions are called, for a user who builds them apart from the call.
 export const lanceOptions: Partial<LanceArchiveOptions> = { uri: './lancedb', namespace: 'default' };
@@ -54,8 +56,16 @@ export const fromChat = fromChatMessage({ role: 'assistant', content: null, refu
 export const fromResponses = fromResponsesOutput([{ type: 'function_call_output', call_id: 'k1', output: 'ok' }]);
 export const calibration = await memfold.persistence.getTokenCalibration('c');
 export const failure = new MemfoldError('invalid_argument', 'x');
+// The subpaths: the AI SDK and LangChain middleware and converters, typed against the peers the consumer has.
+export const middlewareOptions: MemfoldMiddlewareOptions = { memfold, conversationId: 'c' };
+export const middleware = memfoldMiddleware(middlewareOptions);
+export const agentMiddleware = memfoldSummarizationMiddleware({ memfold, conversationId: 'c', trigger: { tokens: 1_000 } });
+export const modelMessages = toModelMessages(context);
+export const backFromModel = fromModelMessages(modelMessages);
+export const langchainMessages = toLangChainMessages(context);
+export const backFromLangChain = fromLangChainMessages(langchainMessages);
 await memfold.close();
-console.log(JSON.stringify({ status: result.status, found: answer.output.includes('ORD-501'), messages: messages.length, conversations: conversations.length }));
+console.log(JSON.stringify({ status: result.status, found: answer.output.includes('ORD-501'), messages: messages.length, conversations: conversations.length, subpaths: [typeof middleware.wrapGenerate, agentMiddleware.name, backFromModel.length > 0, backFromLangChain.length > 0] }));
 `;
 
 beforeAll(() => {
@@ -114,5 +124,11 @@ it('a consumer type-checks against the packed types, every returned type nameabl
 
 it('the compiled consumer runs against the packed files', () => {
   const printed = execFileSync(process.execPath, [path.join(project, 'out/consumer.js')], { cwd: project, encoding: 'utf8', env: { PATH: process.env.PATH } });
-  expect(JSON.parse(printed.trim().split('\n').at(-1)!)).toEqual({ status: 'compacted', found: true, messages: expect.any(Number), conversations: 1 });
+  expect(JSON.parse(printed.trim().split('\n').at(-1)!)).toEqual({
+    status: 'compacted',
+    found: true,
+    messages: expect.any(Number),
+    conversations: 1,
+    subpaths: ['function', 'MemfoldSummarizationMiddleware', true, true],
+  });
 });
