@@ -9,12 +9,22 @@ import { MemfoldError } from '../../errors.js';
 import { DEFAULT_DATABASE_SCHEMA, searchPathStatement } from '../database-schema.js';
 import type { StoreDialect } from '../kysely/store-dialect.js';
 import { acquireDataDirLock } from './pglite-lock-file.js';
+import { seedDataDir } from './pglite-seed.js';
+import type { TemplateSource } from './pglite-template.js';
+
+export interface PgliteDialectOptions {
+  /** Validated by the caller. Default `memfold`. */
+  schema?: string;
+  /** Where a new data directory's template is (default the package's), or false for `initdb` always. */
+  template?: TemplateSource | false;
+}
 
 /**
- * Lock `dataDir`, open (or initialize) the PGlite database in it, and wrap it in a dialect whose connection resolves
- * names in `schema` alone (default `memfold`; validated by the caller).
+ * Lock `dataDir`, open the PGlite database in it (a new one seeded from the shipped template when it fits, else made
+ * by `initdb`), and wrap it in a dialect whose connection resolves names in `schema` alone.
  */
-export async function createPgliteDialect(dataDir: string, options: { schema?: string } = {}): Promise<StoreDialect> {
+export async function createPgliteDialect(dataDir: string, options: PgliteDialectOptions = {}): Promise<StoreDialect> {
+  const schema = options.schema ?? DEFAULT_DATABASE_SCHEMA;
   // Loaded here, not at import time: importing memfold must not pay for a backend it may not use.
   const [{ PGlite }, { createPgConfig }, { PostgresDialect, CompiledQuery }, { default: pgModule }] = await Promise.all([
     import('@electric-sql/pglite'),
@@ -25,6 +35,7 @@ export async function createPgliteDialect(dataDir: string, options: { schema?: s
   const lock = await acquireDataDirLock(dataDir);
   let pglite: PGlite;
   try {
+    if (options.template !== false) await seedDataDir(dataDir, schema, options.template);
     pglite = await PGlite.create(dataDir);
   } catch (error) {
     await lock.release();
@@ -40,8 +51,7 @@ export async function createPgliteDialect(dataDir: string, options: { schema?: s
     backend: 'pglite',
     dialect: new PostgresDialect({
       pool,
-      onCreateConnection: async (connection) =>
-        void (await connection.executeQuery(CompiledQuery.raw(searchPathStatement(options.schema ?? DEFAULT_DATABASE_SCHEMA)))),
+      onCreateConnection: async (connection) => void (await connection.executeQuery(CompiledQuery.raw(searchPathStatement(schema)))),
     }),
     singleConnection: true,
     async close() {
