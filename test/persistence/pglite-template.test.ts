@@ -10,7 +10,7 @@ import { Kysely, sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { defaultMigrationsDir, runMigrations } from '../../src/persistence/kysely/kysely-migrations.js';
 import { openKyselyStore } from '../../src/persistence/kysely/kysely-store.js';
-import { createPgliteDialect } from '../../src/persistence/pglite/pglite-dialect.js';
+import { createPgliteDialect, PGLITE_SHARED_BUFFERS } from '../../src/persistence/pglite/pglite-dialect.js';
 import { seedDataDir, tarEntries } from '../../src/persistence/pglite/pglite-seed.js';
 import {
   defaultTemplateDir,
@@ -49,6 +49,8 @@ describe('the shipped PGlite template', () => {
     const { persistence, db } = await openKyselyStore({ dialect: 'pglite', dataDir });
     try {
       expect(await systemIdentifier(db)).toBe(manifest.systemIdentifier);
+      // The buffer pool PGlite touches whole at start: PostgreSQL's 128MB default was a third of an open's memory.
+      expect((await sql<{ shared_buffers: string }>`show shared_buffers`.execute(db)).rows[0]!.shared_buffers).toBe(PGLITE_SHARED_BUFFERS);
       expect((await persistence.migrate()).applied).toEqual([]);
       await persistence.append('c1', [{ role: 'user', content: 'hello' }]);
       expect((await persistence.loadHistory('c1')).map((m) => m.content)).toEqual(['hello']);

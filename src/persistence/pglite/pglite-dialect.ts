@@ -20,6 +20,13 @@ export interface PgliteDialectOptions {
 }
 
 /**
+ * PostgreSQL's buffer pool. PGlite allocates and touches it whole when it starts: at PostgreSQL's default, 128MB, it
+ * was 100 of the 280 MiB PGlite takes (measured: 282 MiB peak RSS for an open, 178 with 32MB). Pages beyond it are
+ * read again from the data directory's files, which the operating system caches.
+ */
+export const PGLITE_SHARED_BUFFERS = '32MB';
+
+/**
  * Lock `dataDir`, open the PGlite database in it (a new one seeded from the shipped template when it fits, else made
  * by `initdb`), and wrap it in a dialect whose connection resolves names in `schema` alone.
  */
@@ -36,7 +43,7 @@ export async function createPgliteDialect(dataDir: string, options: PgliteDialec
   let pglite: PGlite;
   try {
     if (options.template !== false) await seedDataDir(dataDir, schema, options.template);
-    pglite = await PGlite.create(dataDir);
+    pglite = await PGlite.create({ dataDir, startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${PGLITE_SHARED_BUFFERS}`] });
   } catch (error) {
     await lock.release();
     throw new MemfoldError('persistence_error', `Cannot open PGlite data directory ${dataDir}: ${(error as Error).message}`, {
