@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { defaultMigrationsDir, runMigrations } from '../../src/persistence/kysely/kysely-migrations.js';
 import { openKyselyStore } from '../../src/persistence/kysely/kysely-store.js';
 import { createPgliteDialect, PGLITE_SHARED_BUFFERS } from '../../src/persistence/pglite/pglite-dialect.js';
-import { seedDataDir, tarEntries } from '../../src/persistence/pglite/pglite-seed.js';
+import { seedDataDir, TarReader } from '../../src/persistence/pglite/pglite-seed.js';
 import {
   defaultTemplateDir,
   installedPgliteVersion,
@@ -123,6 +123,6 @@ describe('when the template is not used', () => {
     header.set(new TextEncoder().encode('../escape'), 0);
     header.set(new TextEncoder().encode('00000000000\0'), 124);
     header[156] = '0'.charCodeAt(0);
-    expect(() => [...tarEntries(header)]).toThrow(/bad tar entry/);
+    expect(() => new TarReader().push(header)).toThrow(/bad tar entry/);
   });
 });

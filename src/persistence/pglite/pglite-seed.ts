@@ -7,11 +7,10 @@
  * is written last, and a marker file first: a directory holding the marker was being seeded when its process
  * stopped, so what is in it is the seed's and is cleared and seeded again.
  */
-import { gunzip } from 'node:zlib';
-import { existsSync } from 'node:fs';
-import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { createReadStream, existsSync } from 'node:fs';
+import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { promisify } from 'node:util';
+import { createGunzip } from 'node:zlib';
 import { LOCK_FILE_NAME } from './pglite-lock-file.js';
 import { usableTemplate, type TemplateSource } from './pglite-template.js';
 
@@ -47,7 +46,7 @@ export async function seedDataDir(dataDir: string, schema: string, source?: Temp
   if (!template) return false;
   await writeFile(path.join(dataDir, SEEDING_MARKER), '');
   try {
-    await unpack(await promisify(gunzip)(await readFile(template.tarball)), dataDir);
+    await unpack(template.tarball, dataDir);
   } catch {
     // A template that cannot be unpacked is none: initdb makes the directory.
     await clear(dataDir, await contents(dataDir));
@@ -69,41 +68,85 @@ function text(block: Uint8Array, from: number, to: number): string {
   return Buffer.from(end === -1 ? field : field.subarray(0, end)).toString('utf8');
 }
 
-/** The entries of an uncompressed ustar archive (directories and regular files only, as PGlite's `dumpDataDir` writes). */
-export function* tarEntries(tar: Uint8Array): Generator<Entry> {
-  for (let at = 0; at + BLOCK <= tar.length; ) {
-    const header = tar.subarray(at, at + BLOCK);
-    if (header.every((byte) => byte === 0)) return;
-    const prefix = text(header, 345, 500);
-    const name = (prefix ? `${prefix}/` : '') + text(header, 0, 100);
-    const size = Number.parseInt(text(header, 124, 136).trim() || '0', 8);
-    const type = String.fromCharCode(header[156]!);
-    const parts = name.split('/').filter((part) => part !== '' && part !== '.');
-    if (!Number.isSafeInteger(size) || parts.length === 0 || parts.includes('..')) throw new Error(`bad tar entry ${JSON.stringify(name)}`);
-    if (type !== '0' && type !== '\0' && type !== '5') throw new Error(`unsupported tar entry type ${JSON.stringify(type)} (${name})`);
-    at += BLOCK;
-    yield { name: parts.join('/'), directory: type === '5', data: tar.subarray(at, at + size) };
-    at += Math.ceil(size / BLOCK) * BLOCK;
+/**
+ * An uncompressed ustar archive read as it arrives (directories and regular files only, as PGlite's `dumpDataDir`
+ * writes): `push` takes the next bytes and returns the entries they complete, so no more than one file is held.
+ */
+export class TarReader {
+  #chunks: Uint8Array[] = [];
+  #length = 0;
+  /** Bytes needed before the next entry can be read: a header, then the header and its data. */
+  #needed = BLOCK;
+  #ended = false;
+
+  push(chunk: Uint8Array): Entry[] {
+    this.#chunks.push(chunk);
+    this.#length += chunk.length;
+    if (this.#ended || this.#length < this.#needed) return [];
+    const bytes = Buffer.concat(this.#chunks, this.#length);
+    const entries: Entry[] = [];
+    let at = 0;
+    this.#needed = BLOCK;
+    while (at + BLOCK <= bytes.length) {
+      const header = bytes.subarray(at, at + BLOCK);
+      if (header.every((byte) => byte === 0)) {
+        this.#ended = true;
+        break;
+      }
+      const size = Number.parseInt(text(header, 124, 136).trim() || '0', 8);
+      if (!Number.isSafeInteger(size) || size < 0) throw new Error('bad tar entry size');
+      const end = at + BLOCK + Math.ceil(size / BLOCK) * BLOCK;
+      if (end > bytes.length) {
+        this.#needed = end - at;
+        break;
+      }
+      entries.push(entryOf(header, bytes.subarray(at + BLOCK, at + BLOCK + size)));
+      at = end;
+    }
+    // A copy of the rest: the entries' data are views of `bytes`, which the writes hold until they finish.
+    const rest = bytes.subarray(at);
+    this.#chunks = rest.length > 0 ? [Buffer.from(rest)] : [];
+    this.#length = rest.length;
+    return entries;
   }
 }
 
-/** Write the archive's entries under `dir`, `PG_VERSION` last. */
-async function unpack(tar: Uint8Array, dir: string): Promise<void> {
-  const files: Entry[] = [];
+function entryOf(header: Uint8Array, data: Uint8Array): Entry {
+  const prefix = text(header, 345, 500);
+  const name = (prefix ? `${prefix}/` : '') + text(header, 0, 100);
+  const type = String.fromCharCode(header[156]!);
+  const parts = name.split('/').filter((part) => part !== '' && part !== '.');
+  if (parts.length === 0 || parts.includes('..')) throw new Error(`bad tar entry ${JSON.stringify(name)}`);
+  if (type !== '0' && type !== '\0' && type !== '5') throw new Error(`unsupported tar entry type ${JSON.stringify(type)} (${name})`);
+  return { name: parts.join('/'), directory: type === '5', data };
+}
+
+/** Unpack the gzipped archive `tarball` under `dir` as it is read, `PG_VERSION` last. */
+async function unpack(tarball: string, dir: string): Promise<void> {
+  const reader = new TarReader();
   const folders = new Set<string>();
+  let writes: Promise<void>[] = [];
   let version: Entry | undefined;
-  for (const entry of tarEntries(tar)) {
-    if (entry.directory) folders.add(entry.name);
-    else if (entry.name === 'PG_VERSION') version = entry;
-    else {
-      files.push(entry);
-      folders.add(path.posix.dirname(entry.name));
+  const folder = async (name: string) => {
+    if (folders.has(name)) return;
+    folders.add(name);
+    await mkdir(path.join(dir, name), { recursive: true });
+  };
+  for await (const chunk of createReadStream(tarball).pipe(createGunzip())) {
+    for (const entry of reader.push(chunk as Buffer)) {
+      if (entry.directory) await folder(entry.name);
+      else if (entry.name === 'PG_VERSION') version = entry;
+      else {
+        await folder(path.posix.dirname(entry.name));
+        writes.push(writeFile(path.join(dir, entry.name), entry.data));
+        if (writes.length >= WRITES_AT_ONCE) {
+          await Promise.all(writes);
+          writes = [];
+        }
+      }
     }
   }
+  await Promise.all(writes);
   if (!version) throw new Error('the template has no PG_VERSION');
-  for (const folder of folders) await mkdir(path.join(dir, folder), { recursive: true });
-  for (let i = 0; i < files.length; i += WRITES_AT_ONCE) {
-    await Promise.all(files.slice(i, i + WRITES_AT_ONCE).map((file) => writeFile(path.join(dir, file.name), file.data)));
-  }
   await writeFile(path.join(dir, version.name), version.data);
 }

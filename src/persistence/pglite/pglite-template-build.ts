@@ -1,17 +1,17 @@
 /**
  * `npm run build`'s last step (`node dist/src/persistence/pglite/pglite-template-build.js [dir]`): the migrated PGlite
- * data directory memfold ships, `pglite-template.tar.gz` (PGlite's own `dumpDataDir`) and its manifest, in the
- * package's `dist/` or `dir`. Kept when the manifest still fits (same PGlite, same migrations), so a rebuild that
- * changed neither does not pay `initdb` again.
+ * data directory memfold ships, `pglite-template.tar.gz` (made by initdb and the migrations, closed, archived) and
+ * its manifest, in the package's `dist/` or `dir`. Kept when the manifest still fits (same PGlite, same migrations),
+ * so a rebuild that changed neither does not pay `initdb` again.
  */
-import { mkdtemp, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DEFAULT_DATABASE_SCHEMA } from '../database-schema.js';
 import { runMigrations } from '../kysely/kysely-migrations.js';
 import { createPgliteDialect } from './pglite-dialect.js';
-import { LOCK_FILE_NAME } from './pglite-lock-file.js';
+import { tarDirectory } from './pglite-template-tar.js';
 import {
   defaultTemplateDir,
   installedPgliteVersion,
@@ -22,13 +22,15 @@ import {
   type TemplateManifest,
 } from './pglite-template.js';
 
-/** initdb and every migration in `dataDir`, as a first open did before there was a template. */
-async function migratedByInitdb(dataDir: string): Promise<void> {
-  const { Kysely } = await import('kysely');
+/** initdb and every migration in `dataDir`, as a first open did before there was a template; the cluster's system identifier. */
+async function migratedByInitdb(dataDir: string): Promise<string> {
+  const { Kysely, sql } = await import('kysely');
   const backend = await createPgliteDialect(dataDir, { template: false });
   const db = new Kysely<unknown>({ dialect: backend.dialect });
   try {
     await runMigrations(db);
+    const { rows } = await sql<{ id: string }>`select system_identifier::text as id from pg_control_system()`.execute(db);
+    return rows[0]!.id;
   } finally {
     await db.destroy();
     await backend.close();
@@ -42,20 +44,8 @@ export async function buildPgliteTemplate(dir: string = defaultTemplateDir()): P
   const work = await mkdtemp(path.join(os.tmpdir(), 'memfold-pglite-template-'));
   try {
     const dataDir = path.join(work, 'pg');
-    await migratedByInitdb(dataDir);
-    for (const name of await readdir(dataDir)) if (name.startsWith(LOCK_FILE_NAME)) await rm(path.join(dataDir, name));
-    const { PGlite } = await import('@electric-sql/pglite');
-    const pglite = await PGlite.create(dataDir);
-    let tarball: Blob;
-    let systemIdentifier: string;
-    try {
-      await pglite.exec('checkpoint');
-      const { rows } = await pglite.query<{ id: string }>('select system_identifier::text as id from pg_control_system()');
-      systemIdentifier = rows[0]!.id;
-      tarball = await pglite.dumpDataDir('gzip');
-    } finally {
-      await pglite.close();
-    }
+    const systemIdentifier = await migratedByInitdb(dataDir);
+    const tarball = await tarDirectory(dataDir);
     const manifest: TemplateManifest = {
       pgliteVersion: installedPgliteVersion(),
       schema: DEFAULT_DATABASE_SCHEMA,
@@ -64,7 +54,7 @@ export async function buildPgliteTemplate(dir: string = defaultTemplateDir()): P
     };
     // The tarball first, the manifest last: a tarball without its manifest is never used.
     const staged = path.join(dir, `${TEMPLATE_TARBALL}.${process.pid}.tmp`);
-    await writeFile(staged, new Uint8Array(await tarball.arrayBuffer()));
+    await writeFile(staged, tarball);
     await rename(staged, path.join(dir, TEMPLATE_TARBALL));
     await writeFile(path.join(dir, TEMPLATE_MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
     return 'built';
