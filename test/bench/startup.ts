@@ -108,7 +108,7 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
     table(
       ['what', '>samples', '>median ms', '>min ms', '>max ms', '>peak RSS MiB (median)', '>peak RSS MiB (max)'],
       [
-        ['bare `node -e \'\'`, for scale', String(bare.length), fmt(median(bare)), fmt(Math.min(...bare)), fmt(Math.max(...bare)), '', ''],
+        ["bare `node -e ''`, for scale", String(bare.length), fmt(median(bare)), fmt(Math.min(...bare)), fmt(Math.max(...bare)), '', ''],
         row("import('memfold')", imports, 'importMs'),
         row('first createMemfold() + close, empty home', first, 'openMs'),
         row('second createMemfold() + close, same home', second, 'openMs'),
