@@ -118,6 +118,17 @@ describe('when the template is not used', () => {
     expect(await readdir(path.join(dataDir, 'base'))).not.toContain('half-written');
   });
 
+  it('a template that cannot be unpacked is none: what was written is removed, for initdb', async () => {
+    const templates = await cleanups.tempDir('memfold-bad-template-');
+    await cp(path.join(defaultTemplateDir(), TEMPLATE_MANIFEST), path.join(templates, TEMPLATE_MANIFEST));
+    const good = await readFile(path.join(defaultTemplateDir(), 'pglite-template.tar.gz'));
+    // The first half of the archive: some files unpack, then the gzip stream ends early.
+    await writeFile(path.join(templates, 'pglite-template.tar.gz'), good.subarray(0, good.length >> 1));
+    const dataDir = await cleanups.tempDir('memfold-template-');
+    expect(await seedDataDir(dataDir, 'memfold', { dir: templates })).toBe(false);
+    expect(await readdir(dataDir)).toEqual([]);
+  });
+
   it('a tar entry leaving the directory is refused', () => {
     const header = new Uint8Array(1024);
     header.set(new TextEncoder().encode('../escape'), 0);

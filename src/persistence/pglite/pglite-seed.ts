@@ -10,6 +10,7 @@
 import { createReadStream, existsSync } from 'node:fs';
 import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import { LOCK_FILE_NAME } from './pglite-lock-file.js';
 import { usableTemplate, type TemplateSource } from './pglite-template.js';
@@ -132,21 +133,28 @@ async function unpack(tarball: string, dir: string): Promise<void> {
     folders.add(name);
     await mkdir(path.join(dir, name), { recursive: true });
   };
-  for await (const chunk of createReadStream(tarball).pipe(createGunzip())) {
-    for (const entry of reader.push(chunk as Buffer)) {
-      if (entry.directory) await folder(entry.name);
-      else if (entry.name === 'PG_VERSION') version = entry;
-      else {
-        await folder(path.posix.dirname(entry.name));
-        writes.push(writeFile(path.join(dir, entry.name), entry.data));
-        if (writes.length >= WRITES_AT_ONCE) {
-          await Promise.all(writes);
-          writes = [];
-        }
-      }
+  const write = async (entry: Entry) => {
+    if (entry.directory) return folder(entry.name);
+    if (entry.name === 'PG_VERSION') {
+      version = entry;
+      return;
     }
+    await folder(path.posix.dirname(entry.name));
+    writes.push(writeFile(path.join(dir, entry.name), entry.data));
+    if (writes.length < WRITES_AT_ONCE) return;
+    const batch = writes;
+    writes = [];
+    await Promise.all(batch);
+  };
+  try {
+    await pipeline(createReadStream(tarball), createGunzip(), async (chunks: AsyncIterable<Buffer>) => {
+      for await (const chunk of chunks) for (const entry of reader.push(chunk)) await write(entry);
+    });
+    await Promise.all(writes);
+  } finally {
+    // No write is left to reject unobserved when reading failed.
+    await Promise.allSettled(writes);
   }
-  await Promise.all(writes);
   if (!version) throw new Error('the template has no PG_VERSION');
-  await writeFile(path.join(dir, version.name), version.data);
+  await writeFile(path.join(dir, (version as Entry).name), (version as Entry).data);
 }
