@@ -4,7 +4,7 @@
  * per conversation, so a burst of appends makes one job. A failed job is retried with exponential backoff, then
  * moved to the dead-letter queue; a job whose worker died (no heartbeat) is retried by another.
  */
-import { PgBoss } from 'pg-boss';
+import type { PgBoss } from 'pg-boss';
 import type { CompactionSettings } from '../compaction/compaction-settings.js';
 import { DEFAULT_JOB_SCHEMA, type CompactionQueue } from './compaction-queue.js';
 import { JOB_DEFAULTS } from './job-defaults.js';
@@ -40,6 +40,8 @@ export function queueNames(namespace: string): { jobs: string; dead: string } {
 
 /** Start pg-boss (creating its schema on first use) with the namespace's queues. Errors are the caller's: pg-boss's `error` events are passed to `onError`. */
 export async function openJobBoss(options: JobQueueOptions, onError: (error: Error) => void = () => undefined): Promise<PgBoss> {
+  // Loaded here, not with memfold: pg-boss (and OpenTelemetry behind it) is for PostgreSQL's job queue only.
+  const { PgBoss } = await import('pg-boss');
   const boss = new PgBoss({
     connectionString: options.connectionString,
     schema: options.schema ?? DEFAULT_JOB_SCHEMA,

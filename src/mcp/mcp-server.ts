@@ -3,14 +3,13 @@
  * from definitions alone: the stores open on the first tool call (`backend`, called once and shared), so a
  * client is not kept waiting while PGlite and LanceDB open. Transports (stdio, Streamable HTTP) connect to it.
  */
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { z } from 'zod';
 import { callMcpTool, mcpTools, type McpAccess, type McpBackend } from './mcp-tools.js';
 import type { Memfold } from '../memfold.js';
 import { memfoldBackend } from './mcp-backends.js';
 import { mcpScope, type McpScope, type McpScopeOptions } from './mcp-scope.js';
+import { mcpServerSdk } from './mcp-sdk.js';
 
 export interface McpServerOptions {
   scope: McpScope;
@@ -45,6 +44,7 @@ type ToolCallHandler = (request: z.output<typeof ANY_TOOL_CALL>) => Promise<unkn
 
 export function createMcpServer(options: McpServerOptions): Server {
   const { scope, access, backend } = options;
+  const { Server, Protocol, ListToolsRequestSchema } = mcpServerSdk();
   const server = new Server({ name: 'memfold', version: options.version }, { capabilities: { tools: {} }, instructions: instructions(scope, access) });
   const tools = mcpTools(scope, access);
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));

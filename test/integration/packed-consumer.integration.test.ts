@@ -109,6 +109,8 @@ it('packs only what a user needs', () => {
   const listing = execFileSync('tar', ['-tzf', path.join(project, readdirSync(project).find((f) => f.endsWith('.tgz'))!)], { encoding: 'utf8' });
   expect(listing).toContain('package/dist/src/index.d.ts');
   expect(listing).toContain('package/migrations/');
+  expect(listing).toContain('package/dist/pglite-template.tar.gz');
+  expect(listing).toContain('package/dist/pglite-template.json');
   expect(listing).not.toMatch(/package\/(test|src)\//);
 });
 
@@ -131,4 +133,29 @@ it('the compiled consumer runs against the packed files', () => {
     conversations: 1,
     subpaths: ['function', 'MemfoldSummarizationMiddleware', true, true],
   });
+});
+
+it('an empty home opened from the packed package starts from the template it ships, not initdb', () => {
+  // initdb draws a new system identifier; a directory unpacked from the template has the template's.
+  const script = `
+    import { readFileSync } from 'node:fs';
+    import { createMemfold } from 'memfold';
+    import { PGlite } from '@electric-sql/pglite';
+    const home = process.argv[1];
+    const memfold = await createMemfold({ env: { MEMFOLD_HOME: home } });
+    await memfold.close();
+    const pglite = await PGlite.create(home + '/pg');
+    const { rows } = await pglite.query('select system_identifier::text as id from pg_control_system()');
+    await pglite.close();
+    const manifest = JSON.parse(readFileSync('node_modules/memfold/dist/pglite-template.json', 'utf8'));
+    console.log(JSON.stringify({ id: rows[0].id, template: manifest.systemIdentifier }));
+  `;
+  const home = path.join(project, 'home');
+  const printed = execFileSync(process.execPath, ['--input-type=module', '-e', script, home], {
+    cwd: project,
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH },
+  });
+  const { id, template } = JSON.parse(printed.trim().split('\n').at(-1)!) as { id: string; template: string };
+  expect(id).toBe(template);
 });
