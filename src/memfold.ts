@@ -336,6 +336,7 @@ export async function createMemfold(given: MemfoldOptions = {}): Promise<Memfold
       const tool = createMemoryReadTool(archive, conversationId, {
         maxTokens: options.memoryReadTokens,
         countTokens: (text) => tokens.count(text),
+        live: () => persistence.loadHistory(conversationId),
       });
       return {
         definition: tool.definition,
