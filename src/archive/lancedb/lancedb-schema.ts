@@ -22,6 +22,7 @@ import type { ArchiveEntry, ConversationMessage } from '../../conversation/types
 import { MemfoldError } from '../../errors.js';
 import type { Embedder } from '../../embedding/embedder.js';
 import { compareEntriesByTime, validateEntry } from '../archive-entry-checks.js';
+import { messagesJson } from '../entry-digest.js';
 
 /** The entry rules live with the port (every adapter checks the same); re-exported for the adapter's imports. */
 export { compareEntriesByTime, validateEntry };
@@ -86,7 +87,9 @@ export function archiveSchema(embedder: Pick<Embedder, 'id' | 'dimensions'>): Sc
       text(COLUMN.content),
       text(COLUMN.messages, true),
       new Field(COLUMN.sessions, new List(new Field('item', new Utf8(), true)), true),
-      new Field(COLUMN.vector, new FixedSizeList(embedder.dimensions, new Field('item', new Float32(), true)), false),
+      // Nullable: rows written while no search uses vectors have none (`entriesTable`). Tables made before kept a
+      // non-nullable column; they get zero vectors instead, which a cosine search skips as it skips nulls.
+      new Field(COLUMN.vector, new FixedSizeList(embedder.dimensions, new Field('item', new Float32(), true)), true),
     ],
     new Map([[EMBEDDER_METADATA_KEY, embedder.id]]),
   );
@@ -210,14 +213,17 @@ export function toRow(namespace: string, entry: ArchiveEntry, times: { startMs: 
  * order, typed as `archiveSchema` types them, built column by column: LanceDB's conversion of row objects (`toRow`)
  * took longer than the merge it feeds. Each vector's values are copied once into one buffer. The types come from
  * this module's Arrow, not the table's schema: LanceDB's Arrow classes may be another copy of the package.
+ * Without `vectors` (no search uses them) a nullable vector column gets nulls, and a non-nullable one (a table
+ * made before it was nullable) zero vectors; a caller may also leave the column out of `tableSchema` (an append,
+ * which LanceDB fills with nulls: the vectors' room never crosses into LanceDB; `withoutNullableVector`).
  */
 export function entriesTable(
-  tableSchema: { fields: ReadonlyArray<{ name: string }> },
+  tableSchema: { fields: ReadonlyArray<{ name: string; nullable?: boolean }> },
   embedder: Pick<Embedder, 'id' | 'dimensions'>,
   namespace: string,
   entries: readonly ArchiveEntry[],
   times: ReadonlyArray<{ startMs: number; endMs: number }>,
-  vectors: readonly Float32Array[],
+  vectors: readonly Float32Array[] | undefined,
 ): Table {
   const length = entries.length;
   const column = (field: Field): Data => {
@@ -259,30 +265,44 @@ export function entriesTable(
       case COLUMN.content:
         return values((entry) => entry.content);
       case COLUMN.messages:
-        return values((entry) => (entry.messages === undefined ? null : JSON.stringify(entry.messages)));
+        return values((entry) => (entry.messages === undefined ? null : messagesJson(entry.messages)));
       case COLUMN.sessions:
         return values((entry) => entry.sessions ?? null);
       case COLUMN.vector: {
         const type = field.type as FixedSizeList<Float32>;
         const flat = new Float32Array(length * type.listSize);
-        vectors.forEach((vector, i) => flat.set(vector, i * type.listSize));
+        vectors?.forEach((vector, i) => flat.set(vector, i * type.listSize));
         const child = makeData({ type: type.children[0]!.type, length: flat.length, nullCount: 0, data: flat });
-        return makeData({ type, length, nullCount: 0, child });
+        // No vectors: nulls where the column allows them (the bitmap all unset), zero vectors where it does not.
+        const nulls = vectors === undefined && field.nullable ? { nullCount: length, nullBitmap: new Uint8Array((length + 7) >> 3) } : { nullCount: 0 };
+        return makeData({ type, length, child, ...nulls });
       }
       default:
         throw new MemfoldError('archive_error', `LanceDB archive table has a column memfold does not write: ${field.name}`);
     }
   };
   const ours = archiveSchema(embedder);
-  const fields = tableSchema.fields.map((field) => {
+  const fields = tableSchema.fields.flatMap((field) => {
     const known = ours.fields.find((candidate) => candidate.name === field.name);
     if (!known) throw new MemfoldError('archive_error', `LanceDB archive table has a column memfold does not write: ${field.name}`);
-    return known;
+    if (field.name !== COLUMN.vector) return [known];
+    // The vector column keeps the table's nullability: LanceDB refuses nullable data for a non-nullable column.
+    return field.nullable === false ? [new Field(known.name, known.type, false)] : [known];
   });
   const schema = new Schema(fields, ours.metadata);
   const children = fields.map(column);
   const batch = new RecordBatch(schema, makeData({ type: new Struct(schema.fields), length, nullCount: 0, children }));
   return new Table(schema, [batch]);
+}
+
+/**
+ * The table's columns less a nullable vector column: what an append without vectors hands LanceDB, which fills
+ * the column with nulls (a merge needs every column: it is given the nulls).
+ */
+export function withoutNullableVector(tableSchema: { fields: ReadonlyArray<{ name: string; nullable?: boolean }> }): {
+  fields: ReadonlyArray<{ name: string; nullable?: boolean }>;
+} {
+  return { fields: tableSchema.fields.filter((field) => !(field.name === COLUMN.vector && field.nullable !== false)) };
 }
 
 /** Arrow's value offsets of a variable-size column: value i spans [offsets[i], offsets[i + 1]); a null takes no room. */
