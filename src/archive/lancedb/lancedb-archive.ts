@@ -11,6 +11,7 @@ import { requireLabels, requireMarks, requireParentLabel } from '../archive-entr
 import { chunked, filterWhere, labelsWhere, requireConversationId, scopeWhere, sqlStringList } from './lancedb-filter.js';
 import { purgeRows } from './lancedb-purge.js';
 import { readRowDigests } from './lancedb-digests.js';
+import { entriesTable, withoutNullableVector } from './lancedb-entries-table.js';
 import type { EntryDigest } from '../entry-digest.js';
 import { ARCHIVE_INDEXES, FULL_TEXT_INDEXES, maintainIndexes } from './lancedb-indexes.js';
 import { deferTableCreation } from './lancedb-deferred-archive.js';
@@ -21,13 +22,11 @@ import {
   compareEntriesByTime,
   embedderForTable,
   ENTRY_COLUMNS,
-  entriesTable,
   fromRow,
   parentsTable,
   rowKey,
   SESSIONS_COLUMN_SQL,
   validateEntry,
-  withoutNullableVector,
 } from './lancedb-schema.js';
 import { enqueueWrite, isCommitConflict, withConflictRetry, writesSettled } from './lancedb-writes.js';
 import { candidateDepth, defaultFusionWeights, fuseRankings } from './rrf.js';
