@@ -30,6 +30,18 @@ export function md5Hex(text: string): string {
   return createHash('md5').update(text, 'utf8').digest('hex');
 }
 
+/** A lone surrogate: in Unicode mode a pair is one code point, so only unpaired halves match. */
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/**
+ * The digest a text written as is must read back with. A text holding a lone surrogate cannot be stored as is
+ * (UTF-8 turns it into U+FFFD, which MD5 over UTF-8 would not see): no stored row matches it, as a comparison of
+ * the texts themselves would not.
+ */
+function writtenDigest(text: string): string {
+  return LONE_SURROGATE.test(text) ? 'not storable as is: lone surrogate' : md5Hex(text);
+}
+
 /** The JSON each transcript was last written as, held weakly (it lives as long as the entry's messages). */
 const written = new WeakMap<readonly ConversationMessage[], string>();
 
@@ -53,11 +65,11 @@ export function entryDigest(entry: ArchiveEntry): EntryDigest {
     kind: entry.kind,
     depth: entry.depth,
     count: entry.count,
-    content: md5Hex(entry.content),
+    content: writtenDigest(entry.content),
     messages: entry.messages === undefined ? null : md5Hex(writtenJson(entry.messages)),
     sourceIdCount: entry.sourceIds.length,
-    sourceIds: md5Hex(entry.sourceIds.join(DIGEST_SEPARATOR)),
-    sessions: md5Hex((entry.sessions ?? []).join(DIGEST_SEPARATOR)),
+    sourceIds: writtenDigest(entry.sourceIds.join(DIGEST_SEPARATOR)),
+    sessions: writtenDigest((entry.sessions ?? []).join(DIGEST_SEPARATOR)),
   };
 }
 

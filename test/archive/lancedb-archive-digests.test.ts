@@ -85,6 +85,13 @@ describe('lancedb archive: read-back digests', () => {
     expect(digestProblem(entryDigest(written), stored)).toBe(problem);
   });
 
+  it('a text with a lone surrogate (stored as U+FFFD) fails the read-back, as comparing the texts did', async () => {
+    const written = summary('c', 'half-pair', `cut in half \uD83D here`, { operationId: 'op-half' });
+    const writer = createArchiveWriter(archive, 'c', 'op-half');
+    await expect(writer.writeVerified([written])).rejects.toMatchObject({ name: 'ReadbackError', message: expect.stringContaining('content differs') });
+    expect((await archive.read('c', ['half-pair']))[0]!.content).toBe('cut in half \uFFFD here');
+  });
+
   it('a row lost after the write fails the read-back as missing', async () => {
     const written = summary('c', 'lost', 'written, then gone', { operationId: 'op-lost' });
     const writer = createArchiveWriter(
