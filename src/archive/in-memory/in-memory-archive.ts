@@ -20,6 +20,7 @@ import {
 import { candidateDepth, defaultFusionWeights, fuseRankings } from '../lancedb/rrf.js';
 import type { ListOptions, Archive, SearchHit, SearchQuery } from '../archive.js';
 import { entryTerms, fullTextRanking, vectorRanking } from './in-memory-ranking.js';
+import { entryDigest } from '../entry-digest.js';
 
 /** One stored entry and what search needs of it. */
 interface StoredEntry {
@@ -108,9 +109,9 @@ export function createInMemoryArchive(options: InMemoryArchiveOptions = {}): Arc
     }
   };
 
-  /** Vectors of the entries' content, checked for count and size; none without an embedder. */
+  /** Vectors of the entries' content, checked for count and size; none without an embedder or with the vector ranking off. */
   async function vectorsOf(contents: string[]): Promise<Array<Float32Array | undefined>> {
-    if (embedder === undefined) return contents.map(() => undefined);
+    if (embedder === undefined || weights.vector <= 0) return contents.map(() => undefined);
     const vectors = await embedAll(embedder, contents);
     const size = embedder.dimensions || vectors[0]?.length;
     if (vectors.length !== contents.length || vectors.some((vector) => vector.length !== size)) {
@@ -160,6 +161,15 @@ export function createInMemoryArchive(options: InMemoryArchiveOptions = {}): Arc
       return requireLabels(labels).flatMap((label) => {
         const row = rows.get(rowKey(namespace, conversationId, label));
         return row ? [copyEntry(row.entry)] : [];
+      });
+    },
+
+    async readDigests(conversationId, labels) {
+      ensureOpen();
+      requireConversationId(conversationId);
+      return requireLabels(labels).flatMap((label) => {
+        const row = rows.get(rowKey(namespace, conversationId, label));
+        return row ? [entryDigest(row.entry)] : [];
       });
     },
 

@@ -10,6 +10,9 @@ import type { ListOptions, Archive, ArchiveErasure, SearchHit, SearchQuery } fro
 import { requireLabels, requireMarks, requireParentLabel } from '../archive-entry-checks.js';
 import { chunked, filterWhere, labelsWhere, requireConversationId, scopeWhere, sqlStringList } from './lancedb-filter.js';
 import { purgeRows } from './lancedb-purge.js';
+import { readRowDigests } from './lancedb-digests.js';
+import { entriesTable, withoutNullableVector } from './lancedb-entries-table.js';
+import type { EntryDigest } from '../entry-digest.js';
 import { ARCHIVE_INDEXES, FULL_TEXT_INDEXES, maintainIndexes } from './lancedb-indexes.js';
 import { deferTableCreation } from './lancedb-deferred-archive.js';
 import { readOnlyArchive } from '../read-only-archive.js';
@@ -20,7 +23,6 @@ import {
   compareEntriesByTime,
   embedderForTable,
   ENTRY_COLUMNS,
-  entriesTable,
   fromRow,
   parentsTable,
   rowKey,
@@ -400,11 +402,16 @@ export async function openLanceArchive(options: LanceArchiveOptions): Promise<Ar
     const latest = new Map<string, number>();
     entries.forEach((entry, index) => latest.set(rowKey(namespace, entry.conversationId, entry.label), index));
     const chosen = [...latest.values()].sort((a, b) => a - b);
-    const vectors = await embedAll(
-      embedder,
-      chosen.map((index) => entries[index]!.content),
-    );
-    if (vectors.length !== chosen.length || vectors.some((vector) => vector.length !== embedder.dimensions)) {
+    // Vectors only where a search will use them: with the vector ranking off (the hashing default) rows are stored
+    // without one, and a later search with vectors on finds them by full text alone.
+    const vectors =
+      weights.vector > 0
+        ? await embedAll(
+            embedder,
+            chosen.map((index) => entries[index]!.content),
+          )
+        : undefined;
+    if (vectors && (vectors.length !== chosen.length || vectors.some((vector) => vector.length !== embedder.dimensions))) {
       throw new MemfoldError(
         'embedding_error',
         `Embedder ${embedder.id} returned vectors of the wrong count or size (expected ${chosen.length} x ${embedder.dimensions})`,
@@ -416,14 +423,17 @@ export async function openLanceArchive(options: LanceArchiveOptions): Promise<Ar
     const keys = chosenEntries.map((entry) => rowKey(namespace, entry.conversationId, entry.label));
     await mutate('write', async () => {
       await ensureSessionsColumn();
-      const data = entriesTable(await columnsForWrite(), embedder, namespace, chosenEntries, chosenTimes, vectors);
+      const columns = await columnsForWrite();
+      const dataFor = (schema: typeof columns | ReturnType<typeof withoutNullableVector>) =>
+        entriesTable(schema, embedder, namespace, chosenEntries, chosenTimes, vectors);
       // Most writes name no stored label: those append. A merge joins the keys of every fragment the key index
       // does not cover yet, so between index upkeeps it costs several appends; a lookup by key does not.
       // Writes of a conversation never race (one table queue here, the conversation's lock across processes).
       if (!(await anyStored(keys))) {
-        await table.add(data);
+        await table.add(dataFor(vectors ? columns : withoutNullableVector(columns)));
         return;
       }
+      const data = dataFor(columns);
       // A label is replaced only by a write of the operation that holds it (a retry): never another's row.
       const merged = await table
         .mergeInsert(COLUMN.key)
@@ -449,6 +459,26 @@ export async function openLanceArchive(options: LanceArchiveOptions): Promise<Ar
     },
 
     read: readEntries,
+
+    async readDigests(conversationId, labels) {
+      ensureOpen();
+      requireConversationId(conversationId);
+      const wanted = requireLabels(labels);
+      const found = new Map<string, EntryDigest>();
+      try {
+        for (const slice of chunked([...new Set(wanted)])) {
+          const where = labelsWhere(namespace, conversationId, slice);
+          const digests = await reading(async () => {
+            await selected(); // learns whether the sessions column exists yet
+            return readRowDigests({ table, where, namespace, conversationId, sessionsColumn });
+          });
+          for (const digest of digests) found.set(digest.label, digest);
+        }
+      } catch (error) {
+        throw wrap('read-back', error);
+      }
+      return wanted.flatMap((label) => found.get(label) ?? []);
+    },
 
     async list(listOptions: ListOptions) {
       ensureOpen();
