@@ -6,7 +6,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ConversationMessage, NewMessage } from './conversation/types.js';
 import { createCompactor, type Compactor, type CompactOptions, type ContextUsage, type UsageObservation } from './compaction/compactor.js';
-import { calibrationFactorOf } from './compaction/compaction-deps.js';
+import { calibrationFactorOf, summarizerInputBudget } from './compaction/compaction-deps.js';
 import { createContextWarnings } from './compaction/usage/context-warnings.js';
 import type { CompactionResult } from './compaction/compaction-result.js';
 import { reconcileAll, type ReconcileOutcome } from './compaction/journal/reconcile.js';
@@ -17,6 +17,9 @@ import { checkDurationMs } from './duration-ms.js';
 import { assembleContext, modelContext } from './compaction/view/context-view.js';
 import type { CompactionSettings } from './compaction/compaction-settings.js';
 import { createLiveSettings, type SettingsChange } from './compaction/live-settings.js';
+import { createStoredSettings, type StoredSettings } from './compaction/stored-settings.js';
+import { withStoredSettings } from './compaction/stored-settings-compactor.js';
+import { memfoldSettings, type ConversationScope, type ConversationSettings } from './memfold-settings.js';
 import { resolveRuntimeConfig, type RuntimeConfig } from './config.js';
 import { archiveBindingCheck, buildEmbedder, buildSummarizer, openCheckedArchive, openPersistence, remoteCallQueue } from './configured-adapters.js';
 import { createInMemoryArchive } from './archive/in-memory/in-memory-archive.js';
@@ -37,6 +40,7 @@ import type { EnqueueResult } from './background/compaction-queue.js';
 import { createExtractiveSummarizer } from './summarizer/extractive/extractive-summarizer.js';
 
 export type { MemfoldEvent, MemfoldOptions, MemfoldWarningEvent } from './memfold-options.js';
+export type { ConversationScope, ConversationSettings } from './memfold-settings.js';
 
 export interface Memfold {
   readonly config: RuntimeConfig;
@@ -131,13 +135,22 @@ export interface Memfold {
    */
   compactTool(conversationId: string, limits?: Partial<CompactToolLimits>): CompactTool;
   /**
-   * Change compaction settings while memfold runs, from the next compaction on: every conversation's, or with
-   * `{ conversationId }` one conversation's (its window, target, scope...). `partial` merges over what was given
-   * before (`undefined` puts a key back to its default; a new window brings its own trigger and budgets unless they
-   * are given). Validated as a whole before anything changes: `InvalidConfigError` naming `compaction.<key>`.
-   * Returns the settings now in force for that scope. In this process only: `compactor.configure`.
+   * Change compaction settings while memfold runs, from the next compaction on: every conversation's (this process's
+   * base), or with `{ conversationId }` one conversation's (its window, target, scope...). `partial` merges over what
+   * was given before (`undefined` puts a key back to its default; a new window brings its own trigger and budgets
+   * unless they are given). Validated as a whole before anything changes: `InvalidConfigError` naming
+   * `compaction.<key>`, thrown on the call. A conversation's change is stored in the live store by default, so every
+   * process on it (`memfold compact`, `usage`, `worker`, `mcp`) compacts the conversation with it: it resolves once
+   * stored (docs/configuration.md, "Per-conversation settings"); with `persist: false` it stays in this process, over
+   * the stored ones. Returns the settings now in force for that scope.
    */
-  configure(partial: SettingsChange, scope?: { conversationId: string }): CompactionSettings;
+  configure(partial: SettingsChange): CompactionSettings;
+  configure(partial: SettingsChange, scope: ConversationScope & { persist: false }): CompactionSettings;
+  configure(partial: SettingsChange, scope: ConversationScope & { persist?: true }): Promise<CompactionSettings>;
+  /** The conversation's stored overrides, read now, and the settings this process compacts it with. */
+  conversationSettings(conversationId: string): Promise<ConversationSettings>;
+  /** Remove the conversation's stored overrides, for every process; true when there were some. */
+  resetSettings(conversationId: string): Promise<boolean>;
   /**
    * Close the stores this call opened, after the compactions and re-summarizations in flight have finished (for at
    * most `waitMs`, default 30,000; 0 closes at once). One still running then fails (`archive_failed`) and loses
@@ -234,6 +247,8 @@ export async function createMemfold(given: MemfoldOptions = {}): Promise<Memfold
   let compactor: Compactor;
   /** The same pipeline with the offline summarizer: the hard-window fallback of background mode, in the caller's turn. */
   let offlineCompactor: Compactor;
+  /** Each conversation's overrides in the live store, read before every compaction plans. */
+  let stored: StoredSettings;
   try {
     const inMemory = options.store === 'memory';
     /** A store createMemfold opened itself: closed on failure and by close(). */
@@ -252,8 +267,10 @@ export async function createMemfold(given: MemfoldOptions = {}): Promise<Memfold
       archive = own(await openCheckedArchive(config, embedder!, onArchiveWarning, check));
     }
     const pipeline = { archive, persistence, tokens, liveSettings, contextWarnings, onEvent: emit, prices };
-    compactor = createCompactor({ ...pipeline, summarizer, ...(options.hooks ? { hooks: options.hooks } : {}) });
-    offlineCompactor = createCompactor({ ...pipeline, summarizer: createExtractiveSummarizer() });
+    // Stored overrides that leave the summarizer no room are refused, as `configure` refuses them.
+    stored = createStoredSettings({ live: liveSettings, store: persistence, check: (settings) => void summarizerInputBudget(summarizer, tokens, settings) });
+    compactor = withStoredSettings(createCompactor({ ...pipeline, summarizer, ...(options.hooks ? { hooks: options.hooks } : {}) }), stored);
+    offlineCompactor = withStoredSettings(createCompactor({ ...pipeline, summarizer: createExtractiveSummarizer() }), stored);
   } catch (error) {
     await closeAll(opened).catch(() => undefined); // the opening error is the one to report
     throw error;
@@ -302,23 +319,28 @@ export async function createMemfold(given: MemfoldOptions = {}): Promise<Memfold
     tokens,
     prices,
     async append(conversationId, messages) {
-      const stored = await persistence.append(conversationId, messages);
-      const tokens = await contextWarnings.appended(conversationId, stored, async () => ({
+      // Its warning mark and background queueing follow the stored settings: read once in this process, and again
+      // by every compaction, usage and context.
+      await stored.ensure(conversationId);
+      const appended = await persistence.append(conversationId, messages);
+      const tokens = await contextWarnings.appended(conversationId, appended, async () => ({
         history: await persistence.loadHistory(conversationId),
         factor: await calibrationFactorOf(persistence, conversationId),
       }));
       await background.appended(conversationId, tokens);
-      return stored;
+      return appended;
     },
     history,
     async context(conversationId) {
+      await stored.refresh(conversationId);
       await background.beforeContext(conversationId);
       return modelContext(await persistence.loadHistory(conversationId), compactor.settingsOf(conversationId));
     },
     usage: (conversationId) => compactor.usage(conversationId),
     observeUsage: (conversationId, usage) => compactor.observeUsage(conversationId, usage),
     compact: ((conversationId: string, compactOptions?: CompactOptions & { background?: boolean }) => {
-      if (compactOptions?.background === true) return background.enqueue(conversationId);
+      // The job carries the conversation's settings as stored now.
+      if (compactOptions?.background === true) return stored.refresh(conversationId).then(() => background.enqueue(conversationId));
       const { background: _, ...rest } = compactOptions ?? {};
       return compactor.compactStored(conversationId, rest);
     }) as Memfold['compact'],
@@ -349,9 +371,13 @@ export async function createMemfold(given: MemfoldOptions = {}): Promise<Memfold
         },
       };
     },
-    configure: (partial, scope) => compactor.configure(partial, scope),
+    ...(memfoldSettings(compactor, stored) as Pick<Memfold, 'configure' | 'conversationSettings' | 'resetSettings'>),
     compactTool(conversationId, limits = {}) {
-      const { targetTokens, minFreedTokens } = compactor.settingsOf(conversationId);
+      // Read when the tool runs, after its usage brought the stored settings in.
+      const settingsLimits = () => {
+        const { targetTokens, minFreedTokens } = compactor.settingsOf(conversationId);
+        return { floorTokens: limits.floorTokens ?? targetTokens, minNewTokens: limits.minNewTokens ?? minFreedTokens };
+      };
       return createCompactTool(
         {
           usage: (id) => compactor.usage(id),
@@ -359,7 +385,7 @@ export async function createMemfold(given: MemfoldOptions = {}): Promise<Memfold
           tokensAfterLastCompaction: (id) => tokensAfterCompaction.get(id),
         },
         conversationId,
-        { floorTokens: limits.floorTokens ?? targetTokens, minNewTokens: limits.minNewTokens ?? minFreedTokens },
+        settingsLimits,
       );
     },
     async close(closeOptions = {}) {
