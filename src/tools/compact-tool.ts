@@ -120,6 +120,8 @@ function checkedLimits(limits: CompactToolLimits): CompactToolLimits {
 export function createCompactTool(target: CompactToolTarget, conversationId: string, limits: CompactToolLimits | (() => CompactToolLimits)): CompactTool {
   requireConversationId(conversationId);
   const fixed = typeof limits === 'function' ? undefined : checkedLimits(limits);
+  // Limits refused when the tool is made, also those read again at each run.
+  if (typeof limits === 'function') checkedLimits(limits());
   return {
     definition: COMPACT_DEFINITION,
     definitionFor: shapedDefinitions(COMPACT_DEFINITION),
