@@ -87,6 +87,8 @@ describe.skipIf(serverUrl === undefined)('on PostgreSQL: memfold worker', () => 
       worker.kill('SIGTERM');
       await new Promise((resolve) => worker!.once('exit', resolve));
       expect((await app.usage('w')).tokens).toBeLessThan(defaultTrigger(WINDOW));
+      // The worker applied the job's settings in its process only: the stored ones are as the owner set them.
+      expect((await app.conversationSettings('w')).stored).toStrictEqual({ contextWindow: WINDOW });
     } finally {
       await app.close();
     }

@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { defaultTrigger } from '../../src/compaction/compaction-settings-defaults.js';
-import { InvalidConfigError } from '../../src/errors.js';
+import { InvalidConfigError, MemfoldError } from '../../src/errors.js';
 import { createMemfold, type MemfoldOptions } from '../../src/memfold.js';
 import { createInMemoryPersistence } from '../../src/persistence/in-memory/in-memory-persistence.js';
 import { createInMemoryPersistenceState } from '../../src/persistence/in-memory/in-memory-tables.js';
@@ -73,6 +73,23 @@ describe('stored conversation settings', () => {
     expect(() => a.configure({ windowSize: 1 } as never, { conversationId: 'c' })).toThrow(/compaction\.windowSize: unknown setting/);
     expect((await b.conversationSettings('c')).stored).toStrictEqual({ contextWindow: 8_192 });
     await close();
+  });
+
+  it('a write the store refuses rejects, and the instance keeps the settings it had', async () => {
+    const persistence = createInMemoryPersistence();
+    const failing = {
+      ...persistence,
+      setConversationSettings: () => Promise.reject(new MemfoldError('persistence_error', 'the disk is full')),
+    };
+    const memfold = await createMemfold({ store: 'memory', env: {}, persistence: failing });
+    const change = memfold.configure({ contextWindow: 4_096 }, { conversationId: 'c' });
+    // In force at once, on the call...
+    expect(memfold.compactor.settingsOf('c').contextWindow).toBe(4_096);
+    await expect(change).rejects.toThrow('the disk is full');
+    // ...and put back when the store refused it.
+    expect(memfold.compactor.settingsOf('c').contextWindow).toBe(128_000);
+    expect((await memfold.usage('c')).contextWindow).toBe(128_000);
+    await memfold.close();
   });
 
   it("stored settings that do not hold over an instance's own fail its compaction and usage, naming both", async () => {

@@ -8,9 +8,6 @@ import { toIso } from './kysely-row-mapping.js';
 import type { Database } from './kysely-schema.js';
 import type { StoreContext } from './kysely-store-context.js';
 
-/** PostgreSQL's `undefined_table`. */
-const UNDEFINED_TABLE = '42P01';
-
 function toRecord(row: { settings: Record<string, unknown> | string; updated_at: Date | string }): ConversationSettingsRecord {
   const settings = typeof row.settings === 'string' ? (JSON.parse(row.settings) as Record<string, unknown>) : row.settings;
   return { settings, updatedAt: toIso(row.updated_at) };
@@ -28,12 +25,7 @@ export async function getConversationSettings(
       .select(['settings', 'updated_at'])
       .where('namespace', '=', context.namespace)
       .where('conversation_id', '=', id)
-      .executeTakeFirst()
-      // A store migrated by an older memfold, read by a command that does not migrate (`usage`): no table, no settings.
-      .catch((error: unknown) => {
-        if ((error as { code?: unknown } | null)?.code === UNDEFINED_TABLE) return undefined;
-        throw error;
-      }),
+      .executeTakeFirst(),
   );
   return row === undefined ? undefined : toRecord(row);
 }
