@@ -127,6 +127,7 @@ export interface Memfold {
   configure(partial: SettingsChange): CompactionSettings;
   configure(partial: SettingsChange, scope: ConversationScope & { persist: false }): CompactionSettings;
   configure(partial: SettingsChange, scope: ConversationScope & { persist?: true }): Promise<CompactionSettings>;
+  configure(partial: SettingsChange, scope?: ConversationScope): CompactionSettings | Promise<CompactionSettings>;
   /** The conversation's stored overrides, read now, and the settings this process compacts it with. */
   conversationSettings(conversationId: string): Promise<ConversationSettings>;
   /** Remove the conversation's stored overrides, for every process; true when there were some. */
