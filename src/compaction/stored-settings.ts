@@ -5,7 +5,7 @@
  * the conversation's stored layer of the live settings (`live-settings.ts`); `save` and `reset` write it.
  */
 import { conversationIdProblem } from '../conversation/conversation-id.js';
-import { InvalidConfigError, MemfoldError } from '../errors.js';
+import { InvalidConfigError } from '../errors.js';
 import type { PersistenceProvider } from '../persistence/persistence-provider.js';
 import type { CompactionSettings } from './compaction-settings.js';
 import { mergeSettings, type LiveSettings, type SettingsChange, type SettingsCheck } from './live-settings.js';
@@ -44,47 +44,65 @@ function storedRefusal(error: unknown, conversationId: string): unknown {
   );
 }
 
+/** Writes of each conversation's row, one after another; a read waits for those in flight, so it never brings back what they replace. */
+function createWriteQueue() {
+  const tails = new Map<string, Promise<unknown>>();
+  return {
+    settled: async (conversationId: string) => void (await tails.get(conversationId)?.catch(() => undefined)),
+    run<T>(conversationId: string, write: () => Promise<T>): Promise<T> {
+      const run = (tails.get(conversationId) ?? Promise.resolve()).catch(() => undefined).then(write);
+      tails.set(conversationId, run);
+      void run
+        .finally(() => {
+          if (tails.get(conversationId) === run) tails.delete(conversationId);
+        })
+        .catch(() => undefined);
+      return run;
+    },
+  };
+}
+
+/** After a failed write: what this process had before it, when that still holds over its settings (else none). */
+function putBack(live: LiveSettings, check: SettingsCheck, conversationId: string, before: Partial<CompactionSettings> | undefined): void {
+  try {
+    live.setStored(conversationId, before, check);
+  } catch {
+    live.setStored(conversationId, undefined);
+  }
+}
+
 export function createStoredSettings(options: { live: LiveSettings; store: SettingsStore; check?: SettingsCheck }): StoredSettings {
   const { live, store } = options;
   const check = options.check ?? (() => undefined);
-  /** Writes not finished yet, per conversation: a read waits for them, so it never brings back what they replace. */
-  const writing = new Map<string, Promise<unknown>>();
+  const writes = createWriteQueue();
   const loaded = new Set<string>();
-
-  async function read(conversationId: string): Promise<Partial<CompactionSettings> | undefined> {
-    await writing.get(conversationId)?.catch(() => undefined);
-    return (await store.getConversationSettings(conversationId))?.settings as Partial<CompactionSettings> | undefined;
-  }
-
-  async function refresh(conversationId: string): Promise<CompactionSettings> {
-    const stored = await read(conversationId);
+  const storedRow = async (conversationId: string) =>
+    (await store.getConversationSettings(conversationId))?.settings as Partial<CompactionSettings> | undefined;
+  const apply = (conversationId: string, stored: Partial<CompactionSettings> | undefined): CompactionSettings => {
     try {
-      const settings = live.setStored(conversationId, stored, check);
-      loaded.add(conversationId);
-      return settings;
+      return live.setStored(conversationId, stored, check);
     } catch (error) {
       throw storedRefusal(error, conversationId);
     }
+  };
+
+  async function read(conversationId: string): Promise<Partial<CompactionSettings> | undefined> {
+    await writes.settled(conversationId);
+    return storedRow(conversationId);
   }
 
-  /** After a failed write: what this process had before it, when that still holds over its settings. */
-  function putBack(conversationId: string, before: Partial<CompactionSettings> | undefined): void {
-    try {
-      live.setStored(conversationId, before, check);
-    } catch {
-      live.setStored(conversationId, undefined);
-    }
+  async function refresh(conversationId: string): Promise<CompactionSettings> {
+    const settings = apply(conversationId, await read(conversationId));
+    loaded.add(conversationId);
+    return settings;
   }
 
-  /** Run a write of the conversation's row, known to reads until it ends. */
-  function track<T>(conversationId: string, write: Promise<T>): Promise<T> {
-    writing.set(conversationId, write);
-    void write
-      .finally(() => {
-        if (writing.get(conversationId) === write) writing.delete(conversationId);
-      })
-      .catch(() => undefined);
-    return write;
+  /** Run a write; when it fails, put back what this process had `before` it. */
+  function write<T>(conversationId: string, before: Partial<CompactionSettings> | undefined, run: () => Promise<T>): Promise<T> {
+    return writes.run(conversationId, run).catch((error: unknown) => {
+      putBack(live, check, conversationId, before);
+      throw error;
+    });
   }
 
   return {
@@ -96,41 +114,23 @@ export function createStoredSettings(options: { live: LiveSettings; store: Setti
     save(conversationId, change) {
       if (typeof change !== 'object' || change === null || Array.isArray(change)) throw new InvalidConfigError('compaction', 'must be an object of settings');
       const before = live.storedOf(conversationId);
-      const next = mergeSettings(before ?? {}, change);
-      live.setStored(conversationId, next, check);
-      const write = (async () => {
+      // Checked, and in force here, on the call: a refused change queues no write.
+      live.setStored(conversationId, mergeSettings(before ?? {}, change), check);
+      return write(conversationId, before, async () => {
         // Merged over the row as stored now, not as this process last saw it: another process may have written since.
-        const current = (await store.getConversationSettings(conversationId))?.settings as Partial<CompactionSettings> | undefined;
-        const merged = mergeSettings(current ?? {}, change);
-        try {
-          live.setStored(conversationId, merged, check);
-        } catch (error) {
-          throw storedRefusal(error, conversationId);
-        }
+        const merged = mergeSettings((await storedRow(conversationId)) ?? {}, change);
+        apply(conversationId, merged);
         await store.setConversationSettings(conversationId, merged);
         loaded.add(conversationId);
         return live.of(conversationId);
-      })();
-      return track(
-        conversationId,
-        write.catch((error: unknown) => {
-          putBack(conversationId, before);
-          throw error;
-        }),
-      );
+      });
     },
     reset(conversationId) {
       const problem = conversationIdProblem(conversationId);
       if (problem !== undefined) throw new InvalidConfigError('conversationId', problem);
       const before = live.storedOf(conversationId);
       live.setStored(conversationId, undefined);
-      return track(
-        conversationId,
-        store.clearConversationSettings(conversationId).catch((error: unknown) => {
-          putBack(conversationId, before);
-          throw MemfoldError.isInstance(error) ? error : new MemfoldError('persistence_error', String(error));
-        }),
-      );
+      return write(conversationId, before, () => store.clearConversationSettings(conversationId));
     },
   };
 }

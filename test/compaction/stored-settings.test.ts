@@ -66,6 +66,17 @@ describe('stored conversation settings', () => {
     await close();
   });
 
+  it('changes made at once in one instance are stored one after another: none is lost', async () => {
+    const { a, b, close } = await pair();
+    await Promise.all([
+      a.configure({ contextWindow: 8_192 }, { conversationId: 'c' }),
+      a.configure({ keepSessions: 3 }, { conversationId: 'c' }),
+      a.configure({ sessionScope: 'fixedCount' }, { conversationId: 'c' }),
+    ]);
+    expect((await b.conversationSettings('c')).stored).toStrictEqual({ contextWindow: 8_192, keepSessions: 3, sessionScope: 'fixedCount' });
+    await close();
+  });
+
   it('refuses a bad change on the call, naming the setting, and stores nothing', async () => {
     const { a, b, close } = await pair();
     await a.configure({ contextWindow: 8_192 }, { conversationId: 'c' });
