@@ -9,6 +9,7 @@ import { InvalidArgumentError } from '../errors.js';
 import { SESSION_SCOPES } from '../compaction/compaction-settings.js';
 import { DATASETS } from '../eval/datasets/dataset-kinds.js';
 import { EVAL_HELP } from './commands/eval-help.js';
+import { CONFIG_FLAGS, CONFIG_HELP } from './commands/config-flags.js';
 import { memoryReadParameters, parseMemoryReadArgs } from '../tools/memory-read-args.js';
 
 /**
@@ -79,6 +80,12 @@ export const COMMANDS: Record<string, CommandSpec> = {
     positionals: ['conversation'],
     flags: { window: int(256), json: 'switch' },
     summary: "the context's tokens against the window, the trigger and the target, and what the next compaction would do",
+  },
+  config: {
+    positionals: ['conversation'],
+    flags: CONFIG_FLAGS,
+    summary: "set or show a conversation's compaction settings (window, target, scope...), stored for every process on the store",
+    help: CONFIG_HELP,
   },
   resume: {
     positionals: ['conversation'],

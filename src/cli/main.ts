@@ -41,6 +41,9 @@ function version(): string {
 async function dispatch(memfold: Memfold, parsed: ParsedCommand, output: Output, progress?: CompactionProgress): Promise<number> {
   const { positionals: p, flags } = parsed;
   const json = flags.json === true;
+  // A --window given on the call wins over the conversation's stored settings, in this process only.
+  if ((parsed.command === 'compact' || parsed.command === 'usage') && typeof flags.window === 'number')
+    memfold.configure({ contextWindow: flags.window }, { conversationId: p.conversation!, persist: false });
   switch (parsed.command) {
     case 'demo':
       return runDemo(memfold, { json, ...(typeof flags.turns === 'number' ? { turns: flags.turns } : {}) }, output);
@@ -62,6 +65,10 @@ async function dispatch(memfold: Memfold, parsed: ParsedCommand, output: Output,
     }
     case 'usage':
       return runUsage(memfold, p.conversation!, { json }, output);
+    case 'config': {
+      const { runConfig } = await import('./commands/config.js');
+      return runConfig(memfold, p.conversation!, { flags }, output);
+    }
     case 'resume':
       return runResume(memfold, p.conversation!, { json }, output);
     case 'search':

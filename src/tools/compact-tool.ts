@@ -112,16 +112,23 @@ export function describeCompaction(result: CompactionResult, focus: string | und
   };
 }
 
-export function createCompactTool(target: CompactToolTarget, conversationId: string, limits: CompactToolLimits): CompactTool {
+/** `limits`, checked; a function is asked each time the tool runs, after `usage` (settings that may change meanwhile). */
+function checkedLimits(limits: CompactToolLimits): CompactToolLimits {
+  return { floorTokens: requireCount(limits.floorTokens, 'floorTokens'), minNewTokens: requireCount(limits.minNewTokens, 'minNewTokens') };
+}
+
+export function createCompactTool(target: CompactToolTarget, conversationId: string, limits: CompactToolLimits | (() => CompactToolLimits)): CompactTool {
   requireConversationId(conversationId);
-  const floorTokens = requireCount(limits.floorTokens, 'floorTokens');
-  const minNewTokens = requireCount(limits.minNewTokens, 'minNewTokens');
+  const fixed = typeof limits === 'function' ? undefined : checkedLimits(limits);
+  // Limits refused when the tool is made, also those read again at each run.
+  if (typeof limits === 'function') checkedLimits(limits());
   return {
     definition: COMPACT_DEFINITION,
     definitionFor: shapedDefinitions(COMPACT_DEFINITION),
     execute: (input) =>
       runTool('compact', input, parseCompactArgs, async (args: CompactArgs) => {
         const { tokens } = await target.usage(conversationId);
+        const { floorTokens, minNewTokens } = fixed ?? checkedLimits((limits as () => CompactToolLimits)());
         if (tokens <= floorTokens) {
           return { ok: true, output: `No compaction needed: the context holds ${n(tokens)} tokens, at or under ${n(floorTokens)}. Continue the task.` };
         }

@@ -77,7 +77,7 @@ describe('the conversation-id rule', () => {
     try {
       await memfold.append(LONG_ID, [{ role: 'user', content: 'hello' }]);
       expect((await memfold.usage(LONG_ID)).conversationId).toBe(LONG_ID);
-      expect(memfold.configure({ contextWindow: 8_000 }, { conversationId: LONG_ID }).contextWindow).toBe(8_000);
+      expect((await memfold.configure({ contextWindow: 8_000 }, { conversationId: LONG_ID })).contextWindow).toBe(8_000);
     } finally {
       await memfold.close();
     }

@@ -47,8 +47,9 @@ export async function runWorker(memfold: Memfold, options: WorkerCommandOptions,
   );
   try {
     const compact = (job: CompactionJobData, signal: AbortSignal) => {
-      // Compact with the settings of the process that queued the job (its window, target...): settings are per process.
-      if (job.settings) memfold.configure(job.settings, { conversationId: job.conversationId });
+      // Compact with the settings of the process that queued the job (its window, target...: its base settings with the
+      // conversation's stored ones as it read them), in this process only: the job's settings are not stored.
+      if (job.settings) memfold.configure(job.settings, { conversationId: job.conversationId, persist: false });
       return memfold.compact(job.conversationId, { wait: true, signal });
     };
     const worker = await startCompactionWorker(boss, compact, {

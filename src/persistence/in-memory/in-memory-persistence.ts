@@ -14,6 +14,7 @@ import { clearLoopGuardState, getLoopGuardState, setLoopGuardState } from './in-
 import { createInMemoryMessages, type InMemoryContext, type InMemoryMessageOperations } from './in-memory-messages.js';
 import { listConversations, listOperations, recordOperation, updateOperation } from './in-memory-operation-log.js';
 import { getTokenCalibration, setTokenCalibration } from './in-memory-token-calibration.js';
+import { clearConversationSettings, getConversationSettings, setConversationSettings } from './in-memory-conversation-settings.js';
 import { conversationKey, copyOf, createInMemoryPersistenceState, type InMemoryPersistenceState, type InMemoryTables } from './in-memory-tables.js';
 
 export interface InMemoryPersistenceOptions {
@@ -144,6 +145,10 @@ export function createInMemoryPersistence(options: InMemoryPersistenceOptions = 
     getTokenCalibration: (conversationId) => read('getTokenCalibration', () => getTokenCalibration(state.tables, namespace, conversationId)),
     setTokenCalibration: (conversationId, update) =>
       write('setTokenCalibration', () => setTokenCalibration(state.tables, namespace, conversationId, update, clock().toISOString())),
+    getConversationSettings: (conversationId) => read('getConversationSettings', () => getConversationSettings(state.tables, namespace, conversationId)),
+    setConversationSettings: (conversationId, settings) =>
+      write('setConversationSettings', () => setConversationSettings(state.tables, namespace, conversationId, settings, clock().toISOString())),
+    clearConversationSettings: (conversationId) => write('clearConversationSettings', () => clearConversationSettings(state.tables, namespace, conversationId)),
 
     async close() {
       closed = true;
