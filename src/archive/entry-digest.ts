@@ -20,9 +20,9 @@ export interface EntryDigest {
   /** Of the transcript's JSON (`messagesJson`); null when the entry has none. */
   messages: string | null;
   sourceIdCount: number;
-  /** Of the source ids joined by {@link DIGEST_SEPARATOR}. */
+  /** Of the source ids joined by `DIGEST_SEPARATOR` (U+001F). */
   sourceIds: string;
-  /** Of the sessions joined by {@link DIGEST_SEPARATOR}; no sessions and an empty list are the same. */
+  /** Of the sessions joined by `DIGEST_SEPARATOR` (U+001F); no sessions and an empty list are the same. */
   sessions: string;
 }
 
