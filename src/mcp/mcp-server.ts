@@ -37,7 +37,8 @@ export { openOnce } from '../open-once.js';
  */
 const ANY_TOOL_CALL = z.object({
   method: z.literal('tools/call'),
-  params: z.looseObject({ name: z.unknown(), arguments: z.unknown() }).optional(),
+  // Optional explicitly: in zod 4 an object key of z.unknown() is required, and MCP lets a call leave `arguments` out.
+  params: z.looseObject({ name: z.unknown().optional(), arguments: z.unknown().optional() }).optional(),
 });
 
 type ToolCallHandler = (request: z.output<typeof ANY_TOOL_CALL>) => Promise<unknown>;
