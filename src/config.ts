@@ -17,6 +17,7 @@ import { InvalidConfigError } from './errors.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, MAX_MESSAGE_BYTES_LIMIT } from './persistence/message-size-limit.js';
 import { DEFAULT_DATABASE_SCHEMA, databaseSchemaProblem } from './persistence/database-schema.js';
 import { DEFAULT_JOB_SCHEMA } from './background/compaction-queue.js';
+import { JOB_DEFAULTS } from './background/job-defaults.js';
 import {
   DEFAULT_MODEL_BREAKER_COOLDOWN_MS,
   DEFAULT_MODEL_BREAKER_FAILURES,
@@ -334,9 +335,9 @@ export function resolveRuntimeConfig(overrides: Partial<RuntimeConfig> = {}, env
     modelBreakerFailures: given.modelBreakerFailures ?? vars.MEMFOLD_MODEL_BREAKER_FAILURES ?? DEFAULT_MODEL_BREAKER_FAILURES,
     modelBreakerCooldownMs: given.modelBreakerCooldownMs ?? vars.MEMFOLD_MODEL_BREAKER_COOLDOWN_MS ?? DEFAULT_MODEL_BREAKER_COOLDOWN_MS,
     maxMessageBytes: given.maxMessageBytes ?? vars.MEMFOLD_MAX_MESSAGE_BYTES ?? DEFAULT_MAX_MESSAGE_BYTES,
-    jobRetries: given.jobRetries ?? vars.MEMFOLD_JOB_RETRIES ?? 2,
-    jobHeartbeatSeconds: given.jobHeartbeatSeconds ?? vars.MEMFOLD_JOB_HEARTBEAT_SECONDS ?? 30,
-    jobSuperviseSeconds: given.jobSuperviseSeconds ?? vars.MEMFOLD_JOB_SUPERVISE_SECONDS ?? 10,
+    jobRetries: given.jobRetries ?? vars.MEMFOLD_JOB_RETRIES ?? JOB_DEFAULTS.retries,
+    jobHeartbeatSeconds: given.jobHeartbeatSeconds ?? vars.MEMFOLD_JOB_HEARTBEAT_SECONDS ?? JOB_DEFAULTS.heartbeatSeconds,
+    jobSuperviseSeconds: given.jobSuperviseSeconds ?? vars.MEMFOLD_JOB_SUPERVISE_SECONDS ?? JOB_DEFAULTS.superviseSeconds,
     // Unset optional settings stay absent rather than `undefined`.
     ...(Object.fromEntries(Object.entries(optional).filter(([, value]) => value !== undefined)) as Partial<RuntimeConfig>),
   };

@@ -140,11 +140,20 @@ export async function archiveIdentityOf(config: RuntimeConfig, assign?: string):
  * The LanceDB archive at `lancedbUri`. An `s3://` archive on an S3-compatible endpoint is refused when the store
  * ignores `If-None-Match` on PUT (`s3-conditional-put.ts`): there, concurrent writers would replace each other's
  * commits without an error, so losing archived batches silently; `s3SingleWriter` says no one else writes.
+ * `readOnly` opens it for reading alone (`LanceArchiveOptions.readOnly`).
  */
-export async function openArchive(config: RuntimeConfig, embedder: Embedder, onWarning: (message: string, error: unknown) => void): Promise<Archive> {
+export async function openArchive(
+  config: RuntimeConfig,
+  embedder: Embedder,
+  onWarning: (message: string, error: unknown) => void,
+  { readOnly = false }: { readOnly?: boolean } = {},
+): Promise<Archive> {
   const storageOptions = config.lancedbStorageOptions;
-  if (isFolder(config.lancedbUri)) await mkdir(config.lancedbUri, { recursive: true });
-  else if (
+  // A reader (`readOnly`) makes no folder and commits nothing, so it needs no check of conditional writes.
+  if (isFolder(config.lancedbUri)) {
+    if (!readOnly) await mkdir(config.lancedbUri, { recursive: true });
+  } else if (
+    !readOnly &&
     isObjectStoreUri(config.lancedbUri) &&
     storageOptions &&
     !config.s3SingleWriter &&
@@ -158,7 +167,14 @@ export async function openArchive(config: RuntimeConfig, embedder: Embedder, onW
         'when only one process writes it.',
     );
   }
-  const opening = openLanceArchive({ uri: config.lancedbUri, embedder, namespace: config.namespace, onWarning, ...(storageOptions ? { storageOptions } : {}) });
+  const opening = openLanceArchive({
+    uri: config.lancedbUri,
+    embedder,
+    namespace: config.namespace,
+    onWarning,
+    ...(readOnly ? { readOnly } : {}),
+    ...(storageOptions ? { storageOptions } : {}),
+  });
   if (!isObjectStoreUri(config.lancedbUri)) return opening;
   const deadline = { deadlineMs: config.s3DeadlineMs, where: objectStoreName(config.lancedbUri, storageOptions), setting: 'MEMFOLD_S3_DEADLINE_MS' };
   // An archive that opens after the deadline is closed again: the caller has already been told it failed.
@@ -194,10 +210,11 @@ export async function openCheckedArchive(
   embedder: Embedder,
   onWarning: (message: string, error: unknown) => void,
   check: () => Promise<void>,
+  options: { readOnly?: boolean } = {},
 ): Promise<Archive> {
   const folder = isFolder(config.lancedbUri);
   if (folder) await check();
-  const archive = await openArchive(config, embedder, onWarning);
+  const archive = await openArchive(config, embedder, onWarning, options);
   if (!folder) {
     try {
       await check();

@@ -3,6 +3,7 @@
  * services; `createCompactor` is the pipeline on ports you supply.
  */
 export { createMemfold, type ConversationListing, type Memfold, type MemfoldOptions } from './memfold.js';
+export { DEFAULT_MEMFOLD_OPTIONS, memfoldOptionsSchema } from './memfold-options.js';
 export { eraseConversation, type EraseDeps, type EraseOptions, type EraseResult } from './erase-export/erase-conversation.js';
 export {
   EXPORT_FORMAT,
@@ -51,6 +52,7 @@ export { renderTranscript, parseTranscript } from './compaction/format/transcrip
 export type * from './conversation/types.js';
 export {
   DEFAULT_COMPACTION_SETTINGS,
+  compactionSettingsSchema,
   resolveCompactionSettings,
   COMPACTION_MODES,
   SESSION_SCOPES,
@@ -63,7 +65,8 @@ export { liveSessions, sessionSpans, type LiveSession, type SessionSpan } from '
 export { turnAt, turnMap, type TurnSpan } from './conversation/turn-map.js';
 export type { ScopeOutcome } from './compaction/plan/session-scope.js';
 export { resolveRuntimeConfig, type RuntimeConfig } from './config.js';
-export { createLiveSettings, type LiveSettings, type SettingsChange } from './compaction/live-settings.js';
+export { createLiveSettings, type LiveSettings, type SettingsChange, type SettingsCheck } from './compaction/live-settings.js';
+export type { ConversationScope, ConversationSettings } from './memfold-settings.js';
 export { DEFAULT_FILE_TOOL_PATTERNS, type FileToolPatterns } from './compaction/compaction-settings.js';
 export { DEFAULT_CONTINUATION_MESSAGE } from './compaction/view/context-view.js';
 export { DEFAULT_PRICES, PRICES_AS_OF } from './cost/default-prices.js';
@@ -73,6 +76,7 @@ export { resolvePrices, type PriceOverrides } from './cost/resolve-prices.js';
 export type { ModelPrice, ModelUsage, PriceTable, TokenUsage } from './cost/model-price.js';
 export { MemfoldError, InvalidArgumentError, InvalidConfigError, type MemfoldErrorCode } from './errors.js';
 export type { Archive, ArchiveErasure, SearchQuery, SearchHit, ListOptions, ArchiveFilter } from './archive/archive.js';
+export type { EntryDigest } from './archive/entry-digest.js';
 export type {
   PersistenceProvider,
   PersistenceTransaction,
@@ -91,6 +95,7 @@ export type {
   TokenCalibrationUpdate,
   ConversationErasure,
   EraseConversationOptions,
+  ConversationSettingsRecord,
 } from './persistence/persistence-provider.js';
 export { DEFAULT_LOCK_WAIT_MS, type LockWaitOptions } from './persistence/lock-wait.js';
 export type {

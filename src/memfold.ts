@@ -4,156 +4,39 @@
  * ./.memfold, the extractive summarizer and the hashing embedder.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { ConversationMessage, NewMessage } from './conversation/types.js';
-import { createCompactor, type Compactor, type CompactOptions, type ContextUsage, type UsageObservation } from './compaction/compactor.js';
+import { createCompactor, type Compactor, type CompactOptions } from './compaction/compactor.js';
+import { summarizerInputBudget } from './compaction/fold/summarizer-budget.js';
 import { calibrationFactorOf } from './compaction/usage/conversation-counts.js';
 import { createContextWarnings } from './compaction/usage/context-warnings.js';
-import type { CompactionResult } from './compaction/compaction-result.js';
 import { reconcileAll, type ReconcileOutcome } from './compaction/journal/reconcile.js';
-import { eraseConversation, type EraseOptions, type EraseResult } from './erase-export/erase-conversation.js';
-import { exportConversation, type ExportRecord } from './erase-export/export-conversation.js';
+import { eraseConversation } from './erase-export/erase-conversation.js';
+import { exportConversation } from './erase-export/export-conversation.js';
 import { errorMessage, failureReason, InvalidConfigError, MemfoldError } from './errors.js';
 import { checkDurationMs } from './duration-ms.js';
 import { assembleContext, modelContext } from './compaction/view/context-view.js';
-import type { CompactionSettings } from './compaction/compaction-settings.js';
-import { createLiveSettings, type SettingsChange } from './compaction/live-settings.js';
+import { createLiveSettings } from './compaction/live-settings.js';
+import { createStoredSettings, type StoredSettings } from './compaction/stored-settings.js';
+import { withStoredSettings } from './compaction/stored-settings-compactor.js';
+import { memfoldSettings } from './memfold-settings.js';
 import { resolveRuntimeConfig, type RuntimeConfig } from './config.js';
 import { archiveBindingCheck, buildEmbedder, buildSummarizer, openCheckedArchive, openPersistence, remoteCallQueue } from './configured-adapters.js';
 import { createInMemoryArchive } from './archive/in-memory/in-memory-archive.js';
 import type { Archive } from './archive/archive.js';
-import type { Summarizer } from './summarizer/summarizer.js';
 import { chooseSummaryModel, type SummaryModelChoice } from './openai/summary-model.js';
 import { createInMemoryPersistence } from './persistence/in-memory/in-memory-persistence.js';
-import type { LoadHistoryOptions, PersistenceProvider, TokenCalibration } from './persistence/persistence-provider.js';
+import type { LoadHistoryOptions, PersistenceProvider } from './persistence/persistence-provider.js';
 import { createTokenCounter } from './tokens/create-token-counter.js';
-import type { PriceTable } from './cost/model-price.js';
 import { resolvePrices } from './cost/resolve-prices.js';
-import type { TokenCounter } from './tokens/token-counter.js';
-import { createMemoryReadTool, type MemoryReadTool } from './tools/memory-read.js';
-import { createCompactTool, type CompactTool, type CompactToolLimits } from './tools/compact-tool.js';
-import { checkOptions, type MemfoldEvent, type MemfoldOptions } from './memfold-options.js';
+import { createMemoryReadTool } from './tools/memory-read.js';
+import { createCompactTool } from './tools/compact-tool.js';
+import { type MemfoldEvent, type MemfoldOptions, resolveMemfoldOptions } from './memfold-options.js';
 import { memfoldBackground } from './background/memfold-background.js';
-import type { EnqueueResult } from './background/compaction-queue.js';
 import { createExtractiveSummarizer } from './summarizer/extractive/extractive-summarizer.js';
+import type { Memfold } from './memfold-api.js';
 
 export type { MemfoldEvent, MemfoldOptions, MemfoldWarningEvent } from './memfold-options.js';
-
-export interface Memfold {
-  readonly config: RuntimeConfig;
-  readonly compactor: Compactor;
-  readonly persistence: PersistenceProvider;
-  readonly archive: Archive;
-  readonly summarizer: Summarizer;
-  /**
-   * Which model writes the summaries and why (`openai/summary-model.ts`): `summary_model` (MEMFOLD_SUMMARY_MODEL),
-   * `provider_default` (a cheap model of the endpoint's provider), `assistant_model` (MEMFOLD_MODEL), `offline` (the
-   * extractive summarizer), or `adapter` (a `summarizer` passed in). Each result's `models` says who answered.
-   */
-  readonly summaryModel: SummaryModelChoice;
-  readonly tokens: TokenCounter;
-  /** The price table results are priced with: `DEFAULT_PRICES` with `prices` merged in. */
-  readonly prices: PriceTable;
-  /**
-   * Append messages to the live table; returns them as stored (ids, seq, times). Emits `context_warning` when the
-   * conversation's context reaches `warnAt` × window and was below it when last seen (once per crossing). It keeps
-   * a running count per conversation: the first append of a conversation in this process, and the first after its
-   * live rows changed otherwise (a compaction), loads the history once to start it; the others count only their
-   * own messages.
-   */
-  append(conversationId: string, messages: NewMessage[]): Promise<ConversationMessage[]>;
-  /**
-   * The live rows: system prompt, clip-archive, then the rest in order. With `includeCompacted`, also the rows overlay
-   * compactions (`compaction.mode: 'overlay'`) kept, in their seq places, each with `compactedBy`: the full history as
-   * the live table holds it.
-   */
-  history(conversationId: string, options?: LoadHistoryOptions): Promise<ConversationMessage[]>;
-  /** What the model should see: `history` with long tool outputs cut. */
-  context(conversationId: string): Promise<ConversationMessage[]>;
-  /**
-   * The conversation's context against the settings: its tokens as `compact` counts them, their share of the
-   * window, the trigger, target and warning mark, and what the next `compact()` would do (`next`). Reads only:
-   * `compactor.usage`. Refuses an empty id (`conversationId`).
-   */
-  usage(conversationId: string): Promise<ContextUsage>;
-  /**
-   * Calibrate the conversation's token counts by the assistant's reported usage: call it after each assistant model
-   * call with the prompt tokens the provider reported (`usage.prompt_tokens`) for the request built from
-   * `context(conversationId)`, before appending the reply. promptTokens over memfold's own count of that context,
-   * clamped to [1, 5], then multiplies every count memfold takes of the conversation (the trigger and target,
-   * `usage`, `context_warning`), in every process sharing the store, until the next compaction. Returns the
-   * calibration as stored: `compactor.observeUsage`.
-   */
-  observeUsage(conversationId: string, usage: UsageObservation): Promise<TokenCalibration>;
-  /**
-   * Compact the stored history when it passes the trigger (or always with `force`): `compactor.compactStored`. Never throws.
-   * With `{ background: true }`, queue the compaction instead and return at once (README, Background compaction):
-   * `queued: false` when a job for the conversation was already waiting.
-   */
-  compact(conversationId: string, options: CompactOptions & { background: true }): Promise<EnqueueResult>;
-  compact(conversationId: string, options?: CompactOptions & { background?: false }): Promise<CompactionResult>;
-  /**
-   * Finish or undo interrupted compactions: of one conversation (waiting for its lock), or of every
-   * conversation of the namespace (skipping, as `busy`, those being compacted right now).
-   */
-  reconcile(conversationId?: string): Promise<ReconcileOutcome[]>;
-  /**
-   * The namespace's conversations, most recently updated first: `id`, `messageCount` (live messages: no clip-archive,
-   * no overlay rows, nothing archived) and `updatedAt` (its last append or commit). From the live store alone: the
-   * archive is not read, so a listing costs one query whatever the archive holds.
-   */
-  listConversations(): Promise<ConversationListing[]>;
-  /**
-   * Everything kept of the conversation, as JSON Lines records (`erase-export/export-conversation.ts`): a `conversation`
-   * header, every `live_message`, every `summary` batch (depth, label, time span, source ids, children), every verbatim
-   * `segment` with its `archived_message`s. Reads only; a conversation with nothing stored gives the header alone.
-   * Refuses an empty id (`conversationId`).
-   */
-  exportConversation(conversationId: string): AsyncIterable<ExportRecord>;
-  /**
-   * Remove the conversation from both stores: archive entries of every kind (physically: LanceDB rewrites the files
-   * holding them and drops old versions and index files), live and overlay rows, the clip-archive, the id ledger, the
-   * operation journal (with its recorded usage), the loop guard record, the token calibration and the conversation row.
-   * Journaled and crash-safe like a compaction: recorded first, finished by the next reconcile if the process dies
-   * midway. Waits for the conversation's lock (a running compaction finishes first) for at most `lockTimeoutMs`
-   * (default 60,000) or until `signal` aborts: then it throws a `busy` MemfoldError naming the holder and the time
-   * waited, having written nothing. Resolves `{ status: 'erased', ... }` or `{ status: 'not_found' }` (nothing was
-   * stored; nothing written); throws `InvalidArgumentError` naming `conversationId` for a bad id, and a `MemfoldError`
-   * when a store fails part-way (the next reconcile finishes it).
-   */
-  eraseConversation(conversationId: string, options?: EraseOptions): Promise<EraseResult>;
-  /** The memory_read tool bound to one conversation. */
-  memoryRead(conversationId: string): MemoryReadTool;
-  /**
-   * The compact tool bound to one conversation: the agent compacts its own context, with an optional `focus`
-   * (`tools/compact-tool.ts`). It answers "No compaction needed" at or under `floorTokens` (default the `targetTokens`
-   * setting), refuses while fewer than `minNewTokens` (default the `minFreedTokens` setting) were added since the
-   * conversation's last compaction in this process, and otherwise compacts (forced) and says what it did.
-   */
-  compactTool(conversationId: string, limits?: Partial<CompactToolLimits>): CompactTool;
-  /**
-   * Change compaction settings while memfold runs, from the next compaction on: every conversation's, or with
-   * `{ conversationId }` one conversation's (its window, target, scope...). `partial` merges over what was given
-   * before (`undefined` puts a key back to its default; a new window brings its own trigger and budgets unless they
-   * are given). Validated as a whole before anything changes: `InvalidConfigError` naming `compaction.<key>`.
-   * Returns the settings now in force for that scope. In this process only: `compactor.configure`.
-   */
-  configure(partial: SettingsChange, scope?: { conversationId: string }): CompactionSettings;
-  /**
-   * Close the stores this call opened, after the compactions and re-summarizations in flight have finished (for at
-   * most `waitMs`, default 30,000; 0 closes at once). One still running then fails (`archive_failed`) and loses
-   * nothing: the next open rolls it back.
-   */
-  close(options?: { waitMs?: number }): Promise<void>;
-}
-
-/** A conversation as `listConversations` lists it. */
-export interface ConversationListing {
-  id: string;
-  /** Live messages: no clip-archive, no overlay rows, nothing archived. */
-  messageCount: number;
-  /** ISO time of its last append or commit. */
-  updatedAt: string;
-}
+export type { ConversationScope, ConversationSettings } from './memfold-settings.js';
+export type { ConversationListing, Memfold } from './memfold-api.js';
 
 /** How long `close()` waits for compactions in flight: long enough for a few model calls, bounded for shutdown. */
 const CLOSE_WAIT_MS = 30_000;
@@ -184,9 +67,9 @@ function storeNotOpen(): MemfoldError {
   return new MemfoldError('persistence_error', 'the live store is not open yet, so no rate-limit slot can be reserved');
 }
 
-export async function createMemfold(options: MemfoldOptions = {}): Promise<Memfold> {
+export async function createMemfold(given: MemfoldOptions = {}): Promise<Memfold> {
   // Everything is checked before anything opens: a bad setting must not leave a store open (PGlite's lock).
-  checkOptions(options);
+  const options = resolveMemfoldOptions(given);
   const config = resolveRuntimeConfig(options.config, options.env ?? process.env);
   const prices = resolvePrices(options.prices);
   // Resolved (and so validated) before anything opens; `configure` changes them later.
@@ -234,6 +117,8 @@ export async function createMemfold(options: MemfoldOptions = {}): Promise<Memfo
   let compactor: Compactor;
   /** The same pipeline with the offline summarizer: the hard-window fallback of background mode, in the caller's turn. */
   let offlineCompactor: Compactor;
+  /** Each conversation's overrides in the live store, read before every compaction plans. */
+  let stored: StoredSettings;
   try {
     const inMemory = options.store === 'memory';
     /** A store createMemfold opened itself: closed on failure and by close(). */
@@ -243,17 +128,19 @@ export async function createMemfold(options: MemfoldOptions = {}): Promise<Memfo
     };
     if (options.persistence) persistence = options.persistence;
     else if (inMemory) persistence = own(createInMemoryPersistence({ namespace: config.namespace, maxMessageBytes: config.maxMessageBytes }));
-    else persistence = own(await openPersistence(config, options.migrate ?? true));
+    else persistence = own(await openPersistence(config, options.migrate));
     if (sharedRateLimit) reserveRateSlot = persistence.reserveRateSlot?.bind(persistence);
     if (options.archive) archive = options.archive;
     else if (inMemory) archive = own(createInMemoryArchive({ embedder: embedder!, namespace: config.namespace, onWarning: onArchiveWarning }));
     else {
-      const check = archiveBindingCheck(config, persistence, { write: options.migrate ?? true, adopt: options.adoptArchive ?? false });
+      const check = archiveBindingCheck(config, persistence, { write: options.migrate, adopt: options.adoptArchive });
       archive = own(await openCheckedArchive(config, embedder!, onArchiveWarning, check));
     }
     const pipeline = { archive, persistence, tokens, liveSettings, contextWarnings, onEvent: emit, prices };
-    compactor = createCompactor({ ...pipeline, summarizer, ...(options.hooks ? { hooks: options.hooks } : {}) });
-    offlineCompactor = createCompactor({ ...pipeline, summarizer: createExtractiveSummarizer() });
+    // Stored overrides that leave the summarizer no room are refused, as `configure` refuses them.
+    stored = createStoredSettings({ live: liveSettings, store: persistence, check: (settings) => void summarizerInputBudget(summarizer, tokens, settings) });
+    compactor = withStoredSettings(createCompactor({ ...pipeline, summarizer, ...(options.hooks ? { hooks: options.hooks } : {}) }), stored);
+    offlineCompactor = withStoredSettings(createCompactor({ ...pipeline, summarizer: createExtractiveSummarizer() }), stored);
   } catch (error) {
     await closeAll(opened).catch(() => undefined); // the opening error is the one to report
     throw error;
@@ -268,7 +155,7 @@ export async function createMemfold(options: MemfoldOptions = {}): Promise<Memfo
     }
     return outcomes;
   };
-  if (options.reconcileOnOpen ?? true) {
+  if (options.reconcileOnOpen) {
     try {
       await reconcile();
     } catch (error) {
@@ -302,23 +189,28 @@ export async function createMemfold(options: MemfoldOptions = {}): Promise<Memfo
     tokens,
     prices,
     async append(conversationId, messages) {
-      const stored = await persistence.append(conversationId, messages);
-      const tokens = await contextWarnings.appended(conversationId, stored, async () => ({
+      // Its warning mark and background queueing follow the stored settings: read once in this process, and again
+      // by every compaction, usage and context.
+      await stored.ensure(conversationId);
+      const appended = await persistence.append(conversationId, messages);
+      const tokens = await contextWarnings.appended(conversationId, appended, async () => ({
         history: await persistence.loadHistory(conversationId),
         factor: await calibrationFactorOf(persistence, conversationId),
       }));
       await background.appended(conversationId, tokens);
-      return stored;
+      return appended;
     },
     history,
     async context(conversationId) {
+      await stored.refresh(conversationId);
       await background.beforeContext(conversationId);
       return modelContext(await persistence.loadHistory(conversationId), compactor.settingsOf(conversationId));
     },
     usage: (conversationId) => compactor.usage(conversationId),
     observeUsage: (conversationId, usage) => compactor.observeUsage(conversationId, usage),
     compact: ((conversationId: string, compactOptions?: CompactOptions & { background?: boolean }) => {
-      if (compactOptions?.background === true) return background.enqueue(conversationId);
+      // The job carries the conversation's settings as stored now.
+      if (compactOptions?.background === true) return stored.refresh(conversationId).then(() => background.enqueue(conversationId));
       const { background: _, ...rest } = compactOptions ?? {};
       return compactor.compactStored(conversationId, rest);
     }) as Memfold['compact'],
@@ -334,8 +226,9 @@ export async function createMemfold(options: MemfoldOptions = {}): Promise<Memfo
     },
     memoryRead(conversationId) {
       const tool = createMemoryReadTool(archive, conversationId, {
-        ...(options.memoryReadTokens !== undefined ? { maxTokens: options.memoryReadTokens } : {}),
+        maxTokens: options.memoryReadTokens,
         countTokens: (text) => tokens.count(text),
+        live: () => persistence.loadHistory(conversationId),
       });
       return {
         definition: tool.definition,
@@ -349,9 +242,13 @@ export async function createMemfold(options: MemfoldOptions = {}): Promise<Memfo
         },
       };
     },
-    configure: (partial, scope) => compactor.configure(partial, scope),
+    ...(memfoldSettings(compactor, stored) as Pick<Memfold, 'configure' | 'conversationSettings' | 'resetSettings'>),
     compactTool(conversationId, limits = {}) {
-      const { targetTokens, minFreedTokens } = compactor.settingsOf(conversationId);
+      // Read when the tool runs, after its usage brought the stored settings in.
+      const settingsLimits = () => {
+        const { targetTokens, minFreedTokens } = compactor.settingsOf(conversationId);
+        return { floorTokens: limits.floorTokens ?? targetTokens, minNewTokens: limits.minNewTokens ?? minFreedTokens };
+      };
       return createCompactTool(
         {
           usage: (id) => compactor.usage(id),
@@ -359,7 +256,7 @@ export async function createMemfold(options: MemfoldOptions = {}): Promise<Memfo
           tokensAfterLastCompaction: (id) => tokensAfterCompaction.get(id),
         },
         conversationId,
-        { floorTokens: limits.floorTokens ?? targetTokens, minNewTokens: limits.minNewTokens ?? minFreedTokens },
+        settingsLimits,
       );
     },
     async close(closeOptions = {}) {

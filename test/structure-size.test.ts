@@ -13,11 +13,8 @@ const MAX_FUNCTION_LINES = 80;
 
 /** Files over 300 lines, not split yet. */
 const LONG_FILES: Record<string, string> = {
-  'src/archive/lancedb/lancedb-schema.ts': 'not split in this change: the Arrow schema and its row conversions',
-  'src/compaction/compaction-settings.ts': 'being rewritten as a zod schema in a concurrent change, not edited here',
   'src/config.ts': 'not split in this change: the zod options change reworks it',
   'src/embedding/hashing-embedder.ts': 'not split in this change: the tokenizer tables and the embedder',
-  'src/memfold.ts': 'not split in this change: createMemfold reads the options the zod change reworks',
   'src/persistence/persistence-provider.ts': "not split in this change: the port's interface and its contract",
   'src/persistence/pglite/pglite-lock-file.ts': 'not split in this change: the lock file protocol',
   'src/tools/memory-read-search.ts': "not split in this change: memory_read's search, paging and answer text",
@@ -25,7 +22,7 @@ const LONG_FILES: Record<string, string> = {
 
 /** Files whose functions Biome lets run over 80 lines (biome.json's exemption), not split yet. */
 const LONG_FUNCTIONS: Record<string, string> = {
-  'src/memfold.ts': 'not split in this change: createMemfold (156 lines), with the zod options change',
+  'src/memfold.ts': 'not split yet: createMemfold (202 lines with the stored settings), which opens everything memfold holds',
 };
 
 function sourceFiles(): string[] {

@@ -1,7 +1,7 @@
 /**
  * A deadline on the reads of an archive that lives behind a network (an object store): an endpoint that accepts
  * connections and never answers must not hold memory_read, a compaction's read-back or an operator's listing for
- * as long as the storage client keeps retrying. Each read (`read`, `search`, `list`) and the opening race one timer;
+ * as long as the storage client keeps retrying. Each read (`read`, `readDigests`, `search`, `list`) and the opening race one timer;
  * past it the call fails `archive_error` naming the endpoint, what was waited for and the setting. The client's
  * request goes on in the background until its own timeouts end it: a read has nothing to undo.
  *
@@ -56,6 +56,10 @@ export function withReadDeadline(archive: Archive, deadline: ArchiveDeadline): A
     delete: (conversationId, labels) => archive.delete(conversationId, labels),
     close: () => archive.close(),
   };
+  const readDigests = archive.readDigests?.bind(archive);
+  if (readDigests) {
+    bounded.readDigests = (conversationId, labels) => withinDeadline(readDigests(conversationId, labels), 'a read-back of archived entries', deadline);
+  }
   const erase = archive.eraseConversation?.bind(archive);
   if (erase) bounded.eraseConversation = erase;
   return bounded;

@@ -17,6 +17,10 @@ export function isoToMs(value: unknown, field: string): number {
   return ms;
 }
 
+/**
+ * The archive takes any non-empty id: it only ever receives ids the live store took (`conversation/conversation-id.ts`
+ * is that rule), and its scope must hold for any id at all (`test/archive/archive-scope.test.ts` writes ids with U+0000).
+ */
 export function requireConversationId(conversationId: unknown, field = 'conversationId'): string {
   if (typeof conversationId !== 'string' || conversationId.length === 0) {
     throw new InvalidArgumentError(field, 'must be a non-empty string');

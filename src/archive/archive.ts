@@ -1,4 +1,5 @@
 import type { ArchiveEntry, ArchiveKind } from '../conversation/types.js';
+import type { EntryDigest } from './entry-digest.js';
 
 /** Filters shared by search and list. Every value is data, never query syntax: adapters escape them. */
 export interface ArchiveFilter {
@@ -55,6 +56,12 @@ export interface Archive {
   write(entries: ArchiveEntry[]): Promise<void>;
   /** The entries with these labels in this conversation, in the order asked (missing labels are left out). */
   read(conversationId: string, labels: string[]): Promise<ArchiveEntry[]>;
+  /**
+   * The stored entries with these labels as digests (`entry-digest.ts`), in the order asked, missing labels left out:
+   * what a write's read-back compares, without returning the rows' texts. Optional capability; default (an adapter
+   * without it): the read-back reads the entries and digests them itself.
+   */
+  readDigests?(conversationId: string, labels: string[]): Promise<EntryDigest[]>;
   /** Hybrid search (full text + vector, fused by reciprocal rank). */
   search(query: SearchQuery): Promise<SearchHit[]>;
   list(options: ListOptions): Promise<ArchiveEntry[]>;

@@ -4,6 +4,7 @@
  * on the embedded default where only one process may open the store, a queue in the process (`in-process-queue.ts`).
  * Either way a conversation has at most one job waiting: a burst of appends asks once.
  */
+import { JOB_DEFAULTS } from './job-defaults.js';
 import { committedOperationId, type CompactionResult } from '../compaction/compaction-result.js';
 import type { CompactionSettings } from '../compaction/compaction-settings.js';
 
@@ -34,6 +35,8 @@ export interface JobOutcome {
   fallbacks: number;
   /** Summarizer calls the compaction made (`CompactionResult.modelCalls`): what a job costs against a rate limit. */
   modelCalls: number;
+  /** Attempts of the model or embedding call that failed the compaction, when its client's retry loop gave up. */
+  clientAttempts?: number;
 }
 
 export interface CompactionQueue {
@@ -47,6 +50,15 @@ export interface CompactionQueue {
   close(waitMs: number): Promise<void>;
 }
 
+/**
+ * Whether a failed compaction's job is retried. Not when the failure came out of a model or embedding client's own
+ * retry loop (`clientAttempts`): that loop already retried what was worth retrying, within its deadline, and a job
+ * retry on top would multiply the calls (one retry loop per call path; see README.md).
+ */
+export function jobRetryable(outcome: JobOutcome): boolean {
+  return outcome.status === 'failed' && outcome.clientAttempts === undefined;
+}
+
 export function outcomeOf(result: CompactionResult, conversationId: string, jobId: string, attempt: number): JobOutcome {
   const committed = committedOperationId(result);
   return {
@@ -57,6 +69,7 @@ export function outcomeOf(result: CompactionResult, conversationId: string, jobI
     ...(result.failureCode ? { failureCode: result.failureCode } : {}),
     ...(result.error ? { error: result.error } : {}),
     ...(committed ? { operationId: committed } : {}),
+    ...(result.clientAttempts !== undefined ? { clientAttempts: result.clientAttempts } : {}),
     tokensBefore: result.tokensBefore,
     tokensAfter: result.tokensAfter,
     attempt,
@@ -65,9 +78,5 @@ export function outcomeOf(result: CompactionResult, conversationId: string, jobI
   };
 }
 
-/** Retries of a failed job after the first attempt, and the first delay (doubled each time). */
 /** pg-boss's schema, apart from memfold's own tables (`config.databaseSchema` may not take it). */
-export const DEFAULT_JOB_SCHEMA = 'memfold_jobs';
-
-export const JOB_RETRY_LIMIT = 2;
-export const JOB_RETRY_DELAY_SECONDS = 1;
+export const DEFAULT_JOB_SCHEMA = JOB_DEFAULTS.schema;

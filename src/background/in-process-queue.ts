@@ -1,14 +1,16 @@
 /**
  * Background compaction inside this process (p-queue), for the embedded default: PGlite admits one process, so no
  * worker elsewhere could open the store. Same rules as the pg-boss queue: per conversation at most one job waiting
- * (and one running); a failed compaction is retried with a doubling delay, then given up, its outcome reported.
+ * (and one running); a failed compaction is retried with a doubling delay (unless a model or embedding client already
+ * retried the failing call: `jobRetryable`), then given up, its outcome reported.
  */
 import PQueue from 'p-queue';
 import type { CompactionResult } from '../compaction/compaction-result.js';
-import { JOB_RETRY_DELAY_SECONDS, JOB_RETRY_LIMIT, outcomeOf, type CompactionQueue, type JobOutcome } from './compaction-queue.js';
+import { jobRetryable, outcomeOf, type CompactionQueue, type JobOutcome } from './compaction-queue.js';
+import { JOB_DEFAULTS } from './job-defaults.js';
 
 export interface InProcessQueueOptions {
-  /** Compactions running at once, over all conversations. Default 1. */
+  /** Compactions running at once, over all conversations. Default `JOB_DEFAULTS.inProcessConcurrency`. */
   concurrency?: number;
   retryLimit?: number;
   /** First retry delay; doubled each time. */
@@ -41,10 +43,10 @@ function timerUntilAborted(ms: number, signal: AbortSignal): Promise<void> {
 }
 
 export function createInProcessQueue(run: (conversationId: string) => Promise<CompactionResult>, options: InProcessQueueOptions = {}): CompactionQueue {
-  const queue = new PQueue({ concurrency: options.concurrency ?? 1 });
+  const queue = new PQueue({ concurrency: options.concurrency ?? JOB_DEFAULTS.inProcessConcurrency });
   const waiting = new Set<string>();
-  const retryLimit = options.retryLimit ?? JOB_RETRY_LIMIT;
-  const retryDelayMs = options.retryDelayMs ?? JOB_RETRY_DELAY_SECONDS * 1000;
+  const retryLimit = options.retryLimit ?? JOB_DEFAULTS.retries;
+  const retryDelayMs = options.retryDelayMs ?? JOB_DEFAULTS.retryDelaySeconds * 1000;
   const sleep = options.sleep ?? sleepWithTimer;
   const closeTimer = options.closeTimer ?? timerUntilAborted;
   let jobs = 0;
@@ -53,9 +55,9 @@ export function createInProcessQueue(run: (conversationId: string) => Promise<Co
   async function runJob(conversationId: string, jobId: string): Promise<void> {
     waiting.delete(conversationId);
     for (let attempt = 0; ; attempt++) {
-      const result = await run(conversationId);
-      if (result.status !== 'failed' || attempt >= retryLimit) {
-        options.onOutcome?.(outcomeOf(result, conversationId, jobId, attempt));
+      const outcome = outcomeOf(await run(conversationId), conversationId, jobId, attempt);
+      if (!jobRetryable(outcome) || attempt >= retryLimit) {
+        options.onOutcome?.(outcome);
         return;
       }
       await sleep(retryDelayMs * 2 ** attempt);

@@ -4,15 +4,16 @@
  * per conversation, so a burst of appends makes one job. A failed job is retried with exponential backoff, then
  * moved to the dead-letter queue; a job whose worker died (no heartbeat) is retried by another.
  */
-import { PgBoss } from 'pg-boss';
+import type { PgBoss } from 'pg-boss';
 import type { CompactionSettings } from '../compaction/compaction-settings.js';
-import { DEFAULT_JOB_SCHEMA, JOB_RETRY_DELAY_SECONDS, JOB_RETRY_LIMIT, type CompactionQueue } from './compaction-queue.js';
+import { DEFAULT_JOB_SCHEMA, type CompactionQueue } from './compaction-queue.js';
+import { JOB_DEFAULTS } from './job-defaults.js';
 
 export interface JobQueueOptions {
   connectionString: string;
   /** The namespace whose conversations the queue holds. */
   namespace: string;
-  /** pg-boss's schema. Default `memfold_jobs`. */
+  /** pg-boss's schema. Default `memfold_jobs`. Every default here is `JOB_DEFAULTS`'s (`job-defaults.ts`). */
   schema?: string;
   retryLimit?: number;
   retryDelaySeconds?: number;
@@ -39,24 +40,35 @@ export function queueNames(namespace: string): { jobs: string; dead: string } {
 
 /** Start pg-boss (creating its schema on first use) with the namespace's queues. Errors are the caller's: pg-boss's `error` events are passed to `onError`. */
 export async function openJobBoss(options: JobQueueOptions, onError: (error: Error) => void = () => undefined): Promise<PgBoss> {
+  // Loaded here, not with memfold: pg-boss (and OpenTelemetry behind it) is for PostgreSQL's job queue only.
+  const { PgBoss } = await import('pg-boss');
   const boss = new PgBoss({
     connectionString: options.connectionString,
     schema: options.schema ?? DEFAULT_JOB_SCHEMA,
-    superviseIntervalSeconds: options.superviseIntervalSeconds ?? 10,
-    monitorIntervalSeconds: options.superviseIntervalSeconds ?? 10,
-    max: options.poolSize ?? 4,
+    superviseIntervalSeconds: options.superviseIntervalSeconds ?? JOB_DEFAULTS.superviseSeconds,
+    monitorIntervalSeconds: options.superviseIntervalSeconds ?? JOB_DEFAULTS.superviseSeconds,
+    max: options.poolSize ?? JOB_DEFAULTS.poolSize,
   });
   // Without a listener an `error` event would throw: the library stays quiet and reports through onError.
   boss.on('error', onError);
   await boss.start();
   const names = queueNames(options.namespace);
   if (!(await boss.getQueue(names.dead))) await boss.createQueue(names.dead);
-  const retries = { retryLimit: options.retryLimit ?? JOB_RETRY_LIMIT, retryDelay: options.retryDelaySeconds ?? JOB_RETRY_DELAY_SECONDS, retryBackoff: true };
+  const retries = {
+    retryLimit: options.retryLimit ?? JOB_DEFAULTS.retries,
+    retryDelay: options.retryDelaySeconds ?? JOB_DEFAULTS.retryDelaySeconds,
+    retryBackoff: true,
+  };
   if (await boss.getQueue(names.jobs)) {
     // The last process to open sets the retries; the heartbeat stays as the queue was made (pg-boss cannot change it).
     await boss.updateQueue(names.jobs, retries);
   } else {
-    await boss.createQueue(names.jobs, { policy: 'stately', ...retries, heartbeatSeconds: options.heartbeatSeconds ?? 30, deadLetter: names.dead });
+    await boss.createQueue(names.jobs, {
+      policy: 'stately',
+      ...retries,
+      heartbeatSeconds: options.heartbeatSeconds ?? JOB_DEFAULTS.heartbeatSeconds,
+      deadLetter: names.dead,
+    });
   }
   return boss;
 }

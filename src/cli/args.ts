@@ -3,11 +3,13 @@
  * the argument out.
  */
 import { z } from 'zod';
+import { JOB_DEFAULTS } from '../background/job-defaults.js';
 import { parseWithSchema } from '../conversation/schema-issues.js';
 import { InvalidArgumentError } from '../errors.js';
 import { SESSION_SCOPES } from '../compaction/compaction-settings.js';
 import { DATASETS } from '../eval/datasets/dataset-kinds.js';
 import { EVAL_HELP } from './commands/eval-help.js';
+import { CONFIG_FLAGS, CONFIG_HELP } from './commands/config-flags.js';
 import { memoryReadParameters, parseMemoryReadArgs } from '../tools/memory-read-args.js';
 
 /**
@@ -41,7 +43,7 @@ function checkSearch(positionals: Record<string, string>, flags: Record<string, 
   try {
     parseMemoryReadArgs(args);
   } catch (error) {
-    if (!(error instanceof InvalidArgumentError)) throw error;
+    if (!InvalidArgumentError.isInstance(error)) throw error;
     const rule = error.message.slice(`Invalid argument ${error.field}: `.length);
     throw new InvalidArgumentError(error.field === 'query' ? '<query>' : `--${error.field}`, rule);
   }
@@ -78,6 +80,12 @@ export const COMMANDS: Record<string, CommandSpec> = {
     positionals: ['conversation'],
     flags: { window: int(256), json: 'switch' },
     summary: "the context's tokens against the window, the trigger and the target, and what the next compaction would do",
+  },
+  config: {
+    positionals: ['conversation'],
+    flags: CONFIG_FLAGS,
+    summary: "set or show a conversation's compaction settings (window, target, scope...), stored for every process on the store",
+    help: CONFIG_HELP,
   },
   resume: {
     positionals: ['conversation'],
@@ -129,7 +137,7 @@ export const COMMANDS: Record<string, CommandSpec> = {
     positionals: [],
     flags: { concurrency: int(1) },
     summary: 'run queued background compactions (PostgreSQL): any number of workers share the queue',
-    help: ['  --concurrency <n>  compactions this worker runs at once (default 2)'],
+    help: [`  --concurrency <n>  compactions this worker runs at once (default ${JOB_DEFAULTS.workerConcurrency})`],
   },
   mcp: {
     positionals: [],
@@ -155,6 +163,13 @@ export const COMMANDS: Record<string, CommandSpec> = {
       conversations: int(1),
       'session-scope': z.enum(SESSION_SCOPES, { error: (issue) => `must be one of ${SESSION_SCOPES.join(', ')} (got ${JSON.stringify(issue.input)})` }),
       'keep-sessions': int(1),
+      'answer-model': text,
+      'judge-model': text,
+      'answer-window': int(1),
+      'answer-base-url': text,
+      'judge-base-url': text,
+      'answer-api-key-env': text,
+      'judge-api-key-env': text,
       out: text,
       json: 'switch',
     },

@@ -3,6 +3,7 @@
  * Returns the exit code; errors are printed as one line naming what was wrong.
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { JOB_DEFAULTS } from '../background/job-defaults.js';
 import { resolveCompactionSettings, type CompactionSettings } from '../compaction/compaction-settings.js';
 import { resolveRuntimeConfig, type RuntimeConfig } from '../config.js';
 import { InvalidArgumentError, MemfoldError, errorMessage } from '../errors.js';
@@ -18,6 +19,7 @@ import { runResume, runUsage } from './commands/usage.js';
 import { runErase } from './commands/erase.js';
 import { runExport } from './commands/export.js';
 import { runList } from './commands/list.js';
+import { runSearch } from './commands/search.js';
 import { formatContext, printJson, printStored, processOutput, type Output } from './output.js';
 import { requireStore } from './store-check.js';
 
@@ -26,6 +28,8 @@ export const DEMO_CONTEXT_WINDOW = 4_096;
 
 /** Commands that only read: they open the store without migrating it and never create one. */
 const READ_COMMANDS: ReadonlySet<string> = new Set(['context', 'search', 'inspect', 'usage', 'list', 'export']);
+/** Reads that can answer from the archive alone, beside a process holding the embedded store. */
+const ARCHIVE_READS: ReadonlySet<string> = new Set(['search', 'inspect', 'export']);
 
 function version(): string {
   // This file runs as src/cli/main.ts (tests) or dist/src/cli/main.js (the bin): the package root is two or three up.
@@ -37,6 +41,9 @@ function version(): string {
 async function dispatch(memfold: Memfold, parsed: ParsedCommand, output: Output, progress?: CompactionProgress): Promise<number> {
   const { positionals: p, flags } = parsed;
   const json = flags.json === true;
+  // A --window given on the call wins over the conversation's stored settings, in this process only.
+  if ((parsed.command === 'compact' || parsed.command === 'usage') && typeof flags.window === 'number')
+    memfold.configure({ contextWindow: flags.window }, { conversationId: p.conversation!, persist: false });
   switch (parsed.command) {
     case 'demo':
       return runDemo(memfold, { json, ...(typeof flags.turns === 'number' ? { turns: flags.turns } : {}) }, output);
@@ -58,27 +65,29 @@ async function dispatch(memfold: Memfold, parsed: ParsedCommand, output: Output,
     }
     case 'usage':
       return runUsage(memfold, p.conversation!, { json }, output);
+    case 'config': {
+      const { runConfig } = await import('./commands/config.js');
+      return runConfig(memfold, p.conversation!, { flags }, output);
+    }
     case 'resume':
       return runResume(memfold, p.conversation!, { json }, output);
-    case 'search': {
-      const args: Record<string, unknown> = { query: p.query };
-      for (const key of ['depth', 'kind', 'from', 'to', 'limit']) if (flags[key] !== undefined) args[key] = flags[key];
-      const result = await memfold.memoryRead(flags.conversation as string).execute(args);
-      if (json) printJson(output, result);
-      else printStored(output, result.output, result.ok ? 'out' : 'err');
-      return result.ok ? 0 : 1;
-    }
+    case 'search':
+      return runSearch((id) => memfold.memoryRead(id), parsed, output);
     case 'worker': {
       const { runWorker } = await import('./commands/worker.js');
       const { untilSignal } = await import('./until-signal.js');
-      return runWorker(memfold, { concurrency: typeof flags.concurrency === 'number' ? flags.concurrency : 2, until: untilSignal() }, output);
+      return runWorker(
+        memfold,
+        { concurrency: typeof flags.concurrency === 'number' ? flags.concurrency : JOB_DEFAULTS.workerConcurrency, until: untilSignal() },
+        output,
+      );
     }
     case 'inspect':
       return runInspect(memfold, p.conversation!, { json, ...(typeof flags.html === 'string' ? { html: flags.html } : {}) }, output);
     case 'resummarize': {
       const result = await memfold.compactor.resummarizeDepth(p.conversation!, flags.depth as number).catch((error: unknown) => {
         // A depth without two frontier batches to fold is a bad --depth, not a failure of the stores.
-        throw error instanceof InvalidArgumentError && error.field === 'depth' ? new InvalidArgumentError('--depth', ruleOf(error)) : error;
+        throw InvalidArgumentError.isInstance(error) && error.field === 'depth' ? new InvalidArgumentError('--depth', ruleOf(error)) : error;
       });
       if (json) printJson(output, result);
       else output.out(`created ${result.created.map((b) => `${b.label} (depth ${b.depth}, ${b.count} batches)`).join(', ')}`);
@@ -133,7 +142,7 @@ export async function main(argv: readonly string[], output: Output = processOutp
       return await runEval(command, output);
     } catch (error) {
       // A flag refused after parsing (`--dataset`, `--window`, ...) is a bad argument like any other: exit 2.
-      const badFlag = error instanceof InvalidArgumentError && error.field.startsWith('--');
+      const badFlag = InvalidArgumentError.isInstance(error) && error.field.startsWith('--');
       output.err(`memfold eval: ${errorMessage(error)}${badFlag ? `\n\n${usage('eval')}` : ''}`);
       return badFlag ? 2 : 1;
     }
@@ -154,11 +163,27 @@ export async function main(argv: readonly string[], output: Output = processOutp
     // --namespace goes through the same validation as MEMFOLD_NAMESPACE.
     ...(typeof command.flags.namespace === 'string' ? { namespace: command.flags.namespace } : {}),
   };
+  return runOnStore({ command, compaction, config, output });
+}
+
+/** Open memfold for the command, run it, close it; beside an app holding the embedded store, a read may use the archive alone. */
+async function runOnStore({
+  command,
+  compaction,
+  config,
+  output,
+}: {
+  command: ParsedCommand;
+  compaction: Partial<CompactionSettings>;
+  config: Partial<RuntimeConfig>;
+  output: Output;
+}): Promise<number> {
   const progress = command.command === 'compact' && output.progress ? createCompactionProgress(output.progress) : undefined;
   const reading = READ_COMMANDS.has(command.command);
   let memfold: Memfold | undefined;
+  let resolved: RuntimeConfig | undefined;
   try {
-    const resolved = resolveRuntimeConfig(config);
+    resolved = resolveRuntimeConfig(config);
     // Checked before anything opens: a read never makes a store where there is none, and a file that fails its
     // own rules (a line with no conversation, bad JSON) fails before a new home costs an `initdb`.
     if (reading) requireStore(resolved, 'live');
@@ -180,6 +205,9 @@ export async function main(argv: readonly string[], output: Output = processOutp
     });
     return await dispatch(memfold, command, output, progress);
   } catch (error) {
+    // Another process (the app) owns the embedded store: search, inspect and export read its archive beside it.
+    const beside = memfold === undefined && resolved !== undefined ? await besideHolder({ error, command, config: resolved, output }) : undefined;
+    if (beside !== undefined) return beside;
     output.err(`memfold ${command.command}: ${errorMessage(error)}`);
     return isBadArgument(error) ? 2 : 1;
   } finally {
@@ -187,9 +215,36 @@ export async function main(argv: readonly string[], output: Output = processOutp
   }
 }
 
+/**
+ * When opening failed on the PGlite lock of another process and the command can answer from the archive alone, its
+ * exit code from there (`commands/archive-only.ts`, loaded only then); undefined otherwise.
+ */
+async function besideHolder({
+  error,
+  command,
+  config,
+  output,
+}: {
+  error: unknown;
+  command: ParsedCommand;
+  config: RuntimeConfig;
+  output: Output;
+}): Promise<number | undefined> {
+  if (!ARCHIVE_READS.has(command.command)) return undefined;
+  const { embeddedStoreHolder, runArchiveOnly } = await import('./commands/archive-only.js');
+  const holder = embeddedStoreHolder(error);
+  if (holder === undefined) return undefined;
+  try {
+    return await runArchiveOnly({ command, config, holder, output });
+  } catch (failure) {
+    output.err(`memfold ${command.command}: ${errorMessage(failure)}`);
+    return isBadArgument(failure) ? 2 : 1;
+  }
+}
+
 /** A refusal of what the command line said (`--depth`, `--home`, `<file>`): exit 2, as parseArgs' refusals. */
 function isBadArgument(error: unknown): boolean {
-  return error instanceof InvalidArgumentError && /^(--|<)/.test(error.field);
+  return InvalidArgumentError.isInstance(error) && /^(--|<)/.test(error.field);
 }
 
 /** The rule of an InvalidArgumentError, without its `Invalid argument <field>: ` prefix. */

@@ -17,7 +17,7 @@ import { startEarlyFold, type EarlyFold } from './fold/early-fold.js';
 import { askHooks, reportEnd } from './hook-calls.js';
 import { prepare, stillLive, type Prepared } from './prepare-compaction.js';
 import { runTiers } from './run-tiers.js';
-import { atStage, StageError } from './stage-error.js';
+import { atStage, clientAttemptsOf, StageError } from './stage-error.js';
 
 export interface CompactHistoryInput {
   /** Anything a caller handed in: validated before it is read. */
@@ -40,7 +40,7 @@ interface Progress {
 }
 
 export function failureCodeOf(error: unknown): CompactionFailureCode {
-  return error instanceof InvalidArgumentError ? 'invalid_input' : error instanceof StageError ? error.code : 'unexpected';
+  return InvalidArgumentError.isInstance(error) ? 'invalid_input' : StageError.isInstance(error) ? error.failureCode : 'unexpected';
 }
 
 export async function compactHistory(ctx: CompactorContext, input: CompactHistoryInput): Promise<CompactionResult> {
@@ -158,7 +158,13 @@ function failedResult(result: CompactionResult, given: ConversationMessage[], er
   }
   if (isLockWaitError(error))
     return Object.assign(result, { status: 'failed' as const, history: given, failureCode: 'aborted' as const, error: errorMessage(error) });
-  return Object.assign(result, { status: 'failed' as const, history: given, failureCode: failureCodeOf(error), error: errorMessage(error) });
+  return Object.assign(result, {
+    status: 'failed' as const,
+    history: given,
+    failureCode: failureCodeOf(error),
+    error: errorMessage(error),
+    ...clientAttemptsOf(error),
+  });
 }
 
 /** What a compaction's wait for the lock is: `wait`, its bounds, and what a waiter's error calls the holder. */

@@ -117,6 +117,11 @@ export interface CompactionResult {
   skipReason?: CompactionSkipReason;
   failureCode?: CompactionFailureCode;
   error?: string;
+  /**
+   * Set when the failure came out of a model or embedding client's retry loop: the attempts it made. The client has
+   * retried what was worth retrying, so a background job does not retry the compaction on top (`background/`).
+   */
+  clientAttempts?: number;
   /** Set when `compacted`: the tier that resolved it (2: tool outputs cleared, no summarizer call; 3: summarized). */
   tier?: CompactionTier;
   /** Tool outputs tier 2 replaced by placeholders (0 when it did not run). */

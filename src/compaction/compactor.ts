@@ -4,6 +4,7 @@
  * before the lock (a skip takes no lock), then, under the conversation's lock, reconciled and checked against the
  * live rows. Neither entry throws: every failure comes back as a result, after undoing what was written.
  */
+import { requireConversationId } from '../conversation/conversation-id.js';
 import type { ConversationMessage } from '../conversation/types.js';
 import { checkDurationMs } from '../duration-ms.js';
 import { InvalidArgumentError, MemfoldError, errorMessage } from '../errors.js';
@@ -21,10 +22,6 @@ export type { ResummarizeResult } from './fold/resummarize-depth.js';
 export type { UsageObservation } from './usage/observe-usage.js';
 export type { ContextUsage, NextCompaction } from './usage/context-usage.js';
 export type { Compactor, CompactOptions, CompactorOptions } from './compactor-api.js';
-
-function requireConversationId(conversationId: unknown): asserts conversationId is string {
-  if (typeof conversationId !== 'string' || conversationId.length === 0) throw new InvalidArgumentError('conversationId', 'must be a non-empty string');
-}
 
 export function createCompactor(options: CompactorOptions): Compactor {
   const ctx = createCompactorContext(options);

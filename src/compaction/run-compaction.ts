@@ -19,7 +19,7 @@ import { commitLanded } from './journal/lost-commit.js';
 import { undoOperation } from './journal/undo-operation.js';
 import { countSteps } from './model-usage.js';
 import type { CompactionPlan } from './plan/plan.js';
-import { atStage, StageError, throwIfAborted } from './stage-error.js';
+import { atStage, clientAttemptsOf, StageError, throwIfAborted } from './stage-error.js';
 import { assembleContext } from './view/context-view.js';
 
 /** What this compaction's tier 2 left to tier 3 (see `readClearedOriginals`). */
@@ -51,7 +51,7 @@ export async function runCompaction(input: RunCompactionInput): Promise<Compacti
     return compacted(input, await compactSteps(input, operation, inFlight));
   } catch (error) {
     await Promise.all([inFlight.archiving?.settled(), inFlight.early?.settled()]);
-    return failed(input, operation, error instanceof StageError ? error : new StageError('unexpected', error));
+    return failed(input, operation, StageError.isInstance(error) ? error : new StageError('unexpected', error));
   }
 }
 
@@ -110,8 +110,9 @@ function compacted(input: RunCompactionInput, history: ConversationMessage[]): C
 async function failed(input: RunCompactionInput, operation: CompactionOperation, stageError: StageError): Promise<CompactionResult> {
   const { conversationId, deps, result } = input;
   const { persistence } = deps;
-  const failure = (message: string) => Object.assign(result, { status: 'failed' as const, failureCode: stageError.code, error: message });
-  if (stageError.code === 'commit_failed') {
+  const failure = (message: string) =>
+    Object.assign(result, { status: 'failed' as const, failureCode: stageError.failureCode, error: message, ...clientAttemptsOf(stageError) });
+  if (stageError.failureCode === 'commit_failed') {
     // Only the journal knows whether a commit that reported an error landed; undoing one that did would lose messages.
     const landed = await commitLanded(persistence, conversationId, operation.id);
     if (landed === true) {

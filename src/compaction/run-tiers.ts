@@ -56,7 +56,7 @@ export async function runTiers(input: RunTiersInput): Promise<CompactionResult> 
   if (done.status === 'compacted') return Object.assign(done, { tier: 3 as const });
 
   // Summarizing failed and undid its writes: the outputs it was to fold are cleared now, as tier 2 planned.
-  const why = { failureCode: done.failureCode, error: done.error, operationId: done.operationId };
+  const why = { failureCode: done.failureCode, error: done.error, operationId: done.operationId, clientAttempts: done.clientAttempts };
   const late = folded.outputs.length > 0 && !step.signal?.aborted ? await clear({ ...step, selection: folded, history: live }) : undefined;
   if (!late && tier2.status !== 'compacted') return Object.assign(result, why, { status: 'failed' as const });
   if (!late) Object.assign(result, { history: tier2.history, messagesAfter: tier2.messagesAfter, tokensAfter: tier2.tokensAfter });
@@ -69,7 +69,8 @@ async function clear(input: StepContext & { selection: ClearingSelection; histor
   const { result, deps, counts } = input;
   const cleared = await runClearing(input);
   if (!cleared.ok) {
-    Object.assign(result, { status: 'failed' as const, operationId: cleared.operationId, failureCode: cleared.failureCode, error: cleared.error });
+    const { operationId, failureCode, error, clientAttempts } = cleared;
+    Object.assign(result, { status: 'failed' as const, operationId, failureCode, error, ...(clientAttempts === undefined ? {} : { clientAttempts }) });
     return undefined;
   }
   const live = assembleContext(cleared.history);

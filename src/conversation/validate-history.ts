@@ -11,6 +11,7 @@
  */
 import type { ConversationMessage, Role, ToolCall } from './types.js';
 import { InvalidArgumentError } from '../errors.js';
+import { requireConversationId } from './conversation-id.js';
 import { describeValue, MAX_SESSION_ID_BYTES, requireKey, requireText } from './text.js';
 import { repeatedCallId, type ToolGroupMember, UNANSWERED_TOOL_RESULT_RULE, walkToolGroups } from './tool-groups.js';
 
@@ -27,7 +28,7 @@ type Fields = Record<string, unknown>;
 
 /** Throws unless `history` is a well-formed history of `conversationId`. */
 export function validateHistory(history: unknown, conversationId: unknown): asserts history is readonly ConversationMessage[] {
-  requireText(conversationId, 'conversationId');
+  requireConversationId(conversationId);
   if (!Array.isArray(history)) throw new InvalidArgumentError('history', `must be an array, got ${describeValue(history)}`);
   const ids = new Map<string, number>();
   const groups = walkToolGroups();

@@ -7,13 +7,15 @@ import os from 'node:os';
 import path from 'node:path';
 import type { CompactionSettings } from '../compaction/compaction-settings.js';
 import { InvalidArgumentError } from '../errors.js';
+import { answerable, createAnswerAccuracy, type AnswerAccuracyOptions, type AnswerAccuracyResult } from './answer-accuracy/answer-accuracy.js';
+import { formatAnswerAccuracy } from './answer-accuracy/answer-report.js';
 import { windowChart, type ChartSeries } from './chart.js';
 import { loadJsonlDataset } from './datasets/jsonl-dataset.js';
 import { loadLocomoDataset } from './datasets/locomo-dataset.js';
 import { loadLongMemEvalDataset } from './datasets/longmemeval.js';
 import { loadSweAgentRuns } from './datasets/swe-agent.js';
 import { loadTauBench, tauBenchAgenticRuns } from './datasets/tau-bench.js';
-import { openEvalStore } from './eval-store.js';
+import { openEvalStore, type EvalStore } from './eval-store.js';
 import { formatAgenticReport, formatQaReport } from './report.js';
 import { runAgenticEval, type AgenticEvalResult } from './run-agentic-eval.js';
 import { runQaEval, type QaEvalResult, type ReadVariant } from './run-qa-eval.js';
@@ -39,16 +41,21 @@ export interface EvaluateOptions {
   namespace?: string;
   env?: Record<string, string | undefined>;
   onProgress?: (done: number, total: number, note: string) => void;
-  /** memory_read variants scored on the same replay beside memfold's own (the ablation in src/eval/README.md). */
+  /** memory_read variants scored on the same replay beside memfold's own (the ablation in docs/memory-read.md). */
   variants?: readonly ReadVariant[];
   /** Score the second look beside one call (`memfold:second-look`: the question, then the page its answer suggests). Default true. */
   secondLook?: boolean;
   /** Compaction settings for memfold beside the window (`--session-scope`, `--keep-sessions`); recorded in results.json. */
   compaction?: Partial<CompactionSettings>;
+  /** Also answer every question with a model and judge it (`--answer-model`, `--judge-model`): question datasets only. */
+  answerAccuracy?: AnswerAccuracyOptions;
 }
 
+/** A question dataset's result, with the answer accuracy when it was asked for. */
+export type QaEvaluation = QaEvalResult & { answerAccuracy?: AnswerAccuracyResult };
+
 export interface EvaluateResult {
-  result: QaEvalResult | AgenticEvalResult;
+  result: QaEvaluation | AgenticEvalResult;
   markdown: string;
   files: { json: string; markdown: string; svg: string };
   /** memfold's promises held: no message lost, and (agentic) no tool call split from its result. */
@@ -96,8 +103,68 @@ export function agenticChartSeries(result: AgenticEvalResult): ChartSeries[] {
   }));
 }
 
+interface Evaluated {
+  result: QaEvaluation | AgenticEvalResult;
+  markdown: string;
+  svg: string;
+  guaranteesHeld: boolean;
+}
+
+async function loadQaDataset(options: EvaluateOptions) {
+  if (options.dataset === 'jsonl' && !options.questions) throw new InvalidArgumentError('--questions', 'is required with --dataset jsonl');
+  if (options.dataset === 'locomo') return loadLocomoDataset(options.file);
+  if (options.dataset === 'longmemeval')
+    return loadLongMemEvalDataset(options.file, options.conversations === undefined ? {} : { limit: options.conversations });
+  return loadJsonlDataset(options.file, options.questions!);
+}
+
+/**
+ * A question dataset: the replay and its scores, and with `answerAccuracy` the answers, asked while the replay goes on.
+ * Progress counts messages replayed and questions scored, then each answer judged (one per question and method).
+ */
+async function evaluateQa(options: EvaluateOptions, run: { windows: readonly number[]; store: EvalStore }, limit: <T>(items: T[]) => T[]): Promise<Evaluated> {
+  const dataset = await loadQaDataset(options);
+  const conversations = limit(dataset.conversations);
+  const asked = conversations.reduce((n, c) => n + c.questions.filter(answerable).length, 0);
+  const answerTotal = options.answerAccuracy ? asked * (2 * options.windows.length + 1) : 0;
+  const counts = { replayed: 0, replayTotal: 0, answered: 0 };
+  // Answers start once a conversation is replayed, so the replay's total is known before the first one.
+  const report = (note: string) => counts.replayTotal > 0 && options.onProgress?.(counts.replayed + counts.answered, counts.replayTotal + answerTotal, note);
+  const onAnswered = () => {
+    counts.answered++;
+    report('answers');
+  };
+  const answers = options.answerAccuracy ? createAnswerAccuracy({ ...options.answerAccuracy, onAnswered }) : undefined;
+  try {
+    const qa = await runQaEval(
+      { ...dataset, conversations },
+      {
+        ...run,
+        variants: [...(options.secondLook === false ? [] : [SECOND_LOOK]), ...(options.variants ?? [])],
+        onProgress: (done, total, note) => {
+          Object.assign(counts, { replayed: done, replayTotal: total });
+          report(note);
+        },
+        ...(answers ? { onReplayed: answers.onReplayed } : {}),
+      },
+    );
+    const answerAccuracy = await answers?.finish(conversations, options.windows);
+    return {
+      result: answerAccuracy ? { ...qa, answerAccuracy } : qa,
+      markdown: formatQaReport(qa) + (answerAccuracy ? `\n\n${formatAnswerAccuracy(answerAccuracy)}` : ''),
+      svg: windowChart(qaChartSeries(qa), { title: `${qa.dataset}: evidence available (in the prompt, or memory_read top 5)`, yLabel: 'availability' }),
+      guaranteesHeld: qa.results.every((r) => r.method !== 'memfold' || r.cost.lostMessages === 0),
+    };
+  } catch (error) {
+    answers?.abandon();
+    throw error;
+  }
+}
+
 export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult> {
   const limit = <T>(items: T[]) => (options.conversations === undefined ? items : items.slice(0, options.conversations));
+  const agentic = options.dataset === 'tau-bench' || options.dataset === 'swe-agent';
+  if (agentic && options.answerAccuracy) throw new InvalidArgumentError('--answer-model', 'answers questions: use it with locomo, longmemeval or jsonl');
   const { home, remove } = await freshHome(options.home);
   const store = openEvalStore({
     home,
@@ -106,12 +173,12 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
     ...(options.compaction ? { compaction: options.compaction } : {}),
   });
   const run = { windows: options.windows, store, ...(options.onProgress ? { onProgress: options.onProgress } : {}) };
-  let result: QaEvalResult | AgenticEvalResult;
+  let result: QaEvaluation | AgenticEvalResult;
   let markdown: string;
   let svg: string;
   let guaranteesHeld: boolean;
   try {
-    if (options.dataset === 'tau-bench' || options.dataset === 'swe-agent') {
+    if (agentic) {
       const tau = options.dataset === 'tau-bench';
       const runs = tau ? tauBenchAgenticRuns(await loadTauBench(options.file)) : await loadSweAgentRuns(options.file);
       const agentic = await runAgenticEval(options.dataset, limit(runs), run);
@@ -121,21 +188,7 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
       svg = windowChart(agenticChartSeries(agentic), { title, yLabel: 'value availability' });
       guaranteesHeld = agentic.results.every((r) => r.method !== 'memfold' || (r.metrics.pairIntegrity === 1 && r.cost.lostMessages === 0));
     } else {
-      if (options.dataset === 'jsonl' && !options.questions) throw new InvalidArgumentError('--questions', 'is required with --dataset jsonl');
-      const dataset =
-        options.dataset === 'locomo'
-          ? await loadLocomoDataset(options.file)
-          : options.dataset === 'longmemeval'
-            ? await loadLongMemEvalDataset(options.file, options.conversations === undefined ? {} : { limit: options.conversations })
-            : await loadJsonlDataset(options.file, options.questions!);
-      const qa = await runQaEval(
-        { ...dataset, conversations: limit(dataset.conversations) },
-        { ...run, variants: [...(options.secondLook === false ? [] : [SECOND_LOOK]), ...(options.variants ?? [])] },
-      );
-      result = qa;
-      markdown = formatQaReport(qa);
-      svg = windowChart(qaChartSeries(qa), { title: `${qa.dataset}: evidence available (in the prompt, or memory_read top 5)`, yLabel: 'availability' });
-      guaranteesHeld = qa.results.every((r) => r.method !== 'memfold' || r.cost.lostMessages === 0);
+      ({ result, markdown, svg, guaranteesHeld } = await evaluateQa(options, run, limit));
     }
   } finally {
     await store.close();

@@ -73,6 +73,8 @@ export interface QaEvalOptions {
   variants?: readonly ReadVariant[];
   /** Token budget of the retrieval baselines' answers; default memory_read's default. */
   baselineTokens?: number;
+  /** Called after each conversation's replay and scoring at a window, its store still open (answer accuracy). */
+  onReplayed?: (replayed: { memfold: Memfold; storeId: string; conversation: EvalConversation; window: number }) => Promise<void>;
 }
 
 interface ConversationScore {
@@ -219,6 +221,7 @@ export async function runQaEval(dataset: QaDataset, options: QaEvalOptions): Pro
     const variantScores: ConversationScore[][] = variants.map(() => []);
     for (const conversation of conversations) {
       const scored = await scoreMemfold(memfold, conversation, window, tick, variants);
+      await options.onReplayed?.({ memfold, storeId: storeConversationId(conversation.id, window), conversation, window });
       scores.push(scored.own);
       scored.variants.forEach((score, i) => variantScores[i]!.push(score));
     }

@@ -39,7 +39,8 @@ export async function openArchiveBackend(config: RuntimeConfig): Promise<Archive
       await persistence.close();
     }
   };
-  const archive: Archive = await openCheckedArchive(config, buildEmbedder(config, remoteCallQueue(config)), () => undefined, check);
+  // Read-only: no index upkeep, no table made; the agent's process is the archive's writer.
+  const archive: Archive = await openCheckedArchive(config, buildEmbedder(config, remoteCallQueue(config)), () => undefined, check, { readOnly: true });
   const tokens = createTokenCounter(config.assistantModel ? { model: config.assistantModel } : {});
   return {
     memoryRead: (id) => createMemoryReadTool(archive, id, { countTokens: (text) => tokens.count(text) }),

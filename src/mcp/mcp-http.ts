@@ -6,7 +6,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { authorized, checkHttpAccess, isLoopback, loopbackHostAllowed } from './mcp-http-auth.js';
 
 export interface McpHttpOptions {
@@ -47,6 +46,8 @@ export async function serveMcpHttp(options: McpHttpOptions): Promise<McpHttpList
     // Stateless: no session to resume or stream to, so only POST carries requests.
     if (req.method !== 'POST') return reply(res, 405, 'Method not allowed: this server is stateless, POST requests to /mcp');
     const server = options.server();
+    // Loaded here, not with memfold: only a program serving MCP over HTTP needs the transport (and hono behind it).
+    const { StreamableHTTPServerTransport } = await import('@modelcontextprotocol/sdk/server/streamableHttp.js');
     // No sessionIdGenerator: stateless.
     const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true });
     res.on('close', () => {

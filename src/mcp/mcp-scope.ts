@@ -4,7 +4,8 @@
  * the tools take no conversation argument; with a list, every call names one of the list. Nothing a client sends
  * can widen the scope: a conversation outside it is refused before any store is read.
  */
-import { InvalidArgumentError } from '../errors.js';
+import { requireConversationId } from '../conversation/conversation-id.js';
+import { InvalidArgumentError, MemfoldError } from '../errors.js';
 
 export interface McpScope {
   /** The conversations the server may read (and, when writable, compact), in the order given. */
@@ -19,16 +20,16 @@ export interface McpScopeOptions {
 }
 
 /** A refusal a tool call gets back as its answer (never a thrown protocol error). */
-export class ScopeRefusal extends Error {}
-
-const MAX_ID_CHARS = 512;
-
-function checkId(id: unknown, field: string): string {
-  if (typeof id !== 'string' || id.trim().length === 0 || id.length > MAX_ID_CHARS) {
-    throw new InvalidArgumentError(field, `must be a non-empty conversation id of at most ${MAX_ID_CHARS} characters`);
+export class ScopeRefusal extends MemfoldError {
+  static override readonly kind: string = 'memfold.ScopeRefusal';
+  constructor(message: string) {
+    super('invalid_argument', message);
+    this.name = 'ScopeRefusal';
   }
-  return id;
 }
+
+/** A conversation of the scope: the one conversation-id rule, naming the flag's field. */
+const checkId = (id: unknown, field: string): string => requireConversationId(id, field);
 
 export function mcpScope(options: McpScopeOptions): McpScope {
   const { conversation, allow } = options;

@@ -3,14 +3,13 @@
  * from definitions alone: the stores open on the first tool call (`backend`, called once and shared), so a
  * client is not kept waiting while PGlite and LanceDB open. Transports (stdio, Streamable HTTP) connect to it.
  */
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { z } from 'zod';
 import { callMcpTool, mcpTools, type McpAccess, type McpBackend } from './mcp-tools.js';
 import type { Memfold } from '../memfold.js';
 import { memfoldBackend } from './mcp-backends.js';
 import { mcpScope, type McpScope, type McpScopeOptions } from './mcp-scope.js';
+import { mcpServerSdk } from './mcp-sdk.js';
 
 export interface McpServerOptions {
   scope: McpScope;
@@ -38,13 +37,15 @@ export { openOnce } from '../open-once.js';
  */
 const ANY_TOOL_CALL = z.object({
   method: z.literal('tools/call'),
-  params: z.looseObject({ name: z.unknown(), arguments: z.unknown() }).optional(),
+  // Optional explicitly: in zod 4 an object key of z.unknown() is required, and MCP lets a call leave `arguments` out.
+  params: z.looseObject({ name: z.unknown().optional(), arguments: z.unknown().optional() }).optional(),
 });
 
 type ToolCallHandler = (request: z.output<typeof ANY_TOOL_CALL>) => Promise<unknown>;
 
 export function createMcpServer(options: McpServerOptions): Server {
   const { scope, access, backend } = options;
+  const { Server, Protocol, ListToolsRequestSchema } = mcpServerSdk();
   const server = new Server({ name: 'memfold', version: options.version }, { capabilities: { tools: {} }, instructions: instructions(scope, access) });
   const tools = mcpTools(scope, access);
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));

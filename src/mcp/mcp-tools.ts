@@ -91,7 +91,7 @@ export async function callMcpTool(
     conversationId = scopedConversation(context.scope, conversation);
     args = rest;
   } catch (error) {
-    return answer({ ok: false, output: error instanceof ScopeRefusal ? error.message : errorMessage(error) });
+    return answer({ ok: false, output: ScopeRefusal.isInstance(error) ? error.message : errorMessage(error) });
   }
   try {
     const backend = await context.backend();

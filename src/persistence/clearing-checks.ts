@@ -5,12 +5,13 @@
  */
 import type { ConversationMessage } from '../conversation/types.js';
 import { describeValue, requireKey, requireText, requireTextArray } from '../conversation/text.js';
+import { requireConversationId } from '../conversation/conversation-id.js';
 import { InvalidArgumentError, MemfoldError } from '../errors.js';
 import type { ClearedOutput, CommitClearing } from './persistence-provider.js';
 
 /** The input, checked and copied: non-empty ids listed once, a placeholder text and a label for each. */
 export function checkCommitClearing(commit: CommitClearing): CommitClearing {
-  const conversationId = requireKey(commit?.conversationId, 'commit.conversationId');
+  const conversationId = requireConversationId(commit?.conversationId, 'commit.conversationId');
   const operationId = requireKey(commit.operationId, 'commit.operationId');
   const labels = requireTextArray(commit.labels, 'commit.labels');
   if (!Array.isArray(commit.cleared)) throw new InvalidArgumentError('commit.cleared', `must be an array, got ${describeValue(commit.cleared)}`);

@@ -1,5 +1,6 @@
 /** The fields of a `commitCompaction`, checked the same way by every adapter; errors name `commit.<field>`. */
 import { requireKey, requireText, requireTextArray } from '../conversation/text.js';
+import { requireConversationId } from '../conversation/conversation-id.js';
 import { optionalCompactionMode } from './compaction-mode.js';
 import { InvalidArgumentError } from '../errors.js';
 import type { CommitCompaction, CompactionMode, OperationUsage } from './persistence-provider.js';
@@ -38,7 +39,7 @@ function checkUsage(usage: unknown): OperationUsage {
 }
 
 export function checkCommit(commit: CommitCompaction): CheckedCommit {
-  const conversationId = requireKey(commit?.conversationId, 'commit.conversationId');
+  const conversationId = requireConversationId(commit?.conversationId, 'commit.conversationId');
   const operationId = requireKey(commit.operationId, 'commit.operationId');
   const deleteIds = requireTextArray(commit.deleteIds, 'commit.deleteIds');
   const clipArchive = requireText(commit.clipArchive, 'commit.clipArchive');

@@ -1,5 +1,6 @@
 /** The checks of `setLoopGuardState`'s input, pure: every adapter runs them before it writes. */
-import { describeValue, requireKey } from '../conversation/text.js';
+import { requireConversationId } from '../conversation/conversation-id.js';
+import { describeValue } from '../conversation/text.js';
 import { InvalidArgumentError } from '../errors.js';
 import type { LoopGuardUpdate } from './persistence-provider.js';
 
@@ -15,7 +16,7 @@ function requireCount(value: unknown, field: string): number {
 
 /** The conversation id and the update, checked; fields are named `update.streak`, `update.trigger`, `update.paused`. */
 export function checkLoopGuardUpdate(conversationId: unknown, update: unknown): { conversationId: string; update: LoopGuardUpdate } {
-  const id = requireKey(conversationId, 'conversationId');
+  const id = requireConversationId(conversationId);
   if (typeof update !== 'object' || update === null || Array.isArray(update)) {
     throw new InvalidArgumentError('update', `must be an object { streak, trigger, paused }, got ${describeValue(update)}`);
   }

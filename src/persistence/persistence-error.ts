@@ -13,13 +13,19 @@ const RETRYABLE_NODE_CODE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 
  * first (e.g. "terminating connection due to administrator command"). The operation in flight fails with it; the
  * pool discards the connection, so the next call gets a fresh one.
  */
-export class ConnectionLostError extends Error {
+export class ConnectionLostError extends MemfoldError {
+  static override readonly kind: string = 'memfold.ConnectionLostError';
   /** The cause's SQLSTATE or Node code, when it has one. */
-  readonly code: string | undefined;
+  readonly sqlCode: string | undefined;
   constructor(cause: unknown, database = 'PostgreSQL') {
-    super(`the ${database} connection was lost: ${errorMessage(cause)}`, { cause });
+    const sqlCode = codeOf(cause);
+    super('persistence_error', `the ${database} connection was lost: ${errorMessage(cause)}`, {
+      cause,
+      retryable: true,
+      details: { ...(sqlCode !== undefined ? { code: sqlCode } : {}), reason: 'connection_lost' },
+    });
     this.name = 'ConnectionLostError';
-    this.code = codeOf(cause);
+    this.sqlCode = sqlCode;
   }
 }
 
@@ -30,9 +36,10 @@ function codeOf(error: unknown): string | undefined {
 
 /** Wrap anything that is not already a MemfoldError; `action` says what failed ("append to conversation x"). */
 export function toPersistenceError(error: unknown, action: string): MemfoldError {
-  if (MemfoldError.isInstance(error)) return error;
-  const code = codeOf(error);
-  const lost = error instanceof ConnectionLostError;
+  // A lost connection is wrapped too, so that the error names the action it cut off.
+  const lost = ConnectionLostError.isInstance(error);
+  if (MemfoldError.isInstance(error) && !lost) return error;
+  const code = lost ? error.sqlCode : codeOf(error);
   const retryable = lost || (code !== undefined && (RETRYABLE_SQLSTATE.test(code) || RETRYABLE_NODE_CODE.has(code)));
   return new MemfoldError('persistence_error', `Persistence failed to ${action}: ${errorMessage(error)}`, {
     cause: error,

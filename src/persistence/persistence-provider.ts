@@ -259,6 +259,17 @@ export interface TokenCalibrationUpdate {
 }
 
 /**
+ * A conversation's compaction settings overrides as the store keeps them (`migrations/014_conversation_settings.sql`):
+ * the keys that were set, by their setting names, and when they were last written. The store checks only that they
+ * are a JSON object; which keys and values are settings is the compactor's to say (`compaction/stored-settings.ts`).
+ */
+export interface ConversationSettingsRecord {
+  settings: Record<string, unknown>;
+  /** When they were written (ISO time, the store's clock). */
+  updatedAt: string;
+}
+
+/**
  * The live message table. Messages come back in `seq` order, the clip-archive row (seq 0) first.
  */
 export interface PersistenceProvider extends PersistenceTransaction {
@@ -324,6 +335,16 @@ export interface PersistenceProvider extends PersistenceTransaction {
    * (`conversationId`).
    */
   setTokenCalibration(conversationId: string, update: TokenCalibrationUpdate): Promise<TokenCalibration>;
+  /** The conversation's stored settings overrides, or undefined when none are stored. Needs no conversation row. */
+  getConversationSettings(conversationId: string): Promise<ConversationSettingsRecord | undefined>;
+  /**
+   * Store the conversation's settings overrides, replacing those before, and return them as stored (`updatedAt` from
+   * the store's clock). A conversation need not have messages. Refuses (`InvalidArgumentError`) a bad id
+   * (`conversationId`) and settings that are not a plain object of JSON values of at most 64 KiB (`settings`).
+   */
+  setConversationSettings(conversationId: string, settings: Record<string, unknown>): Promise<ConversationSettingsRecord>;
+  /** Remove the conversation's stored settings overrides; true when there were some. */
+  clearConversationSettings(conversationId: string): Promise<boolean>;
   /**
    * Reserve a start slot of the rate limit `key`, shared by every process on this database
    * (`migrations/010_rate_slots.sql`): the next start is `intervalMs` after the previous reservation's, or now when

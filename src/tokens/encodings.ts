@@ -38,6 +38,11 @@ export function getEncoder(name: EncodingName): Tiktoken {
   return encoder;
 }
 
+/** The encodings whose ranks this process has loaded (tests check that the estimate loads none). */
+export function loadedEncodings(): EncodingName[] {
+  return [...cache.keys()];
+}
+
 /** Exact token count; special-token text (`<|endoftext|>`) is counted as ordinary text, never rejected. */
 export function countWith(encoder: Tiktoken, text: string): number {
   return text === '' ? 0 : encoder.encode(text, [], []).length;

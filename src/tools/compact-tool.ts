@@ -8,13 +8,14 @@ import { z } from 'zod';
 import { MAX_FOCUS_CHARS } from '../compaction/compaction-hooks.js';
 import type { CompactionResult } from '../compaction/compaction-result.js';
 import type { ContextUsage } from '../compaction/usage/context-usage.js';
+import { requireConversationId } from '../conversation/conversation-id.js';
 import { parseWithSchema } from '../conversation/schema-issues.js';
 import { InvalidArgumentError } from '../errors.js';
 import type { FunctionToolDefinition } from './tool-shapes.js';
 import type { ToolResult } from './tool-arguments.js';
 import { compactionSummaryText } from './compact-summary.js';
 import { frozenDefinition, shapedDefinitions, type ShapedDefinitions } from './tool-shapes.js';
-import { argumentText, runTool, toolArgumentsObject, toolParameters } from './tool-arguments.js';
+import { argumentText, type PresentArgs, runTool, toolArgumentsObject, toolParameters } from './tool-arguments.js';
 
 const compactArgsSchema = z.strictObject(
   {
@@ -25,9 +26,8 @@ const compactArgsSchema = z.strictObject(
   { error: (issue) => (issue.code === 'unrecognized_keys' ? 'is not an argument of compact (known: focus)' : undefined) },
 );
 
-export interface CompactArgs {
-  focus?: string;
-}
+/** The compact arguments: the schema's output (`focus` trimmed by `parseCompactArgs`). */
+export type CompactArgs = PresentArgs<z.output<typeof compactArgsSchema>>;
 
 /** Accepts the parsed arguments object or the JSON string a model sends; `null` means absent. */
 export function parseCompactArgs(input: unknown): CompactArgs {
@@ -112,16 +112,23 @@ export function describeCompaction(result: CompactionResult, focus: string | und
   };
 }
 
-export function createCompactTool(target: CompactToolTarget, conversationId: string, limits: CompactToolLimits): CompactTool {
-  if (typeof conversationId !== 'string' || conversationId === '') throw new InvalidArgumentError('conversationId', 'must be a non-empty string');
-  const floorTokens = requireCount(limits.floorTokens, 'floorTokens');
-  const minNewTokens = requireCount(limits.minNewTokens, 'minNewTokens');
+/** `limits`, checked; a function is asked each time the tool runs, after `usage` (settings that may change meanwhile). */
+function checkedLimits(limits: CompactToolLimits): CompactToolLimits {
+  return { floorTokens: requireCount(limits.floorTokens, 'floorTokens'), minNewTokens: requireCount(limits.minNewTokens, 'minNewTokens') };
+}
+
+export function createCompactTool(target: CompactToolTarget, conversationId: string, limits: CompactToolLimits | (() => CompactToolLimits)): CompactTool {
+  requireConversationId(conversationId);
+  const fixed = typeof limits === 'function' ? undefined : checkedLimits(limits);
+  // Limits refused when the tool is made, also those read again at each run.
+  if (typeof limits === 'function') checkedLimits(limits());
   return {
     definition: COMPACT_DEFINITION,
     definitionFor: shapedDefinitions(COMPACT_DEFINITION),
     execute: (input) =>
       runTool('compact', input, parseCompactArgs, async (args: CompactArgs) => {
         const { tokens } = await target.usage(conversationId);
+        const { floorTokens, minNewTokens } = fixed ?? checkedLimits((limits as () => CompactToolLimits)());
         if (tokens <= floorTokens) {
           return { ok: true, output: `No compaction needed: the context holds ${n(tokens)} tokens, at or under ${n(floorTokens)}. Continue the task.` };
         }

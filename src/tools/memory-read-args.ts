@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { toIsoTime } from '../conversation/iso-time.js';
 import { parseWithSchema } from '../conversation/schema-issues.js';
-import { argumentText, toolArgumentsObject, toolParameters } from './tool-arguments.js';
+import { argumentText, type PresentArgs, toolArgumentsObject, toolParameters } from './tool-arguments.js';
 
 export const MEMORY_READ_DEFAULT_LIMIT = 5;
 export const MEMORY_READ_MAX_LIMIT = 20;
@@ -16,7 +16,7 @@ export const MEMORY_READ_MAX_QUERY_CHARS = 2_000;
 export const MEMORY_READ_MAX_LABEL_CHARS = 2_000;
 /**
  * One token budget for a whole search answer, filled best first. 3,000 tokens holds about 25 windows of three
- * short messages: on LoCoMo, enough for the evidence of most questions (src/eval/README.md, ablation).
+ * short messages: on LoCoMo, enough for the evidence of most questions (docs/memory-read.md, ablation).
  */
 export const MEMORY_READ_DEFAULT_TOKENS = 3_000;
 /** A model may ask for less or more within these limits: below 200 not even one window fits; above 12,000 the answer crowds the window. */
@@ -40,34 +40,41 @@ function argumentInt(min: number, max: number) {
 const KNOWN = ['query', 'label', 'depth', 'kind', 'from', 'to', 'limit', 'max_tokens', 'page'];
 
 /** The arguments as a model sends them (snake_case), with their descriptions for the tool definition. */
-const memoryReadArgsSchema = z
-  .strictObject(
-    {
-      query: argumentText(MEMORY_READ_MAX_QUERY_CHARS).describe('Words to search for.').optional(),
-      label: argumentText(MEMORY_READ_MAX_LABEL_CHARS).describe('Read one batch by its label (as shown in the context summary or a search hit).').optional(),
-      depth: argumentInt(0, MEMORY_READ_MAX_DEPTH)
-        .describe('Only summaries of this depth (0 summarizes messages; higher depths summarize batches).')
-        .optional(),
-      kind: z
-        .enum(['summary', 'transcript'], { error: 'must be "summary" or "transcript"' })
-        .describe('Only summaries, or only verbatim transcript segments.')
-        .optional(),
-      from: argumentTime('ISO date/time: only archive entries that end at or after it.').optional(),
-      to: argumentTime('ISO date/time: only archive entries that start at or before it.').optional(),
-      limit: argumentInt(1, MEMORY_READ_MAX_LIMIT)
-        .default(MEMORY_READ_DEFAULT_LIMIT)
-        .describe('At most this many summaries listed (messages are bounded by max_tokens).'),
-      // No parse default: an absent max_tokens means the tool's configured budget (memoryReadTokens).
-      max_tokens: argumentInt(MEMORY_READ_MIN_TOKENS, MEMORY_READ_MAX_TOKENS)
-        .meta({ default: MEMORY_READ_DEFAULT_TOKENS })
-        .describe('Tokens the search answer may take; what does not fit is named at the end.')
-        .optional(),
-      page: argumentInt(1, MEMORY_READ_MAX_PAGE)
-        .describe('A second look: page 2 shows the best matching messages the first answer left out, page 3 the next, and so on.')
-        .optional(),
-    },
-    { error: (issue) => (issue.code === 'unrecognized_keys' ? `is not an argument of memory_read (known: ${KNOWN.join(', ')})` : undefined) },
-  )
+const memoryReadArgsObject = z.strictObject(
+  {
+    query: argumentText(MEMORY_READ_MAX_QUERY_CHARS).describe('Words to search for.').optional(),
+    label: argumentText(MEMORY_READ_MAX_LABEL_CHARS).describe('Read one batch by its label (as shown in the context summary or a search hit).').optional(),
+    depth: argumentInt(0, MEMORY_READ_MAX_DEPTH).describe('Only summaries of this depth (0 summarizes messages; higher depths summarize batches).').optional(),
+    kind: z
+      .enum(['summary', 'transcript'], { error: 'must be "summary" or "transcript"' })
+      .describe('Only summaries, or only verbatim transcript segments.')
+      .optional(),
+    from: argumentTime('ISO date/time: only archive entries that end at or after it.').optional(),
+    to: argumentTime('ISO date/time: only archive entries that start at or before it.').optional(),
+    limit: argumentInt(1, MEMORY_READ_MAX_LIMIT)
+      .default(MEMORY_READ_DEFAULT_LIMIT)
+      .describe('At most this many summaries listed (messages are bounded by max_tokens).'),
+    // No parse default: an absent max_tokens means the tool's configured budget (memoryReadTokens).
+    max_tokens: argumentInt(MEMORY_READ_MIN_TOKENS, MEMORY_READ_MAX_TOKENS)
+      .meta({ default: MEMORY_READ_DEFAULT_TOKENS })
+      .describe('Tokens the search answer may take; what does not fit is named at the end.')
+      .optional(),
+    page: argumentInt(1, MEMORY_READ_MAX_PAGE)
+      .describe('A second look: page 2 shows the best matching messages the first answer left out, page 3 the next, and so on.')
+      .optional(),
+  },
+  { error: (issue) => (issue.code === 'unrecognized_keys' ? `is not an argument of memory_read (known: ${KNOWN.join(', ')})` : undefined) },
+);
+
+type GivenArgs = z.output<typeof memoryReadArgsObject>;
+
+/**
+ * Parsed memory_read arguments, derived from the schema: its fields as parsed, `max_tokens` under its camelCase name
+ * `maxTokens` (absent: the tool's configured budget).
+ */
+export type MemoryReadArgs = PresentArgs<Omit<GivenArgs, 'max_tokens'> & { maxTokens?: GivenArgs['max_tokens'] }>;
+
+const memoryReadArgsSchema = memoryReadArgsObject
   .check((ctx) => {
     const { query, label, from, to } = ctx.value;
     if (query === undefined && label === undefined)
@@ -84,21 +91,6 @@ const memoryReadArgsSchema = z
     const args = Object.fromEntries(Object.entries(given).filter(([, value]) => value !== undefined)) as Omit<MemoryReadArgs, 'maxTokens'>;
     return max_tokens === undefined ? args : { ...args, maxTokens: max_tokens };
   });
-
-/** Parsed memory_read arguments: the output of the schema above (its transform is typed with it). */
-export interface MemoryReadArgs {
-  query?: string;
-  label?: string;
-  depth?: number;
-  kind?: 'summary' | 'transcript';
-  from?: string;
-  to?: string;
-  limit: number;
-  /** Tokens the whole answer may take (`max_tokens`); absent: the tool's configured budget. */
-  maxTokens?: number;
-  /** Page of the search's answer (`page`): 2 shows what the first answer left out. Absent: 1. */
-  page?: number;
-}
 
 /** The JSON schema of the arguments (the tool definition's `parameters`), from the same schema that parses them. */
 export function memoryReadParameters(): Record<string, unknown> {

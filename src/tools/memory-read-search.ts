@@ -25,7 +25,12 @@ export interface SearchAnswerOptions {
   countTokens: (text: string) => number;
   /** When the question is asked (ISO): relative times it names ("last Saturday") resolve against it. */
   at?: string;
+  /** The conversation's live history, ranked beside the archive (its messages at `strategy.liveWeight`). */
+  live?: () => Promise<readonly ConversationMessage[]>;
 }
+
+/** The label of the live history's passages: not an archive label (nothing to read by it). */
+export const LIVE_LABEL = 'live history';
 
 /** A summary hit shows at most this much text; its label reads the rest. */
 const SUMMARY_TEXT_CHARS = 2_000;
@@ -205,7 +210,8 @@ function messageScores(items: readonly PoolItem[], query: string, strategy: Read
     const later = recency * ((item.message.seq - firstSeq) / span);
     // The user's own words must match: a neighbour's words alone do not make a message theirs.
     const said = own > 0 && item.message.role === 'user' && terms[i]!.some((t) => wanted.includes(t)) ? own : 0;
-    return score / best + strategy.segmentWeight / item.segmentRank + dated + stated + later + said;
+    const weight = item.segment.label === LIVE_LABEL ? strategy.liveWeight : 1;
+    return weight * (score / best + strategy.segmentWeight / item.segmentRank + dated + stated + later + said);
   });
   return intent.aggregate && strategy.sessionSpread > 0 ? spreadAcrossSessions(items, scores, strategy.sessionSpread) : scores;
 }
@@ -299,7 +305,7 @@ function blockHeader(items: readonly PoolItem[], index: number, spoken: boolean)
 }
 
 function leftOutLine(labels: readonly string[], count: number, what: string, next?: string): string {
-  const named = labels.slice(0, LABELS_NAMED).join(', ');
+  const named = labels.length === 0 ? LIVE_LABEL : labels.slice(0, LABELS_NAMED).join(', ');
   const more = labels.length > LABELS_NAMED ? ` and ${labels.length - LABELS_NAMED} more` : '';
   const ways = next === undefined ? 'Read one in full with {"label": "<label>"}' : `Read the next best with ${next}, one in full with {"label": "<label>"}`;
   return `Left out for the token budget: ${count} more ${what} (in ${named}${more}). ${ways}, or ask again with a larger max_tokens, a narrower query, or from/to.`;
@@ -354,7 +360,37 @@ async function findCandidates(archive: Archive, conversationId: string, args: Me
     summariesUpFront ? searchSummaries() : undefined,
     wantTranscripts && likesQuery ? archive.search({ ...filter, kind: 'transcript', query: likesQuery, limit: Math.ceil(candidates / 2) }) : [],
   ]);
-  return { transcripts: uniqueByLabel([...byScore(plain, outputs), ...dated, ...likes]), early, searchSummaries, hints };
+  const archived = uniqueByLabel([...byScore(plain, outputs), ...dated, ...likes]);
+  const live = wantTranscripts && options.live && strategy.liveWeight > 0 ? await liveHit(options.live, conversationId, args) : undefined;
+  return { transcripts: live ? [...archived, live] : archived, early, searchSummaries, hints };
+}
+
+/**
+ * The live history as one more candidate, after the archive's: its conversation messages (no clip-archive, no note)
+ * within the call's from/to. An agent asking memory_read gets every matching message, wherever it lives now.
+ */
+async function liveHit(load: () => Promise<readonly ConversationMessage[]>, conversationId: string, args: MemoryReadArgs): Promise<SearchHit | undefined> {
+  const messages = (await load()).filter(
+    (m) =>
+      (m.kind === undefined || m.kind === 'message') &&
+      (args.from === undefined || m.createdAt >= args.from) &&
+      (args.to === undefined || m.createdAt <= args.to),
+  );
+  if (messages.length === 0) return undefined;
+  const span = { start: messages[0]!.createdAt, end: messages[messages.length - 1]!.createdAt };
+  const entry: ArchiveEntry = {
+    kind: 'transcript',
+    label: LIVE_LABEL,
+    conversationId,
+    depth: 0,
+    ...span,
+    count: messages.length,
+    content: '',
+    sourceIds: messages.map((m) => m.id),
+    operationId: '',
+    messages: [...messages],
+  };
+  return { entry, score: 0 };
 }
 
 /** The passages of one window plan: sections numbered from `firstPassage`, the left-out note, the items shown. */
@@ -395,7 +431,7 @@ function windowAnswer(context: WindowContext, room: number): WindowAnswer {
   });
   let note: string | undefined;
   if (plan.leftOut.length > 0) {
-    const labels = [...new Set(plan.leftOut.map((i) => items[i]!.segment.label))];
+    const labels = [...new Set(plan.leftOut.map((i) => items[i]!.segment.label))].filter((label) => label !== LIVE_LABEL);
     note = leftOutLine(labels, new Set(plan.leftOut.map((i) => items[i]!.message.id)).size, 'matching messages', context.nextCall);
   }
   const shown = plan.blocks.flat().map((i) => visible[i]!);

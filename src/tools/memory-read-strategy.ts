@@ -1,5 +1,5 @@
 /**
- * How memory_read answers a query: the choices measured on LoCoMo (src/eval/README.md, "memory_read
+ * How memory_read answers a query: the choices measured on LoCoMo (docs/memory-read.md, "memory_read
  * ablation") with the winning values as defaults. The eval passes other values to compare them; an
  * application has no reason to.
  */
@@ -71,6 +71,11 @@ export interface ReadStrategy {
    * Saturday", "two weeks ago") are dates too, resolved by chrono-node against that time (`relativeTimeHints`).
    */
   relativeDates: boolean;
+  /**
+   * With the live history given (`memfold.memoryRead` gives it), its messages are ranked beside the archive's, each
+   * score times this: matches still in the context come after archived ones of the same strength. 0 leaves it out.
+   */
+  liveWeight: number;
   /** `windows`: the matching messages with their neighbours; `segment-head`: each hit segment from its start (the earlier display). */
   display: 'windows' | 'segment-head';
 }
@@ -92,4 +97,5 @@ export const DEFAULT_READ_STRATEGY: Readonly<ReadStrategy> = Object.freeze({
   preferenceBoost: 0,
   selfBoost: 0.3,
   relativeDates: false,
+  liveWeight: 0.5,
 });

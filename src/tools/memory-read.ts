@@ -3,7 +3,7 @@
  * conversation when created. The conversation id is never an argument, so no call can reach another
  * conversation's archive. Failures come back as data: `{ ok: false, error }`.
  */
-import type { ArchiveEntry } from '../conversation/types.js';
+import type { ArchiveEntry, ConversationMessage } from '../conversation/types.js';
 import { indentArchivedText } from '../compaction/format/headers.js';
 import { InvalidArgumentError } from '../errors.js';
 import type { Archive } from '../archive/archive.js';
@@ -29,6 +29,11 @@ export interface MemoryReadOptions {
   countTokens?: (text: string) => number;
   /** Ranking and display choices; the defaults are the measured best (the eval compares others). */
   strategy?: Partial<ReadStrategy>;
+  /**
+   * The conversation's live history (`memfold.memoryRead` passes its live rows): a search then also shows matching
+   * messages still in the context, in passages labelled `live history`, after archived ones of the same strength.
+   */
+  live?: () => Promise<readonly ConversationMessage[]>;
 }
 
 /** `definition`: the Chat Completions definition, frozen; `definitionFor(format, { strict })`: each API's shape (`tool-shapes.ts`). */
@@ -94,6 +99,7 @@ export function createMemoryReadTool(archive: Archive, conversationId: string, o
           budget: args.maxTokens ?? maxTokens,
           countTokens,
           ...(asked?.at !== undefined ? { at: asked.at } : {}),
+          ...(options.live ? { live: options.live } : {}),
         });
         return { ok: true, output };
       }),

@@ -18,6 +18,9 @@ export function argumentText(maxLength: number) {
     });
 }
 
+/** Parsed arguments as a tool's handler sees them: an argument a schema may leave absent is absent, never `undefined`. */
+export type PresentArgs<T> = { [K in keyof T]: Exclude<T[K], undefined> };
+
 /** The arguments object from the parsed object or the JSON string a model sends, with `null` arguments left out. */
 export function toolArgumentsObject(input: unknown): Record<string, unknown> {
   let raw: unknown = input;

@@ -154,7 +154,10 @@ describe('lancedb archive: fusion weights with the hashing embedder', () => {
         'shipping dates and the supplier contract. Wrzesniewska reviewed the budget at the end. Then the lease renewal, the parking ' +
         'permits, the cleaning rota and the fire drill schedule were covered in detail.',
     );
-    await archive.write([...lookAlikes, target]);
+    // Written with vectors (the default stores none with the hashing embedder), so the weights below show what they would add.
+    const writer = await openLanceArchive({ uri: folder.dir, embedder, fusionWeights: HYBRID });
+    await writer.write([...lookAlikes, target]);
+    await writer.close();
     const query = { conversationId: 'lead', query: 'who reviewed the budget and the weekly plan, Wrzesniewska?', limit: 10 };
     const rankOf = async (fusionWeights?: { fullText: number; vector: number }) => {
       const other = await openLanceArchive({ uri: folder.dir, embedder, ...(fusionWeights ? { fusionWeights } : {}) });

@@ -1,6 +1,7 @@
 import { vectorFromArray } from 'apache-arrow';
 import { describe, expect, it } from 'vitest';
-import { archiveSchema, COLUMN, entriesTable } from '../../src/archive/lancedb/lancedb-schema.js';
+import { entriesTable } from '../../src/archive/lancedb/lancedb-entries-table.js';
+import { archiveSchema, COLUMN } from '../../src/archive/lancedb/lancedb-schema.js';
 import { summary } from './archive-fixtures.js';
 
 describe('entriesTable', () => {

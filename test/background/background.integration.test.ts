@@ -1,8 +1,8 @@
 /**
  * Background compaction as users run it. On PGlite: jobs run in the appending process. On PostgreSQL: jobs wait in
  * pg-boss for `memfold worker` processes; a burst of appends makes one job; a worker killed mid-job leaves the job
- * to another worker, which finishes it; a compaction that fails every attempt ends in the dead-letter queue with
- * nothing lost; a worker whose database connections are all terminated mid-job keeps serving (the job cut off fails
+ * to another worker, which finishes it; a compaction whose embedding call failed after the client's retries ends in the
+ * dead-letter queue at once (no job retry on top) with nothing lost; a worker whose database connections are all terminated mid-job keeps serving (the job cut off fails
  * and its retry compacts); and a context that reached the window before any worker ran is compacted in the caller's turn.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -145,8 +145,10 @@ describe.skipIf(serverUrl === undefined)('on PostgreSQL: jobs in pg-boss, run by
     await app.close();
   });
 
-  it('a compaction that fails every attempt ends in the dead-letter queue, nothing lost', async () => {
+  it('a compaction whose embedding call fails after the client retried it goes to the dead-letter queue at once, nothing lost', async () => {
     fake.setBehavior(behaviors.status(500));
+    const embeddingRequests = () => fake.requests.filter((r) => r.path.endsWith('/embeddings')).length;
+    const requestsBefore = embeddingRequests();
     // A database of its own: its archive is another one (made by another embedder), and a database has one archive.
     const doomedDatabase = await createPostgresTestDatabase(serverUrl!);
     const failing = {
@@ -156,20 +158,23 @@ describe.skipIf(serverUrl === undefined)('on PostgreSQL: jobs in pg-boss, run by
       MEMFOLD_NAMESPACE: 'doomed',
       OPENAI_BASE_URL: fake.baseURL,
       MEMFOLD_EMBEDDING_MODEL: 'broken-embedder',
-      MEMFOLD_MODEL_MAX_RETRIES: '0',
-      MEMFOLD_JOB_RETRIES: '1',
+      MEMFOLD_MODEL_MAX_RETRIES: '1',
+      MEMFOLD_JOB_RETRIES: '2',
     };
     const app = await createMemfold({ env: env(failing), compaction: { contextWindow: WINDOW, background: true } });
     const appended = await app.append('doomed', orderChat(30));
     expect((await app.compact('doomed', { background: true })).conversationId).toBe('doomed');
     const worker = startWorker(failing);
-    await until(() => worker.lines.filter((line) => line.startsWith('failed doomed')).length >= 2, 60_000, 'two failed attempts');
+    await until(() => worker.lines.some((line) => line.startsWith('failed doomed')), 60_000, 'a failed attempt');
 
     const boss = new PgBoss({ connectionString: doomedDatabase.url, schema: 'memfold_jobs', supervise: false, migrate: false });
     await boss.start();
     let dead: Array<{ data: unknown }> = [];
     await until(async () => (dead = await boss.fetch(queueNames('doomed').dead)).length > 0, 30_000, 'the dead letter');
     expect(dead[0]!.data).toMatchObject({ namespace: 'doomed', conversationId: 'doomed' });
+    // One retry loop: the embedding client's two attempts, no job retry on top (2 job retries would make it 6).
+    expect(worker.lines.filter((line) => line.startsWith('failed doomed'))).toHaveLength(1);
+    expect(embeddingRequests() - requestsBefore).toBe(2);
     await boss.stop({ graceful: false });
     worker.process.kill('SIGTERM');
 

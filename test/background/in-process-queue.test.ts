@@ -101,3 +101,16 @@ it('close returns when the jobs are done, and stops its timer', async () => {
   // Stopped: a pending timer would keep the process alive for the rest of waitMs.
   expect(timerSignal?.aborted).toBe(true);
 });
+
+it('does not retry a failure a model or embedding client already retried (one retry loop per call path)', async () => {
+  const outcomes: JobOutcome[] = [];
+  let calls = 0;
+  const queue = createInProcessQueue(async () => (++calls, { ...result('failed'), clientAttempts: 3 }), {
+    sleep: async () => undefined,
+    onOutcome: (o) => outcomes.push(o),
+  });
+  await queue.enqueue('a');
+  await queue.close(5_000);
+  expect(calls).toBe(1);
+  expect(outcomes).toEqual([expect.objectContaining({ status: 'failed', attempt: 0, clientAttempts: 3 })]);
+});

@@ -153,7 +153,7 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
   const sign = (x: number) => `${x >= 0 ? '+' : ''}${pct(x)}`;
   const cell = (s: ErrorStats) => `${sign(s.total)} · ${pct(s.meanAbs)} / ${pct(s.p95Abs)}`;
   const markdown = [
-    `Error of each estimate against the exact ${EXACT_MODEL} count (o200k_base), per message (the fixed ${MESSAGE_OVERHEAD_TOKENS}-token message overhead left out) and per whole conversation (every evaluated message, overhead included). Cells: error of the total (Σ estimate / Σ exact − 1) · mean |error| / p95 |error| per unit. "memfold, observeUsage": the estimate times one conversation's factor, clamped to [1, 5], from the exact count of the conversation's first half, as \`observeUsage\` sets it. Tool-call JSON is counted with o200k_base by every memfold estimate.`,
+    `Error of each estimate against the exact ${EXACT_MODEL} count (o200k_base), per message (the fixed ${MESSAGE_OVERHEAD_TOKENS}-token message overhead left out) and per whole conversation (every evaluated message, overhead included). Cells: error of the total (Σ estimate / Σ exact − 1) · mean |error| / p95 |error| per unit. "memfold, observeUsage": the estimate times one conversation's factor, clamped to [1, 5], from the exact count of the conversation's first half, as \`observeUsage\` sets it. The earlier estimate counts tool-call JSON with o200k_base; memfold estimates it like any other text (no tokenizer loads when the model is unknown).`,
     '',
     table(
       ['dataset', 'unit', '>n', '>exact tokens', ...names.map((name) => `>${name}`)],

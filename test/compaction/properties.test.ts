@@ -72,6 +72,10 @@ function faultyMemory(memory: Archive, faults: FaultSwitch): Archive {
       const rows = await memory.read(conversationId, labels);
       return faults.hit('readback') ? rows.map((r) => ({ ...r, content: `${r.content}!` })) : rows;
     },
+    async readDigests(conversationId, labels) {
+      const digests = await memory.readDigests!(conversationId, labels);
+      return faults.hit('readback') ? digests.map((d) => ({ ...d, content: `${d.content}!` })) : digests;
+    },
     async mark(conversationId, labels, parent) {
       if (parent === null && faults.undoFails()) throw archiveError('undo refused');
       if (parent !== null && faults.hit('mark')) throw archiveError('mark refused');

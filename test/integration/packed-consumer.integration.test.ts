@@ -19,6 +19,8 @@ import {
   type Memfold, type CompactionResult, type MemoryReadArgs, type ReconcileOutcome, type FunctionToolDefinition,
   type MemfoldOptions, type LanceArchiveOptions, type KyselyPersistenceOptions, type CompactionSettings, type CompactionConfig,
 } from 'memfold';
+import { memfoldMiddleware, toModelMessages, fromModelMessages, type MemfoldMiddlewareOptions } from 'memfold/ai-sdk';
+import { memfoldSummarizationMiddleware, toLangChainMessages, fromLangChainMessages } from 'memfold/langchain';
 
 // What the options of the public functions are called, for a user who builds them apart from the call.
 export const lanceOptions: Partial<LanceArchiveOptions> = { uri: './lancedb', namespace: 'default' };
@@ -54,8 +56,16 @@ export const fromChat = fromChatMessage({ role: 'assistant', content: null, refu
 export const fromResponses = fromResponsesOutput([{ type: 'function_call_output', call_id: 'k1', output: 'ok' }]);
 export const calibration = await memfold.persistence.getTokenCalibration('c');
 export const failure = new MemfoldError('invalid_argument', 'x');
+// The subpaths: the AI SDK and LangChain middleware and converters, typed against the peers the consumer has.
+export const middlewareOptions: MemfoldMiddlewareOptions = { memfold, conversationId: 'c' };
+export const middleware = memfoldMiddleware(middlewareOptions);
+export const agentMiddleware = memfoldSummarizationMiddleware({ memfold, conversationId: 'c', trigger: { tokens: 1_000 } });
+export const modelMessages = toModelMessages(context);
+export const backFromModel = fromModelMessages(modelMessages);
+export const langchainMessages = toLangChainMessages(context);
+export const backFromLangChain = fromLangChainMessages(langchainMessages);
 await memfold.close();
-console.log(JSON.stringify({ status: result.status, found: answer.output.includes('ORD-501'), messages: messages.length, conversations: conversations.length }));
+console.log(JSON.stringify({ status: result.status, found: answer.output.includes('ORD-501'), messages: messages.length, conversations: conversations.length, subpaths: [typeof middleware.wrapGenerate, agentMiddleware.name, backFromModel.length > 0, backFromLangChain.length > 0] }));
 `;
 
 beforeAll(() => {
@@ -99,6 +109,8 @@ it('packs only what a user needs', () => {
   const listing = execFileSync('tar', ['-tzf', path.join(project, readdirSync(project).find((f) => f.endsWith('.tgz'))!)], { encoding: 'utf8' });
   expect(listing).toContain('package/dist/src/index.d.ts');
   expect(listing).toContain('package/migrations/');
+  expect(listing).toContain('package/dist/pglite-template.tar.gz');
+  expect(listing).toContain('package/dist/pglite-template.json');
   expect(listing).not.toMatch(/package\/(test|src)\//);
 });
 
@@ -114,5 +126,36 @@ it('a consumer type-checks against the packed types, every returned type nameabl
 
 it('the compiled consumer runs against the packed files', () => {
   const printed = execFileSync(process.execPath, [path.join(project, 'out/consumer.js')], { cwd: project, encoding: 'utf8', env: { PATH: process.env.PATH } });
-  expect(JSON.parse(printed.trim().split('\n').at(-1)!)).toEqual({ status: 'compacted', found: true, messages: expect.any(Number), conversations: 1 });
+  expect(JSON.parse(printed.trim().split('\n').at(-1)!)).toEqual({
+    status: 'compacted',
+    found: true,
+    messages: expect.any(Number),
+    conversations: 1,
+    subpaths: ['function', 'MemfoldSummarizationMiddleware', true, true],
+  });
+});
+
+it('an empty home opened from the packed package starts from the template it ships, not initdb', () => {
+  // initdb draws a new system identifier; a directory unpacked from the template has the template's.
+  const script = `
+    import { readFileSync } from 'node:fs';
+    import { createMemfold } from 'memfold';
+    import { PGlite } from '@electric-sql/pglite';
+    const home = process.argv[1];
+    const memfold = await createMemfold({ env: { MEMFOLD_HOME: home } });
+    await memfold.close();
+    const pglite = await PGlite.create(home + '/pg');
+    const { rows } = await pglite.query('select system_identifier::text as id from pg_control_system()');
+    await pglite.close();
+    const manifest = JSON.parse(readFileSync('node_modules/memfold/dist/pglite-template.json', 'utf8'));
+    console.log(JSON.stringify({ id: rows[0].id, template: manifest.systemIdentifier }));
+  `;
+  const home = path.join(project, 'home');
+  const printed = execFileSync(process.execPath, ['--input-type=module', '-e', script, home], {
+    cwd: project,
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH },
+  });
+  const { id, template } = JSON.parse(printed.trim().split('\n').at(-1)!) as { id: string; template: string };
+  expect(id).toBe(template);
 });

@@ -1,6 +1,7 @@
 /**
- * The README's integration recipes, run as written: memory_read wired into the AI SDK (a mock language model that
- * calls it), LangChain (`DynamicStructuredTool` + `invoke`), the openai client (a full tool loop against the local fake server,
+ * The documentation's integration recipes (docs/library.md), run as written: memory_read wired into the AI SDK (a mock
+ * language model that calls it; memfold's context converted to its messages, tool calls and a missing system prompt
+ * included), LangChain (`DynamicStructuredTool` + `invoke`), the openai client (a full tool loop against the local fake server,
  * strict tools, every turn stored with fromChatMessage), and an MCP server the owning process serves over HTTP. Each checks that the archived words reach
  * what the model reads next.
  */
@@ -12,7 +13,7 @@ import { generateText, jsonSchema, stepCountIs, tool, type ModelMessage } from '
 import { MockLanguageModelV4 } from 'ai/test';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createMemfold, fromChatMessage, mcpServerFor, serveMcpHttp, toChatMessages, type Memfold } from '../../src/index.js';
+import { type ConversationMessage, createMemfold, fromChatMessage, mcpServerFor, serveMcpHttp, toChatMessages, type Memfold } from '../../src/index.js';
 import { behaviors, startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai-server.js';
 import { orderChat } from '../support/messages.js';
 
@@ -34,7 +35,51 @@ const usage = {
   outputTokens: { total: 5, text: 5, reasoning: 0 },
 };
 
-it('AI SDK: generateText runs memory_read for the model, the clip-archive sent as a user message', async () => {
+// Recipe, as written (docs/library.md, Integrations).
+function toModelMessages(context: ConversationMessage[]): { system?: string; messages: ModelMessage[] } {
+  const system: string[] = [];
+  const messages: ModelMessage[] = [];
+  const toolNames = new Map<string, string>(); // a tool result names its tool: the call's, by id
+  for (const m of context) {
+    const note = m.kind === 'clip_archive' || m.kind === 'continuation';
+    if (m.role === 'system' && !note) system.push(m.content);
+    else if (m.role === 'system' || m.role === 'user') messages.push({ role: 'user', content: m.content });
+    else if (m.role === 'assistant') {
+      const calls = (m.toolCalls ?? []).map((call) => {
+        toolNames.set(call.id, call.function.name);
+        return { type: 'tool-call' as const, toolCallId: call.id, toolName: call.function.name, input: JSON.parse(call.function.arguments) as unknown };
+      });
+      messages.push({ role: 'assistant', content: [...(m.content === '' ? [] : [{ type: 'text' as const, text: m.content }]), ...calls] });
+    } else {
+      const toolCallId = m.toolCallId ?? '';
+      const toolName = toolNames.get(toolCallId) ?? 'unknown';
+      messages.push({ role: 'tool', content: [{ type: 'tool-result', toolCallId, toolName, output: { type: 'text', value: m.content } }] });
+    }
+  }
+  return system.length === 0 ? { messages } : { system: system.join('\n\n'), messages };
+}
+
+/** The AI SDK recipe's call, as written, on `conversationId`. */
+async function aiSdkRecipe(model: MockLanguageModelV4, conversationId: string): Promise<string> {
+  const memory = memfold.memoryRead(conversationId);
+  const { text } = await generateText({
+    model,
+    ...toModelMessages(await memfold.context(conversationId)),
+    stopWhen: stepCountIs(5),
+    tools: {
+      memory_read: tool({
+        description: memory.definition.function.description,
+        inputSchema: jsonSchema(memory.definition.function.parameters),
+        execute: async (args) => (await memory.execute(args)).output,
+      }),
+    },
+  });
+  return text;
+}
+
+const answer = (text: string) => ({ content: [{ type: 'text' as const, text }], finishReason: { unified: 'stop' as const, raw: 'stop' }, usage, warnings: [] });
+
+it('AI SDK: generateText runs memory_read for the model, the system prompt as `system`, the clip-archive as a user message', async () => {
   const model = new MockLanguageModelV4({
     doGenerate: [
       {
@@ -43,34 +88,39 @@ it('AI SDK: generateText runs memory_read for the model, the clip-archive sent a
         usage,
         warnings: [],
       },
-      { content: [{ type: 'text', text: 'ORD-502 is noted.' }], finishReason: { unified: 'stop', raw: 'stop' }, usage, warnings: [] },
+      answer('ORD-502 is noted.'),
     ],
   });
-  // Recipe: the system prompt goes to `system`; memfold's notes go as user messages (memoryAs: 'user').
-  const memory = memfold.memoryRead('c');
-  const [system, ...messages] = toChatMessages(await memfold.context('c'), { memoryAs: 'user' });
-  const result = await generateText({
-    model,
-    system: system!.content as string,
-    messages: messages as ModelMessage[],
-    tools: {
-      memory_read: tool({
-        description: memory.definition.function.description,
-        inputSchema: jsonSchema(memory.definition.function.parameters),
-        execute: async (args) => (await memory.execute(args)).output,
-      }),
-    },
-    stopWhen: stepCountIs(3),
-  });
-  expect(result.text).toBe('ORD-502 is noted.');
-  expect(result.warnings ?? []).toEqual([]);
+  expect(await aiSdkRecipe(model, 'c')).toBe('ORD-502 is noted.');
+  const first = model.doGenerateCalls[0]!.prompt;
+  expect(first[0]).toMatchObject({ role: 'system', content: 'You are a helpful order assistant.' });
+  expect(first.slice(1).map((m) => m.role)).not.toContain('system');
   const secondPrompt = JSON.stringify(model.doGenerateCalls[1]!.prompt);
   expect(secondPrompt).toContain('tool-result');
   expect(secondPrompt).toContain('Please remember order ORD-502');
 });
 
+it('AI SDK: a conversation with no system prompt and tool calls in its history is sent whole, calls and results as parts', async () => {
+  await memfold.append('ai-tools', [
+    { role: 'user', content: 'Where is ORD-77?' },
+    { role: 'assistant', content: '', toolCalls: [{ id: 'k1', type: 'function', function: { name: 'memory_read', arguments: '{"query":"ORD-77"}' } }] },
+    { role: 'tool', toolCallId: 'k1', content: 'ORD-77 shipped on Monday.' },
+    { role: 'assistant', content: 'It shipped on Monday.' },
+    { role: 'user', content: 'When does it arrive?' },
+  ]);
+  const model = new MockLanguageModelV4({ doGenerate: [answer('On Thursday.')] });
+  expect(await aiSdkRecipe(model, 'ai-tools')).toBe('On Thursday.');
+  const prompt = model.doGenerateCalls[0]!.prompt;
+  expect(prompt.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'user']);
+  expect(prompt[0]).toMatchObject({ content: [{ type: 'text', text: 'Where is ORD-77?' }] });
+  expect(prompt[1]).toMatchObject({ content: [{ type: 'tool-call', toolCallId: 'k1', toolName: 'memory_read', input: { query: 'ORD-77' } }] });
+  expect(prompt[2]).toMatchObject({ content: [{ type: 'tool-result', toolCallId: 'k1', toolName: 'memory_read' }] });
+  expect(JSON.stringify(prompt[2])).toContain('ORD-77 shipped on Monday.');
+});
+
 it('LangChain: a DynamicStructuredTool wraps memory_read, and invoke answers from the archive', async () => {
-  const memory = memfold.memoryRead('c');
+  const conversationId = 'c';
+  const memory = memfold.memoryRead(conversationId);
   // The class, not tool(): with a JSON schema, tool()'s overloads type invoke() as a union TypeScript cannot call.
   const memoryTool = new DynamicStructuredTool({
     name: 'memory_read',

@@ -49,8 +49,15 @@ it('reads arguments sent as the JSON text of an object, as OpenAI-style clients 
   expect(calls.at(-1)).toEqual({ query: 'ORD-1' });
 });
 
-it('answers a tool name that is not a string, or a call without params, as an unknown tool', async () => {
-  for (const params of [{ name: 42, arguments: {} }, undefined]) {
+it('runs a call that leaves out `arguments` (optional in MCP) with no arguments', async () => {
+  const answer = await call({ name: 'memory_read' });
+  expect(answer.error).toBeUndefined();
+  expect(answer.result).toMatchObject({ isError: false });
+  expect(calls.at(-1)).toEqual({});
+});
+
+it('answers a tool name that is not a string, a call without a name or without params, as an unknown tool', async () => {
+  for (const params of [{ name: 42, arguments: {} }, { arguments: {} }, {}, undefined]) {
     const answer = await call(params);
     expect(answer.error).toBeUndefined();
     expect(answer.result).toMatchObject({ isError: true });

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { embedAll } from '../../src/embedding/embedder.js';
 import { createOpenAIEmbedder } from '../../src/openai/openai-embedder.js';
-import { MemfoldError } from '../../src/errors.js';
+import type { MemfoldError } from '../../src/errors.js';
 import { createModelQueue } from '../../src/openai/openai-queue.js';
 import { behaviors, fakeVector, startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai-server.js';
 

@@ -79,6 +79,7 @@ const MEMFOLD_TABLES = [
   'archive_binding',
   'compaction_operations',
   'compaction_pauses',
+  'conversation_settings',
   'conversations',
   'memfold_migrations',
   'memfold_rate_slots',

@@ -3,13 +3,21 @@
  * `POST /v1/chat/completions` and `POST /v1/embeddings`, so the real `openai` client is exercised end to end.
  * Behaviours are set for every call (`setBehavior`) or queued for the next calls (`enqueue`).
  * Optionally every answer takes `latencyMs`, and a `rateLimit` answers 429 with `retry-after` when exceeded.
- * The `structured` behaviour answers like a model that follows a sectioned summary prompt (`structuredSummary`).
+ * The `structured` behaviour answers like a model that follows a sectioned summary prompt (`structuredSummary`);
+ * `script` picks each answer from the request itself (a model per name, a tool call or an answer by what was sent).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 
+/** A chat answer's usage; `prompt_tokens_details.cached_tokens` as OpenAI reports prompt-cache hits. */
+export interface FakeUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  prompt_tokens_details?: { cached_tokens: number };
+}
+
 export type FakeBehavior =
-  | { kind: 'ok'; text?: string; usage?: { prompt_tokens: number; completion_tokens: number } | null; finishReason?: string }
+  | { kind: 'ok'; text?: string; usage?: FakeUsage | null; finishReason?: string }
   | { kind: 'status'; code: number; headers?: Record<string, string>; body?: unknown }
   | { kind: 'delay'; ms: number; after?: FakeBehavior }
   /** Answer (as `after`) only once `until` resolves: the test decides when, not a clock. */
@@ -21,7 +29,9 @@ export type FakeBehavior =
   /** A sectioned summary made from the request itself (`structuredSummary`), usage counted as chars / 4. */
   | { kind: 'structured'; itemChars?: number }
   /** A chat answer that calls one function: what an assistant sends when it wants memory_read. */
-  | { kind: 'toolCall'; name: string; arguments: string };
+  | { kind: 'toolCall'; name: string; arguments: string; usage?: FakeUsage }
+  /** The behaviour `pick` chooses from the request body: a model scripted per request (by its model name, messages, tools). */
+  | { kind: 'script'; pick: (body: any) => FakeBehavior };
 
 export const behaviors = {
   ok: (text?: string): FakeBehavior => (text === undefined ? { kind: 'ok' } : { kind: 'ok', text }),
@@ -30,7 +40,13 @@ export const behaviors = {
   delay: (ms: number, after?: FakeBehavior): FakeBehavior => (after ? { kind: 'delay', ms, after } : { kind: 'delay', ms }),
   hold: (until: Promise<void>, after?: FakeBehavior): FakeBehavior => (after ? { kind: 'hold', until, after } : { kind: 'hold', until }),
   empty: (): FakeBehavior => ({ kind: 'empty' }),
-  toolCall: (name: string, args: Record<string, unknown>): FakeBehavior => ({ kind: 'toolCall', name, arguments: JSON.stringify(args) }),
+  toolCall: (name: string, args: Record<string, unknown>, usage?: FakeUsage): FakeBehavior => ({
+    kind: 'toolCall',
+    name,
+    arguments: JSON.stringify(args),
+    ...(usage ? { usage } : {}),
+  }),
+  script: (pick: (body: any) => FakeBehavior): FakeBehavior => ({ kind: 'script', pick }),
   malformed: (): FakeBehavior => ({ kind: 'malformed' }),
   /** Cut off at the output limit: `finish_reason: 'length'`. */
   truncated: (text = 'Summary: the user asked to keep order'): FakeBehavior => ({ kind: 'ok', text, finishReason: 'length' }),
@@ -285,7 +301,7 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
     res.end(typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body));
   };
 
-  const chatCompletion = (body: any, text: string, finishReason: string, usage?: { prompt_tokens: number; completion_tokens: number }) => ({
+  const chatCompletion = (body: any, text: string, finishReason: string, usage?: FakeUsage) => ({
     id: `chatcmpl-fake-${++counter}`,
     object: 'chat.completion',
     created: 0,
@@ -298,10 +314,12 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
     switch (b.kind) {
       case 'toolCall': {
         const call = { id: `call_fake_${++counter}`, type: 'function', function: { name: b.name, arguments: b.arguments } };
-        const answer = chatCompletion(body, '', 'tool_calls', { prompt_tokens: 10, completion_tokens: 10 });
+        const answer = chatCompletion(body, '', 'tool_calls', b.usage ?? { prompt_tokens: 10, completion_tokens: 10 });
         answer.choices[0]!.message = { role: 'assistant', content: null, tool_calls: [call] } as never;
         return send(res, 200, answer);
       }
+      case 'script':
+        return respond(res, path, body, b.pick(body));
       case 'delay':
         await new Promise<void>((resolve) => {
           const timer = setTimeout(() => {

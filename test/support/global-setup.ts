@@ -1,6 +1,8 @@
 /**
  * Vitest global setup: builds ONE migrated PGlite data directory (initdb costs seconds) and
  * provides its path as `pgliteTemplateDir`; tests copy it (see backends.ts) instead of initializing.
+ * With the package built (`dist/pglite-template.tar.gz`), this open itself is seeded from the shipped
+ * template rather than running initdb; the copy stays, since copying a folder is faster than unpacking.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';

@@ -74,6 +74,15 @@ export function withFaults(
       const rows = await memory.read(conversationId, labels);
       return faults.corruptRead ? rows.map((r) => ({ ...r, content: `${r.content} (corrupted)` })) : rows;
     },
+    // The read-back's own query, corrupted alike (an archive without it is read back through `read`).
+    ...(memory.readDigests
+      ? {
+          readDigests: async (conversationId: string, labels: string[]) => {
+            const digests = await memory.readDigests!(conversationId, labels);
+            return faults.corruptRead ? digests.map((d) => ({ ...d, content: `${d.content} (corrupted)` })) : digests;
+          },
+        }
+      : {}),
     search: (q) => memory.search(q),
     list: (o) => memory.list(o),
     mark: async (c, l, p) => {

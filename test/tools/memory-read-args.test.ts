@@ -1,6 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import { MEMORY_READ_DEFINITION } from '../../src/tools/memory-read.js';
-import { memoryReadParameters, parseMemoryReadArgs } from '../../src/tools/memory-read-args.js';
+import { type MemoryReadArgs, memoryReadParameters, parseMemoryReadArgs } from '../../src/tools/memory-read-args.js';
 
 describe('memory_read arguments', () => {
   it('accept a query or a label with optional filters, as an object or the JSON a model sends', () => {
@@ -96,5 +96,22 @@ describe('memory_read arguments', () => {
       /Invalid argument from: must be an ISO 8601 date or time .* on a real calendar day/,
     );
     expect(() => parseMemoryReadArgs({ query: 42 })).toThrow('Invalid argument query: must be a string');
+  });
+});
+
+describe('MemoryReadArgs', () => {
+  it('is the schema output: each argument as parsed, max_tokens as maxTokens, absent ones absent', () => {
+    expectTypeOf(parseMemoryReadArgs).returns.toEqualTypeOf<MemoryReadArgs>();
+    expectTypeOf<MemoryReadArgs>().toEqualTypeOf<{
+      query?: string;
+      label?: string;
+      depth?: number;
+      kind?: 'summary' | 'transcript';
+      from?: string;
+      to?: string;
+      limit: number;
+      maxTokens?: number;
+      page?: number;
+    }>();
   });
 });

@@ -89,7 +89,10 @@ describe('memory_read search answers', () => {
   it('when only vectors find entries, says no message shares the words and points to the nearest by meaning', async () => {
     const hybrid = await openLanceArchive({ uri: folder.dir, embedder: createHashingEmbedder(), fusionWeights: { fullText: 1, vector: 1 } });
     try {
-      const none = (await createMemoryReadTool(hybrid, 'conv').execute({ query: 'zeppelin' })).output;
+      // Rows get vectors only when written with the vector ranking on: `archive` (full text alone) stored none.
+      const rows = messages.map((m) => message('conv-vectors', m.seq, m.content, m.role));
+      await hybrid.write([0, 40, 80].map((from, k) => transcript('conv-vectors', `segment-${k}`, rows.slice(from, from + 40))));
+      const none = (await createMemoryReadTool(hybrid, 'conv-vectors').execute({ query: 'zeppelin' })).output;
       expect(none).toMatch(/^No archived message matches the words of "zeppelin"\. Nearest archived entries by meaning/);
       expect(none).toMatch(/^- transcript \| /m);
       expect(none).not.toContain('Filler turn');

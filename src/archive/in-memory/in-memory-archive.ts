@@ -20,6 +20,7 @@ import {
 import { candidateDepth, defaultFusionWeights, fuseRankings } from '../lancedb/rrf.js';
 import type { ListOptions, Archive, SearchHit, SearchQuery } from '../archive.js';
 import { entryTerms, fullTextRanking, vectorRanking } from './in-memory-ranking.js';
+import { entryDigest } from '../entry-digest.js';
 
 /** One stored entry and what search needs of it. */
 interface StoredEntry {
@@ -83,14 +84,31 @@ function matches(row: StoredEntry, namespace: string, filter: CheckedFilter): bo
   );
 }
 
-export function createInMemoryArchive(options: InMemoryArchiveOptions = {}): Archive {
-  const namespace = options.namespace ?? 'default';
-  if (typeof namespace !== 'string' || namespace.length === 0) throw new InvalidArgumentError('namespace', 'must be a non-empty string');
+/** The fusion weights asked for, or the embedder's default; refused when one is negative or not finite. */
+function checkedWeights(options: InMemoryArchiveOptions): { fullText: number; vector: number } {
   const { embedder } = options;
   const weights = options.fusionWeights ?? (embedder ? defaultFusionWeights(embedder.id) : { fullText: 1, vector: 0 });
   for (const [name, weight] of Object.entries(weights)) {
     if (!(Number.isFinite(weight) && weight >= 0)) throw new InvalidArgumentError(`fusionWeights.${name}`, 'must be a finite number >= 0');
   }
+  return weights;
+}
+
+/** The stored rows with these labels in this conversation, in the order asked (missing labels left out). */
+function storedRows(input: { rows: Map<string, StoredEntry>; namespace: string; conversationId: string; labels: unknown }): StoredEntry[] {
+  const { rows, namespace, conversationId } = input;
+  requireConversationId(conversationId);
+  return requireLabels(input.labels).flatMap((label) => {
+    const row = rows.get(rowKey(namespace, conversationId, label));
+    return row ? [row] : [];
+  });
+}
+
+export function createInMemoryArchive(options: InMemoryArchiveOptions = {}): Archive {
+  const namespace = options.namespace ?? 'default';
+  if (typeof namespace !== 'string' || namespace.length === 0) throw new InvalidArgumentError('namespace', 'must be a non-empty string');
+  const { embedder } = options;
+  const weights = checkedWeights(options);
   const { rows } = options.state ?? createInMemoryArchiveState();
   const warn = options.onWarning ?? (() => undefined);
   let closed = false;
@@ -117,8 +135,9 @@ export function createInMemoryArchive(options: InMemoryArchiveOptions = {}): Arc
       const latest = new Map<string, number>();
       entries.forEach((entry, index) => latest.set(rowKey(namespace, entry.conversationId, entry.label), index));
       const chosen = [...latest.entries()].sort(([, a], [, b]) => a - b);
+      // Vectors only where a search will use them: none with the vector ranking off.
       const vectors = await vectorsOf(
-        embedder,
+        weights.vector > 0 ? embedder : undefined,
         chosen.map(([, index]) => entries[index]!.content),
       );
       ensureOpen();
@@ -127,11 +146,12 @@ export function createInMemoryArchive(options: InMemoryArchiveOptions = {}): Arc
 
     async read(conversationId, labels) {
       ensureOpen();
-      requireConversationId(conversationId);
-      return requireLabels(labels).flatMap((label) => {
-        const row = rows.get(rowKey(namespace, conversationId, label));
-        return row ? [copyEntry(row.entry)] : [];
-      });
+      return storedRows({ rows, namespace, conversationId, labels }).map((row) => copyEntry(row.entry));
+    },
+
+    async readDigests(conversationId, labels) {
+      ensureOpen();
+      return storedRows({ rows, namespace, conversationId, labels }).map((row) => entryDigest(row.entry));
     },
 
     async list(listOptions: ListOptions) {
@@ -252,7 +272,7 @@ async function searchRows(input: {
     .map(({ id, score }) => ({ entry: copyEntry(byKey.get(id)!), score }));
 }
 
-/** Vectors of the entries' content, checked for count and size; none without an embedder. */
+/** Vectors of the entries' content, checked for count and size; none without an embedder (the caller passes none with the vector ranking off). */
 async function vectorsOf(embedder: Embedder | undefined, contents: string[]): Promise<Array<Float32Array | undefined>> {
   if (embedder === undefined) return contents.map(() => undefined);
   const vectors = await embedAll(embedder, contents);

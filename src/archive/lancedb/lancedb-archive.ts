@@ -15,6 +15,7 @@ import { createLanceHandle, wrap, type LanceHandle } from './lancedb-handle.js';
 import { ARCHIVE_INDEXES } from './lancedb-indexes.js';
 import { checkLanceOptions, type LanceArchiveOptions, type LanceSettings } from './lancedb-options.js';
 import { purgeRows } from './lancedb-purge.js';
+import { readOnlyArchive } from '../read-only-archive.js';
 import { archiveSchema, checkSchema, COLUMN, compareEntriesByTime, embedderForTable, fromRow, parentsTable, rowKey } from './lancedb-schema.js';
 import { searchEntries } from './lancedb-search.js';
 import { createUpkeep } from './lancedb-upkeep.js';
@@ -59,8 +60,14 @@ export async function openLanceArchive(options: LanceArchiveOptions): Promise<Ar
         closing,
       }),
   });
-  await handle.upkeep.maintain();
-  return archiveOver({ handle, db, weights, limits: settings });
+  // A reader leaves upkeep to the archive's writer: creating indexes or optimizing commits a new table version.
+  if (options.readOnly !== true) await handle.upkeep.maintain();
+  return guarded(options, archiveOver({ handle, db, weights, limits: settings }));
+}
+
+/** The archive as given, or, opened `readOnly`, refusing every call that would change it (`read-only-archive.ts`). */
+function guarded(options: LanceArchiveOptions, archive: Archive): Archive {
+  return options.readOnly === true ? readOnlyArchive(archive, `LanceDB archive ${options.uri}`) : archive;
 }
 
 type Opened = { db: Connection; table: Table; dimensions: number } | { deferred: Archive };
@@ -76,7 +83,10 @@ async function openTable(options: LanceArchiveOptions, settings: LanceSettings):
     });
     const db = connection;
     const existing = await openExisting(db, tableName);
-    if (existing === undefined && options.embedder.dimensions === 0) return { deferred: deferredArchive(options, db, tableName) };
+    // Read-only, a missing table is not created here: it finds nothing until another process creates it.
+    if (existing === undefined && (options.embedder.dimensions === 0 || options.readOnly === true)) {
+      return { deferred: guarded(options, deferredArchive(options, db, tableName)) };
+    }
     // `existOk`: another process may create it first.
     const table = existing ?? (await db.createEmptyTable(tableName, archiveSchema(options.embedder), { existOk: true }));
     const dimensions = checkSchema(await table.schema(), options.embedder, tableName);
@@ -118,13 +128,14 @@ function archiveOver({ handle, db, weights, limits }: ArchiveInput): Archive {
       handle.ensureOpen();
       const held = upkeep.hold();
       try {
-        await writeEntries(handle, entries);
+        await writeEntries({ handle, entries, withVectors: weights.vector > 0 });
       } finally {
         // A write that wrote nothing or failed gives the upkeep it held back its timer (one that wrote did so itself).
         if (held && !upkeep.pending()) void upkeep.afterWrite().catch(() => undefined);
       }
     },
     read: (conversationId, labels) => handle.read(conversationId, labels),
+    readDigests: (conversationId, labels) => handle.readDigests(conversationId, labels),
     async list(listOptions: ListOptions) {
       handle.ensureOpen();
       const found = await handle.rows({ operation: 'list', conversationId: listOptions.conversationId, where: filterWhere(namespace, listOptions) });

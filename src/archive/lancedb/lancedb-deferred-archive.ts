@@ -56,6 +56,9 @@ export function deferTableCreation(deps: DeferredArchiveDeps): Archive {
     async read(conversationId, labels) {
       return (await archive(false))?.read(conversationId, labels) ?? [];
     },
+    async readDigests(conversationId, labels) {
+      return (await (await archive(false))?.readDigests?.(conversationId, labels)) ?? [];
+    },
     async search(query) {
       return (await archive(false))?.search(query) ?? [];
     },

@@ -8,6 +8,8 @@ import type { ArchiveEntry } from '../../conversation/types.js';
 import type { Embedder } from '../../embedding/embedder.js';
 import { errorMessage, MemfoldError } from '../../errors.js';
 import { requireLabels } from '../archive-entry-checks.js';
+import type { EntryDigest } from '../entry-digest.js';
+import { readRowDigests } from './lancedb-digests.js';
 import { chunked, labelsWhere, requireConversationId } from './lancedb-filter.js';
 import { COLUMN, ENTRY_COLUMNS, fromRow, SESSIONS_COLUMN_SQL } from './lancedb-schema.js';
 import type { Upkeep } from './lancedb-upkeep.js';
@@ -63,6 +65,8 @@ export interface LanceHandle {
   /** The table's columns in order, as writes lay them out: fixed once the sessions column exists. */
   columnsForWrite(): ReturnType<Table['schema']>;
   read(conversationId: string, labels: unknown): Promise<ArchiveEntry[]>;
+  /** The stored entries with these labels as digests (`../entry-digest.ts`), hashed by LanceDB's engine. */
+  readDigests(conversationId: string, labels: unknown): Promise<EntryDigest[]>;
 }
 
 export interface HandleInput {
@@ -110,6 +114,7 @@ export async function createLanceHandle(input: HandleInput): Promise<LanceHandle
     ensureSessionsColumn: columns.ensure,
     columnsForWrite: columns.forWrite,
     read: (conversationId, labels) => readEntries(handle, conversationId, labels),
+    readDigests: (conversationId, labels) => readDigests({ handle, columns, conversationId, labels }),
   };
   return handle;
 }
@@ -119,6 +124,8 @@ async function sessionsColumnOf(table: Table) {
   let present = hasSessionsColumn(await table.schema().catch(() => ({ fields: [] })));
   let writeSchema: Awaited<ReturnType<Table['schema']>> | undefined;
   return {
+    /** Whether the sessions column was there at the last look (`selected` looks again while it is not). */
+    present: () => present,
     async selected(): Promise<string[]> {
       if (!present) present = hasSessionsColumn(await table.schema());
       return present ? SELECT : SELECT_WITHOUT_SESSIONS;
@@ -201,4 +208,32 @@ async function readEntries(handle: LanceHandle, conversationId: string, labels: 
     const entry = found.get(label);
     return entry ? [entry] : [];
   });
+}
+
+interface DigestsInput {
+  handle: LanceHandle;
+  columns: Awaited<ReturnType<typeof sessionsColumnOf>>;
+  conversationId: string;
+  labels: unknown;
+}
+
+async function readDigests({ handle, columns, conversationId, labels }: DigestsInput): Promise<EntryDigest[]> {
+  handle.ensureOpen();
+  requireConversationId(conversationId);
+  const wanted = requireLabels(labels);
+  const { table, namespace } = handle;
+  const found = new Map<string, EntryDigest>();
+  try {
+    for (const slice of chunked([...new Set(wanted)])) {
+      const where = labelsWhere(namespace, conversationId, slice);
+      const digests = await reading(handle, async () => {
+        await columns.selected(); // learns whether the sessions column exists yet
+        return readRowDigests({ table, where, namespace, conversationId, sessionsColumn: columns.present() });
+      });
+      for (const digest of digests) found.set(digest.label, digest);
+    }
+  } catch (error) {
+    throw wrap('read-back', error);
+  }
+  return wanted.flatMap((label) => found.get(label) ?? []);
 }

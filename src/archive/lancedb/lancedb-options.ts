@@ -49,6 +49,12 @@ export interface LanceArchiveOptions {
   sleep?: (ms: number) => Promise<void>;
   /** Told when index maintenance fails (the write it followed has succeeded; rows stay searchable). Default: ignored. */
   onWarning?: (message: string, error: unknown) => void;
+  /**
+   * Only read (`read-only-archive.ts`): opening creates no table (a missing one finds nothing until another process
+   * creates it) and runs no index upkeep; every write, mark, delete or erase is refused. For a reader beside the
+   * process that writes the archive. Default false.
+   */
+  readOnly?: boolean;
 }
 
 export const DEFAULT_LANCE_ARCHIVE_OPTIONS = Object.freeze({

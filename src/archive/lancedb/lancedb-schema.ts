@@ -2,22 +2,7 @@
  * The archive table's columns, its explicit Arrow schema, and the mapping between rows and ArchiveEntry.
  * Pure: no I/O.
  */
-import {
-  Field,
-  FixedSizeList,
-  Float32,
-  Float64,
-  Int32,
-  List,
-  makeData,
-  RecordBatch,
-  Schema,
-  Struct,
-  Table,
-  Utf8,
-  vectorFromArray,
-  type Data,
-} from 'apache-arrow';
+import { Field, FixedSizeList, Float32, Float64, Int32, List, Schema, Table, Utf8, vectorFromArray } from 'apache-arrow';
 import type { ArchiveEntry, ConversationMessage } from '../../conversation/types.js';
 import { MemfoldError } from '../../errors.js';
 import type { Embedder } from '../../embedding/embedder.js';
@@ -86,7 +71,9 @@ export function archiveSchema(embedder: Pick<Embedder, 'id' | 'dimensions'>): Sc
       text(COLUMN.content),
       text(COLUMN.messages, true),
       new Field(COLUMN.sessions, new List(new Field('item', new Utf8(), true)), true),
-      new Field(COLUMN.vector, new FixedSizeList(embedder.dimensions, new Field('item', new Float32(), true)), false),
+      // Nullable: rows written while no search uses vectors have none (`entriesTable`). Tables made before kept a
+      // non-nullable column; they get zero vectors instead, which a cosine search skips as it skips nulls.
+      new Field(COLUMN.vector, new FixedSizeList(embedder.dimensions, new Field('item', new Float32(), true)), true),
     ],
     new Map([[EMBEDDER_METADATA_KEY, embedder.id]]),
   );
@@ -203,140 +190,6 @@ export function toRow(namespace: string, entry: ArchiveEntry, times: { startMs: 
     [COLUMN.sessions]: entry.sessions === undefined ? null : [...entry.sessions],
     [COLUMN.vector]: vector,
   };
-}
-
-/**
- * Entries (validated by the caller) as an Arrow table with the columns of `tableSchema` (the table's own), in its
- * order, typed as `archiveSchema` types them, built column by column: LanceDB's conversion of row objects (`toRow`)
- * took longer than the merge it feeds. Each vector's values are copied once into one buffer. The types come from
- * this module's Arrow, not the table's schema: LanceDB's Arrow classes may be another copy of the package.
- */
-export function entriesTable(
-  tableSchema: { fields: ReadonlyArray<{ name: string }> },
-  embedder: Pick<Embedder, 'id' | 'dimensions'>,
-  namespace: string,
-  entries: readonly ArchiveEntry[],
-  times: ReadonlyArray<{ startMs: number; endMs: number }>,
-  vectors: readonly Float32Array[],
-): Table {
-  const length = entries.length;
-  const column = (field: Field): Data => {
-    const values = (pick: (entry: ArchiveEntry, index: number) => unknown) => {
-      if (field.type instanceof Utf8) return utf8Data(field.type, entries.map(pick) as Array<string | null>);
-      if (field.type instanceof List && field.type.valueType instanceof Utf8)
-        return stringListData(field.type, entries.map(pick) as Array<readonly string[] | null>);
-      return vectorFromArray(entries.map(pick), field.type).data[0]!;
-    };
-    switch (field.name) {
-      case COLUMN.key:
-        return values((entry) => rowKey(namespace, entry.conversationId, entry.label));
-      case COLUMN.namespace:
-        return values(() => namespace);
-      case COLUMN.conversationId:
-        return values((entry) => entry.conversationId);
-      case COLUMN.kind:
-        return values((entry) => entry.kind);
-      case COLUMN.depth:
-        return values((entry) => entry.depth);
-      case COLUMN.startTime:
-        return values((entry) => entry.start);
-      case COLUMN.endTime:
-        return values((entry) => entry.end);
-      case COLUMN.startMs:
-        return values((_, i) => times[i]!.startMs);
-      case COLUMN.endMs:
-        return values((_, i) => times[i]!.endMs);
-      case COLUMN.count:
-        return values((entry) => entry.count);
-      case COLUMN.label:
-        return values((entry) => entry.label);
-      case COLUMN.sourceIds:
-        return values((entry) => entry.sourceIds);
-      case COLUMN.parentLabel:
-        return values((entry) => entry.parentLabel ?? null);
-      case COLUMN.operationId:
-        return values((entry) => entry.operationId);
-      case COLUMN.content:
-        return values((entry) => entry.content);
-      case COLUMN.messages:
-        return values((entry) => (entry.messages === undefined ? null : JSON.stringify(entry.messages)));
-      case COLUMN.sessions:
-        return values((entry) => entry.sessions ?? null);
-      case COLUMN.vector: {
-        const type = field.type as FixedSizeList<Float32>;
-        const flat = new Float32Array(length * type.listSize);
-        vectors.forEach((vector, i) => flat.set(vector, i * type.listSize));
-        const child = makeData({ type: type.children[0]!.type, length: flat.length, nullCount: 0, data: flat });
-        return makeData({ type, length, nullCount: 0, child });
-      }
-      default:
-        throw new MemfoldError('archive_error', `LanceDB archive table has a column memfold does not write: ${field.name}`);
-    }
-  };
-  const ours = archiveSchema(embedder);
-  const fields = tableSchema.fields.map((field) => {
-    const known = ours.fields.find((candidate) => candidate.name === field.name);
-    if (!known) throw new MemfoldError('archive_error', `LanceDB archive table has a column memfold does not write: ${field.name}`);
-    return known;
-  });
-  const schema = new Schema(fields, ours.metadata);
-  const children = fields.map(column);
-  const batch = new RecordBatch(schema, makeData({ type: new Struct(schema.fields), length, nullCount: 0, children }));
-  return new Table(schema, [batch]);
-}
-
-/** Arrow's value offsets of a variable-size column: value i spans [offsets[i], offsets[i + 1]); a null takes no room. */
-function offsetsOf<T>(values: ReadonlyArray<T | null | undefined>, size: (value: T) => number): { offsets: Int32Array; end: number; nulls: number } {
-  const offsets = new Int32Array(values.length + 1);
-  let end = 0;
-  let nulls = 0;
-  for (let i = 0; i < values.length; i++) {
-    const value = values[i];
-    if (value === null || value === undefined) nulls++;
-    else end += size(value);
-    offsets[i + 1] = end;
-  }
-  return { offsets, end, nulls };
-}
-
-/** A UTF-8 column in one buffer, encoded by Node (Arrow's builder encodes string by string into growing buffers). */
-function utf8Data(type: Utf8, values: ReadonlyArray<string | null>): Data<Utf8> {
-  const { offsets, end: bytes, nulls } = offsetsOf(values, (value) => Buffer.byteLength(value, 'utf8'));
-  const data = Buffer.allocUnsafe(bytes);
-  let at = 0;
-  values.forEach((value) => {
-    if (value !== null && value !== undefined) at += data.write(value, at, 'utf8');
-  });
-  return makeData({
-    type,
-    length: values.length,
-    nullCount: nulls,
-    valueOffsets: offsets,
-    data: new Uint8Array(data.buffer, data.byteOffset, bytes),
-    ...(nulls > 0 ? { nullBitmap: validity(values) } : {}),
-  });
-}
-
-/**
- * A list-of-strings column (source ids, sessions) as offsets over one UTF-8 child, built like `utf8Data`: Arrow's
- * builder took about a third of a large write's Arrow time on these two columns alone.
- */
-function stringListData(type: List<Utf8>, lists: ReadonlyArray<readonly string[] | null>): Data<List<Utf8>> {
-  const { offsets, nulls } = offsetsOf(lists, (list) => list.length);
-  const child = utf8Data(
-    type.valueType,
-    lists.flatMap((list) => list ?? []),
-  );
-  return makeData({ type, length: lists.length, nullCount: nulls, valueOffsets: offsets, child, ...(nulls > 0 ? { nullBitmap: validity(lists) } : {}) });
-}
-
-/** Arrow's validity bitmap: bit i set when value i is present. */
-function validity(values: ReadonlyArray<unknown>): Uint8Array {
-  const bitmap = new Uint8Array((values.length + 7) >> 3);
-  values.forEach((value, i) => {
-    if (value !== null && value !== undefined) bitmap[i >> 3]! |= 1 << (i & 7);
-  });
-  return bitmap;
 }
 
 /** Arrow list values arrive as Vectors; plain arrays pass through. */

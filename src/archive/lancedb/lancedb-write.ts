@@ -7,9 +7,20 @@ import { embedAll } from '../../embedding/embedder.js';
 import { InvalidArgumentError, MemfoldError } from '../../errors.js';
 import { chunked, sqlStringList } from './lancedb-filter.js';
 import type { LanceHandle } from './lancedb-handle.js';
-import { COLUMN, entriesTable, rowKey, validateEntry } from './lancedb-schema.js';
+import { entriesTable, withoutNullableVector } from './lancedb-entries-table.js';
+import { COLUMN, rowKey, validateEntry } from './lancedb-schema.js';
 
-export async function writeEntries(handle: LanceHandle, entries: ArchiveEntry[]): Promise<void> {
+export interface WriteInput {
+  handle: LanceHandle;
+  entries: ArchiveEntry[];
+  /**
+   * Whether a search will use vectors (the vector weight above 0): without, rows are stored with none, and a later
+   * search with vectors on finds them by full text alone.
+   */
+  withVectors: boolean;
+}
+
+export async function writeEntries({ handle, entries, withVectors }: WriteInput): Promise<void> {
   const { namespace, embedder, table } = handle;
   if (!Array.isArray(entries)) throw new InvalidArgumentError('entries', 'must be an array');
   if (entries.length === 0) return;
@@ -18,11 +29,13 @@ export async function writeEntries(handle: LanceHandle, entries: ArchiveEntry[])
   const latest = new Map<string, number>();
   entries.forEach((entry, index) => latest.set(rowKey(namespace, entry.conversationId, entry.label), index));
   const chosen = [...latest.values()].sort((a, b) => a - b);
-  const vectors = await embedAll(
-    embedder,
-    chosen.map((index) => entries[index]!.content),
-  );
-  if (vectors.length !== chosen.length || vectors.some((vector) => vector.length !== embedder.dimensions)) {
+  const vectors = withVectors
+    ? await embedAll(
+        embedder,
+        chosen.map((index) => entries[index]!.content),
+      )
+    : undefined;
+  if (vectors && (vectors.length !== chosen.length || vectors.some((vector) => vector.length !== embedder.dimensions))) {
     throw new MemfoldError(
       'embedding_error',
       `Embedder ${embedder.id} returned vectors of the wrong count or size (expected ${chosen.length} x ${embedder.dimensions})`,
@@ -34,14 +47,18 @@ export async function writeEntries(handle: LanceHandle, entries: ArchiveEntry[])
   const keys = chosenEntries.map((entry) => rowKey(namespace, entry.conversationId, entry.label));
   await handle.mutate('write', async () => {
     await handle.ensureSessionsColumn();
-    const data = entriesTable(await handle.columnsForWrite(), embedder, namespace, chosenEntries, chosenTimes, vectors);
+    const columns = await handle.columnsForWrite();
+    const dataFor = (schema: typeof columns | ReturnType<typeof withoutNullableVector>) =>
+      entriesTable(schema, embedder, namespace, chosenEntries, chosenTimes, vectors);
     // Most writes name no stored label: those append. A merge joins the keys of every fragment the key index
     // does not cover yet, so between index upkeeps it costs several appends; a lookup by key does not.
     // Writes of a conversation never race (one table queue here, the conversation's lock across processes).
     if (!(await anyStored(handle, keys))) {
-      await table.add(data);
+      // Without vectors an append leaves the nullable vector column out: LanceDB fills it with nulls.
+      await table.add(dataFor(vectors ? columns : withoutNullableVector(columns)));
       return;
     }
+    const data = dataFor(columns);
     // A label is replaced only by a write of the operation that holds it (a retry): never another's row.
     const merged = await table
       .mergeInsert(COLUMN.key)

@@ -45,7 +45,7 @@ export function fuseRankings(rankings: readonly Ranking[], k = RRF_K): FusedId[]
  * With the lexical hashing embedder, full text alone: plain RRF with hashing vectors was measured worse than BM25
  * alone; at a weight of 0.01 (vectors only breaking ties and filling in rows full text missed) memory_read's
  * readable evidence on LoCoMo at 8k was .890 against .888 without vectors, while the vector search (and the deeper
- * lists fusion needs) took its time at 1M rows to 34 ms, against 12-14 ms without (src/eval/README.md, memory_read ablation;
+ * lists fusion needs) took its time at 1M rows to 34 ms, against 12-14 ms without (docs/memory-read.md, memory_read ablation;
  * README Performance). A weight above 0 turns vectors back on.
  */
 export const HASHING_FUSION_WEIGHTS = Object.freeze({ fullText: 1, vector: 0 });

@@ -4,7 +4,10 @@
  * ranges are widened, and a match adds to a score rather than filtering.
  */
 
-import * as chrono from 'chrono-node';
+import { loadNow } from '../../load-now.js';
+
+// chrono-node (some 260 modules) is loaded by the first relative question, not with memfold.
+let chrono: typeof import('chrono-node') | undefined;
 
 const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
 const MONTH = `(${MONTHS.join('|')}|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\\.?`;
@@ -93,6 +96,7 @@ export function relativeTimeHints(text: string, at: string): TimeHint[] {
   const reference = new Date(at);
   if (Number.isNaN(reference.getTime())) return [];
   const hints: TimeHint[] = [];
+  chrono ??= loadNow<typeof import('chrono-node')>('chrono-node');
   for (const result of chrono.parse(text, { instant: reference, timezone: 'UTC' }, { forwardDate: false })) {
     // A date written with its year ("3 June, 2023", "May 2023") is absolute: timeHints reads it.
     if (/\b(?:19|20)\d{2}\b/.test(result.text)) continue;

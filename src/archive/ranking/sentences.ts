@@ -4,9 +4,11 @@
  * list items are sentences too. Each segment keeps its trailing whitespace: joined, adjacent sentences are the text.
  */
 
-const segmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
+// Made by the first call: building it loads ICU's break rules, a cost importing memfold should not pay.
+let segmenter: Intl.Segmenter | undefined;
 
 /** The sentences of `text`, each with its trailing whitespace; blank segments dropped. */
 export function sentencesOf(text: string): string[] {
+  segmenter ??= new Intl.Segmenter('en', { granularity: 'sentence' });
   return Array.from(segmenter.segment(text), (s) => s.segment).filter((s) => s.trim() !== '');
 }

@@ -23,7 +23,7 @@ export async function runCompact(memfold: Memfold, conversationId: string, optio
   if (options.json) printJson(output, { ...result, history: undefined });
   else if (result.status === 'compacted') output.out(describeCompacted(result));
   else if (result.status === 'failed') output.err(`failed (${result.failureCode}): ${result.error}`);
-  else output.out(`skipped: ${describeSkip(result, memfold.compactor.settings, conversationId)}`);
+  else output.out(`skipped: ${describeSkip(result, memfold.compactor.settingsOf(conversationId), conversationId)}`);
   return result.status === 'failed' ? 1 : 0;
 }
 

@@ -15,6 +15,12 @@ export const EVAL_HELP = [
   '--conversations N only the first N conversations (LongMemEval: items; or runs).',
   "--session-scope none|fixedCount|tokenBudget replays with that session scope (--keep-sessions N: fixedCount's N, default 2);",
   '  LoCoMo turns carry their session (session_N) as sessionId.',
+  "--answer-model M --judge-model J also answers each question (locomo, longmemeval, jsonl) with M, given memfold's",
+  '  context and memory_read (at most 3 calls), beside truncate-oldest at the window and the full conversation',
+  '  (--answer-window N, default 128000, the oldest cut beyond it), and J judges each answer: accuracy per category',
+  '  and the tokens and dollars both took. Endpoint and key: MEMFOLD_OPENAI_BASE_URL / OPENAI_BASE_URL and',
+  '  MEMFOLD_OPENAI_API_KEY / OPENAI_API_KEY; --answer-base-url / --judge-base-url another endpoint, its key read',
+  '  from the variable --answer-api-key-env / --judge-api-key-env names.',
   'writes results.json, report.md and availability.svg to --out (default ./memfold-eval);',
   'the store is fresh (a temporary folder, or --home if new or empty, then kept); tokens are chars/4.',
 ];

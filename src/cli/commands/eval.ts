@@ -7,6 +7,7 @@ import { InvalidArgumentError } from '../../errors.js';
 import { DEFAULT_OUT_DIR, DEFAULT_WINDOWS, evaluate, parseWindows, type DatasetKind } from '../../eval/evaluate.js';
 import type { ParsedCommand } from '../args.js';
 import { printJson, type Output } from '../output.js';
+import { answerAccuracyOf } from './eval-answer.js';
 import { createProgressBar, type ProgressBar } from '../progress.js';
 
 function windowsOf(flags: ParsedCommand['flags']): number[] {
@@ -32,6 +33,7 @@ export async function runEval(parsed: ParsedCommand, output: Output): Promise<nu
   // --dataset and --conversations are checked by their flag schemas (args.ts).
   const dataset = flags.dataset as DatasetKind;
   const windows = windowsOf(flags);
+  const answerAccuracy = answerAccuracyOf(flags);
   let bar: ProgressBar | undefined;
   const { result, markdown, files, guaranteesHeld } = await evaluate({
     dataset,
@@ -43,10 +45,16 @@ export async function runEval(parsed: ParsedCommand, output: Output): Promise<nu
     ...(typeof flags.home === 'string' ? { home: flags.home } : {}),
     ...(typeof flags.namespace === 'string' ? { namespace: flags.namespace } : {}),
     ...compactionOf(flags),
-    onProgress: (done, total, note) => {
-      bar ??= createProgressBar('eval', total);
-      bar.update(done, note);
-    },
+    ...(answerAccuracy ? { answerAccuracy } : {}),
+    // Drawn where the output says progress goes (stderr for the bin), and nowhere without it.
+    ...(output.progress
+      ? {
+          onProgress: (done: number, total: number, note: string) => {
+            bar ??= createProgressBar('eval', total, output.progress);
+            bar.update(done, note);
+          },
+        }
+      : {}),
   });
   bar?.finish('done');
   if (flags.json === true) {

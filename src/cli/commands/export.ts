@@ -7,7 +7,12 @@ import { printStored, type Output } from '../output.js';
  * Writes one record a line to `out` (created or truncated) or to stdout, as they are read. A conversation with nothing
  * stored gives the header line alone, and a note on stderr.
  */
-export async function runExport(memfold: Memfold, conversationId: string, options: { out?: string }, output: Output): Promise<number> {
+export async function runExport(
+  memfold: Pick<Memfold, 'exportConversation'>,
+  conversationId: string,
+  options: { out?: string },
+  output: Output,
+): Promise<number> {
   const file = options.out === undefined ? undefined : await open(options.out, 'w');
   let records = 0;
   try {

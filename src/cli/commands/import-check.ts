@@ -22,7 +22,7 @@ import type { Memfold } from '../../memfold.js';
 import { checkBatchIds, leadingToolResults } from '../../persistence/append-batch-checks.js';
 import { clipArchiveId } from '../../persistence/clip-archive-id.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../../persistence/message-size-limit.js';
-import { requireKey } from '../../conversation/text.js';
+import { requireConversationId } from '../../conversation/conversation-id.js';
 import type { NormalizedMessage } from '../../persistence/normalize-new-messages.js';
 import { atLine, conversationOf, importLineReading, parseImportLine, type ImportedLine } from './import-jsonl.js';
 
@@ -112,7 +112,7 @@ export interface CheckOptions {
  * then say so); the store-dependent rules are left to the pass with the store.
  */
 export async function checkImportFile(store: ImportStore | undefined, file: string, options: CheckOptions = {}): Promise<ImportPlan> {
-  if (options.fallback !== undefined) requireKey(options.fallback, '--conversation');
+  if (options.fallback !== undefined) requireConversationId(options.fallback, '--conversation');
   const maxMessageBytes = store?.config.maxMessageBytes ?? options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
   const conversations = new Map<string, ConversationState>();
   const skipped = new LineSet();

@@ -12,7 +12,7 @@ import type { NewMessage } from '../../conversation/types.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../../persistence/message-size-limit.js';
 import { InvalidArgumentError } from '../../errors.js';
 import { readJsonlObjects, type JsonlObject } from '../../eval/datasets/jsonl-dataset.js';
-import { requireKey } from '../../conversation/text.js';
+import { requireConversationId } from '../../conversation/conversation-id.js';
 import { normalizeNewMessages, type NormalizedMessage } from '../../persistence/normalize-new-messages.js';
 
 /** One message line of an import file. */
@@ -57,7 +57,7 @@ function present(value: unknown): unknown {
  * renamed to the file's line, with the field spelled as in the file.
  */
 export function atLine(error: unknown, where: string, fields: Readonly<Record<string, string>>, index = 0): unknown {
-  if (!(error instanceof InvalidArgumentError)) return error;
+  if (!InvalidArgumentError.isInstance(error)) return error;
   const prefix = `messages[${index}]`;
   if (!error.field.startsWith(prefix)) return error;
   const rename = (text: string) =>
@@ -79,7 +79,7 @@ export function parseImportLine(line: JsonlObject, maxMessageBytes: number): Imp
   };
   const conversationField = keyOf(value, 'conversation_id', 'conversationId');
   const rawConversation = present(value[conversationField]);
-  const conversationId = rawConversation === undefined ? undefined : requireKey(rawConversation, `${where}.${conversationField}`);
+  const conversationId = rawConversation === undefined ? undefined : requireConversationId(rawConversation, `${where}.${conversationField}`);
   const candidate = {
     role: value.role,
     // An assistant message that only calls tools often has `content: null`.

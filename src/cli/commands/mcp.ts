@@ -33,7 +33,7 @@ function asFlags<T>(build: () => T): T {
   try {
     return build();
   } catch (error) {
-    if (error instanceof InvalidArgumentError) {
+    if (InvalidArgumentError.isInstance(error)) {
       const rule = error.message.slice(`Invalid argument ${error.field}: `.length);
       throw new InvalidArgumentError(`--${error.field.replace(/\[\d+\]$/, '')}`, rule);
     }

@@ -35,7 +35,7 @@ export function formatUsage(usage: ContextUsage, settings: CompactionSettings): 
 export async function runUsage(memfold: Memfold, conversationId: string, options: { json: boolean }, output: Output): Promise<number> {
   const usage = await memfold.usage(conversationId);
   if (options.json) printJson(output, usage);
-  else printStored(output, formatUsage(usage, memfold.compactor.settings));
+  else printStored(output, formatUsage(usage, memfold.compactor.settingsOf(conversationId)));
   return 0;
 }
 

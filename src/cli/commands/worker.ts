@@ -5,6 +5,7 @@
  */
 import { startCompactionWorker } from '../../background/compaction-worker.js';
 import type { JobOutcome } from '../../background/compaction-queue.js';
+import { JOB_DEFAULTS } from '../../background/job-defaults.js';
 import { openJobBoss, type CompactionJobData } from '../../background/pg-boss-queue.js';
 import { MemfoldError, errorMessage } from '../../errors.js';
 import type { Memfold } from '../../memfold.js';
@@ -46,8 +47,9 @@ export async function runWorker(memfold: Memfold, options: WorkerCommandOptions,
   );
   try {
     const compact = (job: CompactionJobData, signal: AbortSignal) => {
-      // Compact with the settings of the process that queued the job (its window, target...): settings are per process.
-      if (job.settings) memfold.configure(job.settings, { conversationId: job.conversationId });
+      // Compact with the settings of the process that queued the job (its window, target...: its base settings with the
+      // conversation's stored ones as it read them), in this process only: the job's settings are not stored.
+      if (job.settings) memfold.configure(job.settings, { conversationId: job.conversationId, persist: false });
       return memfold.compact(job.conversationId, { wait: true, signal });
     };
     const worker = await startCompactionWorker(boss, compact, {
@@ -60,7 +62,7 @@ export async function runWorker(memfold: Memfold, options: WorkerCommandOptions,
     await options.until;
     await worker.stop();
   } finally {
-    await boss.stop({ graceful: true, timeout: 30_000 });
+    await boss.stop({ graceful: true, timeout: JOB_DEFAULTS.workerStopMs });
   }
   return 0;
 }

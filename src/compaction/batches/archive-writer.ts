@@ -1,28 +1,29 @@
 /**
  * Step 5 (and the writes of step 6): write entries, read them back, and remember every write and
  * mark so that a failure before the commit can undo them. A message leaves the live table only
- * after every entry covering it has been written *and read back* unchanged.
+ * after every entry covering it has been written *and read back* unchanged: its identity, and digests of its
+ * content, transcript, source ids and sessions (`archive/entry-digest.ts`).
  */
 import type { ArchiveEntry } from '../../conversation/types.js';
 import { MemfoldError } from '../../errors.js';
 import type { Archive } from '../../archive/archive.js';
+import { digestProblem, entryDigest, type EntryDigest } from '../../archive/entry-digest.js';
 
 export class ReadbackError extends MemfoldError {
+  static override readonly kind: string = 'memfold.ReadbackError';
   constructor(label: string, problem: string) {
     super('archive_error', `Archive read-back failed for ${label}: ${problem}`, { details: { label } });
     this.name = 'ReadbackError';
   }
 }
 
-function sameEntry(written: ArchiveEntry, read: ArchiveEntry | undefined): string | undefined {
-  if (!read) return 'missing after write';
-  if (read.operationId !== written.operationId) return `the label belongs to operation ${read.operationId}`;
-  if (read.content !== written.content) return 'content differs';
-  if (read.depth !== written.depth || read.kind !== written.kind) return 'depth or kind differs';
-  if (read.sourceIds.join('\u0000') !== written.sourceIds.join('\u0000')) return 'source ids differ';
-  if ((read.messages?.length ?? 0) !== (written.messages?.length ?? 0)) return 'transcript messages differ';
-  if ((read.sessions ?? []).join('\u0000') !== (written.sessions ?? []).join('\u0000')) return 'sessions differ';
-  return undefined;
+/**
+ * The stored rows of `entries`, as digests: from the adapter's `readDigests` (LanceDB hashes the columns it needs
+ * in its own engine), else from the entries read back whole.
+ */
+async function storedDigests(archive: Archive, conversationId: string, labels: string[]): Promise<EntryDigest[]> {
+  if (archive.readDigests) return archive.readDigests(conversationId, labels);
+  return (await archive.read(conversationId, labels)).map(entryDigest);
 }
 
 export interface ArchiveWriter {
@@ -66,13 +67,14 @@ export function createArchiveWriter(input: {
         written.push(...entries.map((e) => e.label));
         await journal([...written]);
         await archive.write(entries);
-        const read = await archive.read(
+        const read = await storedDigests(
+          archive,
           conversationId,
           entries.map((e) => e.label),
         );
-        const byLabel = new Map(read.map((e) => [e.label, e]));
+        const byLabel = new Map(read.map((digest) => [digest.label, digest]));
         for (const entry of entries) {
-          const problem = sameEntry(entry, byLabel.get(entry.label));
+          const problem = digestProblem(entryDigest(entry), byLabel.get(entry.label));
           if (problem) throw new ReadbackError(entry.label, problem);
         }
       }),

@@ -9,7 +9,7 @@ import { clearedOutputs, toolOutputEntries, type ClearingSelection } from './cle
 import type { StepContext } from '../compaction-deps.js';
 import { openOperation, type CompactionOperation } from '../compaction-operation.js';
 import type { CompactionFailureCode } from '../compaction-result.js';
-import { atStage, StageError, throwIfAborted } from '../stage-error.js';
+import { atStage, clientAttemptsOf, StageError, throwIfAborted } from '../stage-error.js';
 import { undoOperation } from '../journal/undo-operation.js';
 
 export type ClearingOutcome =
@@ -22,7 +22,7 @@ export type ClearingOutcome =
       /** The `tool_output` entries written and read back, by label: tier 3 takes the originals from them. */
       entries: ReadonlyMap<string, ArchiveEntry>;
     }
-  | { ok: false; operationId: string; failureCode: CompactionFailureCode; error: string };
+  | { ok: false; operationId: string; failureCode: CompactionFailureCode; error: string; clientAttempts?: number };
 
 export interface RunClearingInput extends StepContext {
   selection: ClearingSelection;
@@ -45,8 +45,14 @@ export async function runClearing(input: RunClearingInput): Promise<ClearingOutc
     const { updated, entries } = await clearSteps(input, operation, state);
     return succeeded(input, operation, updated, entries);
   } catch (error) {
-    const stageError = error instanceof StageError ? error : new StageError('unexpected', error);
-    const failure = { ok: false as const, operationId: operation.id, failureCode: stageError.code, error: stageError.message };
+    const stageError = StageError.isInstance(error) ? error : new StageError('unexpected', error);
+    const failure = {
+      ok: false as const,
+      operationId: operation.id,
+      failureCode: stageError.failureCode,
+      error: stageError.message,
+      ...clientAttemptsOf(stageError),
+    };
     // A commit that failed on the way back may still have committed: the journal says so.
     if (state.committing) {
       const outcome = await deps.persistence.listOperations(conversationId).then(

@@ -73,7 +73,7 @@ export async function* streamJsonArray(path: string, field = '<file>'): AsyncGen
       if (depth > 0) pieces.push(chunk.slice(Math.max(from, 0)));
     }
   } catch (error) {
-    if (error instanceof InvalidArgumentError) throw error;
+    if (InvalidArgumentError.isInstance(error)) throw error;
     throw new InvalidArgumentError(field, `cannot be read: ${(error as Error).message}`);
   } finally {
     stream.destroy();

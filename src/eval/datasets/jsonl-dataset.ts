@@ -97,7 +97,7 @@ export async function* streamJsonlObjects(
       if (row) yield row;
     }
   } catch (error) {
-    if (error instanceof InvalidArgumentError) throw error;
+    if (InvalidArgumentError.isInstance(error)) throw error;
     throw new InvalidArgumentError(field, `cannot be read: ${(error as Error).message}`);
   } finally {
     stream.destroy();

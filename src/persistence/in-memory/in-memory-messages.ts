@@ -10,7 +10,8 @@ import { messageDigest } from '../../conversation/message-digest.js';
 import { InvalidArgumentError, MemfoldError } from '../../errors.js';
 import { checkBatchIds, checkLeadingToolResults, idAlreadyUsed, leadingToolResults } from '../append-batch-checks.js';
 import { clipArchiveId } from '../clip-archive-id.js';
-import { requireKey, requireTextArray } from '../../conversation/text.js';
+import { requireConversationId } from '../../conversation/conversation-id.js';
+import { requireTextArray } from '../../conversation/text.js';
 import { normalizeNewMessages, type NormalizedMessage } from '../normalize-new-messages.js';
 import type { CountLiveOptions, CommitClearing, CommitCompaction, CommitReport, LoadHistoryOptions, UsedId } from '../persistence-provider.js';
 import { checkCommitClearing, clearingRowProblem } from '../clearing-checks.js';
@@ -60,7 +61,7 @@ export function createInMemoryMessages(tables: () => InMemoryTables, context: In
 
   return {
     append(conversationId, messages) {
-      requireKey(conversationId, 'conversationId');
+      requireConversationId(conversationId);
       const rows = normalizeNewMessages(messages, { maxMessageBytes });
       checkBatchIds(rows, clipArchiveId(conversationId));
       if (rows.length === 0) return [];
@@ -81,7 +82,7 @@ export function createInMemoryMessages(tables: () => InMemoryTables, context: In
     },
 
     deleteByIds(conversationId, ids) {
-      requireKey(conversationId, 'conversationId');
+      requireConversationId(conversationId);
       const wanted = new Set(requireTextArray(ids, 'ids'));
       const record = find(conversationId);
       if (record === undefined || wanted.size === 0) return 0;
@@ -93,7 +94,7 @@ export function createInMemoryMessages(tables: () => InMemoryTables, context: In
     },
 
     findUsedIds(conversationId, ids) {
-      requireKey(conversationId, 'conversationId');
+      requireConversationId(conversationId);
       const wanted = requireTextArray(ids, 'ids');
       const record = find(conversationId);
       if (record === undefined) return [];
@@ -104,7 +105,7 @@ export function createInMemoryMessages(tables: () => InMemoryTables, context: In
     },
 
     loadHistory(conversationId, options = {}) {
-      requireKey(conversationId, 'conversationId');
+      requireConversationId(conversationId);
       const includeCompacted = options?.includeCompacted ?? false;
       if (typeof includeCompacted !== 'boolean') throw new InvalidArgumentError('options.includeCompacted', 'must be a boolean');
       const rows = find(conversationId)?.messages ?? [];
@@ -112,7 +113,7 @@ export function createInMemoryMessages(tables: () => InMemoryTables, context: In
     },
 
     countLive(conversationId, ids, options = {}) {
-      requireKey(conversationId, 'conversationId');
+      requireConversationId(conversationId);
       const wanted = new Set(requireTextArray(ids, 'ids'));
       const clearedOnly = requireCountLiveOptions(options);
       return (find(conversationId)?.messages ?? []).filter((m) => wanted.has(m.id) && isLive(m) && (!clearedOnly || m.clearedOutputLabel !== undefined)).length;

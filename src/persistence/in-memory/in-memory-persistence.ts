@@ -14,6 +14,7 @@ import { clearLoopGuardState, getLoopGuardState, setLoopGuardState } from './in-
 import { createInMemoryMessages, type InMemoryContext, type InMemoryMessageOperations } from './in-memory-messages.js';
 import { listConversations, listOperations, recordOperation, updateOperation } from './in-memory-operation-log.js';
 import { getTokenCalibration, setTokenCalibration } from './in-memory-token-calibration.js';
+import { clearConversationSettings, getConversationSettings, setConversationSettings } from './in-memory-conversation-settings.js';
 import { conversationKey, copyOf, createInMemoryPersistenceState, type InMemoryPersistenceState, type InMemoryTables } from './in-memory-tables.js';
 
 export interface InMemoryPersistenceOptions {
@@ -111,6 +112,36 @@ export function createInMemoryPersistence(options: InMemoryPersistenceOptions = 
       }),
     listConversations: () => read('listConversations', () => listConversations(state.tables, namespace)),
     eraseConversation: (conversationId, options) => write('eraseConversation', () => eraseConversation(state.tables, namespace, conversationId, options)),
+    ...conversationRecords({ state, namespace, clock, read, write }),
+
+    async close() {
+      closed = true;
+    },
+  };
+}
+
+type Access = <T>(method: string, fn: () => T) => Promise<T>;
+
+/** The records a conversation keeps beside its messages: the loop guard, the token calibration, its stored settings. */
+function conversationRecords(input: {
+  state: InMemoryPersistenceState;
+  namespace: string;
+  clock: () => Date;
+  read: Access;
+  write: Access;
+}): Pick<
+  PersistenceProvider,
+  | 'getLoopGuardState'
+  | 'setLoopGuardState'
+  | 'clearLoopGuardState'
+  | 'getTokenCalibration'
+  | 'setTokenCalibration'
+  | 'getConversationSettings'
+  | 'setConversationSettings'
+  | 'clearConversationSettings'
+> {
+  const { state, namespace, clock, read, write } = input;
+  return {
     getLoopGuardState: (conversationId) => read('getLoopGuardState', () => getLoopGuardState(state.tables, namespace, conversationId)),
     setLoopGuardState: (conversationId, update) =>
       write('setLoopGuardState', () => setLoopGuardState(state.tables, namespace, conversationId, update, clock().toISOString())),
@@ -118,10 +149,10 @@ export function createInMemoryPersistence(options: InMemoryPersistenceOptions = 
     getTokenCalibration: (conversationId) => read('getTokenCalibration', () => getTokenCalibration(state.tables, namespace, conversationId)),
     setTokenCalibration: (conversationId, update) =>
       write('setTokenCalibration', () => setTokenCalibration(state.tables, namespace, conversationId, update, clock().toISOString())),
-
-    async close() {
-      closed = true;
-    },
+    getConversationSettings: (conversationId) => read('getConversationSettings', () => getConversationSettings(state.tables, namespace, conversationId)),
+    setConversationSettings: (conversationId, settings) =>
+      write('setConversationSettings', () => setConversationSettings(state.tables, namespace, conversationId, settings, clock().toISOString())),
+    clearConversationSettings: (conversationId) => write('clearConversationSettings', () => clearConversationSettings(state.tables, namespace, conversationId)),
   };
 }
 

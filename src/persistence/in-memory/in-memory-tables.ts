@@ -5,7 +5,7 @@
  */
 import type { ConversationMessage } from '../../conversation/types.js';
 import { createKeyedMutex } from '../keyed-mutex.js';
-import type { CompactionOperation, LoopGuardState, TokenCalibration } from '../persistence-provider.js';
+import type { CompactionOperation, ConversationSettingsRecord, LoopGuardState, TokenCalibration } from '../persistence-provider.js';
 
 /** A row of `conversations` plus its messages and id ledger. */
 export interface ConversationRecord {
@@ -38,6 +38,8 @@ export interface InMemoryTables {
   /** By operation id: unique across namespaces, as the SQL table's primary key. */
   operations: Map<string, OperationRecord>;
   nextOperationOrder: number;
+  /** Each conversation's settings overrides (`conversation_settings`), by `conversationKey`: no conversation row needed. */
+  settings: Map<string, ConversationSettingsRecord>;
 }
 
 /** Data, write queue and locks of one in-memory database. Create with `createInMemoryPersistenceState()`. */
@@ -53,7 +55,7 @@ export interface InMemoryPersistenceState {
 export function createInMemoryPersistenceState(): InMemoryPersistenceState {
   let tail: Promise<unknown> = Promise.resolve();
   return {
-    tables: { conversations: new Map(), operations: new Map(), nextOperationOrder: 0 },
+    tables: { conversations: new Map(), operations: new Map(), nextOperationOrder: 0, settings: new Map() },
     serialize<T>(task: () => Promise<T>): Promise<T> {
       const run = tail.then(task);
       tail = run.catch(() => undefined);

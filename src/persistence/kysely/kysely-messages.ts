@@ -4,7 +4,8 @@
  */
 import type { Kysely } from 'kysely';
 import type { ConversationMessage, NewMessage } from '../../conversation/types.js';
-import { requireKey, requireTextArray } from '../../conversation/text.js';
+import { requireConversationId } from '../../conversation/conversation-id.js';
+import { requireTextArray } from '../../conversation/text.js';
 import { InvalidArgumentError } from '../../errors.js';
 import { checkBatchIds } from '../append-batch-checks.js';
 import { checkCommitClearing } from '../clearing-checks.js';
@@ -44,7 +45,7 @@ export function kyselyMessageOperations(db: Kysely<Database>, context: StoreCont
 
   return {
     async append(conversationId: string, messages: NewMessage[]): Promise<ConversationMessage[]> {
-      requireKey(conversationId, 'conversationId');
+      requireConversationId(conversationId);
       const rows = normalizeNewMessages(messages, { maxMessageBytes });
       checkBatchIds(rows, clipArchiveId(conversationId));
       if (rows.length === 0) return [];
@@ -63,26 +64,26 @@ export function kyselyMessageOperations(db: Kysely<Database>, context: StoreCont
     },
 
     async deleteByIds(conversationId: string, ids: string[]): Promise<number> {
-      requireKey(conversationId, 'conversationId');
+      requireConversationId(conversationId);
       const wanted = requireTextArray(ids, 'ids');
       return guard(`delete messages of conversation ${named(conversationId)}`, () => within(conversationId, (at) => deleteLive(at, wanted)));
     },
 
     async findUsedIds(conversationId: string, ids: string[]): Promise<UsedId[]> {
-      requireKey(conversationId, 'conversationId');
+      requireConversationId(conversationId);
       const wanted = requireTextArray(ids, 'ids');
       return guard(`look up used ids of conversation ${named(conversationId)}`, () => findUsedIds(db, { namespace, conversationId }, wanted));
     },
 
     async loadHistory(conversationId: string, options: LoadHistoryOptions = {}): Promise<ConversationMessage[]> {
-      requireKey(conversationId, 'conversationId');
+      requireConversationId(conversationId);
       const includeCompacted = options?.includeCompacted ?? false;
       if (typeof includeCompacted !== 'boolean') throw new InvalidArgumentError('options.includeCompacted', 'must be a boolean');
       return guard(`load conversation ${named(conversationId)}`, () => selectHistory({ trx: db, context, conversationId }, includeCompacted));
     },
 
     async countLive(conversationId: string, ids: string[], options: CountLiveOptions = {}): Promise<number> {
-      requireKey(conversationId, 'conversationId');
+      requireConversationId(conversationId);
       const wanted = requireTextArray(ids, 'ids');
       const clearedOnly = requireCountLiveOptions(options);
       if (wanted.length === 0) return 0;

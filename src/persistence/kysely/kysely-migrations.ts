@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { sql, type Kysely } from 'kysely';
 import { errorMessage, MemfoldError } from '../../errors.js';
 import { DEFAULT_DATABASE_SCHEMA } from '../database-schema.js';
-import { toPersistenceError } from '../persistence-error.js';
+import { ConnectionLostError, toPersistenceError } from '../persistence-error.js';
 import type { MigrationReport } from '../persistence-provider.js';
 
 /** Files the runner applies: `NNN_name.sql`. */
@@ -113,8 +113,13 @@ async function recordTable(db: Kysely<any>, schema: string): Promise<boolean> {
  * what failed, in which schema, the SQLSTATE, that nothing was applied, and what to change.
  */
 function migrationError(error: unknown, step: string, schema: string): MemfoldError {
-  if (MemfoldError.isInstance(error)) return error;
-  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+  // A lost connection is wrapped like any driver failure: the error names the migration it cut off.
+  if (MemfoldError.isInstance(error) && !ConnectionLostError.isInstance(error)) return error;
+  const code = ConnectionLostError.isInstance(error)
+    ? error.sqlCode
+    : typeof error === 'object' && error !== null
+      ? (error as { code?: unknown }).code
+      : undefined;
   const sqlstate = typeof code === 'string' ? code : undefined;
   const advice =
     sqlstate === '42P07'

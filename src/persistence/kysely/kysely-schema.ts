@@ -88,6 +88,14 @@ export interface TokenCalibrationsTable {
   observed_at: Timestamp;
 }
 
+/** Row type of `conversation_settings`: a conversation's settings overrides (migrations/014_conversation_settings.sql). */
+export interface ConversationSettingsTable {
+  namespace: string;
+  conversation_id: string;
+  settings: Json<Record<string, unknown>>;
+  updated_at: Timestamp;
+}
+
 /** Row type of `memfold_rate_slots`: the next start of a shared rate limit (migrations/010_rate_slots.sql). */
 export interface RateSlotsTable {
   key: string;
@@ -102,6 +110,7 @@ export interface Database {
   message_ids: MessageIdsTable;
   compaction_pauses: CompactionPausesTable;
   token_calibrations: TokenCalibrationsTable;
+  conversation_settings: ConversationSettingsTable;
   memfold_rate_slots: RateSlotsTable;
   archive_binding: ArchiveBindingTable;
 }

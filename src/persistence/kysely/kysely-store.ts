@@ -19,6 +19,7 @@ import { startLockWait, type LockWaitOptions } from '../lock-wait.js';
 import { clearLoopGuardState, getLoopGuardState, setLoopGuardState } from './kysely-loop-guard.js';
 import { kyselyMessageOperations } from './kysely-messages.js';
 import { getTokenCalibration, setTokenCalibration } from './kysely-token-calibration.js';
+import { clearConversationSettings, getConversationSettings, setConversationSettings } from './kysely-conversation-settings.js';
 import { reserveRateSlot } from './kysely-rate-slots.js';
 import { bindArchive, getArchiveBinding } from './kysely-archive-binding.js';
 import type { StoreContext } from './kysely-store-context.js';
@@ -147,6 +148,9 @@ function createStore(db: Kysely<Database>, backend: StoreDialect, options: Omit<
     clearLoopGuardState: outside('clearLoopGuardState', (conversationId) => clearLoopGuardState(db, context, conversationId)),
     getTokenCalibration: outside('getTokenCalibration', (conversationId) => getTokenCalibration(db, context, conversationId)),
     setTokenCalibration: outside('setTokenCalibration', (conversationId, update) => setTokenCalibration(db, context, conversationId, update)),
+    getConversationSettings: outside('getConversationSettings', (conversationId) => getConversationSettings(db, context, conversationId)),
+    setConversationSettings: outside('setConversationSettings', (conversationId, settings) => setConversationSettings(db, context, conversationId, settings)),
+    clearConversationSettings: outside('clearConversationSettings', (conversationId) => clearConversationSettings(db, context, conversationId)),
     reserveRateSlot: outside('reserveRateSlot', (key, intervalMs) => reserveRateSlot(db, key, intervalMs)),
     getArchiveBinding: outside('getArchiveBinding', () => getArchiveBinding(db)),
     bindArchive: outside('bindArchive', (decide) => bindArchive(db, decide)),

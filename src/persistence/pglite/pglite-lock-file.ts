@@ -272,7 +272,9 @@ function busy(dataDir: string, current: LockState | undefined): MemfoldError {
   return new MemfoldError(
     'busy',
     `PGlite data directory ${dataDir} is in use by ${who}: one process owns a PGlite directory. ` +
-      `Close the other store, use PostgreSQL (DATABASE_URL) to share one, or delete ${file} if that process is not memfold.`,
+      // What works beside the owner: LanceDB takes readers beside its writer, and these open the archive alone.
+      'Beside it, `memfold search`, `inspect` and `export` read the archive alone, and `memfold mcp --read-only` serves memory_read from it. ' +
+      `Otherwise close the other store, use PostgreSQL (DATABASE_URL) to share one, or delete ${file} if that process is not memfold.`,
     { retryable: true, details: { dataDir, lockFile: file, pid } },
   );
 }

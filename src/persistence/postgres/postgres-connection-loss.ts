@@ -39,7 +39,7 @@ function lossOf(client: pg.Client): Loss {
 function lose(client: pg.Client, cause: unknown): ConnectionLostError {
   const loss = lossOf(client);
   if (!loss.error) {
-    loss.error = cause instanceof ConnectionLostError ? cause : new ConnectionLostError(cause);
+    loss.error = ConnectionLostError.isInstance(cause) ? cause : new ConnectionLostError(cause);
     loss.controller.abort(loss.error);
   }
   return loss.error;
@@ -47,6 +47,7 @@ function lose(client: pg.Client, cause: unknown): ConnectionLostError {
 
 /** Whether a failed query's error means the connection itself is gone. */
 function isLoss(error: unknown): boolean {
+  if (ConnectionLostError.isInstance(error)) return true;
   const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
   if (typeof code === 'string' && (LOST_SQLSTATE.test(code) || LOST_NODE_CODE.has(code))) return true;
   return error instanceof Error && LOST_MESSAGE.test(error.message);

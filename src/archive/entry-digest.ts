@@ -1,0 +1,87 @@
+/**
+ * What a write's read-back compares: a row's identity (label, operation, kind, depth, count) and MD5 digests of its
+ * texts and lists, so that an adapter can answer from the columns it needs (LanceDB hashes in its own engine)
+ * instead of returning every row's transcript to be parsed. Pure but for the memo of serialized transcripts.
+ */
+import { createHash } from 'node:crypto';
+import type { ArchiveEntry, ConversationMessage } from '../conversation/types.js';
+
+/** Joins list items before hashing (source ids, sessions): ids never hold it in practice, and counts are compared too. */
+export const DIGEST_SEPARATOR = '\u001f';
+
+/** One stored entry as the read-back sees it. Digests are lower-case hex MD5 of the UTF-8 bytes. */
+export interface EntryDigest {
+  label: string;
+  operationId: string;
+  kind: string;
+  depth: number;
+  count: number;
+  content: string;
+  /** Of the transcript's JSON (`messagesJson`); null when the entry has none. */
+  messages: string | null;
+  sourceIdCount: number;
+  /** Of the source ids joined by `DIGEST_SEPARATOR` (U+001F). */
+  sourceIds: string;
+  /** Of the sessions joined by `DIGEST_SEPARATOR` (U+001F); no sessions and an empty list are the same. */
+  sessions: string;
+}
+
+export function md5Hex(text: string): string {
+  return createHash('md5').update(text, 'utf8').digest('hex');
+}
+
+/** A lone surrogate: in Unicode mode a pair is one code point, so only unpaired halves match. */
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/**
+ * The digest a text written as is must read back with. A text holding a lone surrogate cannot be stored as is
+ * (UTF-8 turns it into U+FFFD, which MD5 over UTF-8 would not see): no stored row matches it, as a comparison of
+ * the texts themselves would not.
+ */
+function writtenDigest(text: string): string {
+  return LONE_SURROGATE.test(text) ? 'not storable as is: lone surrogate' : md5Hex(text);
+}
+
+/** The JSON each transcript was last written as, held weakly (it lives as long as the entry's messages). */
+const written = new WeakMap<readonly ConversationMessage[], string>();
+
+/** A transcript's stored JSON, serialized afresh for a write and remembered for that write's read-back. */
+export function messagesJson(messages: readonly ConversationMessage[]): string {
+  const json = JSON.stringify(messages);
+  written.set(messages, json);
+  return json;
+}
+
+/** The JSON a write stored for these messages (serialized again when no write of this process saw them). */
+function writtenJson(messages: readonly ConversationMessage[]): string {
+  return written.get(messages) ?? JSON.stringify(messages);
+}
+
+/** The digest of an entry as written. */
+export function entryDigest(entry: ArchiveEntry): EntryDigest {
+  return {
+    label: entry.label,
+    operationId: entry.operationId,
+    kind: entry.kind,
+    depth: entry.depth,
+    count: entry.count,
+    content: writtenDigest(entry.content),
+    messages: entry.messages === undefined ? null : md5Hex(writtenJson(entry.messages)),
+    sourceIdCount: entry.sourceIds.length,
+    sourceIds: writtenDigest(entry.sourceIds.join(DIGEST_SEPARATOR)),
+    sessions: writtenDigest((entry.sessions ?? []).join(DIGEST_SEPARATOR)),
+  };
+}
+
+/** What differs between the entry written and the row read back, or undefined when they agree. */
+export function digestProblem(written: EntryDigest, read: EntryDigest | undefined): string | undefined {
+  if (!read) return 'missing after write';
+  if (read.operationId !== written.operationId) return `the label belongs to operation ${read.operationId}`;
+  if (read.content !== written.content) return 'content differs';
+  if (read.depth !== written.depth || read.kind !== written.kind) return 'depth or kind differs';
+  if (read.count !== written.count) return 'count differs';
+  if (read.sourceIdCount !== written.sourceIdCount || read.sourceIds !== written.sourceIds) return 'source ids differ';
+  if (read.messages !== written.messages) return 'transcript messages differ';
+  if (read.sessions !== written.sessions) return 'sessions differ';
+  return undefined;
+}

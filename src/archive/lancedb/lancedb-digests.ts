@@ -1,0 +1,72 @@
+/**
+ * The read-back's digests of stored rows (`../entry-digest.ts`), computed by LanceDB's engine in the query's
+ * projection: only the identity columns and five 32-character digests per row reach JavaScript, not the rows'
+ * content, transcripts and source ids (materializing and parsing those was most of a large write's read-back).
+ */
+import type { Table } from '@lancedb/lancedb';
+import { MemfoldError } from '../../errors.js';
+import { DIGEST_SEPARATOR, md5Hex, type EntryDigest } from '../entry-digest.js';
+import { COLUMN } from './lancedb-schema.js';
+
+/** DataFusion's `md5` answers a view type Arrow's JavaScript reader does not know: cast to plain UTF-8. */
+const md5Of = (sql: string) => `arrow_cast(md5(${sql}), 'Utf8')`;
+/** A list of strings joined as `entry-digest.ts` joins it (the separator is a plain character, not SQL syntax). */
+const joined = (column: string) => `coalesce(array_to_string(${column}, '${DIGEST_SEPARATOR}'), '')`;
+const EMPTY_DIGEST = md5Hex('');
+
+/** The projection: identity columns as stored, the texts and lists as digests. */
+function projection(sessionsColumn: boolean): Record<string, string> {
+  return {
+    [COLUMN.namespace]: COLUMN.namespace,
+    [COLUMN.conversationId]: COLUMN.conversationId,
+    [COLUMN.label]: COLUMN.label,
+    [COLUMN.operationId]: COLUMN.operationId,
+    [COLUMN.kind]: COLUMN.kind,
+    [COLUMN.depth]: COLUMN.depth,
+    [COLUMN.count]: COLUMN.count,
+    content_md5: md5Of(COLUMN.content),
+    messages_md5: md5Of(COLUMN.messages),
+    source_id_count: `array_length(${COLUMN.sourceIds})`,
+    source_ids_md5: md5Of(joined(COLUMN.sourceIds)),
+    // A table made before the sessions column has none: every entry reads back without sessions.
+    ...(sessionsColumn ? { sessions_md5: md5Of(joined(COLUMN.sessions)) } : {}),
+  };
+}
+
+function fromDigestRow(row: Record<string, unknown>): EntryDigest {
+  const messages = row.messages_md5;
+  return {
+    label: String(row[COLUMN.label]),
+    operationId: String(row[COLUMN.operationId]),
+    kind: String(row[COLUMN.kind]),
+    depth: Number(row[COLUMN.depth]),
+    count: Number(row[COLUMN.count]),
+    content: String(row.content_md5),
+    messages: typeof messages === 'string' ? messages : null,
+    // array_length of an empty list may be null in some engine versions: no ids either way.
+    sourceIdCount: Number(row.source_id_count ?? 0),
+    sourceIds: String(row.source_ids_md5),
+    sessions: typeof row.sessions_md5 === 'string' ? row.sessions_md5 : EMPTY_DIGEST,
+  };
+}
+
+export interface DigestQuery {
+  table: Table;
+  /** Must select rows of one namespace and conversation (`lancedb-filter.ts`); every row is checked against both. */
+  where: string;
+  namespace: string;
+  conversationId: string;
+  sessionsColumn: boolean;
+}
+
+/** Digests of the rows matching `where`, refusing any row outside the scope (as the adapter's other reads do). */
+export async function readRowDigests(query: DigestQuery): Promise<EntryDigest[]> {
+  const found = (await query.table.query().where(query.where).select(projection(query.sessionsColumn)).toArray()) as Record<string, unknown>[];
+  if (found.some((row) => row[COLUMN.namespace] !== query.namespace || row[COLUMN.conversationId] !== query.conversationId)) {
+    throw new MemfoldError(
+      'archive_error',
+      `LanceDB archive read-back returned rows outside namespace and conversation ${JSON.stringify([query.namespace, query.conversationId])}`,
+    );
+  }
+  return found.map(fromDigestRow);
+}

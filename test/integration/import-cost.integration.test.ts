@@ -1,0 +1,92 @@
+/**
+ * Importing memfold loads only what every use needs. The backends and the protocol stacks (pg-boss with
+ * OpenTelemetry, the MCP SDK with ajv and zod-to-json-schema, the tokenizer, chrono-node, PGlite, LanceDB) load
+ * when the function that needs them is first called. Checked on the compiled package (`dist/`, built before the
+ * integration tests) in a fresh `node` whose module hook lists every file loaded, `import` and `require` alike.
+ */
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+
+const exec = promisify(execFile);
+const ROOT = path.resolve(fileURLToPath(new URL('../..', import.meta.url)));
+const ENTRY = pathToFileURL(path.join(ROOT, 'dist/src/index.js')).href;
+
+/** Packages a program pays for only when it uses them. */
+const ON_DEMAND = [
+  'pg-boss',
+  '@opentelemetry/api',
+  '@modelcontextprotocol/sdk',
+  'zod-to-json-schema',
+  'ajv',
+  'js-tiktoken',
+  'chrono-node',
+  '@electric-sql/pglite',
+  '@lancedb/lancedb',
+  'apache-arrow',
+  'kysely',
+  'pg',
+  'openai',
+];
+
+/** A child that imports the package, then runs `then` (a script body with `memfold` in scope), printing the packages loaded before and after. */
+function childScript(then: string): string {
+  return `
+import { registerHooks } from 'node:module';
+const loaded = new Set();
+registerHooks({
+  load(url, context, next) {
+    const name = /node_modules\\/((?:@[^/]+\\/)?[^/]+)\\//.exec(url)?.[1];
+    if (name) loaded.add(name);
+    return next(url, context);
+  },
+});
+const memfold = await import(${JSON.stringify(ENTRY)});
+const atImport = [...loaded].sort();
+const result = await (async () => { ${then} })();
+console.log(JSON.stringify({ atImport, after: [...loaded].sort(), result }));
+`;
+}
+
+async function runChild(then = 'return null;'): Promise<{ atImport: string[]; after: string[]; result: unknown; stderr: string }> {
+  const { stdout, stderr } = await exec(process.execPath, ['--input-type=module', '-e', childScript(then)], {
+    cwd: ROOT,
+    env: { ...process.env, NODE_OPTIONS: '' },
+  });
+  return { ...JSON.parse(stdout.trim().split('\n').pop()!), stderr };
+}
+
+describe("import('memfold')", () => {
+  it('loads none of the backends or protocol stacks', async () => {
+    const { atImport, stderr } = await runChild();
+    expect(atImport.filter((name) => ON_DEMAND.includes(name))).toEqual([]);
+    expect(stderr).toBe('');
+  });
+
+  it('createMcpServer loads the MCP SDK then, the same module an import gets, quietly', async () => {
+    const { atImport, after, result, stderr } = await runChild(`
+      const server = memfold.mcpServerFor({ memoryRead: async () => '', context: async () => '', compactTool: () => undefined }, { conversation: 'c1' });
+      const { Server } = await import('@modelcontextprotocol/sdk/server/index.js');
+      return server instanceof Server;
+    `);
+    expect(atImport).not.toContain('@modelcontextprotocol/sdk');
+    expect(after).toContain('@modelcontextprotocol/sdk');
+    expect(result).toBe(true);
+    expect(stderr).toBe('');
+  });
+
+  it('openJobBoss loads pg-boss then', async () => {
+    const { after, result } = await runChild(`
+      try {
+        await memfold.openJobBoss({ connectionString: 'postgres://nobody@127.0.0.1:1/none', namespace: 'n' });
+        return 'opened';
+      } catch (error) {
+        return 'refused';
+      }
+    `);
+    expect(result).toBe('refused');
+    expect(after).toContain('pg-boss');
+  });
+});
