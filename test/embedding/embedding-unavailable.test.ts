@@ -81,7 +81,7 @@ describe.each(['stopped', 'http 500'] as const)('embedding endpoint %s', (how) =
     }
   });
 
-  it('with no archive yet: opening, appends and reads work; search finds nothing; compaction fails cleanly', async () => {
+  it('with no archive yet: opening, appends and reads work; search finds the live messages alone; compaction fails cleanly', async () => {
     await breakEndpoint(how);
     const memfold = await open();
     try {
@@ -90,7 +90,9 @@ describe.each(['stopped', 'http 500'] as const)('embedding endpoint %s', (how) =
       expect(before).toHaveLength(40);
       const answer = await memfold.memoryRead('orders').execute({ query: 'ORD-503' });
       expect(answer.ok).toBe(true);
-      expect(answer.output).not.toContain('Ada Lovelace'); // nothing archived, nothing shown
+      // Nothing archived: the answer holds the live history's matches alone.
+      expect(answer.output).toMatch(/^#1 transcript \| live history \| /m);
+      expect(answer.output).not.toMatch(/^#\d+ transcript \| (?!live history)/m);
 
       const result = await memfold.compact('orders');
       expect(result.status).toBe('failed');

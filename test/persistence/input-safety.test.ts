@@ -105,7 +105,7 @@ for (const backend of storeBackends()) {
       const { persistence, cleanup: close } = await backend.open();
       await close();
       const attempt = persistence.loadHistory('c');
-      await expect(attempt).rejects.toSatisfy(MemfoldError.isInstance);
+      await expect(attempt).rejects.toSatisfy((error: unknown) => MemfoldError.isInstance(error));
       await expect(attempt).rejects.toMatchObject({ code: 'persistence_error', message: expect.stringMatching(/closed/) });
     });
   });

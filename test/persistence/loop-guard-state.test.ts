@@ -103,7 +103,7 @@ for (const backend of storeBackends()) {
     it('refuses calls after close', async () => {
       const { persistence, cleanup: close } = await backend.open();
       await close();
-      await expect(persistence.getLoopGuardState('c')).rejects.toSatisfy(MemfoldError.isInstance);
+      await expect(persistence.getLoopGuardState('c')).rejects.toSatisfy((error: unknown) => MemfoldError.isInstance(error));
       await expect(persistence.clearLoopGuardState('c')).rejects.toMatchObject({ code: 'persistence_error' });
     });
   });

@@ -121,7 +121,7 @@ for (const backend of storeBackends()) {
     it('refuses calls after close', async () => {
       const { persistence, cleanup: close } = await backend.open();
       await close();
-      await expect(persistence.getTokenCalibration('c')).rejects.toSatisfy(MemfoldError.isInstance);
+      await expect(persistence.getTokenCalibration('c')).rejects.toSatisfy((error: unknown) => MemfoldError.isInstance(error));
       await expect(persistence.setTokenCalibration('c', { factor: 1, promptTokens: 1, estimatedTokens: 1 })).rejects.toMatchObject({
         code: 'persistence_error',
       });

@@ -14,6 +14,7 @@ import { createPgliteDialect } from './pglite-dialect.js';
 import { tarDirectory } from './pglite-template-tar.js';
 import {
   defaultTemplateDir,
+  holdsEveryMigration,
   installedPgliteVersion,
   migrationDigests,
   TEMPLATE_MANIFEST,
@@ -39,7 +40,10 @@ async function migratedByInitdb(dataDir: string): Promise<string> {
 
 /** Make (or keep) the template in `dir`; says which it did. */
 export async function buildPgliteTemplate(dir: string = defaultTemplateDir()): Promise<'kept' | 'built'> {
-  if (await usableTemplate(DEFAULT_DATABASE_SCHEMA, { dir })) return 'kept';
+  // Kept only when it holds every migration: a template missing the newest ones still seeds a home (they apply on
+  // top), but the package ships one that needs none.
+  const usable = await usableTemplate(DEFAULT_DATABASE_SCHEMA, { dir });
+  if (usable && holdsEveryMigration(usable.manifest, await migrationDigests())) return 'kept';
   await rm(path.join(dir, TEMPLATE_MANIFEST), { force: true });
   const work = await mkdtemp(path.join(os.tmpdir(), 'memfold-pglite-template-'));
   try {

@@ -84,6 +84,14 @@ export function templateMismatch(
   return changed ? `its migration ${changed.name} is not the package's` : undefined;
 }
 
+/** Whether a fitting template holds every current migration (a build keeps only such a one). */
+export function holdsEveryMigration(manifest: TemplateManifest, migrations: readonly TemplateMigration[]): boolean {
+  return (
+    manifest.migrations.length === migrations.length &&
+    templateMismatch(manifest, { pgliteVersion: manifest.pgliteVersion, schema: manifest.schema, migrations }) === undefined
+  );
+}
+
 /**
  * The template's tarball path and manifest when it may seed a new data directory for `schema`; undefined when there
  * is none or it does not fit (then the directory is made by `initdb`). Never throws: an unreadable template is none.
