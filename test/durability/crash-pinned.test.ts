@@ -2,7 +2,8 @@
  * SIGKILL during compactions of a conversation holding pinned messages (PostgreSQL + LanceDB), with the crash test's
  * child (children/compact-until-killed.ts): one run per kind of boundary, tier 2 and tier 3 both running each time.
  * After each kill and reconcile, a pinned user message and a pinned tool call with its output are live, unchanged, in
- * their places, in no transcript segment and no cleared output's entry, and every invariant holds. A handful of runs:
+ * their places, in no transcript segment and no cleared output's entry, and every invariant holds; a message pinned
+ * while its compaction was cut short inside its commit makes reconcile undo that compaction. A handful of runs:
  * the full crash test (crash-recovery.test.ts) covers the boundaries at length.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -40,6 +41,8 @@ const POINTS: KillPoint[] = [
   { point: 'write', n: 1 },
   { point: 'commit', ms: 150 },
   { point: 'after-commit' },
+  // Last: pinned before reconcile (pinBeforeReconcile).
+  { point: 'commit', ms: 150 },
 ];
 const CONVERSATION = "pinned-'crash'";
 
@@ -95,6 +98,22 @@ describe.skipIf(databaseUrl === undefined)('SIGKILL during compactions with pinn
     expect(pinned.length).toBeGreaterThanOrEqual(3);
     const kills: string[] = [];
 
+    /**
+     * The last run is killed inside its commit, leaving its operation `archived`: one of its messages is pinned before
+     * reconcile, which must then undo the operation (its commit would take the pinned row) rather than fail.
+     */
+    async function pinBeforeReconcile(): Promise<void> {
+      const [pending] = await memfold.persistence.listPendingOperations(CONVERSATION);
+      expect(pending, 'the killed commit left its operation archived').toMatchObject({ status: 'archived' });
+      const id = pending!.messageIds.find((m) => appended.find((a) => a.id === m)?.role === 'user')!;
+      expect(await memfold.pin(CONVERSATION, [id])).toBe(1);
+      const message = appended.find((m) => m.id === id)!;
+      message.pinned = true;
+      pinned.push(message);
+      const outcomes = await memfold.reconcile(CONVERSATION);
+      expect(outcomes).toEqual([expect.objectContaining({ operationId: pending!.id, action: 'rolled_back', reason: `message ${id} was pinned since` })]);
+    }
+
     for (const [run, killAt] of POINTS.entries()) {
       await append(turnMessages(clearingRunTurns(rand, 3), `r${run}`, new Date(Date.UTC(2025, 0, 2 + run))));
       const slow = killAt.point === 'commit' || killAt.point === 'clear-commit';
@@ -105,6 +124,7 @@ describe.skipIf(databaseUrl === undefined)('SIGKILL during compactions with pinn
       if (slow) await admin.query('delete from memfold_test_slow_commit where conversation_id = $1', [CONVERSATION]);
       if (exit.signal === 'SIGKILL') kills.push(killAt.point);
       else expect(exit.code, `run ${run} ${JSON.stringify(killAt)}: ${exit.stderr}`).toBe(0);
+      if (run === POINTS.length - 1) await pinBeforeReconcile();
       await memfold.reconcile(CONVERSATION);
 
       const live = new Map((await memfold.history(CONVERSATION)).map((m) => [m.id, m]));
@@ -116,8 +136,9 @@ describe.skipIf(databaseUrl === undefined)('SIGKILL during compactions with pinn
       }
       await checkInvariants(memfold, CONVERSATION, appended, { toolPairs: true });
     }
-    // The kills landed: most boundaries come on every run.
+    // The kills landed: most boundaries come on every run, and the last one must.
     expect(kills.length).toBeGreaterThanOrEqual(POINTS.length - 1);
+    expect(kills.at(-1)).toBe('commit');
     expect(await memfold.persistence.listPendingOperations()).toEqual([]);
     // Compactions did archive around them.
     expect((await memfold.archive.list({ conversationId: CONVERSATION, kind: 'transcript' })).length).toBeGreaterThan(0);
