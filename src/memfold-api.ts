@@ -51,6 +51,14 @@ export interface Memfold {
    * the live table holds it.
    */
   history(conversationId: string, options?: LoadHistoryOptions): Promise<ConversationMessage[]>;
+  /**
+   * Pin messages (by id; `NewMessage.pinned` pins one as it is appended): no compaction summarizes, clears or archives
+   * a pinned message, nor the rest of its unit (a tool call and its results); it stays live in its place and counts in
+   * `usage`. Resolves to how many of `messageIds` are live messages of the conversation (the others are ignored).
+   */
+  pin(conversationId: string, messageIds: string[]): Promise<number>;
+  /** Unpin messages: the next compaction may take them. Resolves as `pin` does. */
+  unpin(conversationId: string, messageIds: string[]): Promise<number>;
   /** What the model should see: `history` with long tool outputs cut. */
   context(conversationId: string): Promise<ConversationMessage[]>;
   /**

@@ -201,6 +201,8 @@ export async function createMemfold(given: MemfoldOptions = {}): Promise<Memfold
       return appended;
     },
     history,
+    pin: (conversationId, messageIds) => persistence.setPinned(conversationId, messageIds, true),
+    unpin: (conversationId, messageIds) => persistence.setPinned(conversationId, messageIds, false),
     async context(conversationId) {
       await stored.refresh(conversationId);
       await background.beforeContext(conversationId);

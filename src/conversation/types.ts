@@ -55,6 +55,11 @@ export interface ConversationMessage {
    * the first live message as an archived opening only from there. Absent on a clip-archive written before it was kept.
    */
   openingSeq?: number;
+  /**
+   * Set (true) on a pinned message (`NewMessage.pinned`, `memfold.pin`): no compaction summarizes, clears or archives
+   * it, nor the rest of its unit (a tool call and its results); it stays live in its place. Absent when not pinned.
+   */
+  pinned?: true;
 }
 
 /** What a caller appends: the store assigns `seq`, and `id`/`createdAt` when they are missing. */
@@ -72,6 +77,8 @@ export interface NewMessage {
    * message without one continues the session before it, unless `compaction.sessionGapMinutes` starts a new one.
    */
   sessionId?: string;
+  /** Keep this message live through every compaction until it is unpinned (`memfold.unpin`). Default false. */
+  pinned?: boolean;
 }
 
 export type ArchiveKind = 'summary' | 'transcript' | 'tool_output';

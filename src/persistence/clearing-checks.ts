@@ -38,5 +38,7 @@ export function clearingRowProblem(row: ConversationMessage | undefined, index: 
   if (row.clearedOutputLabel !== undefined) {
     return new MemfoldError('persistence_error', `Cannot clear ${field}: already cleared (${row.clearedOutputLabel})`, { details: { field } });
   }
+  // Pinned after the clearing planned: it stays as appended.
+  if (row.pinned === true) return new MemfoldError('persistence_error', `Cannot clear ${field}: pinned`, { details: { field } });
   return undefined;
 }

@@ -1,4 +1,4 @@
-/** `countLive`'s options, checked the same way by every store. */
+/** `countLive`'s options and `setPinned`'s flag, checked the same way by every store. */
 import { InvalidArgumentError } from '../errors.js';
 import type { CountLiveOptions } from './persistence-provider.js';
 
@@ -8,4 +8,9 @@ export function requireCountLiveOptions(options: CountLiveOptions): boolean {
   const { clearedOnly = false } = options;
   if (typeof clearedOnly !== 'boolean') throw new InvalidArgumentError('options.clearedOnly', 'must be a boolean');
   return clearedOnly;
+}
+
+/** `setPinned`'s flag, checked the same way by every store. */
+export function requirePinnedFlag(pinned: unknown): asserts pinned is boolean {
+  if (typeof pinned !== 'boolean') throw new InvalidArgumentError('pinned', 'must be a boolean');
 }

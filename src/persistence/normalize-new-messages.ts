@@ -37,6 +37,8 @@ export interface NormalizedMessage {
   content: StoredContent;
   /** Absent when the caller gave none: `append` stamps it under the conversation's lock. */
   createdAt?: string;
+  /** Set when the caller pinned the message (`NewMessage.pinned`): a column of its own, outside the digest. */
+  pinned?: true;
 }
 
 export interface NormalizeOptions {
@@ -93,6 +95,7 @@ export const newMessageSchema = z.object({
   name: storedTextSchema().optional(),
   id: storedTextSchema({ maxKeyBytes: MAX_KEY_BYTES }).optional(),
   sessionId: storedTextSchema({ maxKeyBytes: MAX_SESSION_ID_BYTES }).optional(),
+  pinned: z.boolean({ error: (issue) => `must be a boolean, got ${describeValue(issue.input)}` }).optional(),
   // A missing time stays missing: append stamps it under the conversation's row lock.
   createdAt: isoTimeSchema.optional(),
 });
@@ -121,7 +124,13 @@ function normalizeOne(message: z.output<typeof newMessageSchema>, field: string,
   }
   const id = message.id ?? randomUUID();
   requireSize(content, id, field, options.maxMessageBytes);
-  return { id, role: message.role, content, ...(message.createdAt === undefined ? {} : { createdAt: message.createdAt }) };
+  return {
+    id,
+    role: message.role,
+    content,
+    ...(message.createdAt === undefined ? {} : { createdAt: message.createdAt }),
+    ...(message.pinned === true ? { pinned: true as const } : {}),
+  };
 }
 
 /** Caps one message's UTF-8 bytes, so a runaway tool output cannot fill the table or the context. */

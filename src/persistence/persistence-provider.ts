@@ -181,6 +181,12 @@ export interface PersistenceTransaction {
    * live); with `clearedOnly`, how many of those are cleared tool outputs.
    */
   countLive(conversationId: string, ids: string[], options?: CountLiveOptions): Promise<number>;
+  /**
+   * Pin (or unpin) those of `ids` that are live messages of the conversation (`ConversationMessage.pinned`); returns how
+   * many that is. A pinned row is never taken by `commitCompaction`. Refuses a `pinned` that is not a boolean.
+   */
+  setPinned(conversationId: string, ids: string[], pinned: boolean): Promise<number>;
+  /** Refuses (`commit.deleteIds`) to take a pinned row, writing nothing. */
   commitCompaction(commit: CommitCompaction): Promise<CommitReport>;
   /**
    * In one transaction: replace the text of each listed tool result by its placeholder and set its

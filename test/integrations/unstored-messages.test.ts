@@ -6,7 +6,7 @@ import { msg, toolCall } from '../support/messages.js';
 
 const u = (text: string): NewMessage => ({ role: 'user', content: text });
 const a = (text: string): NewMessage => ({ role: 'assistant', content: text });
-const stored = (...messages: NewMessage[]): ConversationMessage[] => messages.map(({ createdAt: _, ...m }) => msg(m.role, m.content, m));
+const stored = (...messages: NewMessage[]): ConversationMessage[] => messages.map(({ createdAt: _, pinned: __, ...m }) => msg(m.role, m.content, m));
 
 describe('unstoredMessages', () => {
   const history = stored(u('hi'), a('hello'), u('hi'), a('again'));

@@ -2,7 +2,7 @@
  * Tier 2 of compaction, pure: which tool outputs to clear from the live history, the placeholder that takes their
  * place, and the archive entry that keeps each verbatim. A tool output is cleared when it answers a call older than
  * the `keepToolUses` most recent ones, its tool is not in `excludeTools`, it holds at least
- * `clearToolOutputMinTokens` tokens and its placeholder is smaller; oldest first, until the history is down to the
+ * `clearToolOutputMinTokens` tokens, its placeholder is smaller and its unit holds no pinned message; oldest first, until the history is down to the
  * given mark. The row stays (id, seq, tool call id), so a call and its result are never split.
  */
 import type { ConversationMessage, ToolOutputEntry } from '../../conversation/types.js';
@@ -10,6 +10,7 @@ import type { ClearedOutput } from '../../persistence/persistence-provider.js';
 import type { CompactionSettings } from '../compaction-settings.js';
 import { uniqueLabel } from '../format/labels.js';
 import { isClipArchive } from '../plan/plan.js';
+import { pinnedUnitIds } from '../../conversation/pinned.js';
 import { renderTranscript } from '../format/transcript-format.js';
 
 export type ClearingSettings = Pick<CompactionSettings, 'clearToolOutputs' | 'keepToolUses' | 'excludeTools' | 'clearToolOutputMinTokens'>;
@@ -72,11 +73,13 @@ export function selectToolOutputsToClear(
   const { calls, callOf } = callPositions(body);
   const recentFrom = calls - settings.keepToolUses;
   const excluded = new Set(settings.excludeTools);
+  // A pinned unit is never cleared: its call and results stay as appended.
+  const pinned = pinnedUnitIds(body);
   const outputs: OutputToClear[] = [];
   let freed = 0;
   for (const message of body) {
     if (options.tokensBefore - freed <= options.stopAt) break;
-    if (message.role !== 'tool' || message.clearedOutputLabel !== undefined) continue;
+    if (message.role !== 'tool' || message.clearedOutputLabel !== undefined || pinned.has(message.id)) continue;
     const call = callOf.get(message)!;
     // A result whose call is unknown is left alone: it cannot be placed among the recent uses.
     if (call.position < 0 || call.position >= recentFrom) continue;

@@ -21,7 +21,7 @@ export interface CommitInput {
   usage?: OperationUsage;
 }
 
-/** Returns the history as it now stands in the live table: system prompt, clip-archive, first turns, recent messages. */
+/** Returns the history as it now stands in the live table: system prompt, clip-archive, first turns, pinned units, recent messages. */
 export async function commitCompacted(
   input: CommitInput,
   deps: { persistence: PersistenceProvider; settings: Pick<CompactionSettings, 'clipFirst' | 'clipLast' | 'mode'> },
@@ -38,5 +38,6 @@ export async function commitCompacted(
     mode: deps.settings.mode,
     ...(input.usage ? { usage: input.usage } : {}),
   });
-  return [...plan.system, committed.clipArchive, ...plan.firstTurns, ...plan.recent];
+  // The pinned units lie between the first turns and the tail: in seq order, as the live table holds them.
+  return [...plan.system, committed.clipArchive, ...plan.firstTurns, ...plan.pinned, ...plan.recent];
 }

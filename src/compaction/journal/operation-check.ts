@@ -64,6 +64,9 @@ export function unfinishableReason(
     if (!copies.has(id)) return `message ${id} has no transcript copy`;
   }
   if (covered.size !== wanted.size || copies.size !== wanted.size) return 'the archive holds messages the journal does not name';
+  // Pinned since it was planned: the commit would refuse it, and the message stays live.
+  const pinned = live.find((m) => wanted.has(m.id) && m.pinned === true);
+  if (pinned) return `message ${pinned.id} was pinned since`;
   for (const m of live) {
     const copy = copies.get(m.id);
     if (!copy) continue;

@@ -30,6 +30,7 @@ export function unfinishableClearing(
     const row = liveById.get(id);
     if (row?.role !== 'tool') return `message ${id} is not a live tool result`;
     if (row.clearedOutputLabel !== undefined) return `message ${id} is already cleared`;
+    if (row.pinned === true) return `message ${id} was pinned since`;
     const copies = byMessage.get(id) ?? [];
     if (copies.length !== 1) return `message ${id} is in ${copies.length} tool output entries`;
     const copy = copies[0]!.messages;

@@ -80,11 +80,11 @@ export function planTiers(
 export type RunnableTierPlan = Exclude<TierPlan, { kind: 'skip' }>;
 
 /**
- * `plan` with its first turns and tail read from `rows` (the live rows once tier 2 committed, by id): the plan stands,
+ * `plan` with its first turns, pinned units and tail read from `rows` (the live rows once tier 2 committed, by id): the plan stands,
  * and what the compaction leaves live is the rows as stored. Its compactable messages stay as the summarizer reads them.
  */
 export function withRows(plan: CompactionPlan, rows: readonly ConversationMessage[]): CompactionPlan {
   const byId = new Map(rows.map((m) => [m.id, m]));
   const stored = (messages: readonly ConversationMessage[]) => messages.map((m) => byId.get(m.id) ?? m);
-  return { ...plan, firstTurns: stored(plan.firstTurns), recent: stored(plan.recent) };
+  return { ...plan, firstTurns: stored(plan.firstTurns), pinned: stored(plan.pinned), recent: stored(plan.recent) };
 }

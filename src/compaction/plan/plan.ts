@@ -7,6 +7,7 @@ import { calibrated } from '../../tokens/usage-calibration.js';
 import type { CompactionSettings } from '../compaction-settings.js';
 import { planSessions, type ScopeOutcome } from './session-scope.js';
 import { openingEnd, turnStarts, unitStarts } from '../../conversation/turns.js';
+import { pinnedUnitIds } from '../../conversation/pinned.js';
 
 export type SkipReason = 'below_trigger' | 'nothing_to_compact' | 'too_little_to_free';
 
@@ -18,8 +19,13 @@ export interface CompactionPlan {
   previousClipArchive?: ConversationMessage;
   /** Opening turns kept verbatim. */
   firstTurns: ConversationMessage[];
-  /** What the compaction archives and removes, in order. */
+  /** What the compaction archives and removes, in order: the messages between the first turns and the tail, less `pinned`. */
   compactable: ConversationMessage[];
+  /**
+   * The pinned units between the first turns and the tail (`conversation/pinned.ts`), in order: left live in their
+   * places, as the first turns and the tail are.
+   */
+  pinned: ConversationMessage[];
   /** The verbatim tail. */
   recent: ConversationMessage[];
   tokensBefore: number;
@@ -160,17 +166,23 @@ export function planCompaction(
   const previousSeq = previousClipArchive ? Math.max(system.at(-1)?.seq ?? 0, (previousClipArchive.openingSeq ?? 1) - 1) : undefined;
   const firstEnd = findFirstTurnsEnd(body, bodyTokens, settings, previousSeq);
   const sum = (from: number, to: number) => bodyTokens.slice(from, to).reduce((a, b) => a + b, 0);
-  const keepRecentTokens = tailBudget(settings, systemTokens + sum(0, firstEnd), clipBound);
+  // Pinned units after the first turns stay live wherever the cut falls: counted with what the compaction keeps.
+  const pinnedIds = pinnedUnitIds(body);
+  const pinnedTokens = body.reduce((total, m, i) => (i >= firstEnd && pinnedIds.has(m.id) ? total + bodyTokens[i]! : total), 0);
+  const keptTokens = systemTokens + sum(0, firstEnd) + pinnedTokens;
+  const keepRecentTokens = tailBudget(settings, keptTokens, clipBound);
   const tokenCut = Math.max(firstEnd, findTailStart(body, bodyTokens, { keepRecentTokens, keepRecentMessages: settings.keepRecentMessages }));
-  const fixedTokens = systemTokens + sum(0, firstEnd) + clipBound;
+  const fixedTokens = keptTokens + clipBound;
   const sessions = planSessions({ body, bodyTokens, firstEnd, tokenCut, tailBudget: keepRecentTokens, fixedTokens, settings });
   const tailStart = sessions.tailStart;
-  const compactable = body.slice(firstEnd, tailStart);
+  const middle = body.slice(firstEnd, tailStart);
+  const compactable = middle.filter((m) => !pinnedIds.has(m.id));
   if (compactable.length === 0) return { kind: 'skip', reason: 'nothing_to_compact', tokensBefore };
 
   // The new clip-archive holds one more batch or so than the old one, up to its largest.
   const newClipTokens = Math.min(clipBound, previousClipTokens + calibrated(settings.maxSummaryTokens, factor));
-  const expectedFreed = sum(firstEnd, tailStart) + previousClipTokens - newClipTokens;
+  const middlePinned = middle.reduce((total, m, i) => (pinnedIds.has(m.id) ? total + bodyTokens[firstEnd + i]! : total), 0);
+  const expectedFreed = sum(firstEnd, tailStart) - middlePinned + previousClipTokens - newClipTokens;
   // Too small a step only moves the next compaction closer; at the window itself any step is worth taking.
   if (!options.force && expectedFreed < settings.minFreedTokens && tokensBefore < settings.contextWindow) {
     return { kind: 'skip', reason: 'too_little_to_free', tokensBefore };
@@ -181,6 +193,7 @@ export function planCompaction(
     system,
     firstTurns: body.slice(0, firstEnd),
     compactable,
+    pinned: middle.filter((m) => pinnedIds.has(m.id)),
     recent: body.slice(tailStart),
     tokensBefore,
     expectedFreed,

@@ -5,6 +5,7 @@
  */
 import type { ConversationMessage } from '../../conversation/types.js';
 import { isClipArchive } from '../plan/plan.js';
+import { pinnedUnitIds } from '../../conversation/pinned.js';
 
 export function cutToolOutput(message: ConversationMessage, maxLines: number): ConversationMessage {
   if (message.role !== 'tool') return message;
@@ -16,7 +17,7 @@ export function cutToolOutput(message: ConversationMessage, maxLines: number): C
 
 /**
  * Order stored rows for the model: leading system messages, then the clip-archive, then the rest in
- * seq order, with tool outputs cut to `toolOutputMaxLines` when given.
+ * seq order, with tool outputs cut to `toolOutputMaxLines` when given (but those of pinned units).
  */
 export function assembleContext(rows: readonly ConversationMessage[], toolOutputMaxLines?: number): ConversationMessage[] {
   const clip = rows.filter(isClipArchive);
@@ -24,7 +25,9 @@ export function assembleContext(rows: readonly ConversationMessage[], toolOutput
   let systemEnd = 0;
   while (systemEnd < rest.length && rest[systemEnd]!.role === 'system') systemEnd++;
   const body = rest.slice(systemEnd);
-  const shown = toolOutputMaxLines === undefined ? body : body.map((m) => cutToolOutput(m, toolOutputMaxLines));
+  // A pinned unit's outputs are shown whole: pinning says the model should keep reading them as they are.
+  const pinned = pinnedUnitIds(body);
+  const shown = toolOutputMaxLines === undefined ? body : body.map((m) => (pinned.has(m.id) ? m : cutToolOutput(m, toolOutputMaxLines)));
   return [...rest.slice(0, systemEnd), ...clip, ...shown];
 }
 

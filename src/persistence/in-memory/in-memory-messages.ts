@@ -4,7 +4,7 @@
  * runs without awaiting in between, so it is all-or-nothing on its own; the store runs the writes one
  * at a time and `transaction()` runs them on a snapshot.
  */
-import { requireCountLiveOptions } from '../count-live-options.js';
+import { requireCountLiveOptions, requirePinnedFlag } from '../count-live-options.js';
 import type { ConversationMessage, NewMessage } from '../../conversation/types.js';
 import { messageDigest } from '../../conversation/message-digest.js';
 import { InvalidArgumentError, MemfoldError } from '../../errors.js';
@@ -31,6 +31,7 @@ export interface InMemoryMessageOperations {
   deleteByIds(conversationId: string, ids: string[]): number;
   loadHistory(conversationId: string, options?: LoadHistoryOptions): ConversationMessage[];
   countLive(conversationId: string, ids: string[], options?: CountLiveOptions): number;
+  setPinned(conversationId: string, ids: string[], pinned: boolean): number;
   commitCompaction(commit: CommitCompaction): CommitReport;
   commitClearing(commit: CommitClearing): ConversationMessage[];
   findUsedIds(conversationId: string, ids: string[]): UsedId[];
@@ -42,6 +43,7 @@ function toMessage(conversationId: string, seq: number, row: NormalizedMessage, 
   if (row.content.toolCallId !== undefined) message.toolCallId = row.content.toolCallId;
   if (row.content.name !== undefined) message.name = row.content.name;
   if (row.content.sessionId !== undefined) message.sessionId = row.content.sessionId;
+  if (row.pinned === true) message.pinned = true;
   return message;
 }
 
@@ -119,6 +121,18 @@ export function createInMemoryMessages(tables: () => InMemoryTables, context: In
       return (find(conversationId)?.messages ?? []).filter((m) => wanted.has(m.id) && isLive(m) && (!clearedOnly || m.clearedOutputLabel !== undefined)).length;
     },
 
+    setPinned(conversationId, ids, pinned) {
+      requireConversationId(conversationId);
+      const wanted = new Set(requireTextArray(ids, 'ids'));
+      requirePinnedFlag(pinned);
+      const rows = (find(conversationId)?.messages ?? []).filter((m) => wanted.has(m.id) && isLive(m) && m.kind === 'message');
+      for (const m of rows) {
+        if (pinned) m.pinned = true;
+        else delete m.pinned;
+      }
+      return rows.length;
+    },
+
     commitCompaction: (commit) => {
       const checked = checkCommit(commit);
       return commitCompactionIn(at(checked.conversationId), checked);
@@ -163,6 +177,13 @@ function commitCompactionIn(target: CommitTarget, commit: CheckedCommit): Commit
   // Only ordinary messages are marked (the Kysely store's check); a delete takes any live row named.
   const taken = (m: ConversationMessage) => taking.has(m.id) && isLive(m) && (mode === 'delete' || m.kind === 'message');
   const live = (find(conversationId)?.messages ?? []).filter(taken).length;
+  const pinned = (find(conversationId)?.messages ?? []).filter((m) => taking.has(m.id) && m.pinned === true).length;
+  if (pinned > 0) {
+    // A message pinned after the compaction planned stays live (the Kysely store's check).
+    throw new MemfoldError('persistence_error', `Commit of ${operationId} would take ${pinned} pinned message(s); pinned messages stay live`, {
+      details: { field: 'commit.deleteIds' },
+    });
+  }
   if (live !== taking.size) {
     // Some archived message is no longer live: the caller planned on a stale history.
     throw new MemfoldError(

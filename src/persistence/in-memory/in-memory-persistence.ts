@@ -79,6 +79,7 @@ export function createInMemoryPersistence(options: InMemoryPersistenceOptions = 
     commitClearing: (commit) => write('commitClearing', () => messages.commitClearing(commit)),
     loadHistory: (conversationId, options) => read('loadHistory', () => messages.loadHistory(conversationId, options)),
     countLive: (conversationId, ids, options) => read('countLive', () => messages.countLive(conversationId, ids, options)),
+    setPinned: (conversationId, ids, pinned) => write('setPinned', () => messages.setPinned(conversationId, ids, pinned)),
     findUsedIds: (conversationId, ids) => read('findUsedIds', () => messages.findUsedIds(conversationId, ids)),
 
     async transaction<T>(fn: (tx: PersistenceTransaction) => Promise<T>): Promise<T> {
@@ -210,6 +211,7 @@ function promised(operations: InMemoryMessageOperations): PersistenceTransaction
     deleteByIds: async (conversationId, ids) => operations.deleteByIds(conversationId, ids),
     loadHistory: async (conversationId, options) => operations.loadHistory(conversationId, options),
     countLive: async (conversationId, ids, options) => operations.countLive(conversationId, ids, options),
+    setPinned: async (conversationId, ids, pinned) => operations.setPinned(conversationId, ids, pinned),
     commitCompaction: async (commit) => operations.commitCompaction(commit),
     commitClearing: async (commit) => operations.commitClearing(commit),
     findUsedIds: async (conversationId, ids) => operations.findUsedIds(conversationId, ids),

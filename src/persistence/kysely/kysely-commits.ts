@@ -12,7 +12,7 @@ import { clearingRowProblem } from '../clearing-checks.js';
 import { clipArchiveId } from '../clip-archive-id.js';
 import { clipArchiveThroughSeq, openingSeqOf } from './kysely-clip-archive.js';
 import { requireLockHeld } from './kysely-conversation-lock.js';
-import { deleteIds, markIds, MESSAGE_COLUMNS, touchConversation, type InConversation } from './kysely-message-rows.js';
+import { countPinned, deleteIds, markIds, MESSAGE_COLUMNS, touchConversation, type InConversation } from './kysely-message-rows.js';
 import { refusedOperationWrite, upsertOperationRow } from './kysely-operation-log.js';
 import { toMessage, type MessageRow } from './kysely-row-mapping.js';
 import type { Database } from './kysely-schema.js';
@@ -36,6 +36,13 @@ export async function commitCompactionIn(at: InConversation, commit: CheckedComm
   // The operation row first: an overlay mark refers to it. Any throw below rolls it back with the rest.
   const row = { id: operationId, conversationId, status: 'committed' as const, mode, messageIds: wanted, labels, error: null, usage: usage ?? null };
   if (!(await upsertOperationRow(trx, namespace, row, now))) throw await refusedOperationWrite(trx, namespace, row, FIELDS);
+  // A message pinned after the compaction planned stays live: the commit fails, undone, and the next one plans around it.
+  const pinned = await countPinned(at, wanted);
+  if (pinned > 0) {
+    throw new MemfoldError('persistence_error', `Commit of ${operationId} would take ${pinned} pinned message(s); pinned messages stay live`, {
+      details: { field: 'commit.deleteIds' },
+    });
+  }
   const taken = mode === 'overlay' ? await markIds(at, wanted, operationId) : await deleteIds(at, wanted);
   const expected = new Set(wanted).size;
   if (taken !== expected) {
@@ -113,7 +120,7 @@ export async function commitClearingIn(at: InConversation, input: CommitClearing
     update messages as m set content = v.content::jsonb
     from unnest(${ids}::text[], ${contents}::text[]) as v(id, content)
     where m.namespace = ${namespace} and m.conversation_id = ${conversationId} and m.id = v.id
-    returning m.conversation_id, m.id, m.seq, m.role, m.kind, m.content, m.created_at, m.compacted_by`.execute(trx);
+    returning m.conversation_id, m.id, m.seq, m.role, m.kind, m.content, m.created_at, m.compacted_by, m.pinned`.execute(trx);
   const row = {
     id: operationId,
     conversationId,

@@ -13,7 +13,7 @@ import type { StoreContext } from './kysely-store-context.js';
 /** Rows per INSERT: 8 parameters a row stays far below PostgreSQL's 65,535-parameter limit. */
 const INSERT_BATCH = 1000;
 
-export const MESSAGE_COLUMNS = ['conversation_id', 'id', 'seq', 'role', 'kind', 'content', 'created_at', 'compacted_by'] as const;
+export const MESSAGE_COLUMNS = ['conversation_id', 'id', 'seq', 'role', 'kind', 'content', 'created_at', 'compacted_by', 'pinned'] as const;
 
 /** One conversation inside a transaction: what every row step is given. */
 export interface InConversation {
@@ -65,6 +65,7 @@ export async function insertMessages(
       kind: 'message',
       content: JSON.stringify(row.content),
       created_at: row.createdAt ?? now,
+      pinned: row.pinned === true,
     }));
     const ledger = batch.map((row, offset) => ({ namespace, conversation_id: conversationId, id: row.id, digest: digestOf(rows[start + offset]!) }));
     await trx.insertInto('message_ids').values(ledger).execute();
@@ -101,6 +102,35 @@ export async function markIds({ trx, context, conversationId }: InConversation, 
     .where(sql<boolean>`id = any(${ids}::text[])`)
     .executeTakeFirst();
   return Number(result.numUpdatedRows);
+}
+
+/** Set the pin of those of `ids` that are live messages; returns how many that is. */
+export async function setPinnedRows({ trx, context, conversationId }: InConversation, ids: string[], pinned: boolean): Promise<number> {
+  if (ids.length === 0) return 0;
+  const result = await trx
+    .updateTable('messages')
+    .set({ pinned })
+    .where('namespace', '=', context.namespace)
+    .where('conversation_id', '=', conversationId)
+    .where('compacted_by', 'is', null)
+    .where('kind', '=', 'message')
+    .where(sql<boolean>`id = any(${ids}::text[])`)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/** How many of `ids` are pinned rows: a compaction's commit takes none. */
+export async function countPinned({ trx, context, conversationId }: InConversation, ids: string[]): Promise<number> {
+  if (ids.length === 0) return 0;
+  const row = await trx
+    .selectFrom('messages')
+    .select((eb) => eb.fn.countAll<string>().as('pinned'))
+    .where('namespace', '=', context.namespace)
+    .where('conversation_id', '=', conversationId)
+    .where('pinned', '=', true)
+    .where(sql<boolean>`id = any(${ids}::text[])`)
+    .executeTakeFirstOrThrow();
+  return Number(row.pinned);
 }
 
 /** The conversation's rows in seq order: the live ones, or with those an overlay compaction marked. */

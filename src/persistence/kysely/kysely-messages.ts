@@ -11,7 +11,7 @@ import { checkBatchIds } from '../append-batch-checks.js';
 import { checkCommitClearing } from '../clearing-checks.js';
 import { clipArchiveId } from '../clip-archive-id.js';
 import { checkCommit } from '../commit-input.js';
-import { requireCountLiveOptions } from '../count-live-options.js';
+import { requireCountLiveOptions, requirePinnedFlag } from '../count-live-options.js';
 import { normalizeNewMessages } from '../normalize-new-messages.js';
 import { guard } from '../persistence-error.js';
 import type {
@@ -25,7 +25,7 @@ import type {
 } from '../persistence-provider.js';
 import { checkAgainstStored, findUsedIds } from './kysely-append-checks.js';
 import { commitClearingIn, commitCompactionIn } from './kysely-commits.js';
-import { countLiveRows, deleteLive, insertMessages, selectHistory, touchConversation, type InConversation } from './kysely-message-rows.js';
+import { countLiveRows, deleteLive, insertMessages, selectHistory, setPinnedRows, touchConversation, type InConversation } from './kysely-message-rows.js';
 import type { Database } from './kysely-schema.js';
 import type { StoreContext } from './kysely-store-context.js';
 import { inTransaction } from './kysely-transaction.js';
@@ -90,6 +90,13 @@ export function kyselyMessageOperations(db: Kysely<Database>, context: StoreCont
       return guard(`count live messages of conversation ${named(conversationId)}`, () =>
         countLiveRows({ trx: db, context, conversationId }, wanted, clearedOnly),
       );
+    },
+
+    async setPinned(conversationId: string, ids: string[], pinned: boolean): Promise<number> {
+      requireConversationId(conversationId);
+      const wanted = requireTextArray(ids, 'ids');
+      requirePinnedFlag(pinned);
+      return guard(`pin messages of conversation ${named(conversationId)}`, () => setPinnedRows({ trx: db, context, conversationId }, wanted, pinned));
     },
 
     async commitCompaction(commit: CommitCompaction): Promise<CommitReport> {

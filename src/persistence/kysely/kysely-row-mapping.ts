@@ -18,6 +18,7 @@ export interface MessageRow {
   content: StoredContent;
   created_at: Date | string;
   compacted_by: string | null;
+  pinned: boolean;
 }
 
 /** A message row as the port's ConversationMessage (`kind` always set; `compactedBy` only on an overlay row). */
@@ -39,6 +40,7 @@ export function toMessage(row: MessageRow): ConversationMessage {
   if (row.content.compactedThroughSeq !== undefined) message.compactedThroughSeq = row.content.compactedThroughSeq;
   if (row.content.openingSeq !== undefined) message.openingSeq = row.content.openingSeq;
   if (row.compacted_by !== null) message.compactedBy = row.compacted_by;
+  if (row.pinned) message.pinned = true;
   return message;
 }
 

@@ -37,6 +37,8 @@ export interface MessagesTable {
   created_at: Timestamp;
   /** The overlay operation that archived the row (migrations/007_overlay.sql); null while the row is live. */
   compacted_by: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Kept live by every compaction until unpinned (migrations/015_pinned_messages.sql). */
+  pinned: ColumnType<boolean, boolean | undefined, boolean>;
 }
 
 /** Row type of `compaction_operations`. */
