@@ -2,7 +2,7 @@
  * Row-level steps of the message table, each inside the caller's transaction: the conversation row (seqs and its row
  * lock), the append's inserts, and taking archived rows out of the live history (deleted, or marked in overlay mode).
  */
-import { sql, type Kysely } from 'kysely';
+import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
 import type { ConversationMessage } from '../../conversation/types.js';
 import { messageDigest } from '../../conversation/message-digest.js';
 import type { NormalizedMessage } from '../normalize-new-messages.js';
@@ -20,6 +20,17 @@ export interface InConversation {
   trx: Kysely<Database>;
   context: StoreContext;
   conversationId: string;
+}
+
+/** The live rows of one conversation among `ids` (one array parameter, however many ids): what the row steps act on. */
+function liveAmong({ context, conversationId }: InConversation, ids: readonly string[]) {
+  return (eb: ExpressionBuilder<Database, 'messages'>) =>
+    eb.and([
+      eb('namespace', '=', context.namespace),
+      eb('conversation_id', '=', conversationId),
+      eb('compacted_by', 'is', null),
+      sql<boolean>`id = any(${ids}::text[])`,
+    ]);
 }
 
 /** The ledger digest of a message about to be stored. */
@@ -76,46 +87,28 @@ export async function insertMessages(
 }
 
 /** Delete those of `ids` that are live: rows an overlay compaction marked are not the live history's to delete. */
-export async function deleteIds({ trx, context, conversationId }: InConversation, ids: string[]): Promise<number> {
+export async function deleteIds(at: InConversation, ids: string[]): Promise<number> {
   if (ids.length === 0) return 0;
-  const result = await trx
-    .deleteFrom('messages')
-    .where('namespace', '=', context.namespace)
-    .where('conversation_id', '=', conversationId)
-    .where('compacted_by', 'is', null)
-    // One array parameter, however many ids.
-    .where(sql<boolean>`id = any(${ids}::text[])`)
-    .executeTakeFirst();
+  const result = await at.trx.deleteFrom('messages').where(liveAmong(at, ids)).executeTakeFirst();
   return Number(result.numDeletedRows);
 }
 
 /** Mark those of `ids` that are live messages as compacted by `operationId` (overlay mode). */
-export async function markIds({ trx, context, conversationId }: InConversation, ids: string[], operationId: string): Promise<number> {
+export async function markIds(at: InConversation, ids: string[], operationId: string): Promise<number> {
   if (ids.length === 0) return 0;
-  const result = await trx
+  const result = await at.trx
     .updateTable('messages')
     .set({ compacted_by: operationId })
-    .where('namespace', '=', context.namespace)
-    .where('conversation_id', '=', conversationId)
-    .where('compacted_by', 'is', null)
+    .where(liveAmong(at, ids))
     .where('kind', '=', 'message')
-    .where(sql<boolean>`id = any(${ids}::text[])`)
     .executeTakeFirst();
   return Number(result.numUpdatedRows);
 }
 
 /** Set the pin of those of `ids` that are live messages; returns how many that is. */
-export async function setPinnedRows({ trx, context, conversationId }: InConversation, ids: string[], pinned: boolean): Promise<number> {
+export async function setPinnedRows(at: InConversation, ids: string[], pinned: boolean): Promise<number> {
   if (ids.length === 0) return 0;
-  const result = await trx
-    .updateTable('messages')
-    .set({ pinned })
-    .where('namespace', '=', context.namespace)
-    .where('conversation_id', '=', conversationId)
-    .where('compacted_by', 'is', null)
-    .where('kind', '=', 'message')
-    .where(sql<boolean>`id = any(${ids}::text[])`)
-    .executeTakeFirst();
+  const result = await at.trx.updateTable('messages').set({ pinned }).where(liveAmong(at, ids)).where('kind', '=', 'message').executeTakeFirst();
   return Number(result.numUpdatedRows);
 }
 
@@ -142,14 +135,11 @@ export async function selectHistory({ trx, context, conversationId }: InConversa
 }
 
 /** How many of `ids` are live rows (only those holding a cleared output's placeholder, with `clearedOnly`). */
-export async function countLiveRows({ trx, context, conversationId }: InConversation, ids: string[], clearedOnly: boolean): Promise<number> {
-  const row = await trx
+export async function countLiveRows(at: InConversation, ids: string[], clearedOnly: boolean): Promise<number> {
+  const row = await at.trx
     .selectFrom('messages')
     .select((eb) => eb.fn.countAll<string>().as('live'))
-    .where('namespace', '=', context.namespace)
-    .where('conversation_id', '=', conversationId)
-    .where('compacted_by', 'is', null)
-    .where(sql<boolean>`id = any(${ids}::text[])`)
+    .where(liveAmong(at, ids))
     .$if(clearedOnly, (query) => query.where(sql<boolean>`content->>'clearedOutputLabel' is not null`))
     .executeTakeFirstOrThrow();
   return Number(row.live);
