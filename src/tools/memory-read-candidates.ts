@@ -7,6 +7,7 @@ import type { Archive, SearchHit } from '../archive/archive.js';
 import { relativeTimeHints, timeHints, type TimeHint } from '../archive/ranking/query-dates.js';
 import { searchTerms } from '../archive/ranking/search-terms.js';
 import { questionIntent } from '../archive/ranking/question-intent.js';
+import { kindsOf } from '../archive/ranking/kinds-of.js';
 import type { MemoryReadArgs } from './memory-read-args.js';
 import type { ReadStrategy } from './memory-read-strategy.js';
 
@@ -82,6 +83,8 @@ export interface Candidates {
   early: SearchHit[] | undefined;
   searchSummaries: () => Promise<SearchHit[]>;
   hints: TimeHint[];
+  /** Words naming kinds of the categories the query names (`kindsOf`), ranked at `strategy.kindsWeight`. */
+  kinds: string[];
 }
 
 /** The archive searches of one query: transcript segments (plain, from the times it names, cleared outputs) and summaries. */
@@ -103,20 +106,23 @@ export async function findCandidates(archive: Archive, conversationId: string, a
   const candidates = Math.max(intent.aggregate || intent.preference ? strategy.aggregateCandidates : strategy.candidateSegments, args.limit);
   // A recommendation draws candidates from where the user spoke of likes and plans on the question's topic too.
   const likesQuery = intent.preference && strategy.preferenceBoost > 0 ? `${archiveQuery} ${PREFERENCE_WORDS}` : undefined;
+  const kinds = strategy.kindsOf === 'none' ? [] : kindsOf(query, { questions: strategy.kindsOf, depth: strategy.kindsDepth, limit: strategy.kindsLimit });
+  const kindsQuery = kinds.length > 0 && strategy.kindsCandidates > 0 ? kinds.join(' ') : undefined;
   const searchSummaries = async (): Promise<SearchHit[]> =>
     args.kind !== 'transcript' ? archive.search({ ...filter, kind: 'summary', query: archiveQuery, limit: args.limit }) : [];
   // With summaries left out beside matching messages, their search runs only when no transcript matched.
   const summariesUpFront = !wantTranscripts || strategy.summaries !== 'none';
-  const [plain, outputs, dated, early, likes] = await Promise.all([
+  const [plain, outputs, dated, early, likes, named] = await Promise.all([
     wantTranscripts ? archive.search({ ...filter, kind: 'transcript', query: archiveQuery, limit: candidates }) : [],
     wantTranscripts ? clearedOutputs(archive, filter, archiveQuery, candidates) : [],
     wantTranscripts && hints.length > 0 ? datedCandidates(archive, filter, archiveQuery, hints, Math.ceil(candidates / 2)) : [],
     summariesUpFront ? searchSummaries() : undefined,
     wantTranscripts && likesQuery ? archive.search({ ...filter, kind: 'transcript', query: likesQuery, limit: Math.ceil(candidates / 2) }) : [],
+    wantTranscripts && kindsQuery ? archive.search({ ...filter, kind: 'transcript', query: kindsQuery, limit: strategy.kindsCandidates }) : [],
   ]);
-  const archived = uniqueByLabel([...byScore(plain, outputs), ...dated, ...likes]);
+  const archived = uniqueByLabel([...byScore(plain, outputs), ...dated, ...likes, ...named]);
   const live = wantTranscripts && options.live && strategy.liveWeight > 0 ? await liveHit(options.live, conversationId, args) : undefined;
-  return { transcripts: live ? [...archived, live] : archived, early, searchSummaries, hints };
+  return { transcripts: live ? [...archived, live] : archived, early, searchSummaries, hints, kinds };
 }
 
 /**

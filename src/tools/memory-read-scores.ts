@@ -23,10 +23,22 @@ function sessionOf(message: ConversationMessage): string {
  * for a recommendation, later messages for the value as it stands now, and for a count, each session's items
  * after its best one discounted, so the answer reaches across sessions.
  */
-export function messageScores(items: readonly PoolItem[], query: string, strategy: ReadStrategy, hints: readonly TimeHint[]): number[] {
+export function messageScores(
+  items: readonly PoolItem[],
+  query: string,
+  strategy: ReadStrategy,
+  hints: readonly TimeHint[],
+  kinds: readonly string[] = [],
+): number[] {
   const terms = items.map((item) => searchTerms(`${item.message.name ?? ''} ${item.text}`));
   const wanted = searchTerms(query);
-  const raw = bm25Scores(withNeighbourTerms(items, terms, strategy.radius), wanted);
+  // The kinds of a category the question names ("guitar" for "instruments") count at their own weight.
+  const weights = new Map(
+    searchTerms(kinds.join(' '))
+      .filter((t) => !wanted.includes(t))
+      .map((t) => [t, strategy.kindsWeight]),
+  );
+  const raw = bm25Scores(withNeighbourTerms(items, terms, strategy.radius), [...wanted, ...weights.keys()], { weights });
   const best = Math.max(0, ...raw);
   const intent = questionIntent(query);
   const preference = intent.preference ? strategy.preferenceBoost : 0;

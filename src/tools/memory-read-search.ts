@@ -124,7 +124,7 @@ export async function searchAnswer(archive: Archive, conversationId: string, arg
   const { strategy, budget, countTokens } = options;
   const query = args.query!;
   const page = args.page ?? 1;
-  const { transcripts, early, searchSummaries, hints } = await findCandidates(archive, conversationId, args, options);
+  const { transcripts, early, searchSummaries, hints, kinds } = await findCandidates(archive, conversationId, args, options);
   let summaries = early ?? (transcripts.length === 0 ? await searchSummaries() : []);
   if (transcripts.length === 0 && summaries.length === 0) return `No archived entry matches ${shownQuery(query)}.`;
 
@@ -170,7 +170,7 @@ export async function searchAnswer(archive: Archive, conversationId: string, arg
   if (transcripts.length > 0 && strategy.display === 'segment-head') entryBlocks(transcripts, 'transcript segments');
   else if (transcripts.length > 0) {
     const items = pool(transcripts, countTokens, strategy.lineStyle, strategy.longMessageTokens);
-    const scores = messageScores(items, query, strategy, hints);
+    const scores = messageScores(items, query, strategy, hints, kinds);
     if (scores.every((score) => score === 0) && sections.length === 0) {
       // Vector search found entries, but no archived message shares a word with the query: say so, and point to them.
       summaries = early ?? (await searchSummaries());

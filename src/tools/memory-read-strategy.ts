@@ -76,6 +76,19 @@ export interface ReadStrategy {
    * score times this: matches still in the context come after archived ones of the same strength. 0 leaves it out.
    */
   liveWeight: number;
+  /**
+   * Which questions also search the kinds of the category they name (`kindsOf`, WordNet's hyponyms): "how many
+   * musical instruments" then finds "guitar" and "drum set". `count`: questions asking a count or total; `category`:
+   * any question naming a category ("which cities", "what kinds of sports"); `all`: every noun of every question.
+   */
+  kindsOf: 'none' | 'count' | 'category' | 'all';
+  /** A kind's weight in the ranking beside the question's own words (1). */
+  kindsWeight: number;
+  /** Levels of kinds below the category, and most words per category. */
+  kindsDepth: number;
+  kindsLimit: number;
+  /** Candidate segments drawn by a search for the kinds alone (beside the question's own); 0 draws none. */
+  kindsCandidates: number;
   /** `windows`: the matching messages with their neighbours; `segment-head`: each hit segment from its start (the earlier display). */
   display: 'windows' | 'segment-head';
 }
@@ -98,4 +111,9 @@ export const DEFAULT_READ_STRATEGY: Readonly<ReadStrategy> = Object.freeze({
   selfBoost: 0.3,
   relativeDates: false,
   liveWeight: 0.5,
+  kindsOf: 'category',
+  kindsWeight: 0.3,
+  kindsDepth: 3,
+  kindsLimit: 200,
+  kindsCandidates: 10,
 });

@@ -32,6 +32,15 @@ describe('bm25', () => {
     const tfPart = 2.2 / (1 + 1.2 * (0.25 + (0.75 * 2) / 1.75));
     expect(scores[1]! - scores[0]!).toBeCloseTo(Math.log(1 + 3.5 / 1.5) * tfPart, 10);
   });
+
+  it('a weighted query term counts its idf times its weight; unlisted terms weigh 1', () => {
+    const docs = [['tea', 'cup'], ['tea', 'lisbon'], ['guitar', 'pot'], ['coffee']];
+    const plain = bm25Scores(docs, ['tea', 'guitar']);
+    const weighted = bm25Scores(docs, ['tea', 'guitar'], { weights: new Map([['guitar', 0.3]]) });
+    expect(weighted[0]).toBeCloseTo(plain[0]!, 10);
+    expect(weighted[2]).toBeCloseTo(0.3 * plain[2]!, 10);
+    expect(weighted[3]).toBe(0);
+  });
 });
 
 describe('best-first windows', () => {

@@ -9,6 +9,8 @@ export const BM25_B = 0.75;
 export interface Bm25Options {
   k1?: number;
   b?: number;
+  /** A query term's weight (its idf times this); 1 for a term not listed. */
+  weights?: ReadonlyMap<string, number>;
 }
 
 /** Score of each document (a list of terms) for the query terms; 0 when it shares none. */
@@ -26,7 +28,8 @@ export function bm25Scores(docs: ReadonlyArray<readonly string[]>, query: readon
   });
   const n = docs.length;
   const avgLength = docs.reduce((s, d) => s + d.length, 0) / n || 1;
-  const idf = new Map([...df].map(([t, f]) => [t, Math.log(1 + (n - f + 0.5) / (f + 0.5))]));
+  const weight = (t: string) => options.weights?.get(t) ?? 1;
+  const idf = new Map([...df].map(([t, f]) => [t, weight(t) * Math.log(1 + (n - f + 0.5) / (f + 0.5))]));
   return tfs.map((tf, i) => {
     let score = 0;
     const norm = k1 * (1 - b + (b * docs[i]!.length) / avgLength);
