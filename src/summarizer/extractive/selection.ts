@@ -62,8 +62,10 @@ export function selectUnits(units: Unit[], budgetChars: number, layout: Layout, 
   // Each unit's text as compared is made once, not once per unit chosen (that was a third of a fold's time).
   const texts = new Map<Unit, string>();
   const textOf = (u: Unit): string => {
-    let text = texts.get(u);
-    if (text === undefined) texts.set(u, (text = sameText(u)));
+    const known = texts.get(u);
+    if (known !== undefined) return known;
+    const text = sameText(u);
+    texts.set(u, text);
     return text;
   };
   for (;;) {
