@@ -215,7 +215,7 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
       ratios.map((r) => [fmt(r.latencyMs), fmt(r.modelCalls), fmt(r.wallMs), fmt(r.modelMs), fmt(r.overheadMs), fmt(r.ratio, 2), fmt(r.bareRatio, 2)]),
     ),
     '',
-    `**Throughput**: ${conversations} conversations of ${THROUGHPUT_MESSAGES} messages compacted at once; server latency ${THROUGHPUT_LATENCY_MS} ms, rate limit ${fmt(RATE_LIMIT_RPM)} requests/min (429 with retry-after beyond it). Bounds in compactions/min: rate limit / calls per compaction, and concurrency x 60 s / latency / calls per compaction. The last row sets the queue's own rate to the server's limit (\`modelRequestsPerMinute\`, MEMFOLD_MODEL_RPM). CPU ms/compaction: this process's CPU time (every thread) over the run, per compaction; 60,000 over it is what one fully busy core allows per minute, were all of it on one thread.`,
+    `**Throughput**: ${conversations} conversations of ${THROUGHPUT_MESSAGES} messages compacted at once; server latency ${THROUGHPUT_LATENCY_MS} ms, rate limit ${fmt(RATE_LIMIT_RPM)} requests/min (429 with retry-after beyond it). Bounds in compactions/min: rate limit / calls per compaction, and concurrency x 60 s / latency / calls per compaction.${rows.some((r) => r.queueRpm) ? " The last row sets the queue's own rate to the server's limit (`modelRequestsPerMinute`, MEMFOLD_MODEL_RPM)." : ''} CPU ms/compaction: this process's CPU time (every thread) over the run, per compaction; 60,000 over it is what one fully busy core allows per minute, were all of it on one thread.`,
     '',
     table(
       [
