@@ -24,9 +24,20 @@ const CONCURRENCIES = [1, 4, 16];
  * A memfold on fresh stores that summarizes through `server`, warmed up by one small compaction (indexes
  * created, encoders loaded), and a way to drop it all.
  */
-async function open(server: FakeOpenAIProcess, modelConcurrency: number): Promise<{ memfold: Memfold; dispose(): Promise<void> }> {
+async function open(
+  server: FakeOpenAIProcess,
+  modelConcurrency: number,
+  modelRequestsPerMinute?: number,
+): Promise<{ memfold: Memfold; dispose(): Promise<void> }> {
   const home = await tempHome('latency');
-  const memfold = await createMemfold({ env: {}, config: { home: home.dir, openaiBaseUrl: server.baseURL, summaryModel: 'fake', modelConcurrency } });
+  const config = {
+    home: home.dir,
+    openaiBaseUrl: server.baseURL,
+    summaryModel: 'fake',
+    modelConcurrency,
+    ...(modelRequestsPerMinute ? { modelRequestsPerMinute } : {}),
+  };
+  const memfold = await createMemfold({ env: {}, config });
   await memfold.append('warm-up', syntheticMessages(0, 400));
   check(await memfold.compact('warm-up', { force: true }));
   return {
@@ -60,6 +71,22 @@ interface RatioRow {
   modelMs: number;
   ratio: number;
   overheadMs: number;
+  /**
+   * The same number of bare chat requests one after another (`fetch`, no memfold, no openai client) over the same
+   * latency: the part of the ratio that is the fake server, HTTP and this machine's timers, not memfold.
+   */
+  bareRatio: number;
+}
+
+/** `calls` chat requests to `server`, one after another, with `fetch` alone: wall / (calls x latency). */
+async function bareRatio(server: FakeOpenAIProcess, calls: number, latencyMs: number): Promise<number> {
+  const body = JSON.stringify({ model: 'fake', messages: [{ role: 'user', content: 'Summarize.' }] });
+  const t0 = now();
+  for (let i = 0; i < calls; i++) {
+    const response = await fetch(`${server.baseURL}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    await response.json();
+  }
+  return (now() - t0) / (calls * latencyMs);
 }
 
 /** One compaction per conversation, one after another, each on a fresh conversation of RATIO_MESSAGES. */
@@ -67,7 +94,7 @@ async function ratio(latencyMs: number, conversations: number): Promise<RatioRow
   return withServer({ latencyMs }, async (server) => {
     const { memfold, dispose } = await open(server, 4);
     try {
-      const runs: RatioRow[] = [];
+      const runs: Omit<RatioRow, 'bareRatio'>[] = [];
       for (let i = 0; i < conversations; i++) {
         const id = `ratio-${i}`;
         await memfold.append(id, syntheticMessages(0, RATIO_MESSAGES));
@@ -77,7 +104,8 @@ async function ratio(latencyMs: number, conversations: number): Promise<RatioRow
         const modelMs = result.modelCalls * latencyMs;
         runs.push({ latencyMs, modelCalls: result.modelCalls, wallMs, modelMs, ratio: wallMs / modelMs, overheadMs: wallMs - modelMs });
       }
-      return runs.sort((a, b) => a.ratio - b.ratio)[Math.floor(runs.length / 2)]!;
+      const middle = runs.sort((a, b) => a.ratio - b.ratio)[Math.floor(runs.length / 2)]!;
+      return { ...middle, bareRatio: await bareRatio(server, middle.modelCalls, latencyMs) };
     } finally {
       await dispose();
     }
@@ -86,6 +114,10 @@ async function ratio(latencyMs: number, conversations: number): Promise<RatioRow
 
 interface ThroughputRow {
   concurrency: number;
+  /** The model queue's own rate (`modelRequestsPerMinute`, MEMFOLD_MODEL_RPM) when set: the server's limit. */
+  queueRpm?: number;
+  /** CPU time of this process (every thread: user + system) over the run, per compaction; the server is another process. */
+  cpuMsPerCompaction: number;
   conversations: number;
   wallMs: number;
   compactionsPerMinute: number;
@@ -103,13 +135,14 @@ interface ThroughputRow {
 }
 
 /** Every conversation compacted at once (one `compact` each, all in flight), sharing the model queue. */
-async function throughput(concurrency: number, conversations: number): Promise<ThroughputRow> {
+async function throughput(concurrency: number, conversations: number, queueRpm?: number): Promise<ThroughputRow> {
   return withServer({ latencyMs: THROUGHPUT_LATENCY_MS, rateLimit: { requestsPerMinute: RATE_LIMIT_RPM } }, async (server) => {
-    const { memfold, dispose } = await open(server, concurrency);
+    const { memfold, dispose } = await open(server, concurrency, queueRpm);
     try {
       const ids = Array.from({ length: conversations }, (_, i) => `conversation-${i}`);
       for (const id of ids) await memfold.append(id, syntheticMessages(0, THROUGHPUT_MESSAGES));
       const before = await server.stats();
+      const cpu0 = process.cpuUsage();
       const t0 = now();
       const results = await Promise.all(
         ids.map(async (id) => {
@@ -119,6 +152,7 @@ async function throughput(concurrency: number, conversations: number): Promise<T
         }),
       );
       const wallMs = now() - t0;
+      const cpu = process.cpuUsage(cpu0);
       const after = await server.stats();
       const requests = after.chatRequests - before.chatRequests;
       const rateLimited = after.rateLimited - before.rateLimited;
@@ -126,6 +160,8 @@ async function throughput(concurrency: number, conversations: number): Promise<T
       const callsPerCompaction = results.reduce((sum, r) => sum + r.result.modelCalls, 0) / conversations;
       return {
         concurrency,
+        ...(queueRpm ? { queueRpm } : {}),
+        cpuMsPerCompaction: (cpu.user + cpu.system) / 1000 / conversations,
         conversations,
         wallMs,
         compactionsPerMinute: (conversations * 60_000) / wallMs,
@@ -162,22 +198,29 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
     options.log(`  ${fmt(row.compactionsPerMinute, 1)} compactions/min, ${row.rateLimited} x 429, ${row.fallbacks} fallbacks`);
     rows.push(row);
   }
+  if (!options.smoke) {
+    // The same at the highest concurrency with the queue's own rate set to the server's limit (MEMFOLD_MODEL_RPM).
+    const concurrency = CONCURRENCIES.at(-1)!;
+    options.log(`throughput: ${conversations} conversations at concurrency ${concurrency}, queue rate ${RATE_LIMIT_RPM}/min`);
+    rows.push(await throughput(concurrency, conversations, RATE_LIMIT_RPM));
+  }
 
   const markdown = [
     `Real OpenAI adapter (openai client, retries, model queue) against the fake server, which runs in a process of its own as a model server does; PGlite and LanceDB; default settings; forced compactions.`,
     '',
-    `**Overhead ratio**: one compaction of a fresh ${fmt(RATIO_MESSAGES)}-message conversation; pure model time = calls x server latency${ratioConversations > 1 ? ` (median of ${ratioConversations})` : ''}. The fold's requests go out once the conversation is locked, beside tier 2's clearing and the journal (early fold), and the first re-summarize request runs beside the last fold requests, so own time is partly hidden under model time (a ratio can even fall below 1).`,
+    `**Overhead ratio**: one compaction of a fresh ${fmt(RATIO_MESSAGES)}-message conversation; pure model time = calls x server latency${ratioConversations > 1 ? ` (median of ${ratioConversations})` : ''}. The fold's requests go out once the conversation is locked, beside tier 2's clearing and the journal (early fold), and the first re-summarize request runs beside the last fold requests, so own time is partly hidden under model time (a ratio can even fall below 1). Bare requests: as many chat requests one after another with \`fetch\` alone, to the same server: what the ratio owes to the server, HTTP and the machine, not to memfold.`,
     '',
     table(
-      ['>server latency ms', '>model calls', '>wall ms', '>pure model ms', '>overhead ms', '>ratio'],
-      ratios.map((r) => [fmt(r.latencyMs), fmt(r.modelCalls), fmt(r.wallMs), fmt(r.modelMs), fmt(r.overheadMs), fmt(r.ratio, 2)]),
+      ['>server latency ms', '>model calls', '>wall ms', '>pure model ms', '>overhead ms', '>ratio', '>bare requests ratio'],
+      ratios.map((r) => [fmt(r.latencyMs), fmt(r.modelCalls), fmt(r.wallMs), fmt(r.modelMs), fmt(r.overheadMs), fmt(r.ratio, 2), fmt(r.bareRatio, 2)]),
     ),
     '',
-    `**Throughput**: ${conversations} conversations of ${THROUGHPUT_MESSAGES} messages compacted at once; server latency ${THROUGHPUT_LATENCY_MS} ms, rate limit ${fmt(RATE_LIMIT_RPM)} requests/min (429 with retry-after beyond it). Bounds in compactions/min: rate limit / calls per compaction, and concurrency x 60 s / latency / calls per compaction.`,
+    `**Throughput**: ${conversations} conversations of ${THROUGHPUT_MESSAGES} messages compacted at once; server latency ${THROUGHPUT_LATENCY_MS} ms, rate limit ${fmt(RATE_LIMIT_RPM)} requests/min (429 with retry-after beyond it). Bounds in compactions/min: rate limit / calls per compaction, and concurrency x 60 s / latency / calls per compaction.${rows.some((r) => r.queueRpm) ? " The last row sets the queue's own rate to the server's limit (`modelRequestsPerMinute`, MEMFOLD_MODEL_RPM)." : ''} CPU ms/compaction: this process's CPU time (every thread) over the run, per compaction; 60,000 over it is what one fully busy core allows per minute, were all of it on one thread.`,
     '',
     table(
       [
         '>queue concurrency',
+        '>queue rate/min',
         '>wall s',
         '>compactions/min',
         '>rate bound',
@@ -188,9 +231,11 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
         '>fallbacks',
         '>p50 compaction s',
         '>max s',
+        '>CPU ms/compaction',
       ],
       rows.map((r) => [
         fmt(r.concurrency),
+        r.queueRpm ? fmt(r.queueRpm) : 'none',
         fmt(r.wallMs / 1000, 1),
         fmt(r.compactionsPerMinute, 1),
         fmt(r.rateBound, 1),
@@ -201,6 +246,7 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
         fmt(r.fallbacks),
         fmt(r.compactionP50Ms / 1000, 1),
         fmt(r.compactionMaxMs / 1000, 1),
+        fmt(r.cpuMsPerCompaction),
       ]),
     ),
     '',

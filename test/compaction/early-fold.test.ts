@@ -33,6 +33,8 @@ interface Call {
   request: SummarizeRequest;
   /** Compaction stages already under way when the request was made. */
   stages: string[];
+  /** Compaction stages already under way when the request was written, a turn of the event loop after it was made. */
+  written?: string[];
   aborted: boolean;
 }
 
@@ -46,6 +48,8 @@ function modelDouble(stages: string[], options: { delayMs: number; hang?: (call:
     async summarize(request) {
       const call: Call = { request, stages: [...stages], aborted: false };
       calls.push(call);
+      // Like an HTTP client, which writes the request a few promise hops and a turn of the event loop later.
+      setImmediate(() => (call.written = [...stages]));
       const hang = options.hang?.(calls.length) ?? false;
       await new Promise<void>((resolve) => {
         const timer = hang ? undefined : setTimeout(resolve, options.delayMs);
@@ -84,8 +88,10 @@ describe('early fold', () => {
       expect(result.status, result.error).toBe('compacted');
       expect(result.tier).toBe(3);
       expect(result.toolOutputsCleared).toBeGreaterThan(0);
-      // The first request went out before the clearing stage started.
+      // The first request went out before the clearing stage started, and was written before it too: the compaction
+      // left the thread to the client for a turn of the event loop.
       expect(calls[0]!.stages).not.toContain('clear');
+      expect(calls[0]!.written).toEqual(calls[0]!.stages);
       expect(stages.indexOf('clear')).toBeLessThan(stages.indexOf('fold'));
       // Every request made was the compaction's own: none sent twice, none wasted.
       expect(calls.length).toBe(result.modelCalls);

@@ -9,7 +9,8 @@ import type { ConversationMessage } from '../../conversation/types.js';
 import { chunkByTokens } from './chunk.js';
 import type { CompactionDeps } from '../compaction-deps.js';
 import { splitTurnPrefix } from '../plan/split-turn.js';
-import { foldChunkOf, foldChunks, renderFoldLine, type FoldOptions, type FoldStep } from './fold.js';
+import type { TokenCounter } from '../../tokens/token-counter.js';
+import { foldChunkOf, foldChunks, renderFoldLine, type FoldChunk, type FoldOptions, type FoldStep } from './fold.js';
 
 export interface ChunkedCompactable {
   /** The compactable messages, cut into chunks that never split a unit: the history's, then the turn prefix's. */
@@ -55,8 +56,9 @@ export async function foldChunked(input: {
   const { chunked, previousSummary, deps, fold, onSummary = () => undefined } = input;
   const { tokens, stretchBudget } = deps;
   const { chunks, historyChunks } = chunked;
-  // A chunk that took in a remainder may hold up to the stretch budget; only a single larger unit is cut.
-  const foldInput = (part: ConversationMessage[][]) => part.map((chunk) => foldChunkOf(chunk, stretchBudget, (t) => tokens.count(t)));
+  // A chunk that took in a remainder may hold up to the stretch budget; only a single larger unit is cut. Each chunk's
+  // lines are made when its request is, not all before the first.
+  const foldInput = (part: ConversationMessage[][]) => ({ length: part.length, at: (i: number) => foldInputOf(part[i]!, stretchBudget, tokens) });
   let done = 0;
   const stop = new AbortController();
   const signal = fold.signal ? AbortSignal.any([fold.signal, stop.signal]) : stop.signal;
@@ -71,4 +73,19 @@ export async function foldChunked(input: {
     chain(historyChunks, chunks.length, historyChunks === 0 ? previousSummary : undefined, true),
   ]);
   return [...historySteps, ...prefixSteps];
+}
+
+const foldInputs = new WeakMap<readonly ConversationMessage[], { budget: number; tokens: TokenCounter; input: FoldChunk }>();
+
+/**
+ * A chunk's summarizer lines (`foldChunkOf`), made once per chunk, budget and counter: the early fold and the
+ * compaction fold the same chunks, and both the work (a transcript rendered and counted) and the lines themselves
+ * are shared, so the early fold knows its request by the lines' identity (`early-fold.ts`).
+ */
+export function foldInputOf(chunk: readonly ConversationMessage[], budget: number, tokens: TokenCounter): FoldChunk {
+  const known = foldInputs.get(chunk);
+  if (known && known.budget === budget && known.tokens === tokens) return known.input;
+  const input = foldChunkOf(chunk, budget, (t) => tokens.count(t));
+  foldInputs.set(chunk, { budget, tokens, input });
+  return input;
 }

@@ -28,6 +28,9 @@ export interface FoldChunk {
   lines: SummaryLine[];
 }
 
+/** Chunks to fold in order: an array, or chunks made when their turn comes (`at` is called once per chunk, in order). */
+export type FoldChunks = Pick<readonly FoldChunk[], 'length' | 'at'>;
+
 /** A message as a summarizer line. */
 export function summaryLine(message: Pick<ConversationMessage, 'role' | 'content' | 'createdAt' | 'name' | 'toolCallId' | 'toolCalls'>): SummaryLine {
   const line: SummaryLine = { time: message.createdAt, role: message.role, text: message.content };
@@ -102,7 +105,7 @@ async function summarizeOnce(request: SummarizeRequest, options: FoldOptions): P
  * on. `onSummary` hears each step as it is made.
  */
 export async function foldChunks(
-  chunks: readonly FoldChunk[],
+  chunks: FoldChunks,
   previousSummary: string | undefined,
   options: FoldOptions,
   turnPrefix = false,
@@ -110,7 +113,8 @@ export async function foldChunks(
 ): Promise<FoldStep[]> {
   const steps: FoldStep[] = [];
   let summarySoFar = previousSummary;
-  for (const chunk of chunks) {
+  for (let i = 0; i < chunks.length; i++) {
+    const chunk = chunks.at(i)!;
     const request: SummarizeRequest = {
       purpose: 'fold',
       lines: chunk.lines,
