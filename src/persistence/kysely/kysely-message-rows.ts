@@ -6,7 +6,7 @@ import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
 import type { ConversationMessage } from '../../conversation/types.js';
 import { messageDigest } from '../../conversation/message-digest.js';
 import type { NormalizedMessage } from '../normalize-new-messages.js';
-import { toMessage } from './kysely-row-mapping.js';
+import { jsonToMessage, toMessage } from './kysely-row-mapping.js';
 import type { Database } from './kysely-schema.js';
 import type { StoreContext } from './kysely-store-context.js';
 
@@ -126,12 +126,25 @@ export async function countPinned({ trx, context, conversationId }: InConversati
   return Number(row.pinned);
 }
 
+/**
+ * A message row as one JSON array text (`MessageJsonRow`, read by `jsonToMessage`). `created_at` as whole milliseconds
+ * since the epoch, truncated as the driver's Date is, computed exactly on every supported version (before PostgreSQL 14
+ * `extract` returns a double, exact only for whole numbers).
+ */
+const MESSAGE_JSON = sql<string>`json_build_array(id, seq, role, kind, content,
+  extract(epoch from date_trunc('second', created_at))::bigint * 1000 + (extract(microseconds from created_at)::bigint / 1000) % 1000,
+  compacted_by, pinned)::text`;
+
 /** The conversation's rows in seq order: the live ones, or with those an overlay compaction marked. */
 export async function selectHistory({ trx, context, conversationId }: InConversation, includeCompacted: boolean): Promise<ConversationMessage[]> {
-  let query = trx.selectFrom('messages').select(MESSAGE_COLUMNS).where('namespace', '=', context.namespace).where('conversation_id', '=', conversationId);
+  let query = trx
+    .selectFrom('messages')
+    .select(MESSAGE_JSON.as('row'))
+    .where('namespace', '=', context.namespace)
+    .where('conversation_id', '=', conversationId);
   if (!includeCompacted) query = query.where('compacted_by', 'is', null);
   const rows = await query.orderBy('seq').execute();
-  return rows.map(toMessage);
+  return rows.map((row) => jsonToMessage(conversationId, row.row));
 }
 
 /** How many of `ids` are live rows (only those holding a cleared output's placeholder, with `clearedOnly`). */
