@@ -67,6 +67,23 @@ for (const backend of storeBackends()) {
       expect(await store.loadHistory(id)).toStrictEqual(expected);
     });
 
+    it('reads back the millisecond of times before 1970, in year 1 and in year 9999 as they were appended', async () => {
+      const id = newConversation();
+      const times = [
+        '1969-12-31T23:59:59.999Z',
+        '1900-06-15T12:00:00.001Z',
+        '0001-01-01T00:00:00.500Z',
+        '2023-05-08T13:56:00.123Z',
+        '9999-12-31T23:59:59.999Z',
+      ];
+      const stored = await store.append(
+        id,
+        times.map((createdAt, i) => ({ id: `t${i}`, role: 'user' as const, content: `at ${i}`, createdAt: new Date(createdAt) })),
+      );
+      expect(stored.map((m) => m.createdAt)).toEqual(times);
+      expect((await store.loadHistory(id)).map((m) => m.createdAt)).toEqual(times);
+    });
+
     it('round-trips a session id, through the content column, and keeps the digest of a message without one', async () => {
       const id = newConversation();
       const stored = await store.append(id, [

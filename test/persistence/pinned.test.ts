@@ -73,6 +73,19 @@ for (const backend of storeBackends()) {
       });
     });
 
+    it('names the pinned rows a commit would take, in either mode, and deleteByIds still deletes a pinned row', async () => {
+      for (const mode of ['delete', 'overlay'] as const) {
+        const id = await seed();
+        const before = await store.loadHistory(id);
+        const operationId = `op-${randomUUID()}`;
+        await store.recordOperation({ id: operationId, conversationId: id, status: 'archived', mode, messageIds: ['q', 'a'], labels: [] });
+        const commit = store.commitCompaction({ conversationId: id, operationId, deleteIds: ['q', 'a'], clipArchive: 'clip', labels: [], mode });
+        await expect(commit).rejects.toThrow(/would take 1 pinned message/);
+        expect(await store.loadHistory(id, { includeCompacted: true })).toEqual(before);
+        expect(await store.deleteByIds(id, ['q'])).toBe(1);
+      }
+    });
+
     it('a clearing commit that would clear a pinned output changes nothing', async () => {
       const id = await seed();
       await store.setPinned(id, ['r1'], true);

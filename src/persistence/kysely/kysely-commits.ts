@@ -6,7 +6,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { ConversationMessage } from '../../conversation/types.js';
 import { MemfoldError } from '../../errors.js';
-import type { CommitClearing, CommitReport } from '../persistence-provider.js';
+import type { CommitClearing, CommitCompaction, CommitReport } from '../persistence-provider.js';
 import type { CheckedCommit } from '../commit-input.js';
 import { clearingRowProblem } from '../clearing-checks.js';
 import { clipArchiveId } from '../clip-archive-id.js';
@@ -36,23 +36,11 @@ export async function commitCompactionIn(at: InConversation, commit: CheckedComm
   // The operation row first: an overlay mark refers to it. Any throw below rolls it back with the rest.
   const row = { id: operationId, conversationId, status: 'committed' as const, mode, messageIds: wanted, labels, error: null, usage: usage ?? null };
   if (!(await upsertOperationRow(trx, namespace, row, now))) throw await refusedOperationWrite(trx, namespace, row, FIELDS);
-  // A message pinned after the compaction planned stays live: the commit fails, undone, and the next one plans around it.
-  const pinned = await countPinned(at, wanted);
-  if (pinned > 0) {
-    throw new MemfoldError('persistence_error', `Commit of ${operationId} would take ${pinned} pinned message(s); pinned messages stay live`, {
-      details: { field: 'commit.deleteIds' },
-    });
-  }
-  const taken = mode === 'overlay' ? await markIds(at, wanted, operationId) : await deleteIds(at, wanted);
+  // One statement takes the rows: live, among the ids, and not pinned. A message pinned after the compaction planned
+  // stays live, so the count falls short; only then is the reason looked up. Throwing rolls everything back.
+  const taken = mode === 'overlay' ? await markIds(at, wanted, operationId) : await deleteIds(at, wanted, { sparePinned: true });
   const expected = new Set(wanted).size;
-  if (taken !== expected) {
-    // Some archived message is no longer live: the caller planned on a stale history. Throwing rolls back.
-    throw new MemfoldError(
-      'persistence_error',
-      `Commit of ${operationId} expected to ${mode === 'overlay' ? 'mark' : 'delete'} ${expected} live messages but found ${taken}`,
-      { details: { field: 'commit.deleteIds' } },
-    );
-  }
+  if (taken !== expected) throw await shortCommit(at, { operationId, wanted, mode, expected, taken });
   const content = {
     text: commit.clipArchive,
     ...(compactedThroughSeq === undefined ? {} : { compactedThroughSeq }),
@@ -63,6 +51,20 @@ export async function commitCompactionIn(at: InConversation, commit: CheckedComm
   // the new live rows with it.
   await dropTokenCalibration(trx, namespace, conversationId);
   return { deleted: mode === 'delete' ? taken : 0, marked: mode === 'overlay' ? taken : 0, clipArchive: toMessage(clip) };
+}
+
+/** Why a commit took fewer rows than it archived: pinned ones among them (the commit undone, the next one plans around them), or rows no longer live (planned on a stale history). */
+async function shortCommit(
+  at: InConversation,
+  short: { operationId: string; wanted: string[]; mode: CommitCompaction['mode']; expected: number; taken: number },
+): Promise<MemfoldError> {
+  const { operationId, wanted, mode, expected, taken } = short;
+  const details = { field: 'commit.deleteIds' };
+  const pinned = await countPinned(at, wanted);
+  if (pinned > 0)
+    return new MemfoldError('persistence_error', `Commit of ${operationId} would take ${pinned} pinned message(s); pinned messages stay live`, { details });
+  const verb = mode === 'overlay' ? 'mark' : 'delete';
+  return new MemfoldError('persistence_error', `Commit of ${operationId} expected to ${verb} ${expected} live messages but found ${taken}`, { details });
 }
 
 /** The clip-archive row, in seq 0, its slot: whatever holds it is replaced. */

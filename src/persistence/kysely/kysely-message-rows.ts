@@ -6,7 +6,7 @@ import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
 import type { ConversationMessage } from '../../conversation/types.js';
 import { messageDigest } from '../../conversation/message-digest.js';
 import type { NormalizedMessage } from '../normalize-new-messages.js';
-import { toMessage } from './kysely-row-mapping.js';
+import { jsonToMessage } from './kysely-row-mapping.js';
 import type { Database } from './kysely-schema.js';
 import type { StoreContext } from './kysely-store-context.js';
 
@@ -32,6 +32,15 @@ function liveAmong({ context, conversationId }: InConversation, ids: readonly st
       sql<boolean>`id = any(${ids}::text[])`,
     ]);
 }
+
+/**
+ * A message row as one JSON array text (`MessageJsonRow`, read by `jsonToMessage`). `created_at` as whole milliseconds
+ * since the epoch, truncated as the driver's Date is, computed exactly on every supported version (before PostgreSQL 14
+ * `extract` returns a double, exact only for whole numbers).
+ */
+const MESSAGE_JSON = sql<string>`json_build_array(id, seq, role, kind, content,
+  extract(epoch from date_trunc('second', created_at))::bigint * 1000 + (extract(microseconds from created_at)::bigint / 1000) % 1000,
+  compacted_by, pinned)::text`;
 
 /** The ledger digest of a message about to be stored. */
 function digestOf(row: NormalizedMessage): string {
@@ -80,20 +89,27 @@ export async function insertMessages(
     }));
     const ledger = batch.map((row, offset) => ({ namespace, conversation_id: conversationId, id: row.id, digest: digestOf(rows[start + offset]!) }));
     await trx.insertInto('message_ids').values(ledger).execute();
-    const inserted = await trx.insertInto('messages').values(batch).returning(MESSAGE_COLUMNS).execute();
-    stored.push(...inserted.map(toMessage));
+    const inserted = await trx.insertInto('messages').values(batch).returning(MESSAGE_JSON.as('row')).execute();
+    for (const row of inserted) stored.push(jsonToMessage(conversationId, row.row));
   }
   return stored.sort((a, b) => a.seq - b.seq);
 }
 
-/** Delete those of `ids` that are live: rows an overlay compaction marked are not the live history's to delete. */
-export async function deleteIds(at: InConversation, ids: string[]): Promise<number> {
+/**
+ * Delete those of `ids` that are live (rows an overlay compaction marked are not the live history's to delete); with
+ * `sparePinned`, as a compaction's commit, not the pinned ones.
+ */
+export async function deleteIds(at: InConversation, ids: string[], options: { sparePinned?: boolean } = {}): Promise<number> {
   if (ids.length === 0) return 0;
-  const result = await at.trx.deleteFrom('messages').where(liveAmong(at, ids)).executeTakeFirst();
+  const result = await at.trx
+    .deleteFrom('messages')
+    .where(liveAmong(at, ids))
+    .$if(options.sparePinned === true, (query) => query.where('pinned', '=', false))
+    .executeTakeFirst();
   return Number(result.numDeletedRows);
 }
 
-/** Mark those of `ids` that are live messages as compacted by `operationId` (overlay mode). */
+/** Mark those of `ids` that are live messages, not pinned, as compacted by `operationId` (overlay mode). */
 export async function markIds(at: InConversation, ids: string[], operationId: string): Promise<number> {
   if (ids.length === 0) return 0;
   const result = await at.trx
@@ -101,6 +117,7 @@ export async function markIds(at: InConversation, ids: string[], operationId: st
     .set({ compacted_by: operationId })
     .where(liveAmong(at, ids))
     .where('kind', '=', 'message')
+    .where('pinned', '=', false)
     .executeTakeFirst();
   return Number(result.numUpdatedRows);
 }
@@ -128,10 +145,14 @@ export async function countPinned({ trx, context, conversationId }: InConversati
 
 /** The conversation's rows in seq order: the live ones, or with those an overlay compaction marked. */
 export async function selectHistory({ trx, context, conversationId }: InConversation, includeCompacted: boolean): Promise<ConversationMessage[]> {
-  let query = trx.selectFrom('messages').select(MESSAGE_COLUMNS).where('namespace', '=', context.namespace).where('conversation_id', '=', conversationId);
+  let query = trx
+    .selectFrom('messages')
+    .select(MESSAGE_JSON.as('row'))
+    .where('namespace', '=', context.namespace)
+    .where('conversation_id', '=', conversationId);
   if (!includeCompacted) query = query.where('compacted_by', 'is', null);
   const rows = await query.orderBy('seq').execute();
-  return rows.map(toMessage);
+  return rows.map((row) => jsonToMessage(conversationId, row.row));
 }
 
 /** How many of `ids` are live rows (only those holding a cleared output's placeholder, with `clearedOnly`). */
