@@ -18,7 +18,7 @@ import {
 import { describeEntry, searchAnswer } from './memory-read-search.js';
 import { DEFAULT_READ_STRATEGY, type ReadStrategy } from './memory-read-strategy.js';
 import { runTool, type ToolResult } from './tool-arguments.js';
-import { frozenDefinition, shapedDefinitions, type FunctionToolDefinition, type ShapedDefinitions } from './tool-shapes.js';
+import { definitionOnDemand, shapedDefinitions, type FunctionToolDefinition, type ShapedDefinitions } from './tool-shapes.js';
 
 export type { FunctionToolDefinition, ToolResult };
 
@@ -46,18 +46,17 @@ export interface MemoryReadTool extends ShapedDefinitions {
   execute(args: unknown, asked?: { at?: string }): Promise<ToolResult>;
 }
 
-export const MEMORY_READ_DEFINITION: FunctionToolDefinition = frozenDefinition({
-  type: 'function',
-  function: {
+export const MEMORY_READ_DEFINITION: FunctionToolDefinition = definitionOnDemand(
+  {
     name: 'memory_read',
     description:
       'Search or read the archived part of this conversation (older messages that were summarized out of the context). ' +
       'Use `query` to search by words, names, numbers or paths: the answer shows the exact archived messages that match, ' +
       'each with its neighbours, best first (summaries only when no message matches, or with kind "summary"); ' +
       'use `label` to read one archived batch, transcript segment or cleared tool output in full, with what lies under it.',
-    parameters: memoryReadParameters(),
   },
-});
+  memoryReadParameters,
+);
 
 /** A label read shows the entry's text in full; its hit line is the same one a search shows. */
 const describe = describeEntry;

@@ -1,7 +1,7 @@
 /**
  * Importing memfold loads only what every use needs. The backends and the protocol stacks (pg-boss with
  * OpenTelemetry, the MCP SDK with ajv and zod-to-json-schema, the tokenizer, chrono-node, PGlite, LanceDB) load
- * when the function that needs them is first called. Checked on the compiled package (`dist/`, built before the
+ * when the function that needs them is first called, and zod when something is first validated. Checked on the compiled package (`dist/`, built before the
  * integration tests) in a fresh `node` whose module hook lists every file loaded, `import` and `require` alike.
  */
 import { execFile } from 'node:child_process';
@@ -29,6 +29,7 @@ const ON_DEMAND = [
   'kysely',
   'pg',
   'openai',
+  'zod',
 ];
 
 /** A child that imports the package, then runs `then` (a script body with `memfold` in scope), printing the packages loaded before and after. */
@@ -88,5 +89,37 @@ describe("import('memfold')", () => {
     `);
     expect(result).toBe('refused');
     expect(after).toContain('pg-boss');
+  });
+
+  it('loads zod with the first check, the same module an import gets, and the exported schemas work as zod schemas', async () => {
+    const { atImport, after, result, stderr } = await runChild(`
+      const { z } = await import('zod');
+      const definitionLoadsNoZod = memfold.COMPACT_DEFINITION.function.name === 'compact';
+      const refused = memfold.compactionSettingsSchema.safeParse({ contextWindow: 1 }).success;
+      const nested = z.object({ compaction: memfold.compactionSettingsSchema }).safeParse({ compaction: memfold.DEFAULT_COMPACTION_SETTINGS }).success;
+      return {
+        definitionLoadsNoZod,
+        refused,
+        nested,
+        options: memfold.memfoldOptionsSchema.safeParse({ store: 'memory' }).success,
+        isZod: memfold.memfoldOptionsSchema instanceof z.ZodObject,
+        parameters: memfold.MEMORY_READ_DEFINITION.function.parameters.type,
+        frozen: Object.isFrozen(memfold.MEMORY_READ_DEFINITION.function.parameters),
+        args: memfold.parseCompactArgs({ focus: ' the plan ' }),
+      };
+    `);
+    expect(atImport).not.toContain('zod');
+    expect(after).toContain('zod');
+    expect(result).toEqual({
+      definitionLoadsNoZod: true,
+      refused: false,
+      nested: true,
+      options: true,
+      isZod: true,
+      parameters: 'object',
+      frozen: true,
+      args: { focus: 'the plan' },
+    });
+    expect(stderr).toBe('');
   });
 });
