@@ -10,7 +10,7 @@ import type { CompactionEvent } from './compaction-result.js';
 import type { CompactionSettings } from './compaction-settings.js';
 import type { CompactorOptions } from './compactor-api.js';
 import { chunkStretchBudget, summarizerInputBudget } from './fold/summarizer-budget.js';
-import { reconcileAndReport, type ReconcileOutcome } from './journal/reconcile.js';
+import type { ReconcileOutcome } from './journal/reconcile.js';
 import { createLiveSettings, type LiveSettings } from './live-settings.js';
 import { calibrationFactorOf, conversationCounts, type ConversationCounts } from './usage/conversation-counts.js';
 import { createContextWarnings, type ContextWarnings } from './usage/context-warnings.js';
@@ -29,6 +29,15 @@ export interface CompactorContext {
   budgets(settings: CompactionSettings): { inputBudget: number; stretchBudget: number };
   guard: LoopGuard;
   warnings: ContextWarnings;
+}
+
+type Steps = typeof import('./compactor-steps.js');
+let steps: Steps | undefined;
+
+/** `run` with the compactor's steps (`compactor-steps.ts`), loaded by the first entry that runs one, at once after. */
+export function withSteps<T>(run: (steps: Steps) => Promise<T>): Promise<T> {
+  if (steps !== undefined) return run(steps);
+  return import('./compactor-steps.js').then((loaded) => run((steps = loaded)));
 }
 
 export function createCompactorContext(options: CompactorOptions): CompactorContext {
@@ -83,7 +92,7 @@ export const loadCounts = (ctx: CompactorContext, conversationId: string) => atS
 
 /** Reconcile the conversation (the caller holds its lock); an operation finished there changed the live rows. */
 export async function reconcileLocked(ctx: CompactorContext, conversationId: string): Promise<ReconcileOutcome[]> {
-  const outcomes = await reconcileAndReport(conversationId, ctx.depsFor(conversationId));
+  const outcomes = await withSteps((s) => s.reconcileAndReport(conversationId, ctx.depsFor(conversationId)));
   if (outcomes.some((outcome) => outcome.action === 'committed')) ctx.warnings.changed(conversationId);
   return outcomes;
 }
