@@ -37,7 +37,10 @@ let steps: Steps | undefined;
 /** `run` with the compactor's steps (`compactor-steps.ts`), loaded by the first entry that runs one, at once after. */
 export function withSteps<T>(run: (steps: Steps) => Promise<T>): Promise<T> {
   if (steps !== undefined) return run(steps);
-  return import('./compactor-steps.js').then((loaded) => run((steps = loaded)));
+  return import('./compactor-steps.js').then((loaded) => {
+    steps = loaded;
+    return run(loaded);
+  });
 }
 
 export function createCompactorContext(options: CompactorOptions): CompactorContext {
