@@ -15,7 +15,6 @@ import {
   parseMemoryReadArgs,
   type MemoryReadArgs,
 } from './memory-read-args.js';
-import { describeEntry, searchAnswer } from './memory-read-search.js';
 import { DEFAULT_READ_STRATEGY, type ReadStrategy } from './memory-read-strategy.js';
 import { runTool, type ToolResult } from './tool-arguments.js';
 import { definitionOnDemand, shapedDefinitions, type FunctionToolDefinition, type ShapedDefinitions } from './tool-shapes.js';
@@ -58,8 +57,8 @@ export const MEMORY_READ_DEFINITION: FunctionToolDefinition = definitionOnDemand
   memoryReadParameters,
 );
 
-/** A label read shows the entry's text in full; its hit line is the same one a search shows. */
-const describe = describeEntry;
+/** The search and its ranking (`memory-read-search.ts`, most of the tool's modules), loaded by the first call. */
+const search = () => import('./memory-read-search.js');
 
 async function children(archive: Archive, entry: ArchiveEntry): Promise<ArchiveEntry[]> {
   if (entry.kind !== 'summary') return [];
@@ -69,6 +68,8 @@ async function children(archive: Archive, entry: ArchiveEntry): Promise<ArchiveE
 }
 
 async function readLabel(archive: Archive, conversationId: string, label: string): Promise<ToolResult> {
+  // A label read shows the entry's text in full; its hit line is the same one a search shows.
+  const { describeEntry: describe } = await search();
   const [entry] = await archive.read(conversationId, [label]);
   if (!entry) return { ok: false, output: `No archived entry has the label ${label} in this conversation.`, error: 'not_found' };
   const lines = [describe(entry), indentArchivedText(entry.content)];
@@ -93,6 +94,7 @@ export function createMemoryReadTool(archive: Archive, conversationId: string, o
     execute: (input, asked) =>
       runTool('memory_read', input, parseMemoryReadArgs, async (args: MemoryReadArgs) => {
         if (args.label !== undefined) return readLabel(archive, conversationId, args.label);
+        const { searchAnswer } = await search();
         const output = await searchAnswer(archive, conversationId, args, {
           strategy,
           budget: args.maxTokens ?? maxTokens,
