@@ -31,18 +31,6 @@ export interface CompactorContext {
   warnings: ContextWarnings;
 }
 
-type Steps = typeof import('./compactor-steps.js');
-let steps: Steps | undefined;
-
-/** `run` with the compactor's steps (`compactor-steps.ts`), loaded by the first entry that runs one, at once after. */
-export function withSteps<T>(run: (steps: Steps) => Promise<T>): Promise<T> {
-  if (steps !== undefined) return run(steps);
-  return import('./compactor-steps.js').then((loaded) => {
-    steps = loaded;
-    return run(loaded);
-  });
-}
-
 export function createCompactorContext(options: CompactorOptions): CompactorContext {
   const live = options.liveSettings ?? createLiveSettings(options.settings);
   const { summarizer, archive, persistence, tokens } = options;
@@ -95,7 +83,9 @@ export const loadCounts = (ctx: CompactorContext, conversationId: string) => atS
 
 /** Reconcile the conversation (the caller holds its lock); an operation finished there changed the live rows. */
 export async function reconcileLocked(ctx: CompactorContext, conversationId: string): Promise<ReconcileOutcome[]> {
-  const outcomes = await withSteps((s) => s.reconcileAndReport(conversationId, ctx.depsFor(conversationId)));
+  // The journal's modules load with the first reconcile (or compaction), not with the compactor.
+  const { reconcileAndReport } = await import('./journal/reconcile.js');
+  const outcomes = await reconcileAndReport(conversationId, ctx.depsFor(conversationId));
   if (outcomes.some((outcome) => outcome.action === 'committed')) ctx.warnings.changed(conversationId);
   return outcomes;
 }

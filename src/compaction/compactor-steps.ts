@@ -8,4 +8,3 @@ export { listFrontier } from './batches/list-frontier.js';
 export { resummarizeDepthLocked } from './fold/resummarize-depth.js';
 export { contextUsage } from './usage/context-usage.js';
 export { checkUsageObservation, observeUsage } from './usage/observe-usage.js';
-export { reconcileAndReport } from './journal/reconcile.js';

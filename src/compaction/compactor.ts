@@ -10,7 +10,7 @@ import { checkDurationMs } from '../duration-ms.js';
 import { InvalidArgumentError, MemfoldError, errorMessage } from '../errors.js';
 import { initialResult, type CompactionResult } from './compaction-result.js';
 import type { Compactor, CompactOptions, CompactorOptions } from './compactor-api.js';
-import { countsOf, createCompactorContext, liveHistory, loadLive, reconcileLocked, withSteps, type CompactorContext } from './compactor-context.js';
+import { countsOf, createCompactorContext, liveHistory, loadLive, reconcileLocked, type CompactorContext } from './compactor-context.js';
 import type { ResummarizeResult } from './fold/resummarize-depth.js';
 
 export { LOOP_GUARD_LIMIT } from './usage/loop-guard.js';
@@ -18,6 +18,18 @@ export type { ResummarizeResult } from './fold/resummarize-depth.js';
 export type { UsageObservation } from './usage/observe-usage.js';
 export type { ContextUsage, NextCompaction } from './usage/context-usage.js';
 export type { Compactor, CompactOptions, CompactorOptions } from './compactor-api.js';
+
+type Steps = typeof import('./compactor-steps.js');
+let steps: Steps | undefined;
+
+/** `run` with the compactor's steps (`compactor-steps.ts`), loaded by the first entry that runs one, at once after. */
+function withSteps<T>(run: (steps: Steps) => Promise<T>): Promise<T> {
+  if (steps !== undefined) return run(steps);
+  return import('./compactor-steps.js').then((loaded) => {
+    steps = loaded;
+    return run(loaded);
+  });
+}
 
 export function createCompactor(options: CompactorOptions): Compactor {
   const ctx = createCompactorContext(options);
