@@ -11,7 +11,8 @@ import { describe, expect, it } from 'vitest';
 import { defaultMigrationsDir, runMigrations } from '../../src/persistence/kysely/kysely-migrations.js';
 import { openKyselyStore } from '../../src/persistence/kysely/kysely-store.js';
 import { createPgliteDialect, PGLITE_SHARED_BUFFERS } from '../../src/persistence/pglite/pglite-dialect.js';
-import { seedDataDir, TarReader } from '../../src/persistence/pglite/pglite-seed.js';
+import { seedDataDir } from '../../src/persistence/pglite/pglite-seed.js';
+import { TarReader } from '../../src/persistence/pglite/pglite-tar-reader.js';
 import {
   defaultTemplateDir,
   installedPgliteVersion,
