@@ -18,7 +18,7 @@ const ADAPTERS = [
 
 /** The orchestrator: the compaction root's files that sequence the stages. */
 const ORCHESTRATOR =
-  '^src/compaction/(compactor|compactor-context|compact-history|prepare-compaction|hook-calls|fold-beside-archive|run-compaction|run-tiers|compaction-hooks)\\.ts$';
+  '^src/compaction/(compactor|compactor-context|compactor-steps|compact-history|prepare-compaction|hook-calls|fold-beside-archive|run-compaction|run-tiers|compaction-hooks)\\.ts$';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {

@@ -56,7 +56,7 @@ function requireUrl(value: string, field: string, schemes: readonly string[]): v
 
 export function resolveRuntimeConfig(overrides: Partial<RuntimeConfig> = {}, env: Record<string, string | undefined> = process.env): RuntimeConfig {
   if (typeof overrides !== 'object' || overrides === null || Array.isArray(overrides)) throw new InvalidConfigError('config', 'must be an object of settings');
-  const given = parseWithSchema(overridesSchema, overrides, { prefix: 'config', toError: (field, rule) => new InvalidConfigError(field, rule) });
+  const given = parseWithSchema(overridesSchema(), overrides, { prefix: 'config', toError: (field, rule) => new InvalidConfigError(field, rule) });
   const vars = readEnv(env);
   const home = given.home ?? vars.MEMFOLD_HOME ?? './.memfold';
   const modelTimeoutMs = given.modelTimeoutMs ?? vars.MEMFOLD_MODEL_TIMEOUT_MS ?? DEFAULT_MODEL_TIMEOUT_MS;

@@ -2,7 +2,8 @@
  * memfold's public API. `createMemfold` wires everything on the embedded default or the configured
  * services; `createCompactor` is the pipeline on ports you supply.
  */
-export { createMemfold, type ConversationListing, type Memfold, type MemfoldOptions } from './memfold.js';
+export { createMemfold } from './on-demand-entries.js';
+export type { ConversationListing, Memfold, MemfoldOptions } from './memfold.js';
 export { DEFAULT_MEMFOLD_OPTIONS, memfoldOptionsSchema } from './memfold-options.js';
 export { eraseConversation, type EraseDeps, type EraseOptions, type EraseResult } from './erase-export/erase-conversation.js';
 export {
@@ -135,7 +136,8 @@ export { toChatMessages, toResponsesInput, type OpenAIMessagesOptions } from './
 export { fromChatMessage, fromResponsesOutput, type ChatMessageLike, type ResponsesItemLike } from './openai/openai-replies.js';
 export type { ReconcileOutcome } from './compaction/journal/reconcile.js';
 export { createMcpServer, mcpServerFor, type McpServerOptions, type MemfoldMcpOptions } from './mcp/mcp-server.js';
-export { serveMcpHttp, type McpHttpListener, type McpHttpOptions } from './mcp/mcp-http.js';
+export { serveMcpHttp } from './on-demand-entries.js';
+export type { McpHttpListener, McpHttpOptions } from './mcp/mcp-http.js';
 export { mcpScope, type McpScope, type McpScopeOptions } from './mcp/mcp-scope.js';
 export { memfoldBackend, openArchiveBackend, type ArchiveBackend } from './mcp/mcp-backends.js';
 export type { McpAccess, McpBackend, McpToolAnswer, McpToolSpec } from './mcp/mcp-tools.js';

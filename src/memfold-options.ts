@@ -3,7 +3,7 @@
  * before anything opens), and the events it reports. The settings objects in it are checked by their own schemas:
  * `compaction` here by the compaction settings' schema, `config` and `prices` where they resolve.
  */
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { BackgroundEvent } from './background/background-events.js';
 import type { Archive } from './archive/archive.js';
 import type { CompactionHooks } from './compaction/compaction-hooks.js';
@@ -19,6 +19,7 @@ import type { PersistenceProvider } from './persistence/persistence-provider.js'
 import type { Summarizer } from './summarizer/summarizer.js';
 import type { TokenCounter } from './tokens/token-counter.js';
 import { MEMORY_READ_DEFAULT_TOKENS, MEMORY_READ_MAX_TOKENS, MEMORY_READ_MIN_TOKENS } from './tools/memory-read-args.js';
+import { onDemand, valueOnDemand, zod } from './zod-on-demand.js';
 
 /**
  * Something degraded while nothing failed. `vector_search_unavailable`: the embedder failed during a search,
@@ -35,32 +36,33 @@ export interface MemfoldWarningEvent {
 export type MemfoldEvent = CompactionEvent | MemfoldWarningEvent | BackgroundEvent;
 
 /** An adapter passed in: any object; its own methods are its contract. */
-const adapter = <T>() => z.custom<T>((value) => typeof value === 'object' && value !== null, { error: 'must be an object' });
-const callback = <T>() => z.custom<T>((value) => typeof value === 'function', { error: 'must be a function' });
-const flag = () => z.boolean({ error: 'must be a boolean' });
+const adapter = <T>() => zod().custom<T>((value) => typeof value === 'object' && value !== null, { error: 'must be an object' });
+const callback = <T>() => zod().custom<T>((value) => typeof value === 'function', { error: 'must be a function' });
+const flag = () => zod().boolean({ error: 'must be a boolean' });
 /** A settings object resolved, with errors naming its fields, by its own module (`config.ts`, `cost/`). */
-const resolvedElsewhere = <T>() => z.custom<T>();
+const resolvedElsewhere = <T>() => zod().custom<T>();
 
 const readTokensRule = `must be an integer from ${MEMORY_READ_MIN_TOKENS} to ${MEMORY_READ_MAX_TOKENS}`;
 
 const HOOKS = ['beforeCompact', 'afterCompact'];
 
 /** `{ beforeCompact?, afterCompact? }`, each a function: typed as `CompactionHooks`, each refusal naming `hooks.<key>`. */
-const hooksSchema = z
-  .custom<CompactionHooks>((value) => typeof value === 'object' && value !== null, { error: 'must be an object' })
-  .check((ctx) => {
-    for (const [key, hook] of Object.entries(ctx.value)) {
-      const message = !HOOKS.includes(key)
-        ? 'unknown hook (beforeCompact, afterCompact)'
-        : hook !== undefined && typeof hook !== 'function'
-          ? 'must be a function'
-          : undefined;
-      if (message !== undefined) ctx.issues.push({ code: 'custom', path: [key], message, input: hook });
-    }
-  });
+const hooksSchema = () =>
+  zod()
+    .custom<CompactionHooks>((value) => typeof value === 'object' && value !== null, { error: 'must be an object' })
+    .check((ctx) => {
+      for (const [key, hook] of Object.entries(ctx.value)) {
+        const message = !HOOKS.includes(key)
+          ? 'unknown hook (beforeCompact, afterCompact)'
+          : hook !== undefined && typeof hook !== 'function'
+            ? 'must be a function'
+            : undefined;
+        if (message !== undefined) ctx.issues.push({ code: 'custom', path: [key], message, input: hook });
+      }
+    });
 
 /** Each option's type and rule (the defaults are said with each, and live where the option is read). */
-const memfoldOptionsShape = {
+const memfoldOptionsShape = onDemand(() => ({
   /** Overrides of the values read from the environment (see README, Configuration). */
   config: resolvedElsewhere<Partial<RuntimeConfig>>().optional(),
   /** The environment to read; default `process.env`. */
@@ -78,7 +80,7 @@ const memfoldOptionsShape = {
    * in. Default: the built-in prompt of `promptMode`. Not read by the extractive summarizer; refused with a `model` adapter,
    * which renders its own prompt.
    */
-  prompt: z
+  prompt: zod()
     .string({ error: 'must be a non-empty string' })
     .refine((text) => text.trim() !== '', 'must be a non-empty string')
     .optional(),
@@ -87,13 +89,15 @@ const memfoldOptionsShape = {
    * each batch speaks for its own stretch) or `'update'` (each chunk merged into the summary so far, rewritten as
    * one). Default `MEMFOLD_SUMMARY_PROMPT`, else `'structured'`. A custom `prompt` wins; refused with a `summarizer`.
    */
-  promptMode: z.enum(SUMMARY_PROMPT_MODES, { error: (issue) => `${SUMMARY_PROMPT_MODE_RULE} (got ${JSON.stringify(issue.input)})` }).optional(),
+  promptMode: zod()
+    .enum(SUMMARY_PROMPT_MODES, { error: (issue) => `${SUMMARY_PROMPT_MODE_RULE} (got ${JSON.stringify(issue.input)})` })
+    .optional(),
   onEvent: callback<(event: MemfoldEvent) => void>().optional(),
   /**
    * `beforeCompact(info)` may cancel a compaction about to run or supply its summary; `afterCompact(result)` hears every
    * compaction that ran (`compaction/compaction-hooks.ts`; README, Hooks and events). Default none.
    */
-  hooks: hooksSchema.optional(),
+  hooks: hooksSchema().optional(),
   /**
    * Finish or undo the compactions a crash interrupted, for every conversation of the namespace, while
    * opening. Default true. A conversation another process is compacting is left to it.
@@ -116,12 +120,12 @@ const memfoldOptionsShape = {
    * (`createInMemoryPersistence`, `createInMemoryArchive`), for compaction with no files at all; nothing
    * survives `close()`. Adapters passed as `persistence` or `memory` are used either way.
    */
-  store: z.enum(['configured', 'memory'], { error: "must be 'configured' or 'memory'" }).optional(),
+  store: zod().enum(['configured', 'memory'], { error: "must be 'configured' or 'memory'" }).optional(),
   /**
    * Tokens one memory_read search answer may take when the call gives no `max_tokens` (counted with
    * memfold's token counter: exact when MEMFOLD_MODEL names a known model). Default 3,000; 200 to 12,000.
    */
-  memoryReadTokens: z
+  memoryReadTokens: zod()
     .number({ error: (issue) => `${readTokensRule} (got ${String(issue.input)})` })
     .int({ error: (issue) => `${readTokensRule} (got ${String(issue.input)})` })
     .min(MEMORY_READ_MIN_TOKENS, { error: (issue) => `${readTokensRule} (got ${String(issue.input)})` })
@@ -133,11 +137,12 @@ const memfoldOptionsShape = {
    * A model the table lacks needs `input` and `output`. Errors name `prices.<model>.<field>`.
    */
   prices: resolvedElsewhere<PriceOverrides>().optional(),
-};
+}));
+type OptionsShape = ReturnType<typeof memfoldOptionsShape>;
 
 /** The rules between options, each naming the option to change. */
-function crossOptionRules(options: z.output<z.ZodObject<typeof memfoldOptionsShape>>, ctx: z.RefinementCtx): void {
-  const refuse = (key: keyof typeof memfoldOptionsShape, message: string) => ctx.addIssue({ code: 'custom', path: [key], message });
+function crossOptionRules(options: z.output<z.ZodObject<OptionsShape>>, ctx: z.RefinementCtx): void {
+  const refuse = (key: keyof OptionsShape, message: string) => ctx.addIssue({ code: 'custom', path: [key], message });
   if (options.prompt !== undefined && options.summarizer !== undefined) {
     refuse('prompt', 'applies to the summarizer memfold builds (MEMFOLD_SUMMARY_MODEL); a `model` adapter renders its own prompt');
   }
@@ -148,7 +153,7 @@ function crossOptionRules(options: z.output<z.ZodObject<typeof memfoldOptionsSha
 }
 
 /** `createMemfold`'s options: each by its rule, and the rules between them. Unknown keys are ignored. */
-export const memfoldOptionsSchema = z.object(memfoldOptionsShape, { error: 'must be an object' }).superRefine(crossOptionRules);
+export const memfoldOptionsSchema = valueOnDemand(() => zod().object(memfoldOptionsShape(), { error: 'must be an object' }).superRefine(crossOptionRules));
 
 /** What `createMemfold` takes: the schema's input type, so the type and the check cannot drift. */
 export type MemfoldOptions = z.input<typeof memfoldOptionsSchema>;

@@ -3,8 +3,9 @@
  * `CompactionSettings` type is its output, so the type and the check cannot drift. The defaults are in
  * `compaction-settings-defaults.ts`; `compaction-settings.ts` merges them and parses with this schema.
  */
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { CompactionMode } from '../persistence/persistence-provider.js';
+import { onDemand, valueOnDemand, zod } from '../zod-on-demand.js';
 
 /** How a refused value is shown: JSON where it has one (`"fixed"`, `null`), else its kind. */
 const shown = (value: unknown): string => JSON.stringify(value) ?? String(value);
@@ -22,28 +23,29 @@ export type SessionScope = (typeof SESSION_SCOPES)[number];
 export const COMPACTION_MODES = ['delete', 'overlay'] as const satisfies readonly CompactionMode[];
 
 function choice<const T extends readonly [string, ...string[]]>(choices: T) {
-  return z.enum(choices, { error: (issue) => `must be one of ${choices.join(', ')} (got ${shown(issue.input)})` });
+  return zod().enum(choices, { error: (issue) => `must be one of ${choices.join(', ')} (got ${shown(issue.input)})` });
 }
 
 /** An integer setting and the least value it may take. */
 function int(min: number) {
   const rule = (issue: { input?: unknown }) => `must be an integer >= ${min} (got ${String(issue.input)})`;
-  return z.number({ error: 'must be a finite number' }).int({ error: rule }).min(min, { error: rule });
+  return zod().number({ error: 'must be a finite number' }).int({ error: rule }).min(min, { error: rule });
 }
 
 /** A share of something: in (0, 1]. */
 function share() {
   const rule = (issue: { input?: unknown }) => `must be in (0, 1] (got ${String(issue.input)})`;
-  return z.number({ error: 'must be a finite number' }).gt(0, { error: rule }).lte(1, { error: rule });
+  return zod().number({ error: 'must be a finite number' }).gt(0, { error: rule }).lte(1, { error: rule });
 }
 
 function flag() {
-  return z.boolean({ error: (issue) => `must be true or false (got ${shown(issue.input)})` });
+  return zod().boolean({ error: (issue) => `must be true or false (got ${shown(issue.input)})` });
 }
 
 /** A list of tool-name patterns, each with a letter or digit (a pattern is matched by its words). */
 function patterns() {
   const rule = (issue: { input?: unknown }) => `must be a tool-name pattern with a letter or digit (got ${shown(issue.input)})`;
+  const z = zod();
   const pattern = z.string({ error: rule }).regex(/[\p{L}\p{N}]/u, { error: rule });
   return z.array(pattern, { error: 'must be an array of tool-name patterns' }).readonly();
 }
@@ -51,7 +53,9 @@ function patterns() {
 /** A tool's name as `excludeTools` lists it: not blank. */
 function toolName() {
   const rule = (issue: { input?: unknown }) => `must be a non-empty tool name (got ${shown(issue.input)})`;
-  return z.string({ error: rule }).refine((name) => name.trim() !== '', { error: rule });
+  return zod()
+    .string({ error: rule })
+    .refine((name) => name.trim() !== '', { error: rule });
 }
 
 /**
@@ -59,16 +63,18 @@ function toolName() {
  * and camelCase): `str_replace` matches `str_replace_editor`, `edit` matches `MultiEdit`, never `credit`. A tool that
  * matches both lists modifies.
  */
-const fileToolPatternsSchema = z.strictObject(
-  { read: patterns(), modified: patterns() },
-  {
-    error: (issue) => (issue.code === 'unrecognized_keys' ? 'unknown list (read or modified)' : 'must be an object { read: string[], modified: string[] }'),
-  },
-);
-export type FileToolPatterns = z.output<typeof fileToolPatternsSchema>;
+function fileToolPatternsSchema() {
+  return zod().strictObject(
+    { read: patterns(), modified: patterns() },
+    {
+      error: (issue) => (issue.code === 'unrecognized_keys' ? 'unknown list (read or modified)' : 'must be an object { read: string[], modified: string[] }'),
+    },
+  );
+}
+export type FileToolPatterns = z.output<ReturnType<typeof fileToolPatternsSchema>>;
 
 /** Each setting's type and rule, documented where it is checked (the defaults: `DEFAULT_COMPACTION_SETTINGS`). */
-export const compactionSettingsShape = {
+const settingsShape = onDemand(() => ({
   /** Tokens the assistant's model accepts. */
   contextWindow: int(256),
   /**
@@ -116,7 +122,7 @@ export const compactionSettingsShape = {
    * session then changes only where the messages' session ids do). Default 30, the inactivity timeout web analytics
    * use for a visit: a pause of half an hour is a new sitting, a slow answer or tool run is not.
    */
-  sessionGapMinutes: z
+  sessionGapMinutes: zod()
     .number({ error: 'must be a finite number' })
     .min(0, { error: (issue) => `must be a finite number >= 0, 0 for no gap rule (got ${String(issue.input)})` }),
   /** The scope over earlier sessions (`SessionScope`). Default `none`: the token-based tail. */
@@ -137,7 +143,7 @@ export const compactionSettingsShape = {
   /** Tier 2 leaves whole the results of this many most recent tool calls. */
   keepToolUses: int(0),
   /** Tool names (the call's function name) whose outputs tier 2 never clears. */
-  excludeTools: z.array(toolName(), { error: 'must be an array of tool names' }).readonly(),
+  excludeTools: zod().array(toolName(), { error: 'must be an array of tool names' }).readonly(),
   /** Tier 2 clears only outputs of at least this many tokens: a placeholder costs about 50, so smaller ones free nothing. */
   clearToolOutputMinTokens: int(1),
   /**
@@ -146,14 +152,14 @@ export const compactionSettingsShape = {
    */
   filesFooter: flag(),
   /** Which tools read and which modify files, as words of the tool's name (`FileToolPatterns`). */
-  fileToolPatterns: fileToolPatternsSchema.readonly(),
+  fileToolPatterns: fileToolPatternsSchema().readonly(),
   /**
    * After a compaction, `context()` ends with a short system note (`kind: 'continuation'`, never stored) saying the
    * history was compacted, how to reach it with memory_read, and to go on without asking again, until the next user
    * message: `true` for DEFAULT_CONTINUATION_MESSAGE, a string for your own text, `false` (default) for none. At the
    * end of the context, so the prompt before it stays the same (a provider's prompt cache keeps it).
    */
-  continuationMessage: z.custom<boolean | string>((value) => typeof value === 'boolean' || (typeof value === 'string' && value.trim() !== ''), {
+  continuationMessage: zod().custom<boolean | string>((value) => typeof value === 'boolean' || (typeof value === 'string' && value.trim() !== ''), {
     error: (issue) => `must be true, false or a non-empty text (got ${shown(issue.input)})`,
   }),
   /**
@@ -162,16 +168,20 @@ export const compactionSettingsShape = {
    * `context` compacts at once with the offline summarizer only when the context reached the window. Default false.
    */
   background: flag(),
-};
+}));
+type SettingsShape = ReturnType<typeof settingsShape>;
+
+/** The settings' schemas by name, built (and zod loaded) when a setting is first checked. */
+export const compactionSettingsShape: SettingsShape = valueOnDemand(settingsShape);
 
 const objectError = { error: (issue: { code?: string }) => (issue.code === 'unrecognized_keys' ? 'unknown setting' : 'must be an object of settings') };
 
 /** Settings as a caller gives them: any subset, each checked alone (`undefined` means not given). */
-export const compactionSettingsInputSchema = z.strictObject(compactionSettingsShape, objectError).partial();
+export const compactionSettingsInputSchema = valueOnDemand(() => zod().strictObject(settingsShape(), objectError).partial());
 
 /** The rules between settings: each names the setting it refuses, so the error says which to change. */
-function crossFieldRules(settings: z.output<z.ZodObject<typeof compactionSettingsShape>>, ctx: z.RefinementCtx): void {
-  const refuse = (key: keyof typeof compactionSettingsShape, message: string) => ctx.addIssue({ code: 'custom', path: [key], message });
+function crossFieldRules(settings: z.output<z.ZodObject<SettingsShape>>, ctx: z.RefinementCtx): void {
+  const refuse = (key: keyof SettingsShape, message: string) => ctx.addIssue({ code: 'custom', path: [key], message });
   const { contextWindow, trigger, targetTokens, minFreedTokens, keepRecentTokens } = settings;
   if (trigger > contextWindow) refuse('trigger', `must be <= contextWindow (${contextWindow})`);
   else if (targetTokens >= trigger) refuse('targetTokens', `must be < trigger (${trigger}): a compaction comes down to it`);
@@ -181,7 +191,7 @@ function crossFieldRules(settings: z.output<z.ZodObject<typeof compactionSetting
 }
 
 /** Complete settings: every setting, each by its rule, and the rules between them. */
-export const compactionSettingsSchema = z.strictObject(compactionSettingsShape, objectError).superRefine(crossFieldRules);
+export const compactionSettingsSchema = valueOnDemand(() => zod().strictObject(settingsShape(), objectError).superRefine(crossFieldRules));
 
 /** The settings compaction runs with: the schema's output, so no setting is typed in one place and checked in another. */
 export type CompactionSettings = z.output<typeof compactionSettingsSchema>;

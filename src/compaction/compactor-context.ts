@@ -10,7 +10,7 @@ import type { CompactionEvent } from './compaction-result.js';
 import type { CompactionSettings } from './compaction-settings.js';
 import type { CompactorOptions } from './compactor-api.js';
 import { chunkStretchBudget, summarizerInputBudget } from './fold/summarizer-budget.js';
-import { reconcileAndReport, type ReconcileOutcome } from './journal/reconcile.js';
+import type { ReconcileOutcome } from './journal/reconcile.js';
 import { createLiveSettings, type LiveSettings } from './live-settings.js';
 import { calibrationFactorOf, conversationCounts, type ConversationCounts } from './usage/conversation-counts.js';
 import { createContextWarnings, type ContextWarnings } from './usage/context-warnings.js';
@@ -83,6 +83,8 @@ export const loadCounts = (ctx: CompactorContext, conversationId: string) => atS
 
 /** Reconcile the conversation (the caller holds its lock); an operation finished there changed the live rows. */
 export async function reconcileLocked(ctx: CompactorContext, conversationId: string): Promise<ReconcileOutcome[]> {
+  // The journal's modules load with the first reconcile (or compaction), not with the compactor.
+  const { reconcileAndReport } = await import('./journal/reconcile.js');
   const outcomes = await reconcileAndReport(conversationId, ctx.depsFor(conversationId));
   if (outcomes.some((outcome) => outcome.action === 'committed')) ctx.warnings.changed(conversationId);
   return outcomes;

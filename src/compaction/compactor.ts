@@ -8,14 +8,10 @@ import { requireConversationId } from '../conversation/conversation-id.js';
 import type { ConversationMessage } from '../conversation/types.js';
 import { checkDurationMs } from '../duration-ms.js';
 import { InvalidArgumentError, MemfoldError, errorMessage } from '../errors.js';
-import { listFrontier } from './batches/list-frontier.js';
-import { compactHistory, failureCodeOf } from './compact-history.js';
 import { initialResult, type CompactionResult } from './compaction-result.js';
 import type { Compactor, CompactOptions, CompactorOptions } from './compactor-api.js';
 import { countsOf, createCompactorContext, liveHistory, loadLive, reconcileLocked, type CompactorContext } from './compactor-context.js';
-import { resummarizeDepthLocked, type ResummarizeResult } from './fold/resummarize-depth.js';
-import { contextUsage } from './usage/context-usage.js';
-import { checkUsageObservation, observeUsage } from './usage/observe-usage.js';
+import type { ResummarizeResult } from './fold/resummarize-depth.js';
 
 export { LOOP_GUARD_LIMIT } from './usage/loop-guard.js';
 export type { ResummarizeResult } from './fold/resummarize-depth.js';
@@ -23,13 +19,25 @@ export type { UsageObservation } from './usage/observe-usage.js';
 export type { ContextUsage, NextCompaction } from './usage/context-usage.js';
 export type { Compactor, CompactOptions, CompactorOptions } from './compactor-api.js';
 
+type Steps = typeof import('./compactor-steps.js');
+let steps: Steps | undefined;
+
+/** `run` with the compactor's steps (`compactor-steps.ts`), loaded by the first entry that runs one, at once after. */
+function withSteps<T>(run: (steps: Steps) => Promise<T>): Promise<T> {
+  if (steps !== undefined) return run(steps);
+  return import('./compactor-steps.js').then((loaded) => {
+    steps = loaded;
+    return run(loaded);
+  });
+}
+
 export function createCompactor(options: CompactorOptions): Compactor {
   const ctx = createCompactorContext(options);
   const { live, guard, warnings } = ctx;
   const { persistence, tokens } = options;
   const running = createRunning();
   const compact = (history: readonly ConversationMessage[], conversationId: string, compactOptions: CompactOptions = {}) =>
-    running.track(compactHistory(ctx, { history, conversationId, options: compactOptions, from: 'caller' }));
+    running.track(withSteps((s) => s.compactHistory(ctx, { history, conversationId, options: compactOptions, from: 'caller' })));
 
   return {
     get settings() {
@@ -39,7 +47,7 @@ export function createCompactor(options: CompactorOptions): Compactor {
     configure(partial, scope) {
       return live.configure(partial, scope, (settings) => void ctx.budgets(settings));
     },
-    frontier: (conversationId) => listFrontier(ctx.depsFor(conversationId), conversationId),
+    frontier: (conversationId) => withSteps((s) => s.listFrontier(ctx.depsFor(conversationId), conversationId)),
     async isPaused(conversationId) {
       requireConversationId(conversationId);
       return guard.isPaused(conversationId);
@@ -52,6 +60,7 @@ export function createCompactor(options: CompactorOptions): Compactor {
       requireConversationId(conversationId);
       const history = await liveHistory(ctx, conversationId);
       const counts = await countsOf(ctx, conversationId);
+      const { contextUsage } = await withSteps(async (s) => s);
       return contextUsage(conversationId, history, counts, {
         settings: live.of(conversationId),
         warnTokens: warnings.thresholdOf(conversationId),
@@ -60,6 +69,7 @@ export function createCompactor(options: CompactorOptions): Compactor {
     },
     async observeUsage(conversationId, usage) {
       requireConversationId(conversationId);
+      const { observeUsage, checkUsageObservation } = await withSteps(async (s) => s);
       return observeUsage(conversationId, checkUsageObservation(usage), { persistence, tokens, settings: live.of(conversationId), warnings });
     },
     async reconcile(conversationId) {
@@ -105,6 +115,7 @@ function createRunning() {
 }
 
 async function compactStoredNow(ctx: CompactorContext, conversationId: string, options: CompactOptions): Promise<CompactionResult> {
+  const { compactHistory, failureCodeOf } = await withSteps(async (s) => s);
   const started = ctx.clock();
   let stored: ConversationMessage[];
   try {
@@ -127,7 +138,7 @@ async function resummarizeDepthNow(ctx: CompactorContext, conversationId: string
   if (!Number.isInteger(depth) || depth < 0) throw new InvalidArgumentError('depth', 'must be an integer >= 0');
   const locked = await ctx.options.persistence.withConversationLock(
     conversationId,
-    () => resummarizeDepthLocked(conversationId, depth, ctx.depsFor(conversationId)),
+    () => withSteps((s) => s.resummarizeDepthLocked(conversationId, depth, ctx.depsFor(conversationId))),
     { wait: true, purpose: 'a re-summarization' },
   );
   if (!locked.acquired) throw new MemfoldError('busy', `Conversation ${conversationId} is being compacted`);

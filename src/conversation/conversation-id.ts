@@ -4,9 +4,9 @@
  * id (the library, the live stores, the tools, the MCP scope, the CLI import) checks it here, so an id one
  * accepts, every other accepts too. The error names the field.
  */
-import { z } from 'zod';
 import { InvalidArgumentError } from '../errors.js';
 import { describeValue, MAX_KEY_BYTES, storedTextProblem } from './text.js';
+import { valueOnDemand, zod } from '../zod-on-demand.js';
 
 /** Why `value` cannot be a conversation id, or undefined when it can. */
 export function conversationIdProblem(value: unknown): string | undefined {
@@ -16,10 +16,14 @@ export function conversationIdProblem(value: unknown): string | undefined {
 }
 
 /** The rule as a zod schema, for the boundaries parsed with one. */
-export const conversationIdSchema = z.custom<string>().check((ctx) => {
-  const problem = conversationIdProblem(ctx.value);
-  if (problem !== undefined) ctx.issues.push({ code: 'custom', message: problem, input: ctx.value });
-});
+export const conversationIdSchema = valueOnDemand(() =>
+  zod()
+    .custom<string>()
+    .check((ctx) => {
+      const problem = conversationIdProblem(ctx.value);
+      if (problem !== undefined) ctx.issues.push({ code: 'custom', message: problem, input: ctx.value });
+    }),
+);
 
 /**
  * `value` as a conversation id, else an error naming `field` (default `conversationId`): InvalidArgumentError,

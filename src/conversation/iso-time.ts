@@ -4,9 +4,10 @@
  * ISO string. Anything else is refused: Date.parse reads "1 2 3" as a local date and rolls 2023-02-30
  * over to March, silently storing another time.
  */
-import { z } from 'zod';
+import type { z } from 'zod';
 import { InvalidArgumentError } from '../errors.js';
 import { describeValue } from './text.js';
+import { valueOnDemand, zod } from '../zod-on-demand.js';
 
 /** ISO 8601 date or date-time; without an offset a date-time is local time, as JavaScript reads it. */
 const ISO_8601 = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
@@ -69,8 +70,8 @@ export function toIsoTime(value: unknown, ctx: z.RefinementCtx): string {
   const read = isoTimeOrProblem(value);
   if ('time' in read) return read.time;
   ctx.issues.push({ code: 'custom', message: read.problem, input: value });
-  return z.NEVER;
+  return zod().NEVER;
 }
 
 /** A Date or an ISO 8601 string, for the boundaries parsed with a zod schema. */
-export const isoTimeSchema = z.unknown().transform(toIsoTime);
+export const isoTimeSchema = valueOnDemand(() => zod().unknown().transform(toIsoTime));

@@ -3,9 +3,9 @@
  * an id short enough to be part of an index key (`requireKey`), and how a refused value is shown in an
  * error (`describeValue`). Each refusal is an InvalidArgumentError naming the field.
  */
-import { z } from 'zod';
 import { InvalidArgumentError } from '../errors.js';
 import { textProblem, utf8Bytes } from './well-formed-text.js';
+import { zod } from '../zod-on-demand.js';
 
 /**
  * Namespaces, conversation ids and message ids are index keys: PostgreSQL refuses a btree entry over
@@ -47,10 +47,12 @@ export function storedTextProblem(text: string, rule: TextRule = {}): string | u
 
 /** The same rule as a zod schema, for the boundaries parsed with one. */
 export function storedTextSchema(rule: TextRule = {}) {
-  return z.string().check((ctx) => {
-    const problem = storedTextProblem(ctx.value, rule);
-    if (problem !== undefined) ctx.issues.push({ code: 'custom', message: problem, input: ctx.value });
-  });
+  return zod()
+    .string()
+    .check((ctx) => {
+      const problem = storedTextProblem(ctx.value, rule);
+      if (problem !== undefined) ctx.issues.push({ code: 'custom', message: problem, input: ctx.value });
+    });
 }
 
 /** A string (non-empty unless `allowEmpty`) that PostgreSQL stores unchanged: no U+0000, no lone surrogate. */

@@ -7,7 +7,6 @@
  */
 import type { Archive } from '../archive/archive.js';
 import type { RuntimeConfig } from '../config.js';
-import { archiveBindingCheck, buildEmbedder, openCheckedArchive, openPersistence, remoteCallQueue } from '../configured-adapters.js';
 import type { Memfold } from '../memfold.js';
 import { createTokenCounter } from '../tokens/create-token-counter.js';
 import { createMemoryReadTool } from '../tools/memory-read.js';
@@ -28,6 +27,8 @@ export interface ArchiveBackend extends McpBackend {
 
 /** memory_read over the configured LanceDB archive alone (no PGlite, no lock). */
 export async function openArchiveBackend(config: RuntimeConfig): Promise<ArchiveBackend> {
+  // The configured adapters' factories (and Node's file system modules) load here, not with memfold's import.
+  const { archiveBindingCheck, buildEmbedder, openCheckedArchive, openPersistence, remoteCallQueue } = await import('../configured-adapters.js');
   // On PostgreSQL (shared, no lock) the archive is checked against the live store's record, reading only: a server on
   // another archive would answer "nothing found" for everything. PGlite's home holds its own archive, and its lock the agent's.
   const check = async () => {

@@ -4,12 +4,13 @@
  * client is not kept waiting while PGlite and LanceDB open. Transports (stdio, Streamable HTTP) connect to it.
  */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { callMcpTool, mcpTools, type McpAccess, type McpBackend } from './mcp-tools.js';
 import type { Memfold } from '../memfold.js';
 import { memfoldBackend } from './mcp-backends.js';
 import { mcpScope, type McpScope, type McpScopeOptions } from './mcp-scope.js';
 import { mcpServerSdk } from './mcp-sdk.js';
+import { onDemand, zod } from '../zod-on-demand.js';
 
 export interface McpServerOptions {
   scope: McpScope;
@@ -35,13 +36,17 @@ export { openOnce } from '../open-once.js';
  * `Protocol.setRequestHandler` (the method Server overrides) with this schema, and `callMcpTool` checks the name and
  * the arguments itself, answering `isError`.
  */
-const ANY_TOOL_CALL = z.object({
-  method: z.literal('tools/call'),
-  // Optional explicitly: in zod 4 an object key of z.unknown() is required, and MCP lets a call leave `arguments` out.
-  params: z.looseObject({ name: z.unknown().optional(), arguments: z.unknown().optional() }).optional(),
+const anyToolCall = onDemand(() => {
+  const z = zod();
+  return z.object({
+    method: z.literal('tools/call'),
+    // Optional explicitly: in zod 4 an object key of z.unknown() is required, and MCP lets a call leave `arguments` out.
+    params: z.looseObject({ name: z.unknown().optional(), arguments: z.unknown().optional() }).optional(),
+  });
 });
+type AnyToolCall = ReturnType<typeof anyToolCall>;
 
-type ToolCallHandler = (request: z.output<typeof ANY_TOOL_CALL>) => Promise<unknown>;
+type ToolCallHandler = (request: z.output<AnyToolCall>) => Promise<unknown>;
 
 export function createMcpServer(options: McpServerOptions): Server {
   const { scope, access, backend } = options;
@@ -55,11 +60,7 @@ export function createMcpServer(options: McpServerOptions): Server {
       access,
       backend,
     });
-  (Protocol.prototype.setRequestHandler as (this: Server, schema: typeof ANY_TOOL_CALL, handler: ToolCallHandler) => void).call(
-    server,
-    ANY_TOOL_CALL,
-    onToolCall,
-  );
+  (Protocol.prototype.setRequestHandler as (this: Server, schema: AnyToolCall, handler: ToolCallHandler) => void).call(server, anyToolCall(), onToolCall);
   return server;
 }
 

@@ -5,7 +5,7 @@
  * the rules across fields (a tool result's call id, the size cap) follow it.
  */
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { Role, ToolCall } from '../conversation/types.js';
 import { isoTimeSchema } from '../conversation/iso-time.js';
 import { repeatedCallId } from '../conversation/tool-groups.js';
@@ -13,6 +13,7 @@ import { parseWithSchema } from '../conversation/schema-issues.js';
 import { describeValue, MAX_KEY_BYTES, MAX_SESSION_ID_BYTES, storedTextProblem, storedTextSchema } from '../conversation/text.js';
 import { utf8Bytes } from '../conversation/well-formed-text.js';
 import { InvalidArgumentError } from '../errors.js';
+import { valueOnDemand, zod } from '../zod-on-demand.js';
 
 /** A message's content as every store keeps it (the `content` jsonb column of the Kysely store). */
 export interface StoredContent {
@@ -46,11 +47,14 @@ export interface NormalizeOptions {
   maxMessageBytes: number;
 }
 
-const toolCallSchema = z.object({
-  id: storedTextSchema(),
-  type: z.literal('function', { error: (issue) => `must be 'function', got ${describeValue(issue.input)}` }),
-  function: z.object({ name: storedTextSchema(), arguments: storedTextSchema({ allowEmpty: true }) }),
-});
+const toolCallSchema = () => {
+  const z = zod();
+  return z.object({
+    id: storedTextSchema(),
+    type: z.literal('function', { error: (issue) => `must be 'function', got ${describeValue(issue.input)}` }),
+    function: z.object({ name: storedTextSchema(), arguments: storedTextSchema({ allowEmpty: true }) }),
+  });
+};
 
 /** The tool-group rule's `repeatedCallId`, named as `field[i].id`. */
 function requireUniqueCallIds(calls: readonly ToolCall[], field: string): void {
@@ -65,43 +69,50 @@ function requireUniqueCallIds(calls: readonly ToolCall[], field: string): void {
 const SDK_SHAPE = "the openai SDK's shape: fromChatMessage or fromResponsesOutput converts it";
 
 /** The content: a string (empty allowed); the SDK's `null` or content parts are refused naming the converters. */
-const contentSchema = z
-  .string({
-    error: (issue) => (issue.input === null || Array.isArray(issue.input) ? `must be a string, got ${describeValue(issue.input)} (${SDK_SHAPE})` : undefined),
-  })
-  .check((ctx) => {
-    const problem = storedTextProblem(ctx.value, { allowEmpty: true });
-    if (problem !== undefined) ctx.issues.push({ code: 'custom', message: problem, input: ctx.value });
-  });
+const contentSchema = () =>
+  zod()
+    .string({
+      error: (issue) => (issue.input === null || Array.isArray(issue.input) ? `must be a string, got ${describeValue(issue.input)} (${SDK_SHAPE})` : undefined),
+    })
+    .check((ctx) => {
+      const problem = storedTextProblem(ctx.value, { allowEmpty: true });
+      if (problem !== undefined) ctx.issues.push({ code: 'custom', message: problem, input: ctx.value });
+    });
 
 /** A key of the SDK's spelling, refused: ignored like other unknown keys, it would store an assistant turn without its calls. */
-const sdkKey = (ours: string) => z.undefined({ error: () => `is the openai SDK's spelling; memfold takes ${ours} (${SDK_SHAPE})` }).optional();
+const sdkKey = (ours: string) =>
+  zod()
+    .undefined({ error: () => `is the openai SDK's spelling; memfold takes ${ours} (${SDK_SHAPE})` })
+    .optional();
 
 /** One message as `append` takes it; keys it does not name (a caller's `seq`) are ignored, the SDK's snake_case ones refused. */
-export const newMessageSchema = z.object({
-  role: z.enum(['system', 'user', 'assistant', 'tool'], {
-    error: (issue) => `must be one of system, user, assistant, tool; got ${describeValue(issue.input)}`,
-  }),
-  kind: z
-    .literal('message', {
-      error: (issue) => `must be 'message' or absent (the clip-archive is written by commitCompaction); got ${describeValue(issue.input)}`,
-    })
-    .optional(),
-  content: contentSchema,
-  toolCalls: z.array(toolCallSchema).optional(),
-  tool_calls: sdkKey('toolCalls'),
-  toolCallId: storedTextSchema().optional(),
-  tool_call_id: sdkKey('toolCallId'),
-  name: storedTextSchema().optional(),
-  id: storedTextSchema({ maxKeyBytes: MAX_KEY_BYTES }).optional(),
-  sessionId: storedTextSchema({ maxKeyBytes: MAX_SESSION_ID_BYTES }).optional(),
-  pinned: z.boolean({ error: (issue) => `must be a boolean, got ${describeValue(issue.input)}` }).optional(),
-  // A missing time stays missing: append stamps it under the conversation's row lock.
-  createdAt: isoTimeSchema.optional(),
+export const newMessageSchema = valueOnDemand(() => {
+  const z = zod();
+  return z.object({
+    role: z.enum(['system', 'user', 'assistant', 'tool'], {
+      error: (issue) => `must be one of system, user, assistant, tool; got ${describeValue(issue.input)}`,
+    }),
+    kind: z
+      .literal('message', {
+        error: (issue) => `must be 'message' or absent (the clip-archive is written by commitCompaction); got ${describeValue(issue.input)}`,
+      })
+      .optional(),
+    content: contentSchema(),
+    toolCalls: z.array(toolCallSchema()).optional(),
+    tool_calls: sdkKey('toolCalls'),
+    toolCallId: storedTextSchema().optional(),
+    tool_call_id: sdkKey('toolCallId'),
+    name: storedTextSchema().optional(),
+    id: storedTextSchema({ maxKeyBytes: MAX_KEY_BYTES }).optional(),
+    sessionId: storedTextSchema({ maxKeyBytes: MAX_SESSION_ID_BYTES }).optional(),
+    pinned: z.boolean({ error: (issue) => `must be a boolean, got ${describeValue(issue.input)}` }).optional(),
+    // A missing time stays missing: append stamps it under the conversation's row lock.
+    createdAt: isoTimeSchema.optional(),
+  });
 });
 
 /** `append`'s input: an array of messages. */
-export const newMessagesSchema = z.array(newMessageSchema);
+export const newMessagesSchema = valueOnDemand(() => zod().array(newMessageSchema));
 
 /** Validate `append` input, each message on its own (pairing across messages is checked by the caller). */
 export function normalizeNewMessages(messages: unknown, options: NormalizeOptions): NormalizedMessage[] {

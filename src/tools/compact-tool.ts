@@ -4,7 +4,7 @@
  * compaction needed (the context is at or under the floor), refused (too little was added since the last compaction),
  * or what the compaction did and the summary it wrote (`compact-summary.ts`). `execute` never throws.
  */
-import { z } from 'zod';
+import type { z } from 'zod';
 import { MAX_FOCUS_CHARS } from '../compaction/compaction-hooks.js';
 import type { CompactionResult } from '../compaction/compaction-result.js';
 import type { ContextUsage } from '../compaction/usage/context-usage.js';
@@ -14,38 +14,40 @@ import { InvalidArgumentError } from '../errors.js';
 import type { FunctionToolDefinition } from './tool-shapes.js';
 import type { ToolResult } from './tool-arguments.js';
 import { compactionSummaryText } from './compact-summary.js';
-import { frozenDefinition, shapedDefinitions, type ShapedDefinitions } from './tool-shapes.js';
+import { definitionOnDemand, shapedDefinitions, type ShapedDefinitions } from './tool-shapes.js';
 import { argumentText, type PresentArgs, runTool, toolArgumentsObject, toolParameters } from './tool-arguments.js';
+import { onDemand, zod } from '../zod-on-demand.js';
 
-const compactArgsSchema = z.strictObject(
-  {
-    focus: argumentText(MAX_FOCUS_CHARS)
-      .describe('What the summary must keep above all (a task, names, decisions), in a sentence or two. Optional.')
-      .optional(),
-  },
-  { error: (issue) => (issue.code === 'unrecognized_keys' ? 'is not an argument of compact (known: focus)' : undefined) },
+const compactArgsSchema = onDemand(() =>
+  zod().strictObject(
+    {
+      focus: argumentText(MAX_FOCUS_CHARS)
+        .describe('What the summary must keep above all (a task, names, decisions), in a sentence or two. Optional.')
+        .optional(),
+    },
+    { error: (issue) => (issue.code === 'unrecognized_keys' ? 'is not an argument of compact (known: focus)' : undefined) },
+  ),
 );
 
 /** The compact arguments: the schema's output (`focus` trimmed by `parseCompactArgs`). */
-export type CompactArgs = PresentArgs<z.output<typeof compactArgsSchema>>;
+export type CompactArgs = PresentArgs<z.output<ReturnType<typeof compactArgsSchema>>>;
 
 /** Accepts the parsed arguments object or the JSON string a model sends; `null` means absent. */
 export function parseCompactArgs(input: unknown): CompactArgs {
-  const { focus } = parseWithSchema(compactArgsSchema, toolArgumentsObject(input));
+  const { focus } = parseWithSchema(compactArgsSchema(), toolArgumentsObject(input));
   return focus === undefined ? {} : { focus: focus.trim() };
 }
 
-export const COMPACT_DEFINITION: FunctionToolDefinition = frozenDefinition({
-  type: 'function',
-  function: {
+export const COMPACT_DEFINITION: FunctionToolDefinition = definitionOnDemand(
+  {
     name: 'compact',
     description:
       'Compact this conversation now: the oldest messages are summarized and archived (memory_read still finds them word for word), ' +
       'freeing room in the context. Call it before a long step when the context is filling up, not on every turn. ' +
       'Give `focus` to say what the summary must keep.',
-    parameters: toolParameters(compactArgsSchema),
   },
-});
+  () => toolParameters(compactArgsSchema()),
+);
 
 /** What the tool needs of memfold: the context's figures, a forced compaction, and what the last compaction left. */
 export interface CompactToolTarget {

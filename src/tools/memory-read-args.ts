@@ -3,10 +3,11 @@
  * `memoryReadParameters`, the JSON schema of the tool definition, so the three cannot drift.
  * Errors name the argument and the rule.
  */
-import { z } from 'zod';
+import type { z } from 'zod';
 import { toIsoTime } from '../conversation/iso-time.js';
 import { parseWithSchema } from '../conversation/schema-issues.js';
 import { argumentText, type PresentArgs, toolArgumentsObject, toolParameters } from './tool-arguments.js';
+import { onDemand, zod } from '../zod-on-demand.js';
 
 export const MEMORY_READ_DEFAULT_LIMIT = 5;
 export const MEMORY_READ_MAX_LIMIT = 20;
@@ -34,39 +35,44 @@ function argumentTime(description: string) {
 
 function argumentInt(min: number, max: number) {
   const rule = `must be an integer from ${min} to ${max}`;
-  return z.number({ error: rule }).int(rule).min(min, rule).max(max, rule);
+  return zod().number({ error: rule }).int(rule).min(min, rule).max(max, rule);
 }
 
 const KNOWN = ['query', 'label', 'depth', 'kind', 'from', 'to', 'limit', 'max_tokens', 'page'];
 
 /** The arguments as a model sends them (snake_case), with their descriptions for the tool definition. */
-const memoryReadArgsObject = z.strictObject(
-  {
-    query: argumentText(MEMORY_READ_MAX_QUERY_CHARS).describe('Words to search for.').optional(),
-    label: argumentText(MEMORY_READ_MAX_LABEL_CHARS).describe('Read one batch by its label (as shown in the context summary or a search hit).').optional(),
-    depth: argumentInt(0, MEMORY_READ_MAX_DEPTH).describe('Only summaries of this depth (0 summarizes messages; higher depths summarize batches).').optional(),
-    kind: z
-      .enum(['summary', 'transcript'], { error: 'must be "summary" or "transcript"' })
-      .describe('Only summaries, or only verbatim transcript segments.')
-      .optional(),
-    from: argumentTime('ISO date/time: only archive entries that end at or after it.').optional(),
-    to: argumentTime('ISO date/time: only archive entries that start at or before it.').optional(),
-    limit: argumentInt(1, MEMORY_READ_MAX_LIMIT)
-      .default(MEMORY_READ_DEFAULT_LIMIT)
-      .describe('At most this many summaries listed (messages are bounded by max_tokens).'),
-    // No parse default: an absent max_tokens means the tool's configured budget (memoryReadTokens).
-    max_tokens: argumentInt(MEMORY_READ_MIN_TOKENS, MEMORY_READ_MAX_TOKENS)
-      .meta({ default: MEMORY_READ_DEFAULT_TOKENS })
-      .describe('Tokens the search answer may take; what does not fit is named at the end.')
-      .optional(),
-    page: argumentInt(1, MEMORY_READ_MAX_PAGE)
-      .describe('A second look: page 2 shows the best matching messages the first answer left out, page 3 the next, and so on.')
-      .optional(),
-  },
-  { error: (issue) => (issue.code === 'unrecognized_keys' ? `is not an argument of memory_read (known: ${KNOWN.join(', ')})` : undefined) },
-);
+function memoryReadArgsObject() {
+  const z = zod();
+  return z.strictObject(
+    {
+      query: argumentText(MEMORY_READ_MAX_QUERY_CHARS).describe('Words to search for.').optional(),
+      label: argumentText(MEMORY_READ_MAX_LABEL_CHARS).describe('Read one batch by its label (as shown in the context summary or a search hit).').optional(),
+      depth: argumentInt(0, MEMORY_READ_MAX_DEPTH)
+        .describe('Only summaries of this depth (0 summarizes messages; higher depths summarize batches).')
+        .optional(),
+      kind: z
+        .enum(['summary', 'transcript'], { error: 'must be "summary" or "transcript"' })
+        .describe('Only summaries, or only verbatim transcript segments.')
+        .optional(),
+      from: argumentTime('ISO date/time: only archive entries that end at or after it.').optional(),
+      to: argumentTime('ISO date/time: only archive entries that start at or before it.').optional(),
+      limit: argumentInt(1, MEMORY_READ_MAX_LIMIT)
+        .default(MEMORY_READ_DEFAULT_LIMIT)
+        .describe('At most this many summaries listed (messages are bounded by max_tokens).'),
+      // No parse default: an absent max_tokens means the tool's configured budget (memoryReadTokens).
+      max_tokens: argumentInt(MEMORY_READ_MIN_TOKENS, MEMORY_READ_MAX_TOKENS)
+        .meta({ default: MEMORY_READ_DEFAULT_TOKENS })
+        .describe('Tokens the search answer may take; what does not fit is named at the end.')
+        .optional(),
+      page: argumentInt(1, MEMORY_READ_MAX_PAGE)
+        .describe('A second look: page 2 shows the best matching messages the first answer left out, page 3 the next, and so on.')
+        .optional(),
+    },
+    { error: (issue) => (issue.code === 'unrecognized_keys' ? `is not an argument of memory_read (known: ${KNOWN.join(', ')})` : undefined) },
+  );
+}
 
-type GivenArgs = z.output<typeof memoryReadArgsObject>;
+type GivenArgs = z.output<ReturnType<typeof memoryReadArgsObject>>;
 
 /**
  * Parsed memory_read arguments, derived from the schema: its fields as parsed, `max_tokens` under its camelCase name
@@ -74,30 +80,32 @@ type GivenArgs = z.output<typeof memoryReadArgsObject>;
  */
 export type MemoryReadArgs = PresentArgs<Omit<GivenArgs, 'max_tokens'> & { maxTokens?: GivenArgs['max_tokens'] }>;
 
-const memoryReadArgsSchema = memoryReadArgsObject
-  .check((ctx) => {
-    const { query, label, from, to } = ctx.value;
-    if (query === undefined && label === undefined)
-      ctx.issues.push({ code: 'custom', path: ['query'], message: 'give a query to search, or a label to read', input: ctx.value });
-    if (ctx.value.page !== undefined && query === undefined)
-      ctx.issues.push({ code: 'custom', path: ['page'], message: 'pages a search: give a query with it', input: ctx.value });
-    if (query !== undefined && label !== undefined)
-      ctx.issues.push({ code: 'custom', path: ['label'], message: 'give either query or label, not both', input: ctx.value });
-    if (from !== undefined && to !== undefined && from > to)
-      ctx.issues.push({ code: 'custom', path: ['from'], message: 'must not be after to', input: ctx.value });
-  })
-  .transform(({ max_tokens, ...given }): MemoryReadArgs => {
-    // Absent arguments stay absent (no `key: undefined`), and max_tokens takes its camelCase name.
-    const args = Object.fromEntries(Object.entries(given).filter(([, value]) => value !== undefined)) as Omit<MemoryReadArgs, 'maxTokens'>;
-    return max_tokens === undefined ? args : { ...args, maxTokens: max_tokens };
-  });
+const memoryReadArgsSchema = onDemand(() =>
+  memoryReadArgsObject()
+    .check((ctx) => {
+      const { query, label, from, to } = ctx.value;
+      if (query === undefined && label === undefined)
+        ctx.issues.push({ code: 'custom', path: ['query'], message: 'give a query to search, or a label to read', input: ctx.value });
+      if (ctx.value.page !== undefined && query === undefined)
+        ctx.issues.push({ code: 'custom', path: ['page'], message: 'pages a search: give a query with it', input: ctx.value });
+      if (query !== undefined && label !== undefined)
+        ctx.issues.push({ code: 'custom', path: ['label'], message: 'give either query or label, not both', input: ctx.value });
+      if (from !== undefined && to !== undefined && from > to)
+        ctx.issues.push({ code: 'custom', path: ['from'], message: 'must not be after to', input: ctx.value });
+    })
+    .transform(({ max_tokens, ...given }): MemoryReadArgs => {
+      // Absent arguments stay absent (no `key: undefined`), and max_tokens takes its camelCase name.
+      const args = Object.fromEntries(Object.entries(given).filter(([, value]) => value !== undefined)) as Omit<MemoryReadArgs, 'maxTokens'>;
+      return max_tokens === undefined ? args : { ...args, maxTokens: max_tokens };
+    }),
+);
 
 /** The JSON schema of the arguments (the tool definition's `parameters`), from the same schema that parses them. */
 export function memoryReadParameters(): Record<string, unknown> {
-  return toolParameters(memoryReadArgsSchema);
+  return toolParameters(memoryReadArgsSchema());
 }
 
 /** Accepts the parsed arguments object or the JSON string a model sends; JSON's null for an argument means absent. */
 export function parseMemoryReadArgs(input: unknown): MemoryReadArgs {
-  return parseWithSchema(memoryReadArgsSchema, toolArgumentsObject(input));
+  return parseWithSchema(memoryReadArgsSchema(), toolArgumentsObject(input));
 }

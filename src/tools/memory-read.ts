@@ -15,10 +15,9 @@ import {
   parseMemoryReadArgs,
   type MemoryReadArgs,
 } from './memory-read-args.js';
-import { describeEntry, searchAnswer } from './memory-read-search.js';
 import { DEFAULT_READ_STRATEGY, type ReadStrategy } from './memory-read-strategy.js';
 import { runTool, type ToolResult } from './tool-arguments.js';
-import { frozenDefinition, shapedDefinitions, type FunctionToolDefinition, type ShapedDefinitions } from './tool-shapes.js';
+import { definitionOnDemand, shapedDefinitions, type FunctionToolDefinition, type ShapedDefinitions } from './tool-shapes.js';
 
 export type { FunctionToolDefinition, ToolResult };
 
@@ -46,21 +45,20 @@ export interface MemoryReadTool extends ShapedDefinitions {
   execute(args: unknown, asked?: { at?: string }): Promise<ToolResult>;
 }
 
-export const MEMORY_READ_DEFINITION: FunctionToolDefinition = frozenDefinition({
-  type: 'function',
-  function: {
+export const MEMORY_READ_DEFINITION: FunctionToolDefinition = definitionOnDemand(
+  {
     name: 'memory_read',
     description:
       'Search or read the archived part of this conversation (older messages that were summarized out of the context). ' +
       'Use `query` to search by words, names, numbers or paths: the answer shows the exact archived messages that match, ' +
       'each with its neighbours, best first (summaries only when no message matches, or with kind "summary"); ' +
       'use `label` to read one archived batch, transcript segment or cleared tool output in full, with what lies under it.',
-    parameters: memoryReadParameters(),
   },
-});
+  memoryReadParameters,
+);
 
-/** A label read shows the entry's text in full; its hit line is the same one a search shows. */
-const describe = describeEntry;
+/** The search and its ranking (`memory-read-search.ts`, most of the tool's modules), loaded by the first call. */
+const search = () => import('./memory-read-search.js');
 
 async function children(archive: Archive, entry: ArchiveEntry): Promise<ArchiveEntry[]> {
   if (entry.kind !== 'summary') return [];
@@ -70,6 +68,8 @@ async function children(archive: Archive, entry: ArchiveEntry): Promise<ArchiveE
 }
 
 async function readLabel(archive: Archive, conversationId: string, label: string): Promise<ToolResult> {
+  // A label read shows the entry's text in full; its hit line is the same one a search shows.
+  const { describeEntry: describe } = await search();
   const [entry] = await archive.read(conversationId, [label]);
   if (!entry) return { ok: false, output: `No archived entry has the label ${label} in this conversation.`, error: 'not_found' };
   const lines = [describe(entry), indentArchivedText(entry.content)];
@@ -94,6 +94,7 @@ export function createMemoryReadTool(archive: Archive, conversationId: string, o
     execute: (input, asked) =>
       runTool('memory_read', input, parseMemoryReadArgs, async (args: MemoryReadArgs) => {
         if (args.label !== undefined) return readLabel(archive, conversationId, args.label);
+        const { searchAnswer } = await search();
         const output = await searchAnswer(archive, conversationId, args, {
           strategy,
           budget: args.maxTokens ?? maxTokens,

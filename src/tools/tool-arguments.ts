@@ -2,13 +2,14 @@
  * What every tool's arguments share, pure: the input a model sends (an object or its JSON text, `null` meaning
  * absent) and a text argument's rules. Errors name the argument and the rule.
  */
-import { z } from 'zod';
+import type { z } from 'zod';
 import { errorMessage, InvalidArgumentError } from '../errors.js';
 import { textProblem } from '../conversation/well-formed-text.js';
+import { zod } from '../zod-on-demand.js';
 
 /** A non-blank string a model may send, without U+0000 or half an emoji (refused here rather than deep in a search). */
 export function argumentText(maxLength: number) {
-  return z
+  return zod()
     .string({ error: 'must be a string' })
     .max(maxLength, `must be at most ${maxLength} characters`)
     .refine((value) => value.trim() !== '', 'must not be empty')
@@ -37,7 +38,7 @@ export function toolArgumentsObject(input: unknown): Record<string, unknown> {
 
 /** The JSON schema of a tool's arguments (a definition's `parameters`), from the schema that parses them. */
 export function toolParameters(schema: z.ZodType): Record<string, unknown> {
-  const { $schema: _, ...parameters } = z.toJSONSchema(schema, { io: 'input' }) as Record<string, unknown>;
+  const { $schema: _, ...parameters } = zod().toJSONSchema(schema, { io: 'input' }) as Record<string, unknown>;
   return parameters;
 }
 

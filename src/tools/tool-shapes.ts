@@ -6,6 +6,8 @@
  * another's definition.
  */
 
+import { onDemand } from '../zod-on-demand.js';
+
 /** A tool definition in the Chat Completions shape: what every memfold tool defines, and what the others derive from. */
 export interface FunctionToolDefinition {
   type: 'function';
@@ -87,9 +89,14 @@ export function definitionFor(
   return frozenCopy({ type: 'function', function: { name, description, parameters: shaped, ...(strict ? { strict: true } : {}) } });
 }
 
-/** `definition` as it is, frozen throughout: a definition object to hand out (callers may not share a mutable one). */
-export function frozenDefinition(definition: FunctionToolDefinition): FunctionToolDefinition {
-  return frozenCopy(definition);
+/**
+ * A frozen definition whose `parameters` (the JSON schema made from the tool's zod schema) are made, frozen, when first
+ * read: defining a tool then loads no zod.
+ */
+export function definitionOnDemand(head: { name: string; description: string }, parameters: () => Record<string, unknown>): FunctionToolDefinition {
+  const made = onDemand(() => frozenCopy(parameters()));
+  const fn = Object.defineProperty({ ...head }, 'parameters', { get: made, enumerable: true }) as FunctionToolDefinition['function'];
+  return Object.freeze({ type: 'function', function: Object.freeze(fn) });
 }
 
 /** What a tool offers beside its `definition`: the definition in the shape each API takes (`definitionFor`). */

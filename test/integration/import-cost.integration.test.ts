@@ -1,7 +1,7 @@
 /**
  * Importing memfold loads only what every use needs. The backends and the protocol stacks (pg-boss with
  * OpenTelemetry, the MCP SDK with ajv and zod-to-json-schema, the tokenizer, chrono-node, PGlite, LanceDB) load
- * when the function that needs them is first called. Checked on the compiled package (`dist/`, built before the
+ * when the function that needs them is first called, and zod when something is first validated. Checked on the compiled package (`dist/`, built before the
  * integration tests) in a fresh `node` whose module hook lists every file loaded, `import` and `require` alike.
  */
 import { execFile } from 'node:child_process';
@@ -29,9 +29,30 @@ const ON_DEMAND = [
   'kysely',
   'pg',
   'openai',
+  'zod',
 ];
 
-/** A child that imports the package, then runs `then` (a script body with `memfold` in scope), printing the packages loaded before and after. */
+/**
+ * memfold's own modules (`memfold:` and their path in `dist/src/`) and Node's built-ins (`node:`) that load with the
+ * first call that needs them: the composition root (`createMemfold`), a compactor's steps (its first compaction),
+ * memory_read's search, the extractive summary, the in-memory store's operations, the configured adapters, and Node's
+ * HTTP server (`serveMcpHttp`).
+ */
+const ON_FIRST_CALL = [
+  'memfold:memfold.js',
+  'memfold:compaction/compactor-steps.js',
+  'memfold:tools/memory-read-search.js',
+  'memfold:summarizer/extractive/extractive-summary.js',
+  'memfold:persistence/in-memory/in-memory-operations.js',
+  'memfold:configured-adapters.js',
+  'memfold:mcp/mcp-http.js',
+  'node:http',
+];
+
+/**
+ * A child that imports the package, then runs `then` (a script body with `memfold` in scope), printing what was loaded
+ * before and after: packages by name, memfold's own modules as `memfold:<path>`, Node's built-ins as `node:<name>`.
+ */
 function childScript(then: string): string {
   return `
 import { registerHooks } from 'node:module';
@@ -39,7 +60,10 @@ const loaded = new Set();
 registerHooks({
   load(url, context, next) {
     const name = /node_modules\\/((?:@[^/]+\\/)?[^/]+)\\//.exec(url)?.[1];
+    const own = /\\/dist\\/src\\/(.+)$/.exec(url)?.[1];
     if (name) loaded.add(name);
+    else if (own) loaded.add('memfold:' + own);
+    else if (url.startsWith('node:')) loaded.add(url);
     return next(url, context);
   },
 });
@@ -88,5 +112,53 @@ describe("import('memfold')", () => {
     `);
     expect(result).toBe('refused');
     expect(after).toContain('pg-boss');
+  });
+
+  it('loads zod with the first check, the same module an import gets, and the exported schemas work as zod schemas', async () => {
+    const { atImport, after, result, stderr } = await runChild(`
+      const { z } = await import('zod');
+      const definitionLoadsNoZod = memfold.COMPACT_DEFINITION.function.name === 'compact';
+      const refused = memfold.compactionSettingsSchema.safeParse({ contextWindow: 1 }).success;
+      const nested = z.object({ compaction: memfold.compactionSettingsSchema }).safeParse({ compaction: memfold.DEFAULT_COMPACTION_SETTINGS }).success;
+      return {
+        definitionLoadsNoZod,
+        refused,
+        nested,
+        options: memfold.memfoldOptionsSchema.safeParse({ store: 'memory' }).success,
+        isZod: memfold.memfoldOptionsSchema instanceof z.ZodObject,
+        parameters: memfold.MEMORY_READ_DEFINITION.function.parameters.type,
+        frozen: Object.isFrozen(memfold.MEMORY_READ_DEFINITION.function.parameters),
+        args: memfold.parseCompactArgs({ focus: ' the plan ' }),
+      };
+    `);
+    expect(atImport).not.toContain('zod');
+    expect(after).toContain('zod');
+    expect(result).toEqual({
+      definitionLoadsNoZod: true,
+      refused: false,
+      nested: true,
+      options: true,
+      isZod: true,
+      parameters: 'object',
+      frozen: true,
+      args: { focus: 'the plan' },
+    });
+    expect(stderr).toBe('');
+  });
+
+  it("loads memfold's composition root, the compaction steps and the stores' operations with the first calls, not before", async () => {
+    const { atImport, after, result, stderr } = await runChild(`
+      const m = await memfold.createMemfold({ store: 'memory', compaction: { contextWindow: 4096, keepRecentMessages: 1, keepRecentTokens: 0, keepFirstTurns: 0 } });
+      const turns = Array.from({ length: 8 }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', content: 'turn ' + i + ' about the harbour plan ' + 'x'.repeat(400) }));
+      await m.append('c1', turns);
+      const compacted = await m.compact('c1', { force: true });
+      const read = await m.memoryRead('c1').execute({ query: 'harbour plan' });
+      await m.close();
+      return { status: compacted.status, read: read.ok };
+    `);
+    expect(atImport.filter((name) => ON_FIRST_CALL.includes(name))).toEqual([]);
+    expect(ON_FIRST_CALL.filter((name) => !after.includes(name))).toEqual(['memfold:mcp/mcp-http.js', 'node:http']);
+    expect(result).toEqual({ status: 'compacted', read: true });
+    expect(stderr).toBe('');
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { renderTranscript } from '../../src/compaction/format/transcript-format.js';
-import { MAX_FOLD_SHARE, createExtractiveSummarizer, summarizeExtractive } from '../../src/summarizer/extractive/extractive-summarizer.js';
+import { createExtractiveSummarizer } from '../../src/summarizer/extractive/extractive-summarizer.js';
+import { MAX_FOLD_SHARE, summarizeExtractive } from '../../src/summarizer/extractive/extractive-summary.js';
 import { splitSentences } from '../../src/summarizer/extractive/sentences.js';
 import { condense } from '../../src/summarizer/extractive/condense.js';
 import type { SummarizeRequest } from '../../src/summarizer/summarizer.js';

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { answerTokenRetention } from '../../src/eval/answer-tokens.js';
-import { summarizeExtractive } from '../../src/summarizer/extractive/extractive-summarizer.js';
+import { summarizeExtractive } from '../../src/summarizer/extractive/extractive-summary.js';
 import type { SummarizeRequest } from '../../src/summarizer/summarizer.js';
 import { LOCOMO_FILE } from '../support/shared-data.js';
 import { linesOf, locomoSessions } from './extractive-data.js';

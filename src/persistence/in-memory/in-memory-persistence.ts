@@ -9,12 +9,7 @@ import { MemfoldError } from '../../errors.js';
 import { MAX_NAMESPACE_BYTES, requireKey, requireText } from '../../conversation/text.js';
 import type { PersistenceProvider, PersistenceTransaction } from '../persistence-provider.js';
 import { startLockWait, type LockWaitOptions } from '../lock-wait.js';
-import { eraseConversation } from './in-memory-erase.js';
-import { clearLoopGuardState, getLoopGuardState, setLoopGuardState } from './in-memory-loop-guard.js';
-import { createInMemoryMessages, type InMemoryContext, type InMemoryMessageOperations } from './in-memory-messages.js';
-import { listConversations, listOperations, recordOperation, updateOperation } from './in-memory-operation-log.js';
-import { getTokenCalibration, setTokenCalibration } from './in-memory-token-calibration.js';
-import { clearConversationSettings, getConversationSettings, setConversationSettings } from './in-memory-conversation-settings.js';
+import type { InMemoryContext, InMemoryMessageOperations } from './in-memory-messages.js';
 import { conversationKey, copyOf, createInMemoryPersistenceState, type InMemoryPersistenceState, type InMemoryTables } from './in-memory-tables.js';
 
 export interface InMemoryPersistenceOptions {
@@ -31,6 +26,15 @@ export interface InMemoryPersistenceOptions {
   state?: InMemoryPersistenceState;
 }
 
+type Operations = typeof import('./in-memory-operations.js');
+let loaded: Operations | undefined;
+
+/** The store's operations (`in-memory-operations.ts`), loaded by the first call of any in-memory store. */
+async function operations(): Promise<Operations> {
+  loaded ??= await import('./in-memory-operations.js');
+  return loaded;
+}
+
 /** Open a store on plain maps. */
 export function createInMemoryPersistence(options: InMemoryPersistenceOptions = {}): PersistenceProvider {
   const context: InMemoryContext = {
@@ -40,7 +44,11 @@ export function createInMemoryPersistence(options: InMemoryPersistenceOptions = 
   };
   const state = options.state ?? createInMemoryPersistenceState();
   const { namespace, clock } = context;
-  const messages = createInMemoryMessages(() => state.tables, context);
+  let made: InMemoryMessageOperations | undefined;
+  const messagesOf = (ops: Operations) => {
+    made ??= ops.createInMemoryMessages(() => state.tables, context);
+    return made;
+  };
   // Marks the async context of a running transaction() callback (see ready()).
   const inTransaction = new AsyncLocalStorage<{ active: boolean }>();
   let closed = false;
@@ -55,13 +63,14 @@ export function createInMemoryPersistence(options: InMemoryPersistenceOptions = 
       );
     }
   }
-  const read = async <T>(method: string, fn: () => T): Promise<T> => {
+  // Once the operations are loaded, a read runs at once and a write is queued at once, as they always did.
+  const read: Access = async (method, fn) => {
     ready(method);
-    return fn();
+    return fn(loaded ?? (await operations()));
   };
-  const write = async <T>(method: string, fn: () => T): Promise<T> => {
+  const write: Access = async (method, fn) => {
     ready(method);
-    return state.serialize(async () => fn());
+    return state.serialize(async () => fn(loaded ?? (await operations())));
   };
 
   return {
@@ -73,14 +82,14 @@ export function createInMemoryPersistence(options: InMemoryPersistenceOptions = 
       return { applied: [], current: [] };
     },
 
-    append: (conversationId, batch) => write('append', () => messages.append(conversationId, batch)),
-    deleteByIds: (conversationId, ids) => write('deleteByIds', () => messages.deleteByIds(conversationId, ids)),
-    commitCompaction: (commit) => write('commitCompaction', () => messages.commitCompaction(commit)),
-    commitClearing: (commit) => write('commitClearing', () => messages.commitClearing(commit)),
-    loadHistory: (conversationId, options) => read('loadHistory', () => messages.loadHistory(conversationId, options)),
-    countLive: (conversationId, ids, options) => read('countLive', () => messages.countLive(conversationId, ids, options)),
-    setPinned: (conversationId, ids, pinned) => write('setPinned', () => messages.setPinned(conversationId, ids, pinned)),
-    findUsedIds: (conversationId, ids) => read('findUsedIds', () => messages.findUsedIds(conversationId, ids)),
+    append: (conversationId, batch) => write('append', (ops) => messagesOf(ops).append(conversationId, batch)),
+    deleteByIds: (conversationId, ids) => write('deleteByIds', (ops) => messagesOf(ops).deleteByIds(conversationId, ids)),
+    commitCompaction: (commit) => write('commitCompaction', (ops) => messagesOf(ops).commitCompaction(commit)),
+    commitClearing: (commit) => write('commitClearing', (ops) => messagesOf(ops).commitClearing(commit)),
+    loadHistory: (conversationId, options) => read('loadHistory', (ops) => messagesOf(ops).loadHistory(conversationId, options)),
+    countLive: (conversationId, ids, options) => read('countLive', (ops) => messagesOf(ops).countLive(conversationId, ids, options)),
+    setPinned: (conversationId, ids, pinned) => write('setPinned', (ops) => messagesOf(ops).setPinned(conversationId, ids, pinned)),
+    findUsedIds: (conversationId, ids) => read('findUsedIds', (ops) => messagesOf(ops).findUsedIds(conversationId, ids)),
 
     async transaction<T>(fn: (tx: PersistenceTransaction) => Promise<T>): Promise<T> {
       ready('transaction');
@@ -93,17 +102,17 @@ export function createInMemoryPersistence(options: InMemoryPersistenceOptions = 
       return withLock({ state, key: conversationKey(namespace, conversationId), conversationId, fn, lockOptions });
     },
 
-    recordOperation: (operation) => write('recordOperation', () => recordOperation(state.tables, namespace, operation, clock().toISOString())),
-    updateOperation: (update) => write('updateOperation', () => updateOperation(state.tables, namespace, update, clock().toISOString())),
+    recordOperation: (operation) => write('recordOperation', (ops) => ops.recordOperation(state.tables, namespace, operation, clock().toISOString())),
+    updateOperation: (update) => write('updateOperation', (ops) => ops.updateOperation(state.tables, namespace, update, clock().toISOString())),
     listOperations: (conversationId) =>
-      read('listOperations', () => {
+      read('listOperations', (ops) => {
         requireText(conversationId, 'conversationId');
-        return listOperations(state.tables, namespace, (operation) => operation.conversationId === conversationId);
+        return ops.listOperations(state.tables, namespace, (operation) => operation.conversationId === conversationId);
       }),
     listPendingOperations: (conversationId) =>
-      read('listPendingOperations', () => {
+      read('listPendingOperations', (ops) => {
         if (conversationId !== undefined) requireText(conversationId, 'conversationId');
-        return listOperations(
+        return ops.listOperations(
           state.tables,
           namespace,
           (operation) =>
@@ -111,8 +120,9 @@ export function createInMemoryPersistence(options: InMemoryPersistenceOptions = 
             (conversationId === undefined || operation.conversationId === conversationId),
         );
       }),
-    listConversations: () => read('listConversations', () => listConversations(state.tables, namespace)),
-    eraseConversation: (conversationId, options) => write('eraseConversation', () => eraseConversation(state.tables, namespace, conversationId, options)),
+    listConversations: () => read('listConversations', (ops) => ops.listConversations(state.tables, namespace)),
+    eraseConversation: (conversationId, options) =>
+      write('eraseConversation', (ops) => ops.eraseConversation(state.tables, namespace, conversationId, options)),
     ...conversationRecords({ state, namespace, clock, read, write }),
 
     async close() {
@@ -121,7 +131,7 @@ export function createInMemoryPersistence(options: InMemoryPersistenceOptions = 
   };
 }
 
-type Access = <T>(method: string, fn: () => T) => Promise<T>;
+type Access = <T>(method: string, fn: (ops: Operations) => T) => Promise<T>;
 
 /** The records a conversation keeps beside its messages: the loop guard, the token calibration, its stored settings. */
 function conversationRecords(input: {
@@ -143,17 +153,18 @@ function conversationRecords(input: {
 > {
   const { state, namespace, clock, read, write } = input;
   return {
-    getLoopGuardState: (conversationId) => read('getLoopGuardState', () => getLoopGuardState(state.tables, namespace, conversationId)),
+    getLoopGuardState: (conversationId) => read('getLoopGuardState', (ops) => ops.getLoopGuardState(state.tables, namespace, conversationId)),
     setLoopGuardState: (conversationId, update) =>
-      write('setLoopGuardState', () => setLoopGuardState(state.tables, namespace, conversationId, update, clock().toISOString())),
-    clearLoopGuardState: (conversationId) => write('clearLoopGuardState', () => clearLoopGuardState(state.tables, namespace, conversationId)),
-    getTokenCalibration: (conversationId) => read('getTokenCalibration', () => getTokenCalibration(state.tables, namespace, conversationId)),
+      write('setLoopGuardState', (ops) => ops.setLoopGuardState(state.tables, namespace, conversationId, update, clock().toISOString())),
+    clearLoopGuardState: (conversationId) => write('clearLoopGuardState', (ops) => ops.clearLoopGuardState(state.tables, namespace, conversationId)),
+    getTokenCalibration: (conversationId) => read('getTokenCalibration', (ops) => ops.getTokenCalibration(state.tables, namespace, conversationId)),
     setTokenCalibration: (conversationId, update) =>
-      write('setTokenCalibration', () => setTokenCalibration(state.tables, namespace, conversationId, update, clock().toISOString())),
-    getConversationSettings: (conversationId) => read('getConversationSettings', () => getConversationSettings(state.tables, namespace, conversationId)),
+      write('setTokenCalibration', (ops) => ops.setTokenCalibration(state.tables, namespace, conversationId, update, clock().toISOString())),
+    getConversationSettings: (conversationId) => read('getConversationSettings', (ops) => ops.getConversationSettings(state.tables, namespace, conversationId)),
     setConversationSettings: (conversationId, settings) =>
-      write('setConversationSettings', () => setConversationSettings(state.tables, namespace, conversationId, settings, clock().toISOString())),
-    clearConversationSettings: (conversationId) => write('clearConversationSettings', () => clearConversationSettings(state.tables, namespace, conversationId)),
+      write('setConversationSettings', (ops) => ops.setConversationSettings(state.tables, namespace, conversationId, settings, clock().toISOString())),
+    clearConversationSettings: (conversationId) =>
+      write('clearConversationSettings', (ops) => ops.clearConversationSettings(state.tables, namespace, conversationId)),
   };
 }
 
@@ -169,7 +180,8 @@ async function runTransaction<T>(input: {
     const draft: InMemoryTables = copyOf(state.tables);
     const marker = { active: true };
     try {
-      const value = await inTransaction.run(marker, () => fn(promised(createInMemoryMessages(() => draft, context))));
+      const ops = await operations();
+      const value = await inTransaction.run(marker, () => fn(promised(ops.createInMemoryMessages(() => draft, context))));
       state.tables = draft;
       return value;
     } finally {
