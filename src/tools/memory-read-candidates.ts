@@ -7,7 +7,9 @@ import type { Archive, SearchHit } from '../archive/archive.js';
 import { relativeTimeHints, timeHints, type TimeHint } from '../archive/ranking/query-dates.js';
 import { searchTerms } from '../archive/ranking/search-terms.js';
 import { questionIntent } from '../archive/ranking/question-intent.js';
+import type { Embedder } from '../embedding/embedder.js';
 import type { MemoryReadArgs } from './memory-read-args.js';
+import type { VectorCache } from './memory-read-semantic.js';
 import type { ReadStrategy } from './memory-read-strategy.js';
 
 export interface SearchAnswerOptions {
@@ -19,6 +21,11 @@ export interface SearchAnswerOptions {
   at?: string;
   /** The conversation's live history, ranked beside the archive (its messages at `strategy.liveWeight`). */
   live?: () => Promise<readonly ConversationMessage[]>;
+  /**
+   * A semantic embedder, the vectors it already gave, and who is told when it fails: candidate messages are ranked by
+   * meaning too (`strategy.semanticWeight`).
+   */
+  semantic?: { embedder: Embedder; cache: VectorCache; onWarning?: (message: string, error: unknown) => void };
 }
 
 /** The label of the live history's passages: not an archive label (nothing to read by it). */

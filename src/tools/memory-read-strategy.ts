@@ -76,6 +76,13 @@ export interface ReadStrategy {
    * score times this: matches still in the context come after archived ones of the same strength. 0 leaves it out.
    */
   liveWeight: number;
+  /**
+   * With a semantic embedder given to the tool (`MemoryReadOptions.embedder`), added to each candidate message's score
+   * times its closeness to the question by meaning (`memory-read-semantic.ts`: 1 for the closest, 0 at or below the
+   * mean), so a message that shares no word with the question can still be shown. 0 turns it off; without an
+   * embedder it does nothing.
+   */
+  semanticWeight: number;
   /** `windows`: the matching messages with their neighbours; `segment-head`: each hit segment from its start (the earlier display). */
   display: 'windows' | 'segment-head';
 }
@@ -98,4 +105,5 @@ export const DEFAULT_READ_STRATEGY: Readonly<ReadStrategy> = Object.freeze({
   selfBoost: 0.3,
   relativeDates: false,
   liveWeight: 0.5,
+  semanticWeight: 0.25,
 });
