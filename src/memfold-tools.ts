@@ -5,6 +5,8 @@
 import type { AsyncLocalStorage } from 'node:async_hooks';
 import type { Archive } from './archive/archive.js';
 import type { Compactor } from './compaction/compactor.js';
+import { type Embedder, isSemanticEmbedder } from './embedding/embedder.js';
+import { MemfoldError } from './errors.js';
 import type { Memfold } from './memfold-api.js';
 import type { PersistenceProvider } from './persistence/persistence-provider.js';
 import type { TokenCounter } from './tokens/token-counter.js';
@@ -16,6 +18,31 @@ function vectorSearchNote(reasons: ReadonlySet<string>): string {
   return `Note: vector search was unavailable (${[...reasons].join('; ')}), so these results come from full-text search only.`;
 }
 
+/**
+ * The embedder as memory_read's message ranking uses it: not called again in a call where it has already failed (the
+ * archive's search noted it), so one call never makes a down endpoint fail twice (and trip its circuit breaker).
+ */
+function onceEachCall(
+  embedder: Embedder,
+  notes: AsyncLocalStorage<Set<string>>,
+  onWarning: ((message: string, error: unknown) => void) | undefined,
+): { embedder: Embedder; onWarning: (message: string, error: unknown) => void } {
+  const skipped = new MemfoldError('embedding_error', `${embedder.id} already failed in this call`);
+  return {
+    embedder: {
+      id: embedder.id,
+      get dimensions() {
+        return embedder.dimensions;
+      },
+      maxEmbeddingsPerCall: embedder.maxEmbeddingsPerCall,
+      embed: (texts, options) => ((notes.getStore()?.size ?? 0) > 0 ? Promise.reject(skipped) : embedder.embed(texts, options)),
+    },
+    onWarning: (message, error) => {
+      if (error !== skipped) onWarning?.(message, error);
+    },
+  };
+}
+
 /** `memoryRead`: memory_read for one conversation, its live messages left out of what it finds. */
 export function memoryReadFactory(deps: {
   archive: Archive;
@@ -24,13 +51,19 @@ export function memoryReadFactory(deps: {
   maxTokens: number;
   /** Where the archive's warnings note why vector search was unavailable (`memfold-wiring.ts`). */
   notes: AsyncLocalStorage<Set<string>>;
+  /** The configured embedder: a semantic one also ranks memory_read's candidate messages by meaning. */
+  embedder?: Embedder | undefined;
+  /** Told when that embedder fails during a memory_read call (the archive's warning handler). */
+  onWarning?: (message: string, error: unknown) => void;
 }): Memfold['memoryRead'] {
-  const { archive, persistence, tokens, maxTokens, notes } = deps;
+  const { archive, persistence, tokens, maxTokens, notes, embedder, onWarning } = deps;
+  const semantic = embedder && isSemanticEmbedder(embedder) ? onceEachCall(embedder, notes, onWarning) : {};
   return (conversationId) => {
     const tool = createMemoryReadTool(archive, conversationId, {
       maxTokens,
       countTokens: (text) => tokens.count(text),
       live: () => persistence.loadHistory(conversationId),
+      ...semantic,
     });
     return {
       definition: tool.definition,

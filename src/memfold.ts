@@ -94,7 +94,7 @@ export async function createMemfold(given: MemfoldOptions = {}): Promise<Memfold
     ...conversationMethods({ persistence, compactor, stored, contextWarnings, background }),
     reconcile,
     ...conversationRecords({ archive, persistence, namespace: config.namespace, contextWarnings, tokensAfterCompaction }),
-    memoryRead: memoryReadFactory({ archive, persistence, tokens, maxTokens: options.memoryReadTokens, notes }),
+    memoryRead: memoryReadFactory({ archive, persistence, tokens, maxTokens: options.memoryReadTokens, notes, embedder, onWarning: onArchiveWarning }),
     ...(memfoldSettings(compactor, stored) as Pick<Memfold, 'configure' | 'conversationSettings' | 'resetSettings'>),
     compactTool: compactToolFactory({ compactor, tokensAfterCompaction }),
     close: memfoldClose({ background, compactors: [compactor, offlineCompactor], opened }),

@@ -21,3 +21,11 @@ export async function embedAll(embedder: Embedder, texts: string[], signal?: Abo
   }
   return vectors;
 }
+
+/**
+ * Whether an embedder finds meanings, not only words: any but the lexical hashing embedder (ids `hashing-*`). A
+ * semantic one is fused into memory_read's ranking; the hashing one is not (words already rank).
+ */
+export function isSemanticEmbedder(embedder: Pick<Embedder, 'id'>): boolean {
+  return !embedder.id.startsWith('hashing');
+}

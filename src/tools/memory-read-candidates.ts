@@ -8,7 +8,9 @@ import { relativeTimeHints, timeHints, type TimeHint } from '../archive/ranking/
 import { searchTerms } from '../archive/ranking/search-terms.js';
 import { questionIntent } from '../archive/ranking/question-intent.js';
 import { kindsOf } from '../archive/ranking/kinds-of.js';
+import type { Embedder } from '../embedding/embedder.js';
 import type { MemoryReadArgs } from './memory-read-args.js';
+import type { VectorCache } from './memory-read-semantic.js';
 import type { ReadStrategy } from './memory-read-strategy.js';
 
 export interface SearchAnswerOptions {
@@ -20,6 +22,11 @@ export interface SearchAnswerOptions {
   at?: string;
   /** The conversation's live history, ranked beside the archive (its messages at `strategy.liveWeight`). */
   live?: () => Promise<readonly ConversationMessage[]>;
+  /**
+   * A semantic embedder, the vectors it already gave, and who is told when it fails: candidate messages are ranked by
+   * meaning too (`strategy.semanticWeight`).
+   */
+  semantic?: { embedder: Embedder; cache: VectorCache; onWarning?: (message: string, error: unknown) => void };
 }
 
 /** The label of the live history's passages: not an archive label (nothing to read by it). */

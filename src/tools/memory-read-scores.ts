@@ -19,7 +19,7 @@ function sessionOf(message: ConversationMessage): string {
 
 /**
  * Each item's BM25 with its neighbours' words (normalized to the best), plus its segment's rank prior and the date
- * boost; then shaped by what the question asks (`questionIntent`): the user's own statements of likes and plans
+ * boost, and its closeness by meaning when `meaning` gives it (`memory-read-semantic.ts`); then shaped by what the question asks (`questionIntent`): the user's own statements of likes and plans
  * for a recommendation, later messages for the value as it stands now, and for a count, each session's items
  * after its best one discounted, so the answer reaches across sessions.
  */
@@ -28,8 +28,10 @@ export function messageScores(
   query: string,
   strategy: ReadStrategy,
   hints: readonly TimeHint[],
-  kinds: readonly string[] = [],
+  /** The kinds of a category the question names (`kindsOf`), and each item's closeness by meaning (`memory-read-semantic.ts`). */
+  extras: { kinds?: readonly string[]; meaning?: readonly number[] } = {},
 ): number[] {
+  const { kinds = [], meaning = [] } = extras;
   const terms = items.map((item) => searchTerms(`${item.message.name ?? ''} ${item.text}`));
   const wanted = searchTerms(query);
   // The kinds of a category the question names ("guitar" for "instruments") count at their own weight.
@@ -49,13 +51,15 @@ export function messageScores(
   const scores = raw.map((score, i) => {
     const item = items[i]!;
     const stated = preference > 0 && item.message.role === 'user' && statesPreference(item.text) ? preference : 0;
-    if (score <= 0) return stated;
+    // Closeness by meaning (a semantic embedder's): it counts even where no word matches.
+    const weight = item.segment.label === LIVE_LABEL ? strategy.liveWeight : 1;
+    const close = strategy.semanticWeight * (meaning[i] ?? 0);
+    if (score <= 0) return stated + weight * close;
     const dated = hints.length > 0 && withinHints(item.message.createdAt, hints) ? strategy.dateBoost : 0;
     const later = recency * ((item.message.seq - firstSeq) / span);
     // The user's own words must match: a neighbour's words alone do not make a message theirs.
     const said = own > 0 && item.message.role === 'user' && terms[i]!.some((t) => wanted.includes(t)) ? own : 0;
-    const weight = item.segment.label === LIVE_LABEL ? strategy.liveWeight : 1;
-    return weight * (score / best + strategy.segmentWeight / item.segmentRank + dated + stated + later + said);
+    return weight * (score / best + strategy.segmentWeight / item.segmentRank + dated + stated + later + said + close);
   });
   return intent.aggregate && strategy.sessionSpread > 0 ? spreadAcrossSessions(items, scores, strategy.sessionSpread) : scores;
 }

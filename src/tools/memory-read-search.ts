@@ -5,11 +5,13 @@
  * with its neighbours' words, so the answer shows the matching message rather than the head of its segment.
  */
 import type { Archive, SearchHit } from '../archive/archive.js';
+import { errorMessage } from '../errors.js';
 import { pickWindows } from '../archive/ranking/message-windows.js';
 import type { MemoryReadArgs } from './memory-read-args.js';
 import { findCandidates, LIVE_LABEL, type SearchAnswerOptions } from './memory-read-candidates.js';
 import { blockHeader, cutIn, describeEntry, entryExcerpt, passageLines, pool, type PoolItem } from './memory-read-passages.js';
 import { messageScores } from './memory-read-scores.js';
+import { semanticScores } from './memory-read-semantic.js';
 import type { ReadStrategy } from './memory-read-strategy.js';
 import { sliceWhole } from '../conversation/well-formed-text.js';
 
@@ -120,6 +122,23 @@ function pagedWindows(context: WindowContext, page: number, room: number, size: 
   }
 }
 
+/** Each item's closeness to the query by meaning, when a semantic embedder is given; none when it fails (words then rank alone). */
+async function closeness(options: SearchAnswerOptions, query: string, items: readonly PoolItem[]): Promise<number[]> {
+  const { semantic, strategy } = options;
+  if (!semantic || strategy.semanticWeight <= 0) return [];
+  try {
+    return await semanticScores(
+      semantic.embedder,
+      query,
+      items.map((item) => item.text),
+      semantic.cache,
+    );
+  } catch (error) {
+    semantic.onWarning?.(`Embedder ${semantic.embedder.id} failed; ranking messages by their words only: ${errorMessage(error)}`, error);
+    return [];
+  }
+}
+
 export async function searchAnswer(archive: Archive, conversationId: string, args: MemoryReadArgs, options: SearchAnswerOptions): Promise<string> {
   const { strategy, budget, countTokens } = options;
   const query = args.query!;
@@ -170,7 +189,8 @@ export async function searchAnswer(archive: Archive, conversationId: string, arg
   if (transcripts.length > 0 && strategy.display === 'segment-head') entryBlocks(transcripts, 'transcript segments');
   else if (transcripts.length > 0) {
     const items = pool(transcripts, countTokens, strategy.lineStyle, strategy.longMessageTokens);
-    const scores = messageScores(items, query, strategy, hints, kinds);
+    const meaning = await closeness(options, query, items);
+    const scores = messageScores(items, query, strategy, hints, { kinds, meaning });
     if (scores.every((score) => score === 0) && sections.length === 0) {
       // Vector search found entries, but no archived message shares a word with the query: say so, and point to them.
       summaries = early ?? (await searchSummaries());

@@ -89,6 +89,13 @@ export interface ReadStrategy {
   kindsLimit: number;
   /** Candidate segments drawn by a search for the kinds alone (beside the question's own); 0 draws none. */
   kindsCandidates: number;
+  /**
+   * With a semantic embedder given to the tool (`MemoryReadOptions.embedder`), added to each candidate message's score
+   * times its closeness to the question by meaning (`memory-read-semantic.ts`: 1 for the closest, 0 at or below the
+   * mean), so a message that shares no word with the question can still be shown. 0 turns it off; without an
+   * embedder it does nothing.
+   */
+  semanticWeight: number;
   /** `windows`: the matching messages with their neighbours; `segment-head`: each hit segment from its start (the earlier display). */
   display: 'windows' | 'segment-head';
 }
@@ -116,4 +123,5 @@ export const DEFAULT_READ_STRATEGY: Readonly<ReadStrategy> = Object.freeze({
   kindsDepth: 3,
   kindsLimit: 200,
   kindsCandidates: 10,
+  semanticWeight: 0.25,
 });

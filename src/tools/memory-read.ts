@@ -7,6 +7,8 @@ import type { ArchiveEntry, ConversationMessage } from '../conversation/types.js
 import { indentArchivedText } from '../compaction/format/headers.js';
 import { InvalidArgumentError } from '../errors.js';
 import type { Archive } from '../archive/archive.js';
+import type { Embedder } from '../embedding/embedder.js';
+import { vectorCache } from './memory-read-semantic.js';
 import {
   MEMORY_READ_DEFAULT_TOKENS,
   MEMORY_READ_MAX_TOKENS,
@@ -33,6 +35,14 @@ export interface MemoryReadOptions {
    * messages still in the context, in passages labelled `live history`, after archived ones of the same strength.
    */
   live?: () => Promise<readonly ConversationMessage[]>;
+  /**
+   * A semantic embedder (not the lexical hashing one): candidate messages are then ranked by their closeness to the
+   * question by meaning too, at `strategy.semanticWeight`, so evidence that shares no word with the question can be
+   * shown. Each text is embedded once per tool (a bounded cache). Unset: words alone.
+   */
+  embedder?: Embedder;
+  /** Told when the embedder fails during a search (the answer then ranks by words alone). Default: ignored. */
+  onWarning?: (message: string, error: unknown) => void;
 }
 
 /** `definition`: the Chat Completions definition, frozen; `definitionFor(format, { strict })`: each API's shape (`tool-shapes.ts`). */
@@ -88,6 +98,9 @@ export function createMemoryReadTool(archive: Archive, conversationId: string, o
   }
   const strategy: ReadStrategy = { ...DEFAULT_READ_STRATEGY, ...options.strategy };
   const countTokens = options.countTokens ?? charsOver4;
+  const semantic = options.embedder
+    ? { embedder: options.embedder, cache: vectorCache(), ...(options.onWarning ? { onWarning: options.onWarning } : {}) }
+    : undefined;
   return {
     definition: MEMORY_READ_DEFINITION,
     definitionFor: shapedDefinitions(MEMORY_READ_DEFINITION),
@@ -101,6 +114,7 @@ export function createMemoryReadTool(archive: Archive, conversationId: string, o
           countTokens,
           ...(asked?.at !== undefined ? { at: asked.at } : {}),
           ...(options.live ? { live: options.live } : {}),
+          ...(semantic ? { semantic } : {}),
         });
         return { ok: true, output };
       }),

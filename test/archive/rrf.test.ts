@@ -35,7 +35,7 @@ describe('weighted reciprocal rank fusion', () => {
     expect(candidateDepth(7, { fullText: 0, vector: 1 })).toBe(7);
   });
 
-  it('gives a semantic embedder equal weights', () => {
-    expect(defaultFusionWeights('openai:text-embedding-3-small')).toEqual({ fullText: 1, vector: 1 });
+  it('gives a semantic embedder the measured vector weight, 0.1: full text leads, vectors add what it missed', () => {
+    expect(defaultFusionWeights('openai:text-embedding-3-small')).toEqual({ fullText: 1, vector: 0.1 });
   });
 });

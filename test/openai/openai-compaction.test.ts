@@ -42,7 +42,9 @@ async function compactWith(behavior: FakeBehavior, env: Record<string, string> =
     const requests = fake.requests.slice(before);
     const batches = await memfold.archive.list({ conversationId: 'orders', kind: 'summary' });
     const hits = await memfold.archive.search({ conversationId: 'orders', query: 'ORD-503' });
-    return { result, requests, batches, hits };
+    const readFrom = fake.requests.length;
+    const read = await memfold.memoryRead('orders').execute({ query: 'ORD-503' });
+    return { result, requests, batches, hits, read, readRequests: fake.requests.slice(readFrom) };
   } finally {
     await memfold.close();
     await cleanup();
@@ -117,5 +119,15 @@ describe('OpenAI-compatible summaries and embeddings', () => {
     expect(embeddings.some((r) => r.body.input.length > 1)).toBe(true);
     expect(embeddings.every((r) => r.body.model === 'fake-embedder')).toBe(true);
     expect(hits.some((h) => h.entry.content.includes('ORD-503'))).toBe(true);
+  });
+
+  it('memory_read ranks the archived messages it finds by meaning through the configured model', async () => {
+    const { result, read, readRequests } = await compactWith(behaviors.ok('Summary of orders ORD-503.'), { MEMFOLD_EMBEDDING_MODEL: 'fake-embedder' });
+    expect(result.status, result.error).toBe('compacted');
+    expect(read.output).toContain('ORD-503');
+    // The question and the candidate messages, in one request beside the archive's own query embedding.
+    const inputs = readRequests.filter((r) => r.path === '/v1/embeddings').map((r) => r.body.input as string[]);
+    const ranking = inputs.find((input) => input[0] === 'ORD-503' && input.length > 1);
+    expect(ranking?.some((text) => text.startsWith('Please remember order ORD-503'))).toBe(true);
   });
 });

@@ -18,8 +18,8 @@ export interface LanceArchiveOptions {
   tableName?: string;
   /**
    * Weights of the two rankings in reciprocal rank fusion (k = 60). Default: `{ fullText: 1, vector: 0 }` (full text
-   * alone) when `embedder.id` starts with `hashing` (see rrf.ts for why), `{ fullText: 1, vector: 1 }` for any other
-   * (semantic) embedder. A weight of 0 turns that ranking off; a ranking alone is not fused.
+   * alone) when `embedder.id` starts with `hashing` (see rrf.ts for why), `{ fullText: 1, vector: 0.1 }` for any
+   * other (semantic) embedder (measured, rrf.ts). A weight of 0 turns that ranking off; a ranking alone is not fused.
    */
   fusionWeights?: { fullText: number; vector: number };
   /** Run `optimize()` (compaction + incremental index update) once an index lags this many rows. Default 128. */

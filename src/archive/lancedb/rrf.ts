@@ -49,8 +49,14 @@ export function fuseRankings(rankings: readonly Ranking[], k = RRF_K): FusedId[]
  * README Performance). A weight above 0 turns vectors back on.
  */
 export const HASHING_FUSION_WEIGHTS = Object.freeze({ fullText: 1, vector: 0 });
-/** A semantic embedder finds what words miss: both rankings count the same. */
-export const SEMANTIC_FUSION_WEIGHTS = Object.freeze({ fullText: 1, vector: 1 });
+/**
+ * A semantic embedder finds what words miss, but a segment's vector says less than its words: full text leads. With
+ * GloVe word vectors (the one semantic embedder measurable offline), memory_read's readable evidence on LongMemEval
+ * fell from .928 to .885 at a vector weight of 0.3 and to .782 at 1 (vector-near segments push the evidence's out of
+ * the candidates), LoCoMo's moved by .001; at 0.1 neither moved (docs/memory-read.md, "Meaning beside words").
+ * Meaning is weighed where it helped instead: memory_read's ranking of the candidates' messages (`semanticWeight`).
+ */
+export const SEMANTIC_FUSION_WEIGHTS = Object.freeze({ fullText: 1, vector: 0.1 });
 
 /** Default weights by embedder: {@link HASHING_FUSION_WEIGHTS} when the id starts with `hashing`, else {@link SEMANTIC_FUSION_WEIGHTS}. */
 export function defaultFusionWeights(embedderId: string): { fullText: number; vector: number } {
