@@ -5,7 +5,7 @@ import { Field, type FixedSizeList, type Float32, List, makeData, RecordBatch, S
 import type { ArchiveEntry } from '../../conversation/types.js';
 import type { Embedder } from '../../embedding/embedder.js';
 import { MemfoldError } from '../../errors.js';
-import { messagesJson } from '../entry-digest.js';
+import { framesJson } from '../transcript-frames.js';
 import { archiveSchema, COLUMN, rowKey } from './lancedb-schema.js';
 
 /**
@@ -65,7 +65,9 @@ export function entriesTable(
       case COLUMN.content:
         return values((entry) => entry.content);
       case COLUMN.messages:
-        return values((entry) => (entry.messages === undefined ? null : messagesJson(entry.messages)));
+        return values(() => null);
+      case COLUMN.frames:
+        return values((entry) => (entry.messages === undefined ? null : framesJson(entry.content, entry.messages)));
       case COLUMN.sessions:
         return values((entry) => entry.sessions ?? null);
       case COLUMN.vector: {
@@ -81,6 +83,10 @@ export function entriesTable(
         throw new MemfoldError('archive_error', `LanceDB archive table has a column memfold does not write: ${field.name}`);
     }
   };
+  // A write stores transcripts as frames only: the caller adds the column to an older table first.
+  if (entries.some((entry) => entry.messages !== undefined) && !tableSchema.fields.some((field) => field.name === COLUMN.frames)) {
+    throw new MemfoldError('archive_error', `LanceDB archive table lacks the ${COLUMN.frames} column a transcript is written to`);
+  }
   const ours = archiveSchema(embedder);
   const fields = tableSchema.fields.flatMap((field) => {
     const known = ours.fields.find((candidate) => candidate.name === field.name);

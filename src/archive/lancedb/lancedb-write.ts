@@ -46,7 +46,7 @@ export async function writeEntries({ handle, entries, withVectors }: WriteInput)
   let refused = 0;
   const keys = chosenEntries.map((entry) => rowKey(namespace, entry.conversationId, entry.label));
   await handle.mutate('write', async () => {
-    await handle.ensureSessionsColumn();
+    await handle.ensureColumns();
     const columns = await handle.columnsForWrite();
     const dataFor = (schema: typeof columns | ReturnType<typeof withoutNullableVector>) =>
       entriesTable(schema, embedder, namespace, chosenEntries, chosenTimes, vectors);
