@@ -56,7 +56,7 @@ export function entryDigest(entry: ArchiveEntry): EntryDigest {
     depth: entry.depth,
     count: entry.count,
     content: writtenDigest(entry.content),
-    messages: entry.messages === undefined ? null : md5Hex(writtenFrames(entry.content, entry.messages)),
+    messages: entry.messages === undefined ? null : md5Hex(writtenFrames(entry.content, entry.messages, entry.conversationId)),
     sourceIdCount: entry.sourceIds.length,
     sourceIds: writtenDigest(entry.sourceIds.join(DIGEST_SEPARATOR)),
     sessions: writtenDigest((entry.sessions ?? []).join(DIGEST_SEPARATOR)),

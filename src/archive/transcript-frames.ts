@@ -1,38 +1,42 @@
 /**
  * Format 2 of an archived transcript: each message's text is stored once, in the entry's searchable `content`, and
- * the messages as a compact list of frames that point into it. Pure but for the memo of frames last written.
+ * the messages as compact frames that point into it. Pure but for the memo of the frames last written.
  *
- * A frame is `[fields, text?, ...arguments]`: `fields` is the message with every field as appended, but for its
- * text (and its tool calls' arguments) set to null where a reference replaces it; `text` and `arguments` are those
- * references (0 where the field kept its value). A reference is a list of `gap, length` number pairs and literal
- * strings, concatenated in order: a pair takes `length` UTF-16 units of `content` starting `gap` units after the end
- * of the row's previous pair (pairs only move forward, through the messages in order, text before arguments).
+ * The stored JSON is `[shapes, ...frames]`. `shapes` lists the key orders the messages use, once each; a frame is
+ * `[shape, codes, ...values, ...argumentRefs]`: the message's values in its shape's key order, and `codes`, one
+ * character per value (missing ones, at the end, are `.`), saying how to read each:
+ * - `.` the value itself;
+ * - `r` a reference into `content`: a list of `start, length` pairs (UTF-16 units) and literal strings, concatenated;
+ * - `c` the entry's conversation id (the value is 0);
+ * - `t` tool calls whose `function.arguments` are null where a reference replaces them: the references follow the
+ *   values, one per call (0 where the call kept its arguments).
+ * Text, time and arguments are referenced; ids and the rest are values.
  *
  * Nothing here knows how a transcript line is rendered: a text is cut at its line breaks and each piece looked for a
- * little ahead in `content`; a piece not found there (the line renders it otherwise), short, or holding a lone
- * surrogate (stored text turns it into U+FFFD) is kept as a literal. What is rebuilt is therefore the message as
- * appended, field for field and in the same key order, whatever `content` says.
+ * little ahead of the previous one in `content`; a piece not found there (the line renders it otherwise), short, or
+ * holding a lone surrogate (stored text turns it into U+FFFD) is kept as a literal. What is rebuilt is therefore the
+ * message as appended, field for field and in the same key order, whatever `content` says.
  */
 import type { ConversationMessage } from '../conversation/types.js';
 import { MemfoldError } from '../errors.js';
 
-/** A reference: `gap, length` pairs into the content and literal strings. */
+/** A reference: `start, length` pairs into the content and literal strings. */
 type Ref = Array<number | string>;
-type Frame = [fields: Record<string, unknown>, ...refs: Array<Ref | 0>];
+type Json = Record<string, unknown>;
 
 /** Every line break a rendered line may follow with an indent or turn into a space (the transcript format's set). */
 const LINE_BREAK = /\r\n|[\n\v\f\r\x1c-\x1e\x85\u2028\u2029]/g;
 const LONE_SURROGATE = /\p{Cs}/u;
 /** A piece shorter than this stays literal: a pair would save little, and a short piece may match too early. */
 const MIN_REFERENCED = 8;
-/** How far past the previous pair a piece is looked for: a message's head, the call lines before it. */
+/** How far past the previous piece one is looked for: a message's head, the call lines before it. */
 const LOOKAHEAD = 2048;
 
+/** Where the next piece is looked for: just past the last one found (pieces are found in order). */
 interface Cursor {
   at: number;
 }
 
-/** `content` units of `piece` a little ahead of the cursor, or -1. */
 function find(content: string, piece: string, cursor: Cursor): number {
   const index = content.slice(cursor.at, cursor.at + piece.length + LOOKAHEAD).indexOf(piece);
   return index < 0 ? -1 : cursor.at + index;
@@ -47,9 +51,11 @@ function pushLiteral(ref: Ref, text: string): void {
 
 function pushPair(ref: Ref, cursor: Cursor, at: number, length: number): void {
   const last = ref.length - 1;
-  // Adjacent to the previous pair (a line and its break, then the next line): one longer pair.
-  if (at === cursor.at && last >= 1 && typeof ref[last] === 'number' && typeof ref[last - 1] === 'number') ref[last] = (ref[last] as number) + length;
-  else ref.push(at - cursor.at, length);
+  const previous = ref[last - 1];
+  // Right after the previous pair (a line and its break, then the next line): one longer pair.
+  if (last >= 1 && typeof ref[last] === 'number' && typeof previous === 'number' && previous + (ref[last] as number) === at) {
+    ref[last] = (ref[last] as number) + length;
+  } else ref.push(at, length);
   cursor.at = at + length;
 }
 
@@ -71,7 +77,8 @@ function placePiece(content: string, ref: Ref, cursor: Cursor, piece: string, li
 }
 
 /** A reference for `text`, or undefined when no piece of it is in `content` (the text is then kept as it is). */
-function reference(content: string, text: string, cursor: Cursor): Ref | undefined {
+function reference(content: string, text: unknown, cursor: Cursor): Ref | undefined {
+  if (typeof text !== 'string') return undefined;
   const ref: Ref = [];
   let from = 0;
   for (const lineBreak of text.matchAll(LINE_BREAK)) {
@@ -82,55 +89,96 @@ function reference(content: string, text: string, cursor: Cursor): Ref | undefin
   return ref.some((item) => typeof item === 'number') ? ref : undefined;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
+function isRecord(value: unknown): value is Json {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-function frameOf(content: string, message: ConversationMessage, cursor: Cursor): Frame {
-  const fields: Record<string, unknown> = { ...message };
+/** Tool calls with their arguments referenced where the content holds them, or undefined when none is. */
+function referencedCalls(content: string, calls: unknown, cursor: Cursor): { calls: unknown[]; refs: Array<Ref | 0> } | undefined {
+  if (!Array.isArray(calls)) return undefined;
   const refs: Array<Ref | 0> = [];
-  const text = typeof message.content === 'string' ? reference(content, message.content, cursor) : undefined;
-  if (text) fields.content = null;
-  refs.push(text ?? 0);
-  if (Array.isArray(message.toolCalls)) {
-    fields.toolCalls = message.toolCalls.map((call: unknown) => {
-      const fn = isRecord(call) ? call.function : undefined;
-      const args = isRecord(fn) && typeof fn.arguments === 'string' ? reference(content, fn.arguments, cursor) : undefined;
-      refs.push(args ?? 0);
-      return args ? { ...(call as Record<string, unknown>), function: { ...(fn as Record<string, unknown>), arguments: null } } : call;
-    });
+  const kept = calls.map((call: unknown) => {
+    const fn = isRecord(call) ? call.function : undefined;
+    const ref = isRecord(fn) ? reference(content, fn.arguments, cursor) : undefined;
+    refs.push(ref ?? 0);
+    return ref ? { ...(call as Json), function: { ...(fn as Json), arguments: null } } : call;
+  });
+  return refs.some((ref) => ref !== 0) ? { calls: kept, refs } : undefined;
+}
+
+interface Encoding {
+  content: string;
+  conversationId: string;
+  cursor: Cursor;
+  shapes: Map<string, number>;
+}
+
+function frameOf(encoding: Encoding, message: ConversationMessage): unknown[] {
+  const { content, cursor } = encoding;
+  const fields = message as unknown as Json;
+  // In the order a rendered line holds them: time, text, then call arguments.
+  const time = reference(content, fields.createdAt, cursor);
+  const text = reference(content, fields.content, cursor);
+  const calls = referencedCalls(content, fields.toolCalls, cursor);
+  const keys: string[] = [];
+  const frame: unknown[] = [0, ''];
+  let codes = '';
+  let coded = 0;
+  for (const key of Object.keys(fields)) {
+    let value = fields[key];
+    if (value === undefined) continue; // as JSON leaves it out
+    let code = '.';
+    if (key === 'createdAt' && time) [code, value] = ['r', time];
+    else if (key === 'content' && text) [code, value] = ['r', text];
+    else if (key === 'toolCalls' && calls) [code, value] = ['t', calls.calls];
+    else if (key === 'conversationId' && value === encoding.conversationId) [code, value] = ['c', 0];
+    keys.push(key);
+    frame.push(value);
+    codes += code;
+    if (code !== '.') coded = codes.length;
   }
-  while (refs.at(-1) === 0) refs.pop();
-  return [fields, ...refs];
+  const shapeKey = JSON.stringify(keys);
+  let shape = encoding.shapes.get(shapeKey);
+  if (shape === undefined) {
+    shape = encoding.shapes.size;
+    encoding.shapes.set(shapeKey, shape);
+  }
+  frame[0] = shape;
+  frame[1] = codes.slice(0, coded);
+  if (calls) frame.push(...calls.refs);
+  return frame;
 }
 
 /** The frames of `messages` against `content`, as stored (JSON). */
-function encode(content: string, messages: readonly ConversationMessage[]): string {
-  const cursor: Cursor = { at: 0 };
-  return JSON.stringify(messages.map((message) => frameOf(content, message, cursor)));
+function encode(content: string, messages: readonly ConversationMessage[], conversationId: string): string {
+  const encoding: Encoding = { content, conversationId, cursor: { at: 0 }, shapes: new Map() };
+  const frames = messages.map((message) => frameOf(encoding, message));
+  const shapes = [...encoding.shapes.keys()].map((key) => JSON.parse(key) as string[]);
+  return JSON.stringify([shapes, ...frames]);
 }
 
 /** The frames each transcript was last written as, held weakly (as long as the entry's messages live). */
-const written = new WeakMap<readonly ConversationMessage[], { content: string; frames: string }>();
+const written = new WeakMap<readonly ConversationMessage[], { content: string; conversationId: string; frames: string }>();
 
 /** A transcript's stored frames, encoded afresh for a write and remembered for that write's read-back. */
-export function framesJson(content: string, messages: readonly ConversationMessage[]): string {
-  const frames = encode(content, messages);
-  written.set(messages, { content, frames });
+export function framesJson(content: string, messages: readonly ConversationMessage[], conversationId: string): string {
+  const frames = encode(content, messages, conversationId);
+  written.set(messages, { content, conversationId, frames });
   return frames;
 }
 
-/** The frames a write stored for these messages and content (encoded again when no write of this process saw them). */
-export function writtenFrames(content: string, messages: readonly ConversationMessage[]): string {
+/** The frames a write stored for these messages (encoded again when no write of this process saw them). */
+export function writtenFrames(content: string, messages: readonly ConversationMessage[], conversationId: string): string {
   const memo = written.get(messages);
-  return memo !== undefined && memo.content === content ? memo.frames : encode(content, messages);
+  const same = memo !== undefined && memo.content === content && memo.conversationId === conversationId;
+  return same ? memo.frames : encode(content, messages, conversationId);
 }
 
 function badFrames(why: string): MemfoldError {
   return new MemfoldError('archive_error', `Archived transcript frames are damaged: ${why}`);
 }
 
-function resolve(content: string, ref: unknown, cursor: Cursor): string {
+function resolve(content: string, ref: unknown): string {
   if (!Array.isArray(ref)) throw badFrames('a reference is not a list');
   let text = '';
   for (let i = 0; i < ref.length; i++) {
@@ -140,35 +188,45 @@ function resolve(content: string, ref: unknown, cursor: Cursor): string {
       continue;
     }
     const length: unknown = ref[++i];
-    const start = cursor.at + (item as number);
     if (!Number.isInteger(item) || !Number.isInteger(length) || (item as number) < 0 || (length as number) < 0) throw badFrames('a pair is not two counts');
-    if (start + (length as number) > content.length) throw badFrames('a pair reaches past the content');
-    text += content.slice(start, start + (length as number));
-    cursor.at = start + (length as number);
+    if ((item as number) + (length as number) > content.length) throw badFrames('a pair reaches past the content');
+    text += content.slice(item as number, (item as number) + (length as number));
   }
   return text;
 }
 
-function messageOf(content: string, frame: unknown, cursor: Cursor): ConversationMessage {
-  if (!Array.isArray(frame) || !isRecord(frame[0])) throw badFrames('a frame is not [fields, ...references]');
-  const [fields, text = 0, ...args] = frame as Frame;
-  const message: Record<string, unknown> = { ...fields };
-  if (text !== 0) message.content = resolve(content, text, cursor);
-  if (args.length > 0) {
-    if (!Array.isArray(fields.toolCalls)) throw badFrames('argument references without tool calls');
-    message.toolCalls = fields.toolCalls.map((call: Record<string, unknown>, i) => {
-      const ref = args[i] ?? 0;
-      if (ref === 0) return call;
-      return { ...call, function: { ...(call.function as Record<string, unknown>), arguments: resolve(content, ref, cursor) } };
-    });
-  }
+function callsOf(content: string, calls: unknown, refs: unknown[]): unknown[] {
+  if (!Array.isArray(calls)) throw badFrames('argument references without tool calls');
+  return calls.map((call: unknown, i) => {
+    const ref = refs[i] ?? 0;
+    if (ref === 0) return call;
+    if (!isRecord(call) || !isRecord(call.function)) throw badFrames('an argument reference for no call');
+    return { ...call, function: { ...call.function, arguments: resolve(content, ref) } };
+  });
+}
+
+function messageOf(content: string, conversationId: string, shapes: unknown[], frame: unknown): ConversationMessage {
+  if (!Array.isArray(frame) || typeof frame[1] !== 'string') throw badFrames('a frame is not [shape, codes, ...values]');
+  const keys = shapes[frame[0] as number];
+  if (!Array.isArray(keys)) throw badFrames('a frame names no shape');
+  const codes = frame[1];
+  const message: Json = {};
+  keys.forEach((key: string, i) => {
+    const value: unknown = frame[2 + i];
+    const code = codes[i] ?? '.';
+    const field =
+      code === 'r' ? resolve(content, value) : code === 'c' ? conversationId : code === 't' ? callsOf(content, value, frame.slice(2 + keys.length)) : value;
+    // A plain assignment of `__proto__` would set the prototype, not the field JSON.parse made.
+    if (key === '__proto__') Object.defineProperty(message, key, { value: field, enumerable: true, writable: true, configurable: true });
+    else message[key] = field;
+  });
   return message as unknown as ConversationMessage;
 }
 
-/** The messages the frames of a row describe, rebuilt from its content. */
-export function messagesFromFrames(content: string, frames: string): ConversationMessage[] {
+/** The messages the frames of a row describe, rebuilt from its content and conversation id. */
+export function messagesFromFrames(content: string, frames: string, conversationId: string): ConversationMessage[] {
   const parsed: unknown = JSON.parse(frames);
-  if (!Array.isArray(parsed)) throw badFrames('not a list of frames');
-  const cursor: Cursor = { at: 0 };
-  return parsed.map((frame) => messageOf(content, frame, cursor));
+  if (!Array.isArray(parsed) || !Array.isArray(parsed[0])) throw badFrames('not [shapes, ...frames]');
+  const [shapes, ...rest] = parsed as [unknown[], ...unknown[]];
+  return rest.map((frame) => messageOf(content, conversationId, shapes, frame));
 }

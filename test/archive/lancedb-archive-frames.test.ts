@@ -5,7 +5,7 @@
  * part (frames or content).
  */
 import { connect } from '@lancedb/lancedb';
-import { Schema } from 'apache-arrow';
+import { Field, Schema, Utf8 } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { digestProblem, entryDigest } from '../../src/archive/entry-digest.js';
 import { openLanceArchive } from '../../src/archive/lancedb/lancedb-archive.js';
@@ -118,6 +118,30 @@ describe('lancedb archive format 2: each message stored once', () => {
   });
 });
 
+describe('lancedb archive: a table with a column of a later version', () => {
+  it('takes appends (LanceDB fills the column with nulls) and refuses a merge, naming the column', async () => {
+    const later = await tempFolder('lance-frames-later');
+    try {
+      const db = await connect(later.dir);
+      const full = archiveSchema(embedder);
+      const created = await db.createEmptyTable(TABLE, new Schema([...full.fields, new Field('later_column', new Utf8(), true)], full.metadata));
+      created.close();
+      db.close();
+      const archive = await openLanceArchive({ uri: later.dir, embedder });
+      try {
+        const segment = renderedTranscript('c', 'seg', shapes('c').slice(0, 4));
+        await archive.write([segment, summary('c', 'batch', 'a summary')]);
+        expect(json(await archive.read('c', ['seg']))).toEqual(json([segment]));
+        await expect(archive.write([segment])).rejects.toMatchObject({ message: expect.stringContaining('later_column') });
+      } finally {
+        await archive.close();
+      }
+    } finally {
+      await later.cleanup();
+    }
+  });
+});
+
 describe('lancedb archive format 2: the read-back catches an altered row', () => {
   let folder: Awaited<ReturnType<typeof tempFolder>>;
   beforeAll(async () => {
@@ -132,7 +156,7 @@ describe('lancedb archive format 2: the read-back catches an altered row', () =>
 
   it.each([
     ['transcript messages differ', `${COLUMN.frames} = replace(${COLUMN.frames}, '"assistant"', '"user"')`],
-    ['transcript messages differ', `${COLUMN.frames} = replace(${COLUMN.frames}, '"seq":2', '"seq":3')`],
+    ['transcript messages differ', `${COLUMN.frames} = replace(${COLUMN.frames}, 'c-m2', 'c-m9')`],
     ['content differs', `${COLUMN.content} = replace(${COLUMN.content}, 'the reply', 'THE REPLY')`],
     ['count differs', `${COLUMN.count} = 3`],
   ])('a v2 row changed after the write fails it: %s (%s)', async (problem, valuesSql) => {

@@ -16,15 +16,20 @@ describe('transcript frames', () => {
     ['unrelated to the messages', 'nothing of the messages is here'],
     ['empty', ''],
   ])('rebuild every message exactly against content %s', (_, content) => {
-    const frames = framesJson(content, messages);
-    const rebuilt = messagesFromFrames(content, frames);
+    const frames = framesJson(content, messages, 'c');
+    const rebuilt = messagesFromFrames(content, frames, 'c');
     expect(JSON.stringify(rebuilt)).toBe(JSON.stringify(messages));
     expect(rebuilt).toEqual(messages);
   });
 
+  it('rebuild every message exactly for another conversation id', () => {
+    const { content } = renderedTranscript('c', 't', messages);
+    expect(JSON.stringify(messagesFromFrames(content, framesJson(content, messages, 'x'), 'x'))).toBe(JSON.stringify(messages));
+  });
+
   it('store no text the rendered content holds: frames are a small part of the messages', () => {
     const { content } = renderedTranscript('c', 't', messages);
-    const frames = framesJson(content, messages);
+    const frames = framesJson(content, messages, 'c');
     expect(frames).not.toContain('a long line of words');
     expect(frames).not.toContain('support group');
     expect(frames).not.toContain('search_flights\\",');
@@ -34,7 +39,7 @@ describe('transcript frames', () => {
 
   it('keep what the content cannot give back: a lone surrogate, non-string content, short text', () => {
     const { content } = renderedTranscript('c', 't', messages);
-    const frames = framesJson(content, messages);
+    const frames = framesJson(content, messages, 'c');
     expect(frames).toContain('\\ud83d');
     expect(frames).toContain('parts, not a string');
     expect(frames).toContain('"short"');
@@ -42,9 +47,10 @@ describe('transcript frames', () => {
 
   it('refuse damaged frames instead of returning wrong text', () => {
     const content = 'a transcript line long enough to reference';
-    const frames = framesJson(content, [{ id: 'm', conversationId: 'c', seq: 1, role: 'user', content, createdAt: '2024-05-01T10:00:00.000Z' }]);
-    expect(() => messagesFromFrames(content.slice(0, 10), frames)).toThrow(/damaged/);
-    expect(() => messagesFromFrames(content, '{}')).toThrow(/damaged/);
-    expect(() => messagesFromFrames(content, '[[{"content":null},[-1,3]]]')).toThrow(/damaged/);
+    const frames = framesJson(content, [{ id: 'm', conversationId: 'c', seq: 1, role: 'user', content, createdAt: '2024-05-01T10:00:00.000Z' }], 'c');
+    expect(() => messagesFromFrames(content.slice(0, 10), frames, 'c')).toThrow(/damaged/);
+    expect(() => messagesFromFrames(content, '{}', 'c')).toThrow(/damaged/);
+    expect(() => messagesFromFrames(content, '[[["content"]],[0,"r",[-1,3]]]', 'c')).toThrow(/damaged/);
+    expect(() => messagesFromFrames(content, '[[["content"]],[1,"r",[0,3]]]', 'c')).toThrow(/damaged/);
   });
 });

@@ -1,8 +1,8 @@
 /**
  * Messages of every shape an archived transcript holds, for the format tests: plain text, tool calls (arguments with
  * and without line breaks), tool results with names, astral characters, line breaks of every kind, text that looks
- * like a transcript line, empty and very long text, a lone surrogate, fields in an unusual order, and content that is
- * not a string (a loosely typed caller's).
+ * like a transcript line, empty and very long text, a lone surrogate, fields in an unusual order or named
+ * `__proto__`, another conversation's id, and content that is not a string (a loosely typed caller's).
  */
 import { renderTranscript } from '../../src/compaction/format/transcript-format.js';
 import type { ArchiveEntry, ConversationMessage } from '../../src/conversation/types.js';
@@ -51,6 +51,10 @@ export function shapes(c: string): ConversationMessage[] {
     at(c, 13, { content: [{ type: 'text', text: 'parts, not a string' }] as unknown as string }),
     at(c, 14, { content: null as unknown as string }),
     at(c, 15, { content: 'short' }),
+    // Parsed from JSON: an own `__proto__` field, and another conversation's id.
+    JSON.parse(
+      `{"__proto__":{"odd":true},"id":"${c}-m16","conversationId":"another","seq":16,"role":"user","content":"from elsewhere, oddly keyed","createdAt":"${minute(16)}"}`,
+    ),
   ];
 }
 

@@ -231,7 +231,7 @@ export function fromRow(row: Record<string, unknown>): ArchiveEntry {
   if (typeof parentLabel === 'string') entry.parentLabel = parentLabel;
   const frames = row[COLUMN.frames];
   const messages = row[COLUMN.messages];
-  if (typeof frames === 'string') entry.messages = messagesFromFrames(entry.content, frames);
+  if (typeof frames === 'string') entry.messages = messagesFromFrames(entry.content, frames, entry.conversationId);
   else if (typeof messages === 'string') entry.messages = JSON.parse(messages) as ConversationMessage[];
   // Null on rows written before the column existed (or without sessions); missing on tables that lack it.
   const sessions = row[COLUMN.sessions];
