@@ -81,7 +81,9 @@ function reference(content: string, text: unknown, cursor: Cursor): Ref | undefi
   if (typeof text !== 'string') return undefined;
   const ref: Ref = [];
   let from = 0;
-  for (const lineBreak of text.matchAll(LINE_BREAK)) {
+  // exec on the one global expression: matchAll would clone it for every text.
+  LINE_BREAK.lastIndex = 0;
+  for (let lineBreak = LINE_BREAK.exec(text); lineBreak !== null; lineBreak = LINE_BREAK.exec(text)) {
     placePiece(content, ref, cursor, text.slice(from, lineBreak.index), lineBreak[0]);
     from = lineBreak.index + lineBreak[0].length;
   }
@@ -110,7 +112,10 @@ interface Encoding {
   content: string;
   conversationId: string;
   cursor: Cursor;
-  shapes: Map<string, number>;
+  /** The key orders met so far, in order of first use, and their indexes by name. */
+  shapes: string[][];
+  joined: Map<string, number>;
+  json: Map<string, number>;
 }
 
 function frameOf(encoding: Encoding, message: ConversationMessage): unknown[] {
@@ -127,21 +132,32 @@ function frameOf(encoding: Encoding, message: ConversationMessage): unknown[] {
   for (const key of Object.keys(fields)) {
     let value = fields[key];
     if (value === undefined) continue; // as JSON leaves it out
-    let code = '.';
-    if (key === 'createdAt' && time) [code, value] = ['r', time];
-    else if (key === 'content' && text) [code, value] = ['r', text];
-    else if (key === 'toolCalls' && calls) [code, value] = ['t', calls.calls];
-    else if (key === 'conversationId' && value === encoding.conversationId) [code, value] = ['c', 0];
+    const code =
+      key === 'createdAt' && time
+        ? 'r'
+        : key === 'content' && text
+          ? 'r'
+          : key === 'toolCalls' && calls
+            ? 't'
+            : key === 'conversationId' && value === encoding.conversationId
+              ? 'c'
+              : '.';
+    if (code === 'r') value = key === 'createdAt' ? time : text;
+    else if (code === 't') value = calls!.calls;
+    else if (code === 'c') value = 0;
     keys.push(key);
     frame.push(value);
     codes += code;
     if (code !== '.') coded = codes.length;
   }
-  const shapeKey = JSON.stringify(keys);
-  let shape = encoding.shapes.get(shapeKey);
+  // Keys joined by line breaks name a shape; keys holding one are named by their JSON, in a map of their own.
+  const plain = !keys.some((key) => key.includes('\n'));
+  const byName = plain ? encoding.joined : encoding.json;
+  const name = plain ? keys.join('\n') : JSON.stringify(keys);
+  let shape = byName.get(name);
   if (shape === undefined) {
-    shape = encoding.shapes.size;
-    encoding.shapes.set(shapeKey, shape);
+    shape = encoding.shapes.push(keys) - 1;
+    byName.set(name, shape);
   }
   frame[0] = shape;
   frame[1] = codes.slice(0, coded);
@@ -151,10 +167,9 @@ function frameOf(encoding: Encoding, message: ConversationMessage): unknown[] {
 
 /** The frames of `messages` against `content`, as stored (JSON). */
 function encode(content: string, messages: readonly ConversationMessage[], conversationId: string): string {
-  const encoding: Encoding = { content, conversationId, cursor: { at: 0 }, shapes: new Map() };
+  const encoding: Encoding = { content, conversationId, cursor: { at: 0 }, shapes: [], joined: new Map(), json: new Map() };
   const frames = messages.map((message) => frameOf(encoding, message));
-  const shapes = [...encoding.shapes.keys()].map((key) => JSON.parse(key) as string[]);
-  return JSON.stringify([shapes, ...frames]);
+  return JSON.stringify([encoding.shapes, ...frames]);
 }
 
 /** The frames each transcript was last written as, held weakly (as long as the entry's messages live). */

@@ -51,9 +51,9 @@ export function shapes(c: string): ConversationMessage[] {
     at(c, 13, { content: [{ type: 'text', text: 'parts, not a string' }] as unknown as string }),
     at(c, 14, { content: null as unknown as string }),
     at(c, 15, { content: 'short' }),
-    // Parsed from JSON: an own `__proto__` field, and another conversation's id.
+    // Parsed from JSON: an own `__proto__` field, a key holding a line break, and another conversation's id.
     JSON.parse(
-      `{"__proto__":{"odd":true},"id":"${c}-m16","conversationId":"another","seq":16,"role":"user","content":"from elsewhere, oddly keyed","createdAt":"${minute(16)}"}`,
+      `{"__proto__":{"odd":true},"a key\\nover lines":1,"id":"${c}-m16","conversationId":"another","seq":16,"role":"user","content":"from elsewhere, oddly keyed","createdAt":"${minute(16)}"}`,
     ),
   ];
 }
