@@ -1,10 +1,12 @@
 /**
  * What a write's read-back compares: a row's identity (label, operation, kind, depth, count) and MD5 digests of its
  * texts and lists, so that an adapter can answer from the columns it needs (LanceDB hashes in its own engine)
- * instead of returning every row's transcript to be parsed. Pure but for the memo of serialized transcripts.
+ * instead of returning every row's transcript to be parsed. Pure but for the memo of
+ * transcripts' frames (`transcript-frames.ts`).
  */
 import { createHash } from 'node:crypto';
-import type { ArchiveEntry, ConversationMessage } from '../conversation/types.js';
+import type { ArchiveEntry } from '../conversation/types.js';
+import { writtenFrames } from './transcript-frames.js';
 
 /** Joins list items before hashing (source ids, sessions): ids never hold it in practice, and counts are compared too. */
 export const DIGEST_SEPARATOR = '\u001f';
@@ -17,7 +19,10 @@ export interface EntryDigest {
   depth: number;
   count: number;
   content: string;
-  /** Of the transcript's JSON (`messagesJson`); null when the entry has none. */
+  /**
+   * Of the transcript as stored: its frames against the content (`transcript-frames.ts`), which with the content
+   * rebuild every message; null when the entry has none.
+   */
   messages: string | null;
   sourceIdCount: number;
   /** Of the source ids joined by `DIGEST_SEPARATOR` (U+001F). */
@@ -42,21 +47,6 @@ function writtenDigest(text: string): string {
   return LONE_SURROGATE.test(text) ? 'not storable as is: lone surrogate' : md5Hex(text);
 }
 
-/** The JSON each transcript was last written as, held weakly (it lives as long as the entry's messages). */
-const written = new WeakMap<readonly ConversationMessage[], string>();
-
-/** A transcript's stored JSON, serialized afresh for a write and remembered for that write's read-back. */
-export function messagesJson(messages: readonly ConversationMessage[]): string {
-  const json = JSON.stringify(messages);
-  written.set(messages, json);
-  return json;
-}
-
-/** The JSON a write stored for these messages (serialized again when no write of this process saw them). */
-function writtenJson(messages: readonly ConversationMessage[]): string {
-  return written.get(messages) ?? JSON.stringify(messages);
-}
-
 /** The digest of an entry as written. */
 export function entryDigest(entry: ArchiveEntry): EntryDigest {
   return {
@@ -66,7 +56,7 @@ export function entryDigest(entry: ArchiveEntry): EntryDigest {
     depth: entry.depth,
     count: entry.count,
     content: writtenDigest(entry.content),
-    messages: entry.messages === undefined ? null : md5Hex(writtenJson(entry.messages)),
+    messages: entry.messages === undefined ? null : md5Hex(writtenFrames(entry.content, entry.messages, entry.conversationId)),
     sourceIdCount: entry.sourceIds.length,
     sourceIds: writtenDigest(entry.sourceIds.join(DIGEST_SEPARATOR)),
     sessions: writtenDigest((entry.sessions ?? []).join(DIGEST_SEPARATOR)),

@@ -67,7 +67,7 @@ describe('lancedb archive: read-back digests', () => {
 
   it.each([
     ['content differs', `${COLUMN.content} = 'changed'`],
-    ['transcript messages differ', `${COLUMN.messages} = replace(${COLUMN.messages}, 'reply', 'REPLY')`],
+    ['transcript messages differ', `${COLUMN.frames} = replace(${COLUMN.frames}, '"assistant"', '"tool"')`],
     ['source ids differ', `${COLUMN.sourceIds} = make_array('c-m1', 'c-mX')`],
     ['sessions differ', `${COLUMN.sessions} = make_array('day-1')`],
     ['count differs', `${COLUMN.count} = 7`],

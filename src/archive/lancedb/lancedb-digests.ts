@@ -15,7 +15,7 @@ const joined = (column: string) => `coalesce(array_to_string(${column}, '${DIGES
 const EMPTY_DIGEST = md5Hex('');
 
 /** The projection: identity columns as stored, the texts and lists as digests. */
-function projection(sessionsColumn: boolean): Record<string, string> {
+function projection(columns: ReadonlySet<string>): Record<string, string> {
   return {
     [COLUMN.namespace]: COLUMN.namespace,
     [COLUMN.conversationId]: COLUMN.conversationId,
@@ -25,11 +25,13 @@ function projection(sessionsColumn: boolean): Record<string, string> {
     [COLUMN.depth]: COLUMN.depth,
     [COLUMN.count]: COLUMN.count,
     content_md5: md5Of(COLUMN.content),
-    messages_md5: md5Of(COLUMN.messages),
+    // The transcript as stored: its frames (format 2; with the content they rebuild every message), or its JSON on a
+    // row of format 1 (which a write of this version never leaves: its read-back sees frames).
+    messages_md5: md5Of(columns.has(COLUMN.frames) ? `coalesce(${COLUMN.frames}, ${COLUMN.messages})` : COLUMN.messages),
     source_id_count: `array_length(${COLUMN.sourceIds})`,
     source_ids_md5: md5Of(joined(COLUMN.sourceIds)),
     // A table made before the sessions column has none: every entry reads back without sessions.
-    ...(sessionsColumn ? { sessions_md5: md5Of(joined(COLUMN.sessions)) } : {}),
+    ...(columns.has(COLUMN.sessions) ? { sessions_md5: md5Of(joined(COLUMN.sessions)) } : {}),
   };
 }
 
@@ -56,12 +58,13 @@ export interface DigestQuery {
   where: string;
   namespace: string;
   conversationId: string;
-  sessionsColumn: boolean;
+  /** The optional columns the table has (`lancedb-optional-columns.ts`). */
+  columns: ReadonlySet<string>;
 }
 
 /** Digests of the rows matching `where`, refusing any row outside the scope (as the adapter's other reads do). */
 export async function readRowDigests(query: DigestQuery): Promise<EntryDigest[]> {
-  const found = (await query.table.query().where(query.where).select(projection(query.sessionsColumn)).toArray()) as Record<string, unknown>[];
+  const found = (await query.table.query().where(query.where).select(projection(query.columns)).toArray()) as Record<string, unknown>[];
   if (found.some((row) => row[COLUMN.namespace] !== query.namespace || row[COLUMN.conversationId] !== query.conversationId)) {
     throw new MemfoldError(
       'archive_error',

@@ -5,7 +5,7 @@ import { Field, type FixedSizeList, type Float32, List, makeData, RecordBatch, S
 import type { ArchiveEntry } from '../../conversation/types.js';
 import type { Embedder } from '../../embedding/embedder.js';
 import { MemfoldError } from '../../errors.js';
-import { messagesJson } from '../entry-digest.js';
+import { framesJson } from '../transcript-frames.js';
 import { archiveSchema, COLUMN, rowKey } from './lancedb-schema.js';
 
 /**
@@ -15,7 +15,7 @@ import { archiveSchema, COLUMN, rowKey } from './lancedb-schema.js';
  * this module's Arrow, not the table's schema: LanceDB's Arrow classes may be another copy of the package.
  * Without `vectors` (no search uses them) a nullable vector column gets nulls, and a non-nullable one (a table
  * made before it was nullable) zero vectors; a caller may also leave the column out of `tableSchema` (an append,
- * which LanceDB fills with nulls: the vectors' room never crosses into LanceDB; `withoutNullableVector`).
+ * which LanceDB fills with nulls: the vectors' room never crosses into LanceDB; `appendColumns`).
  */
 export function entriesTable(
   tableSchema: { fields: ReadonlyArray<{ name: string; nullable?: boolean }> },
@@ -65,7 +65,9 @@ export function entriesTable(
       case COLUMN.content:
         return values((entry) => entry.content);
       case COLUMN.messages:
-        return values((entry) => (entry.messages === undefined ? null : messagesJson(entry.messages)));
+        return values(() => null);
+      case COLUMN.frames:
+        return values((entry) => (entry.messages === undefined ? null : framesJson(entry.content, entry.messages, entry.conversationId)));
       case COLUMN.sessions:
         return values((entry) => entry.sessions ?? null);
       case COLUMN.vector: {
@@ -81,6 +83,10 @@ export function entriesTable(
         throw new MemfoldError('archive_error', `LanceDB archive table has a column memfold does not write: ${field.name}`);
     }
   };
+  // A write stores transcripts as frames only: the caller adds the column to an older table first.
+  if (entries.some((entry) => entry.messages !== undefined) && !tableSchema.fields.some((field) => field.name === COLUMN.frames)) {
+    throw new MemfoldError('archive_error', `LanceDB archive table lacks the ${COLUMN.frames} column a transcript is written to`);
+  }
   const ours = archiveSchema(embedder);
   const fields = tableSchema.fields.flatMap((field) => {
     const known = ours.fields.find((candidate) => candidate.name === field.name);
@@ -96,13 +102,22 @@ export function entriesTable(
 }
 
 /**
- * The table's columns less a nullable vector column: what an append without vectors hands LanceDB, which fills
- * the column with nulls (a merge needs every column: it is given the nulls).
+ * The table's columns an append hands LanceDB, which fills the nullable ones left out with nulls: all but a nullable
+ * vector column when there are no vectors, and but the nullable columns a later version added (this version's rows
+ * have nothing to put there, as an earlier version's rows had no frames). A merge needs every column: it is given
+ * the vector nulls, and refuses a column it does not know.
  */
-export function withoutNullableVector(tableSchema: { fields: ReadonlyArray<{ name: string; nullable?: boolean }> }): {
-  fields: ReadonlyArray<{ name: string; nullable?: boolean }>;
-} {
-  return { fields: tableSchema.fields.filter((field) => !(field.name === COLUMN.vector && field.nullable !== false)) };
+export function appendColumns(
+  tableSchema: { fields: ReadonlyArray<{ name: string; nullable?: boolean }> },
+  withVectors: boolean,
+): { fields: ReadonlyArray<{ name: string; nullable?: boolean }> } {
+  const known = new Set<string>(Object.values(COLUMN));
+  return {
+    fields: tableSchema.fields.filter((field) => {
+      if (field.nullable === false) return true;
+      return field.name === COLUMN.vector ? withVectors : known.has(field.name);
+    }),
+  };
 }
 
 /** Arrow's value offsets of a variable-size column: value i spans [offsets[i], offsets[i + 1]); a null takes no room. */

@@ -1,7 +1,7 @@
 /**
  * The open archive table and what every call goes through: the closed check, reads tracked so `close` waits for them,
  * mutations serialized in the table's write queue with commit conflicts retried, reads scoped (every row checked
- * against namespace and conversation), and the sessions column a table made before it lacks.
+ * against namespace and conversation), and the columns a table made before lacks (`lancedb-optional-columns.ts`).
  */
 import type { Query, Table, VectorQuery } from '@lancedb/lancedb';
 import type { ArchiveEntry } from '../../conversation/types.js';
@@ -11,18 +11,10 @@ import { requireLabels } from '../archive-entry-checks.js';
 import type { EntryDigest } from '../entry-digest.js';
 import { readRowDigests } from './lancedb-digests.js';
 import { chunked, labelsWhere, requireConversationId } from './lancedb-filter.js';
-import { COLUMN, ENTRY_COLUMNS, fromRow, SESSIONS_COLUMN_SQL } from './lancedb-schema.js';
+import { COLUMN, fromRow } from './lancedb-schema.js';
+import { optionalColumnsOf, type OptionalColumns } from './lancedb-optional-columns.js';
 import type { Upkeep } from './lancedb-upkeep.js';
 import { enqueueWrite, isCommitConflict } from './lancedb-writes.js';
-
-/** Columns the search and list queries return: the entry, plus the times as numbers for ordering. */
-const SELECT = ENTRY_COLUMNS;
-/** The same on a table made before the sessions column existed (until its first write adds it). */
-const SELECT_WITHOUT_SESSIONS = ENTRY_COLUMNS.filter((name) => name !== COLUMN.sessions);
-
-export function hasSessionsColumn(schema: { fields: ReadonlyArray<{ name: string }> }): boolean {
-  return schema.fields.some((field) => field.name === COLUMN.sessions);
-}
 
 export function wrap(operation: string, error: unknown): MemfoldError {
   if (MemfoldError.isInstance(error)) return error;
@@ -60,9 +52,9 @@ export interface LanceHandle {
   mutate(operation: string, task: () => Promise<void>): Promise<void>;
   /** Rows of one conversation matching `where`, every one checked against the scope. */
   rows(input: ScopedRowsInput): Promise<Record<string, unknown>[]>;
-  /** Adds the sessions column to a table made before it (inside the write chain; another process may add it first). */
-  ensureSessionsColumn(): Promise<void>;
-  /** The table's columns in order, as writes lay them out: fixed once the sessions column exists. */
+  /** Adds the columns a table made before lacks (inside the write chain; another process may add them first). */
+  ensureColumns(): Promise<void>;
+  /** The table's columns in order, as writes lay them out: fixed once every optional column exists. */
   columnsForWrite(): ReturnType<Table['schema']>;
   read(conversationId: string, labels: unknown): Promise<ArchiveEntry[]>;
   /** The stored entries with these labels as digests (`../entry-digest.ts`), hashed by LanceDB's engine. */
@@ -82,7 +74,7 @@ export interface HandleInput {
 
 export async function createLanceHandle(input: HandleInput): Promise<LanceHandle> {
   const { table, namespace, retry } = input;
-  const columns = await sessionsColumnOf(table);
+  const columns = await optionalColumnsOf(table);
   let closed = false;
   const handle: LanceHandle = {
     table,
@@ -111,45 +103,12 @@ export async function createLanceHandle(input: HandleInput): Promise<LanceHandle
       });
     },
     rows: (rowsInput) => scopedRows(handle, columns.selected, rowsInput),
-    ensureSessionsColumn: columns.ensure,
+    ensureColumns: columns.ensure,
     columnsForWrite: columns.forWrite,
     read: (conversationId, labels) => readEntries(handle, conversationId, labels),
     readDigests: (conversationId, labels) => readDigests({ handle, columns, conversationId, labels }),
   };
   return handle;
-}
-
-/** What a table made before the sessions column needs: reads leave it out until a write (here or elsewhere) adds it. */
-async function sessionsColumnOf(table: Table) {
-  let present = hasSessionsColumn(await table.schema().catch(() => ({ fields: [] })));
-  let writeSchema: Awaited<ReturnType<Table['schema']>> | undefined;
-  return {
-    /** Whether the sessions column was there at the last look (`selected` looks again while it is not). */
-    present: () => present,
-    async selected(): Promise<string[]> {
-      if (!present) present = hasSessionsColumn(await table.schema());
-      return present ? SELECT : SELECT_WITHOUT_SESSIONS;
-    },
-    async ensure(): Promise<void> {
-      if (present || hasSessionsColumn(await table.schema())) {
-        present = true;
-        return;
-      }
-      try {
-        await table.addColumns([{ name: COLUMN.sessions, valueSql: SESSIONS_COLUMN_SQL }]);
-      } catch (error) {
-        if (!hasSessionsColumn(await table.schema())) throw error;
-      }
-      present = true;
-    },
-    async forWrite() {
-      if (writeSchema) return writeSchema;
-      const schema = await table.schema();
-      // memfold adds no other column: once the sessions column exists, the layout is fixed.
-      if (hasSessionsColumn(schema)) writeSchema = schema;
-      return schema;
-    },
-  };
 }
 
 /** A native read, tracked so `close` waits for it; refused once the archive is closing, like any call after `close`. */
@@ -212,7 +171,7 @@ async function readEntries(handle: LanceHandle, conversationId: string, labels: 
 
 interface DigestsInput {
   handle: LanceHandle;
-  columns: Awaited<ReturnType<typeof sessionsColumnOf>>;
+  columns: OptionalColumns;
   conversationId: string;
   labels: unknown;
 }
@@ -227,8 +186,8 @@ async function readDigests({ handle, columns, conversationId, labels }: DigestsI
     for (const slice of chunked([...new Set(wanted)])) {
       const where = labelsWhere(namespace, conversationId, slice);
       const digests = await reading(handle, async () => {
-        await columns.selected(); // learns whether the sessions column exists yet
-        return readRowDigests({ table, where, namespace, conversationId, sessionsColumn: columns.present() });
+        await columns.selected(); // learns which optional columns exist yet
+        return readRowDigests({ table, where, namespace, conversationId, columns: columns.present() });
       });
       for (const digest of digests) found.set(digest.label, digest);
     }

@@ -7,6 +7,7 @@ import type { ArchiveEntry, ConversationMessage } from '../../conversation/types
 import { MemfoldError } from '../../errors.js';
 import type { Embedder } from '../../embedding/embedder.js';
 import { compareEntriesByTime, validateEntry } from '../archive-entry-checks.js';
+import { messagesFromFrames } from '../transcript-frames.js';
 
 /** The entry rules live with the port (every adapter checks the same); re-exported for the adapter's imports. */
 export { compareEntriesByTime, validateEntry };
@@ -30,18 +31,19 @@ export const COLUMN = {
   content: 'content',
   messages: 'messages',
   sessions: 'sessions',
+  frames: 'frames',
   vector: 'vector',
 } as const;
 
 /**
- * Columns a table made by an earlier version lacks: such a table still opens and is read (the entries have no
- * sessions), and its first write adds them (`SESSIONS_COLUMN_SQL`), a change of the schema alone. Writers of the
- * earlier version go on writing to it: LanceDB fills a nullable column a write leaves out with nulls.
+ * Columns a table made by an earlier version lacks, each with the value of the rows written before it existed (as
+ * LanceDB's `addColumns` takes it): such a table still opens and is read (its entries have no sessions, its
+ * transcripts are in `messages`), and its first write adds them, a change of the schema alone.
  */
-export const OPTIONAL_COLUMNS: readonly string[] = [COLUMN.sessions];
-
-/** The value of the sessions column for rows written before it existed, as LanceDB's `addColumns` takes it. */
-export const SESSIONS_COLUMN_SQL = "arrow_cast(NULL, 'List(Utf8)')";
+export const OPTIONAL_COLUMNS: ReadonlyArray<{ name: string; valueSql: string }> = [
+  { name: COLUMN.sessions, valueSql: "arrow_cast(NULL, 'List(Utf8)')" },
+  { name: COLUMN.frames, valueSql: "arrow_cast(NULL, 'Utf8')" },
+];
 
 /** Schema metadata key recording which embedder filled the vector column. */
 export const EMBEDDER_METADATA_KEY = 'memfold.embedder';
@@ -69,8 +71,11 @@ export function archiveSchema(embedder: Pick<Embedder, 'id' | 'dimensions'>): Sc
       text(COLUMN.parentLabel, true),
       text(COLUMN.operationId),
       text(COLUMN.content),
+      // Format 1 transcripts (every message as JSON); rows written since hold null here and their frames below.
       text(COLUMN.messages, true),
       new Field(COLUMN.sessions, new List(new Field('item', new Utf8(), true)), true),
+      // Format 2 transcripts: the messages as frames into `content` (`../transcript-frames.ts`).
+      text(COLUMN.frames, true),
       // Nullable: rows written while no search uses vectors have none (`entriesTable`). Tables made before kept a
       // non-nullable column; they get zero vectors instead, which a cosine search skips as it skips nulls.
       new Field(COLUMN.vector, new FixedSizeList(embedder.dimensions, new Field('item', new Float32(), true)), true),
@@ -87,7 +92,7 @@ export function archiveSchema(embedder: Pick<Embedder, 'id' | 'dimensions'>): Sc
  */
 export function checkSchema(schema: Schema, embedder: Pick<Embedder, 'id' | 'dimensions'>, tableName: string): number {
   const names = new Set(schema.fields.map((field) => field.name));
-  const missing = Object.values(COLUMN).filter((name) => !names.has(name) && !OPTIONAL_COLUMNS.includes(name));
+  const missing = Object.values(COLUMN).filter((name) => !names.has(name) && !OPTIONAL_COLUMNS.some((optional) => optional.name === name));
   if (missing.length > 0) {
     throw new MemfoldError('archive_error', `LanceDB table "${tableName}" is not a memfold archive: missing columns ${missing.join(', ')}`, {
       details: { tableName, missing },
@@ -168,7 +173,11 @@ export function parentsTable(pairs: ReadonlyArray<readonly [key: string, parentL
   });
 }
 
-/** One table row for an entry (validated by the caller). */
+/**
+ * One row for an entry (validated by the caller), in format 1 (its messages as JSON, no frames), as LanceDB's row
+ * conversion takes it: the row versions before format 2 wrote, kept to make such tables in tests. Writes go through
+ * `entriesTable` (format 2).
+ */
 export function toRow(namespace: string, entry: ArchiveEntry, times: { startMs: number; endMs: number }, vector: Float32Array): Record<string, unknown> {
   return {
     [COLUMN.key]: rowKey(namespace, entry.conversationId, entry.label),
@@ -188,6 +197,7 @@ export function toRow(namespace: string, entry: ArchiveEntry, times: { startMs: 
     [COLUMN.content]: entry.content,
     [COLUMN.messages]: entry.messages === undefined ? null : JSON.stringify(entry.messages),
     [COLUMN.sessions]: entry.sessions === undefined ? null : [...entry.sessions],
+    [COLUMN.frames]: null,
     [COLUMN.vector]: vector,
   };
 }
@@ -200,7 +210,10 @@ function stringArray(value: unknown): string[] {
   return typeof maybe.toArray === 'function' ? Array.from(maybe.toArray(), String) : [];
 }
 
-/** The entry a row holds: `messages` parsed back for transcripts, `parentLabel` left out when null. */
+/**
+ * The entry a row holds: transcripts' messages rebuilt from their frames and content (format 2) or parsed from
+ * `messages` (format 1), `parentLabel` left out when null.
+ */
 export function fromRow(row: Record<string, unknown>): ArchiveEntry {
   const entry: ArchiveEntry = {
     kind: row[COLUMN.kind] as ArchiveEntry['kind'],
@@ -216,8 +229,10 @@ export function fromRow(row: Record<string, unknown>): ArchiveEntry {
   };
   const parentLabel = row[COLUMN.parentLabel];
   if (typeof parentLabel === 'string') entry.parentLabel = parentLabel;
+  const frames = row[COLUMN.frames];
   const messages = row[COLUMN.messages];
-  if (typeof messages === 'string') entry.messages = JSON.parse(messages) as ConversationMessage[];
+  if (typeof frames === 'string') entry.messages = messagesFromFrames(entry.content, frames, entry.conversationId);
+  else if (typeof messages === 'string') entry.messages = JSON.parse(messages) as ConversationMessage[];
   // Null on rows written before the column existed (or without sessions); missing on tables that lack it.
   const sessions = row[COLUMN.sessions];
   if (sessions !== null && sessions !== undefined) entry.sessions = stringArray(sessions);

@@ -7,7 +7,7 @@ import { embedAll } from '../../embedding/embedder.js';
 import { InvalidArgumentError, MemfoldError } from '../../errors.js';
 import { chunked, sqlStringList } from './lancedb-filter.js';
 import type { LanceHandle } from './lancedb-handle.js';
-import { entriesTable, withoutNullableVector } from './lancedb-entries-table.js';
+import { appendColumns, entriesTable } from './lancedb-entries-table.js';
 import { COLUMN, rowKey, validateEntry } from './lancedb-schema.js';
 
 export interface WriteInput {
@@ -46,16 +46,16 @@ export async function writeEntries({ handle, entries, withVectors }: WriteInput)
   let refused = 0;
   const keys = chosenEntries.map((entry) => rowKey(namespace, entry.conversationId, entry.label));
   await handle.mutate('write', async () => {
-    await handle.ensureSessionsColumn();
+    await handle.ensureColumns();
     const columns = await handle.columnsForWrite();
-    const dataFor = (schema: typeof columns | ReturnType<typeof withoutNullableVector>) =>
+    const dataFor = (schema: typeof columns | ReturnType<typeof appendColumns>) =>
       entriesTable(schema, embedder, namespace, chosenEntries, chosenTimes, vectors);
     // Most writes name no stored label: those append. A merge joins the keys of every fragment the key index
     // does not cover yet, so between index upkeeps it costs several appends; a lookup by key does not.
     // Writes of a conversation never race (one table queue here, the conversation's lock across processes).
     if (!(await anyStored(handle, keys))) {
-      // Without vectors an append leaves the nullable vector column out: LanceDB fills it with nulls.
-      await table.add(dataFor(vectors ? columns : withoutNullableVector(columns)));
+      // An append leaves out the nullable columns it has nothing for (vectors, a later version's): LanceDB fills nulls.
+      await table.add(dataFor(appendColumns(columns, vectors !== undefined)));
       return;
     }
     const data = dataFor(columns);
