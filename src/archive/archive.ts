@@ -15,6 +15,11 @@ export interface SearchQuery extends ArchiveFilter {
   query: string;
   /** Default 5, at most 50. */
   limit?: number;
+  /**
+   * The caller reads each hit's messages and never its text: an adapter may return `content` and `operationId` empty,
+   * and `sourceIds` and `sessions` left out, to read less (memory_read's candidate segments ask this).
+   */
+  messagesOnly?: boolean;
 }
 
 export interface SearchHit {

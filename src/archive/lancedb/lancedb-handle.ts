@@ -41,6 +41,8 @@ export interface ScopedRowsInput {
   build?: (query: Query) => Query | VectorQuery;
   /** The score column a search names. */
   score?: '_score' | '_distance';
+  /** Columns left out of the rows (never the scope's). */
+  omit?: readonly string[];
 }
 
 export interface LanceHandle {
@@ -166,14 +168,15 @@ function reading<T>(handle: LanceHandle, start: () => Promise<T>): Promise<T> {
  * row is checked against the scope too, so a row of another scope can never come back, even if a where-clause were wrong.
  */
 async function scopedRows(handle: LanceHandle, selected: () => Promise<string[]>, input: ScopedRowsInput): Promise<Record<string, unknown>[]> {
-  const { operation, conversationId, where, build, score } = input;
+  const { operation, conversationId, where, build, score, omit } = input;
   const { namespace } = handle;
   let found: Record<string, unknown>[];
   try {
     // A search names its score column: LanceDB otherwise adds it itself and logs a deprecation warning
     // on stderr for every query (the projection will stop adding it).
     found = await reading(handle, async () => {
-      const columns = await selected();
+      const all = await selected();
+      const columns = omit ? all.filter((name) => !omit.includes(name) || name === COLUMN.namespace || name === COLUMN.conversationId) : all;
       const plain = handle.table
         .query()
         .where(where)
