@@ -70,6 +70,11 @@ export interface Archive {
   /** Hybrid search (full text + vector, fused by reciprocal rank). */
   search(query: SearchQuery): Promise<SearchHit[]>;
   list(options: ListOptions): Promise<ArchiveEntry[]>;
+  /**
+   * How many entries `list` would return, without reading them (LanceDB counts them by its scalar indexes). Optional
+   * capability; default (an adapter without it): callers list or search instead.
+   */
+  count?(options: ListOptions): Promise<number>;
   /** Record that `parentLabel` now covers these entries (they stay readable and searchable). */
   mark(conversationId: string, labels: string[], parentLabel: string | null): Promise<void>;
   /**

@@ -57,6 +57,8 @@ async function datedCandidates(
 /**
  * Tool outputs cleared from the live history (tier 2 of compaction) that no transcript segment holds yet: the only
  * verbatim copy of those outputs, searched beside the segments. Superseded ones are left out (their segment has them).
+ * They are few and short-lived (the next fold's segment holds them): counted first (LanceDB counts by its scalar
+ * indexes, a third of a full-text search's time at 1M rows), they are searched only when there are some.
  */
 async function clearedOutputs(
   archive: Archive,
@@ -64,6 +66,8 @@ async function clearedOutputs(
   query: string,
   limit: number,
 ): Promise<SearchHit[]> {
+  const { messagesOnly: _lean, ...listed } = filter;
+  if (archive.count && (await archive.count({ ...listed, kind: 'tool_output', unmarkedOnly: true })) === 0) return [];
   const hits = await archive.search({ ...filter, kind: 'tool_output', query, limit });
   return hits.filter((hit) => hit.entry.parentLabel === undefined);
 }

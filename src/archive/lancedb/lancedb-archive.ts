@@ -144,6 +144,10 @@ function archiveOver({ handle, db, weights, limits }: ArchiveInput): Archive {
         .sort(compareEntriesByTime)
         .map(({ entry }) => entry);
     },
+    async count(listOptions: ListOptions) {
+      handle.ensureOpen();
+      return handle.count(filterWhere(namespace, listOptions));
+    },
     search: (query) => searchEntries({ handle, query, weights, limits }),
     async mark(conversationId, labels, parentLabel) {
       handle.ensureOpen();

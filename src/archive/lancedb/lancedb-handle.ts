@@ -62,6 +62,8 @@ export interface LanceHandle {
   mutate(operation: string, task: () => Promise<void>): Promise<void>;
   /** Rows of one conversation matching `where`, every one checked against the scope. */
   rows(input: ScopedRowsInput): Promise<Record<string, unknown>[]>;
+  /** How many rows match `where` (which starts with the scope), none read. */
+  count(where: string): Promise<number>;
   /** Adds the sessions column to a table made before it (inside the write chain; another process may add it first). */
   ensureSessionsColumn(): Promise<void>;
   /** The table's columns in order, as writes lay them out: fixed once the sessions column exists. */
@@ -113,6 +115,13 @@ export async function createLanceHandle(input: HandleInput): Promise<LanceHandle
       });
     },
     rows: (rowsInput) => scopedRows(handle, columns.selected, rowsInput),
+    async count(where) {
+      try {
+        return await reading(handle, () => table.countRows(where));
+      } catch (error) {
+        throw wrap('count', error);
+      }
+    },
     ensureSessionsColumn: columns.ensure,
     columnsForWrite: columns.forWrite,
     read: (conversationId, labels) => readEntries(handle, conversationId, labels),
