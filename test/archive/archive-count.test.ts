@@ -50,4 +50,10 @@ describe('archive count', () => {
     for (const filter of FILTERS) expect(await archive.count!(filter), JSON.stringify(filter)).toBe((await archive.list(filter)).length);
     expect(await archive.count!({ conversationId: 'conv', kind: 'tool_output', unmarkedOnly: true })).toBe(2);
   });
+
+  it('is left out without the scalar indexes (a count would scan the table)', async () => {
+    const unindexed = await openLanceArchive({ uri: folder.dir, embedder: createHashingEmbedder(), scalarIndexes: false });
+    expect(unindexed.count).toBeUndefined();
+    await unindexed.close();
+  });
 });
