@@ -60,6 +60,8 @@ export function withReadDeadline(archive: Archive, deadline: ArchiveDeadline): A
   if (readDigests) {
     bounded.readDigests = (conversationId, labels) => withinDeadline(readDigests(conversationId, labels), 'a read-back of archived entries', deadline);
   }
+  const count = archive.count?.bind(archive);
+  if (count) bounded.count = (options) => withinDeadline(count(options), 'a count of archived entries', deadline);
   const erase = archive.eraseConversation?.bind(archive);
   if (erase) bounded.eraseConversation = erase;
   return bounded;

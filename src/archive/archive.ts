@@ -15,6 +15,11 @@ export interface SearchQuery extends ArchiveFilter {
   query: string;
   /** Default 5, at most 50. */
   limit?: number;
+  /**
+   * The caller reads each hit's messages and never its text: an adapter may return `content` and `operationId` empty,
+   * and `sourceIds` and `sessions` left out, to read less (memory_read's candidate segments ask this).
+   */
+  messagesOnly?: boolean;
 }
 
 export interface SearchHit {
@@ -65,6 +70,11 @@ export interface Archive {
   /** Hybrid search (full text + vector, fused by reciprocal rank). */
   search(query: SearchQuery): Promise<SearchHit[]>;
   list(options: ListOptions): Promise<ArchiveEntry[]>;
+  /**
+   * How many entries `list` would return, without reading them (LanceDB counts them by its scalar indexes). Optional
+   * capability; default (an adapter without it): callers list or search instead.
+   */
+  count?(options: ListOptions): Promise<number>;
   /** Record that `parentLabel` now covers these entries (they stay readable and searchable). */
   mark(conversationId: string, labels: string[], parentLabel: string | null): Promise<void>;
   /**

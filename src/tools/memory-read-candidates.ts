@@ -38,7 +38,7 @@ const PREFERENCE_WORDS = 'prefer love enjoy favorite usually like';
 /** Candidate segments from the times the query names, after the plain candidates (each segment once). */
 async function datedCandidates(
   archive: Archive,
-  filter: { conversationId: string; from?: string; to?: string },
+  filter: { conversationId: string; from?: string; to?: string; messagesOnly?: boolean },
   query: string,
   hints: readonly TimeHint[],
   limit: number,
@@ -65,8 +65,17 @@ async function datedCandidates(
 /**
  * Tool outputs cleared from the live history (tier 2 of compaction) that no transcript segment holds yet: the only
  * verbatim copy of those outputs, searched beside the segments. Superseded ones are left out (their segment has them).
+ * They are few and short-lived (the next fold's segment holds them): counted first (LanceDB counts by its scalar
+ * indexes, a third of a full-text search's time at 1M rows), they are searched only when there are some.
  */
-async function clearedOutputs(archive: Archive, filter: { conversationId: string }, query: string, limit: number): Promise<SearchHit[]> {
+async function clearedOutputs(
+  archive: Archive,
+  filter: { conversationId: string; messagesOnly?: boolean },
+  query: string,
+  limit: number,
+): Promise<SearchHit[]> {
+  const { messagesOnly: _lean, ...listed } = filter;
+  if (archive.count && (await archive.count({ ...listed, kind: 'tool_output', unmarkedOnly: true })) === 0) return [];
   const hits = await archive.search({ ...filter, kind: 'tool_output', query, limit });
   return hits.filter((hit) => hit.entry.parentLabel === undefined);
 }
@@ -105,6 +114,8 @@ export async function findCandidates(archive: Archive, conversationId: string, a
     ...(args.from !== undefined ? { from: args.from } : {}),
     ...(args.to !== undefined ? { to: args.to } : {}),
   };
+  // Windows show a segment's messages, never its text: its searches may leave the text out (fewer columns read).
+  const segments = strategy.display === 'windows' ? { ...filter, messagesOnly: true } : filter;
   // Transcripts are depth 0: a depth above 0 asks for summaries only.
   const wantTranscripts = args.kind !== 'summary' && (args.depth === undefined || args.depth === 0);
   const hints =
@@ -120,12 +131,12 @@ export async function findCandidates(archive: Archive, conversationId: string, a
   // With summaries left out beside matching messages, their search runs only when no transcript matched.
   const summariesUpFront = !wantTranscripts || strategy.summaries !== 'none';
   const [plain, outputs, dated, early, likes, named] = await Promise.all([
-    wantTranscripts ? archive.search({ ...filter, kind: 'transcript', query: archiveQuery, limit: candidates }) : [],
-    wantTranscripts ? clearedOutputs(archive, filter, archiveQuery, candidates) : [],
-    wantTranscripts && hints.length > 0 ? datedCandidates(archive, filter, archiveQuery, hints, Math.ceil(candidates / 2)) : [],
+    wantTranscripts ? archive.search({ ...segments, kind: 'transcript', query: archiveQuery, limit: candidates }) : [],
+    wantTranscripts ? clearedOutputs(archive, segments, archiveQuery, candidates) : [],
+    wantTranscripts && hints.length > 0 ? datedCandidates(archive, segments, archiveQuery, hints, Math.ceil(candidates / 2)) : [],
     summariesUpFront ? searchSummaries() : undefined,
-    wantTranscripts && likesQuery ? archive.search({ ...filter, kind: 'transcript', query: likesQuery, limit: Math.ceil(candidates / 2) }) : [],
-    wantTranscripts && kindsQuery ? archive.search({ ...filter, kind: 'transcript', query: kindsQuery, limit: strategy.kindsCandidates }) : [],
+    wantTranscripts && likesQuery ? archive.search({ ...segments, kind: 'transcript', query: likesQuery, limit: Math.ceil(candidates / 2) }) : [],
+    wantTranscripts && kindsQuery ? archive.search({ ...segments, kind: 'transcript', query: kindsQuery, limit: strategy.kindsCandidates }) : [],
   ]);
   const archived = uniqueByLabel([...byScore(plain, outputs), ...dated, ...likes, ...named]);
   const live = wantTranscripts && options.live && strategy.liveWeight > 0 ? await liveHit(options.live, conversationId, args) : undefined;

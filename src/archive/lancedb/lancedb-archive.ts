@@ -62,7 +62,10 @@ export async function openLanceArchive(options: LanceArchiveOptions): Promise<Ar
   });
   // A reader leaves upkeep to the archive's writer: creating indexes or optimizing commits a new table version.
   if (options.readOnly !== true) await handle.upkeep.maintain();
-  return guarded(options, archiveOver({ handle, db, weights, limits: settings }));
+  const archive = archiveOver({ handle, db, weights, limits: settings });
+  // Without the scalar indexes a count scans the table as a search's filter does: the capability is left out.
+  if (!settings.scalarIndexes) delete archive.count;
+  return guarded(options, archive);
 }
 
 /** The archive as given, or, opened `readOnly`, refusing every call that would change it (`read-only-archive.ts`). */
@@ -143,6 +146,10 @@ function archiveOver({ handle, db, weights, limits }: ArchiveInput): Archive {
         .map((row) => ({ entry: fromRow(row), startMs: Number(row[COLUMN.startMs]), endMs: Number(row[COLUMN.endMs]) }))
         .sort(compareEntriesByTime)
         .map(({ entry }) => entry);
+    },
+    async count(listOptions: ListOptions) {
+      handle.ensureOpen();
+      return handle.count(filterWhere(namespace, listOptions));
     },
     search: (query) => searchEntries({ handle, query, weights, limits }),
     async mark(conversationId, labels, parentLabel) {

@@ -65,6 +65,9 @@ export function deferTableCreation(deps: DeferredArchiveDeps): Archive {
     async list(options) {
       return (await archive(false))?.list(options) ?? [];
     },
+    async count(options) {
+      return (await (await archive(false))?.count?.(options)) ?? 0;
+    },
     async mark(conversationId, labels, parentLabel) {
       await (await archive(false))?.mark(conversationId, labels, parentLabel);
     },

@@ -33,6 +33,8 @@ export interface ScopedRowsInput {
   build?: (query: Query) => Query | VectorQuery;
   /** The score column a search names. */
   score?: '_score' | '_distance';
+  /** Columns left out of the rows (never the scope's). */
+  omit?: readonly string[];
 }
 
 export interface LanceHandle {
@@ -52,6 +54,8 @@ export interface LanceHandle {
   mutate(operation: string, task: () => Promise<void>): Promise<void>;
   /** Rows of one conversation matching `where`, every one checked against the scope. */
   rows(input: ScopedRowsInput): Promise<Record<string, unknown>[]>;
+  /** How many rows match `where` (which starts with the scope), none read. */
+  count(where: string): Promise<number>;
   /** Adds the columns a table made before lacks (inside the write chain; another process may add them first). */
   ensureColumns(): Promise<void>;
   /** The table's columns in order, as writes lay them out: fixed once every optional column exists. */
@@ -103,6 +107,13 @@ export async function createLanceHandle(input: HandleInput): Promise<LanceHandle
       });
     },
     rows: (rowsInput) => scopedRows(handle, columns.selected, rowsInput),
+    async count(where) {
+      try {
+        return await reading(handle, () => table.countRows(where));
+      } catch (error) {
+        throw wrap('count', error);
+      }
+    },
     ensureColumns: columns.ensure,
     columnsForWrite: columns.forWrite,
     read: (conversationId, labels) => readEntries(handle, conversationId, labels),
@@ -125,14 +136,15 @@ function reading<T>(handle: LanceHandle, start: () => Promise<T>): Promise<T> {
  * row is checked against the scope too, so a row of another scope can never come back, even if a where-clause were wrong.
  */
 async function scopedRows(handle: LanceHandle, selected: () => Promise<string[]>, input: ScopedRowsInput): Promise<Record<string, unknown>[]> {
-  const { operation, conversationId, where, build, score } = input;
+  const { operation, conversationId, where, build, score, omit } = input;
   const { namespace } = handle;
   let found: Record<string, unknown>[];
   try {
     // A search names its score column: LanceDB otherwise adds it itself and logs a deprecation warning
     // on stderr for every query (the projection will stop adding it).
     found = await reading(handle, async () => {
-      const columns = await selected();
+      const all = await selected();
+      const columns = omit ? all.filter((name) => !omit.includes(name) || name === COLUMN.namespace || name === COLUMN.conversationId) : all;
       const plain = handle.table
         .query()
         .where(where)

@@ -8,6 +8,14 @@ import type { LanceHandle } from './lancedb-handle.js';
 import { COLUMN, fromRow } from './lancedb-schema.js';
 import { candidateDepth, fuseRankings } from './rrf.js';
 
+/**
+ * Columns a `messagesOnly` search leaves out: the entry's ids and its times as numbers. Not its text: a format-2
+ * row's messages are rebuilt from their frames into it (`../transcript-frames.ts`).
+ */
+const TEXT_COLUMNS: readonly string[] = [COLUMN.sourceIds, COLUMN.operationId, COLUMN.sessions, COLUMN.startMs, COLUMN.endMs];
+/** What the entry of a `messagesOnly` hit has in place of the columns left out. */
+const LEFT_OUT = { [COLUMN.operationId]: '' };
+
 /** A query with at least one letter or digit has words for full text; otherwise only vectors can answer. */
 const HAS_WORDS = /[\p{L}\p{N}]/u;
 
@@ -24,7 +32,11 @@ export async function searchEntries({ handle, query, weights, limits }: SearchIn
   const limit = query.limit ?? limits.searchLimit;
   if (!Number.isInteger(limit) || limit < 1) throw new InvalidArgumentError('limit', `must be an integer from 1 to ${limits.maxSearchLimit}`);
   const take = Math.min(limit, limits.maxSearchLimit);
-  const scope = { where: filterWhere(handle.namespace, query), depth: candidateDepth(take, weights) };
+  const scope: Scope = {
+    where: filterWhere(handle.namespace, query),
+    depth: candidateDepth(take, weights),
+    ...(query.messagesOnly === true ? { omit: TEXT_COLUMNS } : {}),
+  };
   const byKey = new Map<string, Record<string, unknown>>();
   const keysOf = (found: Record<string, unknown>[]) =>
     found.map((row) => {
@@ -37,19 +49,20 @@ export async function searchEntries({ handle, query, weights, limits }: SearchIn
     { ids: keysOf(fullText), weight: weights.fullText },
     { ids: keysOf(nearest), weight: weights.vector },
   ]);
-  return ranked.slice(0, take).map(({ id, score }) => ({ entry: fromRow(byKey.get(id)!), score }));
+  const row = (id: string) => (scope.omit ? { ...LEFT_OUT, ...byKey.get(id)! } : byKey.get(id)!);
+  return ranked.slice(0, take).map(({ id, score }) => ({ entry: fromRow(row(id)), score }));
 }
 
-type Scope = { where: string; depth: number };
+type Scope = { where: string; depth: number; omit?: readonly string[] };
 
-function fullTextSearch(handle: LanceHandle, query: SearchQuery, weights: SearchInput['weights'], { where, depth }: Scope) {
+function fullTextSearch(handle: LanceHandle, query: SearchQuery, weights: SearchInput['weights'], { where, depth, omit }: Scope) {
   if (!(HAS_WORDS.test(query.query) && weights.fullText > 0)) return Promise.resolve([]);
   // A structured MatchQuery: the text is never parsed as query syntax, so no input can break it.
   const build = (q: Query) => q.fullTextSearch(new MatchQuery(query.query, COLUMN.content)).limit(depth);
-  return handle.rows({ operation: 'full-text search', conversationId: query.conversationId, where, build, score: '_score' });
+  return handle.rows({ operation: 'full-text search', conversationId: query.conversationId, where, build, score: '_score', ...(omit ? { omit } : {}) });
 }
 
-async function vectorSearch(handle: LanceHandle, query: SearchQuery, weights: SearchInput['weights'], { where, depth }: Scope) {
+async function vectorSearch(handle: LanceHandle, query: SearchQuery, weights: SearchInput['weights'], { where, depth, omit }: Scope) {
   if (weights.vector <= 0 || query.query.trim().length === 0) return [];
   let vector: Float32Array | undefined;
   try {
@@ -68,5 +81,6 @@ async function vectorSearch(handle: LanceHandle, query: SearchQuery, weights: Se
     where,
     build: (q) => q.nearestTo(found).distanceType('cosine').limit(depth),
     score: '_distance',
+    ...(omit ? { omit } : {}),
   });
 }

@@ -1,0 +1,69 @@
+/**
+ * memory_read's candidate searches read no more than the answer shows: the windows show messages, so transcript and
+ * tool-output searches ask `messagesOnly` (the archive leaves the text out), and the answer is the one a full search gives.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Archive, SearchQuery } from '../../src/archive/archive.js';
+import { openLanceArchive } from '../../src/archive/lancedb/lancedb-archive.js';
+import { createHashingEmbedder } from '../../src/embedding/hashing-embedder.js';
+import { createMemoryReadTool } from '../../src/tools/memory-read.js';
+import { message, summary, tempFolder, transcript } from '../archive/archive-fixtures.js';
+
+/** The archive, its searches recorded; `full` drops `messagesOnly`, so every search reads whole entries. */
+function recording(archive: Archive, full = false): { archive: Archive; searches: SearchQuery[] } {
+  const searches: SearchQuery[] = [];
+  const search = (query: SearchQuery) => {
+    searches.push(query);
+    const { messagesOnly: _lean, ...whole } = query;
+    return archive.search(full ? whole : query);
+  };
+  return { archive: { ...archive, search }, searches };
+}
+
+const QUESTIONS = ['What did we decide about the garden fence?', 'How many times did we talk about the invoice?', 'budget'];
+
+describe('memory_read: columns its searches read', () => {
+  let folder: Awaited<ReturnType<typeof tempFolder>>;
+  let archive: Archive;
+
+  beforeAll(async () => {
+    folder = await tempFolder('memory-read-columns');
+    archive = await openLanceArchive({ uri: folder.dir, embedder: createHashingEmbedder() });
+    const topics = ['garden fence', 'invoice', 'budget', 'holiday'];
+    const segments = Array.from({ length: 8 }, (_, k) =>
+      transcript(
+        'conv',
+        `segment-${k}`,
+        [1, 2, 3, 4].map((j) =>
+          message('conv', k * 4 + j, `Day ${k}: we went over the ${topics[(k + j) % topics.length]} again.`, j % 2 ? 'user' : 'assistant'),
+        ),
+        { parentLabel: `batch-${k}` },
+      ),
+    );
+    await archive.write([...segments, summary('conv', 'batch-0', 'They talked about the garden fence and the invoice.')]);
+  });
+  afterAll(async () => {
+    await archive.close();
+    await folder.cleanup();
+  });
+
+  it.each(QUESTIONS)('transcript searches leave the text out, and the answer is unchanged: %s', async (query) => {
+    const lean = recording(archive);
+    const whole = recording(archive, true);
+    const answer = await createMemoryReadTool(lean.archive, 'conv').execute({ query });
+    const fullAnswer = await createMemoryReadTool(whole.archive, 'conv').execute({ query });
+    expect(answer.output).toContain('transcript | segment-');
+    expect(answer.output).toBe(fullAnswer.output);
+    const segments = lean.searches.filter((s) => s.kind === 'transcript' || s.kind === 'tool_output');
+    expect(segments.length).toBeGreaterThan(0);
+    expect(segments.every((s) => s.messagesOnly === true)).toBe(true);
+    expect(lean.searches.filter((s) => s.kind === 'summary').every((s) => s.messagesOnly === undefined)).toBe(true);
+  });
+
+  it('the earlier display, which shows each segment from its text, reads whole entries', async () => {
+    const lean = recording(archive);
+    const { output } = await createMemoryReadTool(lean.archive, 'conv', { strategy: { display: 'segment-head' } }).execute({ query: 'garden fence' });
+    expect(output).toContain('we went over the garden fence');
+    expect(lean.searches.every((s) => s.messagesOnly === undefined)).toBe(true);
+  });
+});
