@@ -11,6 +11,7 @@ import { checkArchiveBinding } from './archive-binding.js';
 import { isObjectStoreUri } from './archive/lancedb/lancedb-storage-options.js';
 import { checkConditionalPut } from './archive/lancedb/s3-conditional-put.js';
 import { withinDeadline, withReadDeadline } from './archive/archive-deadline.js';
+import { openOnFirstUse } from './archive/on-first-use-archive.js';
 import type { RuntimeConfig } from './config.js';
 import type { Embedder } from './embedding/embedder.js';
 import { MemfoldError } from './errors.js';
@@ -224,4 +225,32 @@ export async function openCheckedArchive(
     }
   }
   return archive;
+}
+
+/**
+ * Where a folder archive keeps its identity (`ARCHIVE_IDENTITY_TABLE` of `lancedb-archive-identity.ts`, a LanceDB
+ * table folder), named here so that looking for it loads no LanceDB. Were it ever elsewhere, the check runs at open.
+ */
+const IDENTITY_MARKER = 'memfold_archive_identity.lance';
+
+/**
+ * `openCheckedArchive` for `createMemfold`, deferred to the archive's first call when what can be checked without
+ * LanceDB holds: a folder archive at the location the live store recorded, holding an identity. The check of that
+ * identity then runs on the first call, before it reads or writes, and fails it with `archive_mismatch` (a replaced
+ * folder holding another archive). Any other case (no record yet, another location, a folder without its identity,
+ * an object store, adopting) is checked now, as before.
+ */
+export async function openBoundArchive(
+  config: RuntimeConfig,
+  embedder: Embedder,
+  onWarning: (message: string, error: unknown) => void,
+  persistence: PersistenceProvider,
+  options: { write: boolean; adopt: boolean },
+): Promise<Archive> {
+  const check = archiveBindingCheck(config, persistence, options);
+  const open = () => openCheckedArchive(config, embedder, onWarning, check);
+  if (!isFolder(config.lancedbUri) || options.adopt || persistence.getArchiveBinding === undefined) return open();
+  const bound = await persistence.getArchiveBinding();
+  const deferrable = bound?.location === archiveLocation(config) && existsSync(path.join(config.lancedbUri, IDENTITY_MARKER));
+  return deferrable ? openOnFirstUse(open) : open();
 }

@@ -11,7 +11,7 @@ import { createStoredSettings, type StoredSettings } from './compaction/stored-s
 import { withStoredSettings } from './compaction/stored-settings-compactor.js';
 import type { ContextWarnings } from './compaction/usage/context-warnings.js';
 import type { RuntimeConfig } from './config.js';
-import { archiveBindingCheck, openCheckedArchive, openPersistence } from './configured-adapters.js';
+import { openBoundArchive, openPersistence } from './configured-adapters.js';
 import type { PriceTable } from './cost/model-price.js';
 import type { Embedder } from './embedding/embedder.js';
 import type { MemfoldEvent, ResolvedMemfoldOptions } from './memfold-options.js';
@@ -78,10 +78,7 @@ export async function openMemfold(deps: OpenMemfoldDeps): Promise<OpenedMemfold>
     let archive: Archive;
     if (options.archive) archive = options.archive;
     else if (inMemory) archive = own(createInMemoryArchive({ embedder: embedder!, namespace: config.namespace, onWarning: onArchiveWarning }));
-    else {
-      const check = archiveBindingCheck(config, persistence, { write: options.migrate, adopt: options.adoptArchive });
-      archive = own(await openCheckedArchive(config, embedder!, onArchiveWarning, check));
-    }
+    else archive = own(await openBoundArchive(config, embedder!, onArchiveWarning, persistence, { write: options.migrate, adopt: options.adoptArchive }));
     const { liveSettings, contextWarnings, emit, prices } = deps;
     const pipeline = { archive, persistence, tokens, liveSettings, contextWarnings, onEvent: emit, prices };
     // Stored overrides that leave the summarizer no room are refused, as `configure` refuses them.

@@ -2,10 +2,10 @@
  * One live store has one archive: the first open records the archive (its location and the id it keeps inside
  * itself) in the live store, and an open that brings another archive is refused, naming both locations and
  * LANCEDB_URI, before it reads or writes either. The same archive through another path is the same archive; a
- * moved one is adopted on request. PGlite homes (the archive inside the home) are unaffected, moved or not.
+ * moved one is adopted on request. Another archive put in the recorded folder is refused on the first archive call. PGlite homes (the archive inside the home) are unaffected, moved or not.
  */
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rename, rm, symlink } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, rename, rm, symlink } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -98,6 +98,29 @@ describe.skipIf(serverUrl === undefined)('one PostgreSQL live store, one archive
     await expect(createMemfold({ config: { databaseUrl, home, lancedbUri: path.join(home, 'old-lancedb') }, env: {} })).rejects.toMatchObject({
       code: 'archive_mismatch',
     });
+  });
+
+  it('another archive put in the recorded folder opens, and is refused on its first archive call, before any write', async () => {
+    const databaseUrl = await database();
+    const [home, other] = [await tempDir(), await tempDir()];
+    await (await open({ databaseUrl, home })).close();
+    await (await createMemfold({ config: { home: other }, env: {} })).close(); // another archive, with its own identity
+    const lancedb = path.join(home, 'lancedb');
+    await rm(lancedb, { recursive: true });
+    await cp(path.join(other, 'lancedb'), lancedb, { recursive: true });
+    const before = await readdir(lancedb, { recursive: true });
+
+    const memfold = await createMemfold({ config: { databaseUrl, home }, env: {}, compaction: { contextWindow: 2_000 } });
+    cleanups.push(() => memfold.close());
+    await memfold.append(
+      'c',
+      Array.from({ length: 40 }, (_, i) => ({ role: 'user' as const, content: `message ${i} ${'words '.repeat(20)}` })),
+    );
+    expect(await memfold.compact('c', { force: true })).toMatchObject({
+      status: 'failed',
+      error: expect.stringContaining('the same location, but it is another archive'),
+    });
+    expect(await readdir(lancedb, { recursive: true })).toEqual(before);
   });
 
   it('the CLI is refused the same way, a read command and a read-only MCP server included; reconcile --adopt-archive adopts', async () => {
