@@ -32,6 +32,11 @@ export function openOnFirstUse(open: () => Promise<Archive>): Archive {
     },
     search: async (query) => (await archive()).search(query),
     list: async (options) => (await archive()).list(options),
+    async count(options) {
+      const opened = await archive();
+      // An archive without a count of its own (no scalar indexes) is counted by listing.
+      return opened.count ? opened.count(options) : (await opened.list(options)).length;
+    },
     mark: async (conversationId, labels, parentLabel) => (await archive()).mark(conversationId, labels, parentLabel),
     markEach: async (conversationId, marks) => (await archive()).markEach(conversationId, marks),
     delete: async (conversationId, labels) => (await archive()).delete(conversationId, labels),

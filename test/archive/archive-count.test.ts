@@ -5,6 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Archive, ListOptions } from '../../src/archive/archive.js';
 import { openLanceArchive } from '../../src/archive/lancedb/lancedb-archive.js';
+import { deferTableCreation } from '../../src/archive/lancedb/lancedb-deferred-archive.js';
+import { openOnFirstUse } from '../../src/archive/on-first-use-archive.js';
 import { createHashingEmbedder } from '../../src/embedding/hashing-embedder.js';
 import { message, minute, summary, tempFolder, transcript } from './archive-fixtures.js';
 
@@ -54,6 +56,23 @@ describe('archive count', () => {
   it('is left out without the scalar indexes (a count would scan the table)', async () => {
     const unindexed = await openLanceArchive({ uri: folder.dir, embedder: createHashingEmbedder(), scalarIndexes: false });
     expect(unindexed.count).toBeUndefined();
+    await unindexed.close();
+  });
+
+  it('is counted by listing through the archives that wrap one without a count (never 0 when some exist)', async () => {
+    const unindexed = await openLanceArchive({ uri: folder.dir, embedder: createHashingEmbedder(), scalarIndexes: false });
+    const wrappers = {
+      onFirstUse: openOnFirstUse(async () => unindexed),
+      deferred: deferTableCreation({
+        embedder: createHashingEmbedder(),
+        tableExists: async () => true,
+        open: async () => unindexed,
+        release: () => {},
+      }),
+    };
+    for (const [name, wrapper] of Object.entries(wrappers)) {
+      for (const filter of FILTERS) expect(await wrapper.count!(filter), `${name} ${JSON.stringify(filter)}`).toBe((await unindexed.list(filter)).length);
+    }
     await unindexed.close();
   });
 });

@@ -66,7 +66,10 @@ export function deferTableCreation(deps: DeferredArchiveDeps): Archive {
       return (await archive(false))?.list(options) ?? [];
     },
     async count(options) {
-      return (await (await archive(false))?.count?.(options)) ?? 0;
+      const opened = await archive(false);
+      if (!opened) return 0;
+      // An archive without a count of its own (no scalar indexes) is counted by listing: never 0 when it holds some.
+      return opened.count ? opened.count(options) : (await opened.list(options)).length;
     },
     async mark(conversationId, labels, parentLabel) {
       await (await archive(false))?.mark(conversationId, labels, parentLabel);
