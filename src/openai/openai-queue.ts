@@ -6,6 +6,7 @@
  */
 import PQueue from 'p-queue';
 import { InvalidArgumentError } from '../errors.js';
+import { createPacing, type PacingOptions } from './openai-pacing.js';
 import type { AdmissionStep } from './shared-rate-limit.js';
 
 export interface ModelQueueOptions {
@@ -20,6 +21,11 @@ export interface ModelQueueOptions {
    * and fails with its error when it rejects (e.g. `sharedRateGate`, which waits for a start slot).
    */
   admit?: AdmissionStep;
+  /**
+   * Without `intervalCap` nor `admit`, the queue learns a pace from the server's 429s (`openai-pacing.ts`); the clock
+   * and timer it uses (tests inject them). `false`: never paced.
+   */
+  pacing?: PacingOptions | false;
 }
 
 export interface RunOptions {
@@ -72,9 +78,22 @@ export function createModelQueue(options: ModelQueueOptions): ModelQueue {
     ...(limited ? { intervalCap: options.intervalCap!, interval: options.interval!, strict: true } : {}),
   });
   const { admit } = options;
+  // A set rate (local or shared) keeps its meaning: the queue learns a pace only when it has none.
+  const pacing = limited || admit || options.pacing === false ? undefined : createPacing(options.pacing);
   const start = async <T>(task: () => Promise<T>, signal?: AbortSignal, runOptions?: RunOptions): Promise<T> => {
     if (admit && !runOptions?.admitted) await admit(signal);
-    return task();
+    if (!pacing) return task();
+    const startedAt = await pacing.admit(signal);
+    return task().then(
+      (value) => {
+        pacing.settle(startedAt);
+        return value;
+      },
+      (error: unknown) => {
+        pacing.settle(startedAt, error);
+        throw error;
+      },
+    );
   };
   return {
     run: <T>(task: () => Promise<T>, signal?: AbortSignal, runOptions?: RunOptions) =>
