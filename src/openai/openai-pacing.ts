@@ -45,7 +45,7 @@ export function createPacing(options: PacingOptions = {}): Pacing {
   let nextStart = -Infinity;
   /** The end of the last 429's wait: a task that woke before it, reserved before the 429, waits again. */
   let holdUntil = -Infinity;
-  /** When the interval last widened: a 429 of a request started before it was sent at the old pace. */
+  /** When the interval last widened: a 429 of a request started then or before was sent at the old pace. */
   let widenedAt = -Infinity;
   return {
     async admit(signal) {
@@ -69,7 +69,7 @@ export function createPacing(options: PacingOptions = {}): Pacing {
       if (waitMs === undefined) return;
       holdUntil = Math.max(holdUntil, now + waitMs);
       nextStart = Math.max(nextStart, holdUntil);
-      if (startedAt < widenedAt) return;
+      if (startedAt <= widenedAt) return;
       widenedAt = now;
       const learned = intervalMs === 0 ? waitMs : intervalMs * WIDEN;
       intervalMs = Math.min(MAX_LEARNED_INTERVAL_MS, Math.max(1, learned));

@@ -9,6 +9,8 @@
  * the virtual clock stands still while work waits on I/O.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
+import { MemfoldError } from '../../src/errors.js';
+import { createPacing, MAX_LEARNED_INTERVAL_MS } from '../../src/openai/openai-pacing.js';
 import { createModelQueue } from '../../src/openai/openai-queue.js';
 import { createOpenAISummarizer } from '../../src/openai/openai-summarizer.js';
 import { createExtractiveSummarizer } from '../../src/summarizer/extractive/extractive-summarizer.js';
@@ -135,5 +137,49 @@ describe('a queue with no rate of its own learns one from 429s', () => {
     // 48 answers at 20 a second after the first 20 (the bucket's burst): 1.4 s, plus the last answer's latency.
     const boundMs = ((48 - PER_SECOND) / PER_SECOND) * 1000 + LATENCY_MS;
     expect(boundMs / paced.elapsedMs).toBeGreaterThanOrEqual(0.9);
+  });
+});
+
+describe('createPacing', () => {
+  const refused = (waitMs: number) => new MemfoldError('model_error', 'http 429', { retryable: true, details: { status: 429, retryAfterMs: waitMs } });
+
+  it('holds every start for the wait, widens once for a herd refused together, spaces the rest, then narrows', async () => {
+    let now = 0;
+    const pacing = createPacing({
+      clock: () => now,
+      sleep: async (ms) => {
+        now += ms;
+      },
+    });
+    expect(await pacing.admit()).toBe(0);
+    expect(pacing.intervalMs).toBe(0);
+    // Three started at 0, all refused at 0 with 50 ms to wait: one pace learned, not three.
+    for (let i = 0; i < 3; i++) pacing.settle(0, refused(50));
+    expect(pacing.intervalMs).toBe(50);
+    expect([await pacing.admit(), await pacing.admit(), await pacing.admit()]).toEqual([50, 100, 150]);
+    // Refused at that pace: a quarter wider.
+    pacing.settle(150, refused(10));
+    expect(pacing.intervalMs).toBe(62.5);
+    pacing.settle(160);
+    expect(pacing.intervalMs).toBeCloseTo(62.5 * (63 / 64));
+    // Other failures teach nothing.
+    pacing.settle(170, new MemfoldError('model_error', 'http 500', { retryable: true, details: { status: 500 } }));
+    expect(pacing.intervalMs).toBeCloseTo(62.5 * (63 / 64));
+  });
+
+  it('never paces slower than one start a second, whatever the wait asked', () => {
+    const pacing = createPacing({ clock: () => 0, sleep: async () => {} });
+    pacing.settle(0, refused(30_000));
+    expect(pacing.intervalMs).toBe(MAX_LEARNED_INTERVAL_MS);
+  });
+
+  it('a queue with a set rate is never paced by it: the 429 is the retry loop’s alone', async () => {
+    let now = 0;
+    const sleeps: number[] = [];
+    const queue = createModelQueue({ concurrency: 1, intervalCap: 1, interval: 1, pacing: { clock: () => now, sleep: async (ms) => void sleeps.push(ms) } });
+    await queue.run(() => Promise.reject(refused(5_000))).catch(() => {});
+    now = 10;
+    await queue.run(async () => 'sent');
+    expect(sleeps).toEqual([]);
   });
 });
