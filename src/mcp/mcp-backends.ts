@@ -7,6 +7,7 @@
  */
 import type { Archive } from '../archive/archive.js';
 import type { RuntimeConfig } from '../config.js';
+import { isSemanticEmbedder } from '../embedding/embedder.js';
 import type { Memfold } from '../memfold.js';
 import { createTokenCounter } from '../tokens/create-token-counter.js';
 import { createMemoryReadTool } from '../tools/memory-read.js';
@@ -41,10 +42,13 @@ export async function openArchiveBackend(config: RuntimeConfig): Promise<Archive
     }
   };
   // Read-only: no index upkeep, no table made; the agent's process is the archive's writer.
-  const archive: Archive = await openCheckedArchive(config, buildEmbedder(config, remoteCallQueue(config)), () => undefined, check, { readOnly: true });
+  const embedder = buildEmbedder(config, remoteCallQueue(config));
+  const archive: Archive = await openCheckedArchive(config, embedder, () => undefined, check, { readOnly: true });
   const tokens = createTokenCounter(config.assistantModel ? { model: config.assistantModel } : {});
+  // A semantic embedder ranks candidate messages by meaning too, as the agent's own memory_read does (`memfold-tools.ts`).
+  const semantic = isSemanticEmbedder(embedder) ? { embedder } : {};
   return {
-    memoryRead: (id) => createMemoryReadTool(archive, id, { countTokens: (text) => tokens.count(text) }),
+    memoryRead: (id) => createMemoryReadTool(archive, id, { countTokens: (text) => tokens.count(text), ...semantic }),
     close: () => archive.close(),
   };
 }

@@ -37,12 +37,23 @@ function cosine(a: Float32Array, b: Float32Array): number {
   return na > 0 && nb > 0 ? dot / Math.sqrt(na * nb) : 0;
 }
 
-/** The vectors of `texts`, those not in the cache embedded in batches. */
+/**
+ * The vectors of `texts`, those not in the cache embedded in batches. Read from the cache before the new ones go in:
+ * storing them may evict a vector this call reads.
+ */
 async function vectorsOf(embedder: Embedder, texts: readonly string[], cache: VectorCache): Promise<Float32Array[]> {
-  const missing = [...new Set(texts.filter((text) => cache.get(text) === undefined))];
+  const vectors = new Map<string, Float32Array>();
+  for (const text of texts) {
+    const cached = cache.get(text);
+    if (cached !== undefined) vectors.set(text, cached);
+  }
+  const missing = [...new Set(texts.filter((text) => !vectors.has(text)))];
   const found = await embedAll(embedder, missing);
-  missing.forEach((text, i) => cache.set(text, found[i]!));
-  return texts.map((text) => cache.get(text)!);
+  missing.forEach((text, i) => {
+    vectors.set(text, found[i]!);
+    cache.set(text, found[i]!);
+  });
+  return texts.map((text) => vectors.get(text)!);
 }
 
 /**

@@ -84,4 +84,11 @@ describe('semanticScores', () => {
     expect(await semanticScores(conceptEmbedder(), 'religious', ['weather', 'traffic'], vectorCache())).toEqual([0, 0]);
     expect(await semanticScores(conceptEmbedder(), 'religious', [], vectorCache())).toEqual([]);
   });
+
+  it('scores with a full cache whose oldest texts this call reuses (the new ones evict them)', async () => {
+    const cache = vectorCache(2);
+    await semanticScores(conceptEmbedder(), 'religious', ['church'], cache);
+    // The cache holds the question and "church"; "guitar" evicts the question's vector before it is read.
+    expect(await semanticScores(conceptEmbedder(), 'religious', ['church', 'guitar'], cache)).toEqual([1, 0]);
+  });
 });
