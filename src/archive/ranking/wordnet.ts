@@ -118,7 +118,7 @@ export function hyponyms(noun: string, options: HyponymOptions = {}): string[] {
   const key = `${lemma} ${depth} ${limit}`;
   const known = remembered.get(key);
   if (known) return [...known];
-  const found = walk(dict, lemma, depth, limit);
+  const found = unlessDamaged(() => walk(dict, lemma, depth, limit), []);
   if (remembered.size >= REMEMBERED) remembered.delete(remembered.keys().next().value!);
   remembered.set(key, found);
   return [...found];
@@ -160,5 +160,17 @@ function walk(dict: Dictionary, lemma: string, depth: number, limit: number): st
 /** Whether WordNet knows `word` (lower case, `_` or space between words) as a noun. */
 export function isNoun(word: string): boolean {
   const dict = open();
-  return dict !== null && senses(dict, word.toLowerCase().trim().replace(/\s+/g, '_')).length > 0;
+  return dict !== null && unlessDamaged(() => senses(dict, word.toLowerCase().trim().replace(/\s+/g, '_')).length > 0, false);
+}
+
+/**
+ * A damaged WordNet file (a line that does not parse, an offset past the end) reads as a word WordNet does not know:
+ * the expansion is a help to ranking, never a reason for memory_read to fail.
+ */
+function unlessDamaged<T>(read: () => T, otherwise: T): T {
+  try {
+    return read();
+  } catch {
+    return otherwise;
+  }
 }
