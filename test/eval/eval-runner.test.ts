@@ -49,7 +49,8 @@ describe.skipIf(!HAS_DATA && !process.env.CI)('memfold eval on real conversation
     const runs = tauBenchAgenticRuns(await loadTauBench(`${DATA}agent-traces/tau-bench/gpt-4o-airline.json`));
     const longest = runs.reduce((a, b) => (b.messages.length > a.messages.length ? b : a));
     agentic = await runAgenticEval('tau-bench', [longest], { windows: [4_000], store });
-  }, 120_000);
+    // Two replays and a τ-bench run: about a minute on 2 idle cores, more than two on a loaded machine.
+  }, 400_000);
 
   afterAll(async () => {
     await store?.close();
