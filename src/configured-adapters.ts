@@ -29,6 +29,7 @@ import type { PersistenceProvider } from './persistence/persistence-provider.js'
 import { createExtractiveSummarizer } from './summarizer/extractive/extractive-summarizer.js';
 import type { Summarizer } from './summarizer/summarizer.js';
 import { withFallback } from './summarizer/with-fallback.js';
+import { ARCHIVE_IDENTITY_TABLE } from './archive/archive-identity-table.js';
 
 function breakerOf(config: RuntimeConfig) {
   return createCircuitBreaker({ failures: config.modelBreakerFailures, cooldownMs: config.modelBreakerCooldownMs });
@@ -227,11 +228,8 @@ export async function openCheckedArchive(
   return archive;
 }
 
-/**
- * Where a folder archive keeps its identity (`ARCHIVE_IDENTITY_TABLE` of `lancedb-archive-identity.ts`, a LanceDB
- * table folder), named here so that looking for it loads no LanceDB. Were it ever elsewhere, the check runs at open.
- */
-const IDENTITY_MARKER = 'memfold_archive_identity.lance';
+/** Where a folder archive keeps its identity: a LanceDB table folder, looked for without loading LanceDB. */
+const IDENTITY_MARKER = `${ARCHIVE_IDENTITY_TABLE}.lance`;
 
 /**
  * `openCheckedArchive` for `createMemfold`, deferred to the archive's first call when what can be checked without

@@ -6,8 +6,9 @@
  */
 import { connect, type Connection } from '@lancedb/lancedb';
 import { errorMessage, MemfoldError } from '../../errors.js';
+import { ARCHIVE_IDENTITY_TABLE } from '../archive-identity-table.js';
 
-export const ARCHIVE_IDENTITY_TABLE = 'memfold_archive_identity';
+export { ARCHIVE_IDENTITY_TABLE };
 
 export interface ArchiveIdentityOptions {
   /** Folder or object-store URI of the archive. */
