@@ -7,6 +7,7 @@
  */
 import { MemfoldError } from '../errors.js';
 import type { Archive } from './archive.js';
+import { eraseArchived } from './erase-archived.js';
 import { entryDigest } from './entry-digest.js';
 
 export function openOnFirstUse(open: () => Promise<Archive>): Archive {
@@ -40,17 +41,7 @@ export function openOnFirstUse(open: () => Promise<Archive>): Archive {
     mark: async (conversationId, labels, parentLabel) => (await archive()).mark(conversationId, labels, parentLabel),
     markEach: async (conversationId, marks) => (await archive()).markEach(conversationId, marks),
     delete: async (conversationId, labels) => (await archive()).delete(conversationId, labels),
-    async eraseConversation(conversationId) {
-      const opened = await archive();
-      if (opened.eraseConversation) return opened.eraseConversation(conversationId);
-      // By label, as `eraseConversation` (erase-export/) does for an adapter without a physical erase.
-      const entries = await opened.list({ conversationId });
-      await opened.delete(
-        conversationId,
-        entries.map((entry) => entry.label),
-      );
-      return { entries: entries.length, rowsRewritten: 0 };
-    },
+    eraseConversation: async (conversationId) => eraseArchived(await archive(), conversationId),
     async close() {
       if (closed) return;
       closed = true;

@@ -17,6 +17,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Archive, ArchiveErasure } from '../archive/archive.js';
+import { eraseArchived } from '../archive/erase-archived.js';
 import { requireText } from '../conversation/text.js';
 import { errorMessage, MemfoldError } from '../errors.js';
 import type { CompactionOperation, ConversationErasure, PersistenceProvider } from '../persistence/persistence-provider.js';
@@ -50,23 +51,12 @@ export function pendingErase(operations: readonly CompactionOperation[]): Compac
   return operations.find((operation) => operation.kind === 'erase' && isPending(operation));
 }
 
-/** Every entry of the conversation out of the archive: physically where the adapter can, else by label. */
-async function eraseArchive(archive: Archive, conversationId: string): Promise<ArchiveErasure> {
-  if (archive.eraseConversation) return archive.eraseConversation(conversationId);
-  const entries = await archive.list({ conversationId });
-  await archive.delete(
-    conversationId,
-    entries.map((entry) => entry.label),
-  );
-  return { entries: entries.length, rowsRewritten: 0 };
-}
-
 /** Run (or run again) the two steps of a recorded erase, up to its boundary. The caller holds the conversation's lock. */
 export async function finishErase(operation: CompactionOperation, deps: EraseDeps): Promise<Extract<EraseResult, { status: 'erased' }>> {
   const now = deps.now ?? Date.now;
   const started = now();
   const { conversationId } = operation;
-  const archive = await eraseArchive(deps.archive, conversationId);
+  const archive = await eraseArchived(deps.archive, conversationId);
   // An erase journaled before the boundary was recorded (migration 013) removes every message, as it was asked to.
   const live = await deps.persistence.eraseConversation(
     conversationId,
