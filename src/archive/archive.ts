@@ -16,8 +16,9 @@ export interface SearchQuery extends ArchiveFilter {
   /** Default 5, at most 50. */
   limit?: number;
   /**
-   * The caller reads each hit's messages and never its text: an adapter may return `content` and `operationId` empty,
-   * and `sourceIds` and `sessions` left out, to read less (memory_read's candidate segments ask this).
+   * The caller reads each hit's label, kind, parent and messages, nothing else: an adapter may return `content`,
+   * `operationId`, `start` and `end` empty, `depth` and `count` 0, and `sourceIds` and `sessions` left out, to read
+   * less (memory_read's candidate segments ask this; it reads the few entries it names in full).
    */
   messagesOnly?: boolean;
 }

@@ -139,6 +139,13 @@ async function closeness(options: SearchAnswerOptions, query: string, items: rea
   }
 }
 
+/** The hits with their whole entries (a `messagesOnly` hit has its messages alone); one no longer archived, or live, as it was. */
+async function described(archive: Archive, conversationId: string, hits: readonly SearchHit[]): Promise<SearchHit[]> {
+  const labels = hits.map((hit) => hit.entry.label).filter((label) => label !== LIVE_LABEL);
+  const entries = new Map((labels.length > 0 ? await archive.read(conversationId, labels) : []).map((entry) => [entry.label, entry]));
+  return hits.map((hit) => ({ ...hit, entry: entries.get(hit.entry.label) ?? hit.entry }));
+}
+
 export async function searchAnswer(archive: Archive, conversationId: string, args: MemoryReadArgs, options: SearchAnswerOptions): Promise<string> {
   const { strategy, budget, countTokens } = options;
   const query = args.query!;
@@ -193,8 +200,10 @@ export async function searchAnswer(archive: Archive, conversationId: string, arg
     const scores = messageScores(items, query, strategy, hints, { kinds, meaning });
     if (scores.every((score) => score === 0) && sections.length === 0) {
       // Vector search found entries, but no archived message shares a word with the query: say so, and point to them.
-      summaries = early ?? (await searchSummaries());
-      const nearest = [...transcripts.slice(0, args.limit), ...summaries].map((hit) => `- ${describeEntry(hit.entry)}`);
+      // Each named by its line: the candidates' hits carry their messages only, so their entries are read (beside the summaries' search).
+      const [found, named] = await Promise.all([early ?? searchSummaries(), described(archive, conversationId, transcripts.slice(0, args.limit))]);
+      summaries = found;
+      const nearest = [...named, ...summaries].map((hit) => `- ${describeEntry(hit.entry)}`);
       return [
         `No archived message matches the words of ${shownQuery(query)}. Nearest archived entries by meaning (read one with {"label": "<label>"}):`,
         ...nearest,

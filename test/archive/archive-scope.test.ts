@@ -57,6 +57,13 @@ for (const backend of archiveBackends()) {
         expect(sorted(hits.map((h) => h.entry.content)), ns).toEqual(
           sorted([`tapir notes of namespace ${i}`, `okapi notes of namespace ${i}`, `[${minute(i)}] user: tapir words of namespace ${i}`]),
         );
+        // A messagesOnly search reads the key in place of namespace and conversation, and checks each row by it.
+        const lean = await archive.search({ conversationId: 'shared', query: 'tapir okapi notes words namespace', limit: 50, messagesOnly: true });
+        expect(sorted(lean.map((h) => h.entry.content)), ns).toEqual(sorted(hits.map((h) => h.entry.content)));
+        expect(
+          lean.every((h) => h.entry.conversationId === 'shared'),
+          ns,
+        ).toBe(true);
         expect((await archive.list({ conversationId: 'shared' })).every((e) => e.content.endsWith(`namespace ${i}`))).toBe(true);
         expect((await archive.list({ conversationId: 'shared', kind: 'summary', depth: 0, from: minute(-100), to: minute(100) })).length).toBe(2);
         expect((await archive.read('shared', ['l', 't', 'other'])).map((e) => e.content.endsWith(`namespace ${i}`))).toEqual([true, true, true]);
@@ -104,6 +111,12 @@ for (const backend of archiveBackends()) {
         expect(hits.length, id).toBe(own.size);
         expect(
           hits.every((h) => h.entry.conversationId === id && own.has(h.entry.content)),
+          id,
+        ).toBe(true);
+        const lean = await archive.search({ conversationId: id, query: 'pelican', limit: 50, messagesOnly: true });
+        expect(sorted(lean.map((h) => h.entry.content)), id).toEqual(sorted(hits.map((h) => h.entry.content)));
+        expect(
+          lean.every((h) => h.entry.conversationId === id && h.entry.kind === 'summary'),
           id,
         ).toBe(true);
         const listed = await archive.list({ conversationId: id, kind: 'summary', depth: 0 });

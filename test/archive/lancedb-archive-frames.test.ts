@@ -90,6 +90,11 @@ describe('lancedb archive format 2: each message stored once', () => {
       const archive = await openLanceArchive({ uri: old.dir, embedder });
       try {
         expect(json(await archive.read('c', ['v1-seg']))).toEqual(json([v1]));
+        // A messagesOnly search reads the messages of a format-1 row from its JSON, the table lacking the frames column.
+        const lean = async (query: string, label: string) =>
+          (await archive.search({ conversationId: 'c', query, kind: 'transcript', messagesOnly: true, limit: 10 })).find((hit) => hit.entry.label === label)
+            ?.entry.messages;
+        expect(JSON.stringify(await lean(v1.content.match(/[A-Za-z]{6,}/)![0], 'v1-seg'))).toEqual(JSON.stringify(v1.messages));
         const v2 = renderedTranscript('c', 'v2-seg', [message('c', 20, 'written in format 2, after the upgrade')], { operationId: 'op-2' });
         const writer = createArchiveWriter({ archive, conversationId: 'c', operationId: 'op-2' });
         await writer.writeVerified([v2]);
@@ -102,6 +107,8 @@ describe('lancedb archive format 2: each message stored once', () => {
         expect(read).toEqual([v1, v1Summary, v2, later]);
         expect(json(read)).toEqual(json([v1, v1Summary, v2, later]));
         expect((await archive.search({ conversationId: 'c', query: 'earlier version writes' })).map((hit) => hit.entry.label)).toContain('v1-later');
+        expect(JSON.stringify(await lean('earlier version writes', 'v1-later'))).toEqual(JSON.stringify(later.messages));
+        expect(JSON.stringify(await lean('written format upgrade', 'v2-seg'))).toEqual(JSON.stringify(v2.messages));
         expect((await storedRow(old.dir, 'v1-seg'))[COLUMN.frames]).toBeNull();
         expect((await storedRow(old.dir, 'v2-seg'))[COLUMN.messages]).toBeNull();
         // A format 1 row's digest is of its JSON: not what this version writes, so a read-back never mistakes one for the other.

@@ -1,7 +1,7 @@
 import { vectorFromArray } from 'apache-arrow';
 import { describe, expect, it } from 'vitest';
 import { entriesTable } from '../../src/archive/lancedb/lancedb-entries-table.js';
-import { archiveSchema, COLUMN } from '../../src/archive/lancedb/lancedb-schema.js';
+import { archiveSchema, COLUMN, labelOfKey, rowKey, rowKeyPrefix } from '../../src/archive/lancedb/lancedb-schema.js';
 import { summary } from './archive-fixtures.js';
 
 describe('entriesTable', () => {
@@ -39,5 +39,26 @@ describe('entriesTable', () => {
     );
     expect(plain(column(COLUMN.sessions))).toEqual([['monday', 'tuesday, "late"'], null, [], ['é']]);
     expect(built.getChild(COLUMN.sessions)!.nullCount).toBe(1);
+  });
+});
+
+describe('rowKeyPrefix', () => {
+  it("starts every key of its namespace and conversation, and no other's, whatever the ids hold", () => {
+    const ids = ['a', 'ab', 'a"', 'a\\', 'a,', '"a"', "' OR '1'='1", 'é', 'a"]'];
+    for (const namespace of ids) {
+      for (const conversationId of ids) {
+        const prefix = rowKeyPrefix(namespace, conversationId);
+        for (const label of ['l', '"', '', ']']) {
+          expect(rowKey(namespace, conversationId, label).startsWith(prefix)).toBe(true);
+          expect(labelOfKey(rowKey(namespace, conversationId, label))).toBe(label);
+        }
+        for (const otherNamespace of ids) {
+          for (const otherConversation of ids) {
+            if (otherNamespace === namespace && otherConversation === conversationId) continue;
+            expect(rowKey(otherNamespace, otherConversation, 'l').startsWith(prefix), `${otherNamespace} ${otherConversation}`).toBe(false);
+          }
+        }
+      }
+    }
   });
 });

@@ -1,7 +1,8 @@
 /**
- * A `messagesOnly` search of the LanceDB archive: the same hits, in the same order and with the same scores and
- * messages as a full search, read without the entry's ids and sessions (fewer columns), on both rankings. The text
- * stays: a format-2 row's messages are rebuilt from their frames into it.
+ * A `messagesOnly` search of the LanceDB archive: the same hits, in the same order and with the same scores, labels,
+ * kinds, parents and messages as a full search, read from five columns (the key, the text, the frames, format 1's
+ * JSON, the parent), on both rankings; the rest of each entry is left empty. The text stays: a format-2 row's
+ * messages are rebuilt from their frames into it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Archive, SearchHit } from '../../src/archive/archive.js';
@@ -11,8 +12,9 @@ import { message, summary, tempFolder, transcript } from './archive-fixtures.js'
 
 const TOPICS = ['budget', 'travel', 'garden', 'kitchen', 'invoice'];
 
-/** What a `messagesOnly` hit keeps: everything but the ids and the sessions (the text is compared on its own). */
-const kept = (hits: SearchHit[]) => hits.map(({ entry: { content: _c, sourceIds: _s, operationId: _o, sessions: _x, ...rest }, score }) => ({ rest, score }));
+/** What a `messagesOnly` hit keeps (the text is compared on its own). */
+const kept = (hits: SearchHit[]) =>
+  hits.map(({ entry: { label, kind, conversationId, parentLabel, messages }, score }) => ({ label, kind, conversationId, parentLabel, messages, score }));
 
 describe('lancedb archive: messagesOnly search', () => {
   let folder: Awaited<ReturnType<typeof tempFolder>>;
@@ -48,9 +50,16 @@ describe('lancedb archive: messagesOnly search', () => {
     expect(lean.map((hit) => hit.entry.messages)).toEqual(full.map((hit) => hit.entry.messages));
     expect(lean.map((hit) => hit.entry.content)).toEqual(full.map((hit) => hit.entry.content));
     for (const { entry } of lean) {
-      expect(entry.operationId).toBe('');
-      expect(entry.sourceIds).toEqual([]);
+      expect(entry).toMatchObject({ operationId: '', sourceIds: [], start: '', end: '', depth: 0, count: 0 });
       expect(entry.sessions).toBeUndefined();
     }
+  });
+
+  it('reads the kind when the query names none', async () => {
+    const query = { conversationId: 'conv', query: 'budget garden', limit: 20 };
+    const full = await archives.fullText.search(query);
+    const lean = await archives.fullText.search({ ...query, messagesOnly: true });
+    expect(new Set(full.map((hit) => hit.entry.kind))).toEqual(new Set(['transcript', 'summary']));
+    expect(kept(lean)).toEqual(kept(full));
   });
 });

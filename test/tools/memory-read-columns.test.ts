@@ -60,6 +60,18 @@ describe('memory_read: columns its searches read', () => {
     expect(lean.searches.filter((s) => s.kind === 'summary').every((s) => s.messagesOnly === undefined)).toBe(true);
   });
 
+  it('names the nearest entries in full when no message shares a word (their hits carry messages only)', async () => {
+    // "assistant" is in the segments' lines (the role), never in a message's words.
+    const lean = recording(archive);
+    const whole = recording(archive, true);
+    const answer = await createMemoryReadTool(lean.archive, 'conv').execute({ query: 'assistant' });
+    const fullAnswer = await createMemoryReadTool(whole.archive, 'conv').execute({ query: 'assistant' });
+    expect(answer.output).toMatch(/^No archived message matches the words of "assistant"/);
+    expect(answer.output).toMatch(/^- transcript \| segment-\d \| 2\d{3}-\S+ \.\. 2\d{3}-\S+ \| 4 messages$/m);
+    expect(answer.output).toBe(fullAnswer.output);
+    expect(lean.searches.filter((s) => s.kind === 'transcript').every((s) => s.messagesOnly === true)).toBe(true);
+  });
+
   it('the earlier display, which shows each segment from its text, reads whole entries', async () => {
     const lean = recording(archive);
     const { output } = await createMemoryReadTool(lean.archive, 'conv', { strategy: { display: 'segment-head' } }).execute({ query: 'garden fence' });

@@ -11,7 +11,7 @@ import { requireLabels } from '../archive-entry-checks.js';
 import type { EntryDigest } from '../entry-digest.js';
 import { readRowDigests } from './lancedb-digests.js';
 import { chunked, labelsWhere, requireConversationId } from './lancedb-filter.js';
-import { COLUMN, fromRow } from './lancedb-schema.js';
+import { COLUMN, fromRow, rowKeyPrefix } from './lancedb-schema.js';
 import { optionalColumnsOf, type OptionalColumns } from './lancedb-optional-columns.js';
 import type { Upkeep } from './lancedb-upkeep.js';
 import { enqueueWrite, isCommitConflict } from './lancedb-writes.js';
@@ -33,8 +33,11 @@ export interface ScopedRowsInput {
   build?: (query: Query) => Query | VectorQuery;
   /** The score column a search names. */
   score?: '_score' | '_distance';
-  /** Columns left out of the rows (never the scope's). */
-  omit?: readonly string[];
+  /**
+   * Only these columns (those the table has). Without the scope's own columns the key is read in their place (it
+   * holds namespace and conversation: `rowKeyPrefix`), and each row is checked by it.
+   */
+  pick?: readonly string[];
 }
 
 export interface LanceHandle {
@@ -136,15 +139,16 @@ function reading<T>(handle: LanceHandle, start: () => Promise<T>): Promise<T> {
  * row is checked against the scope too, so a row of another scope can never come back, even if a where-clause were wrong.
  */
 async function scopedRows(handle: LanceHandle, selected: () => Promise<string[]>, input: ScopedRowsInput): Promise<Record<string, unknown>[]> {
-  const { operation, conversationId, where, build, score, omit } = input;
+  const { operation, conversationId, where, build, score, pick } = input;
   const { namespace } = handle;
+  const byKey = pick !== undefined && !(pick.includes(COLUMN.namespace) && pick.includes(COLUMN.conversationId));
   let found: Record<string, unknown>[];
   try {
     // A search names its score column: LanceDB otherwise adds it itself and logs a deprecation warning
     // on stderr for every query (the projection will stop adding it).
     found = await reading(handle, async () => {
       const all = await selected();
-      const columns = omit ? all.filter((name) => !omit.includes(name) || name === COLUMN.namespace || name === COLUMN.conversationId) : all;
+      const columns = pick ? all.filter((name) => pick.includes(name) || (byKey && name === COLUMN.key)) : all;
       const plain = handle.table
         .query()
         .where(where)
@@ -155,7 +159,11 @@ async function scopedRows(handle: LanceHandle, selected: () => Promise<string[]>
   } catch (error) {
     throw wrap(operation, error);
   }
-  if (found.some((row) => row[COLUMN.namespace] !== namespace || row[COLUMN.conversationId] !== conversationId)) {
+  const prefix = rowKeyPrefix(namespace, conversationId);
+  const outside = byKey
+    ? (row: Record<string, unknown>) => typeof row[COLUMN.key] !== 'string' || !(row[COLUMN.key] as string).startsWith(prefix)
+    : (row: Record<string, unknown>) => row[COLUMN.namespace] !== namespace || row[COLUMN.conversationId] !== conversationId;
+  if (found.some(outside)) {
     throw new MemfoldError(
       'archive_error',
       `LanceDB archive ${operation} returned rows outside namespace and conversation ${JSON.stringify([namespace, conversationId])}`,

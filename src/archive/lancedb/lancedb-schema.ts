@@ -156,6 +156,16 @@ export function rowKey(namespace: string, conversationId: string, label: string)
   return JSON.stringify([namespace, conversationId, label]);
 }
 
+/** How every key of one namespace and conversation starts, and no other key (JSON strings are unambiguous). */
+export function rowKeyPrefix(namespace: string, conversationId: string): string {
+  return `${JSON.stringify([namespace, conversationId]).slice(0, -1)},`;
+}
+
+/** The label a key names. */
+export function labelOfKey(key: string): string {
+  return String((JSON.parse(key) as unknown[])[2]);
+}
+
 /**
  * (key, parent label) pairs as a two-column Arrow table: a merge of it updates only the parent column of the rows
  * whose keys match. Arrow, not row objects: LanceDB's row conversion would ask for the vector column too.
