@@ -21,6 +21,12 @@ export interface SearchQuery extends ArchiveFilter {
    * less (memory_read's candidate segments ask this; it reads the few entries it names in full).
    */
   messagesOnly?: boolean;
+  /**
+   * The caller shows each hit's line (kind, depth, label, start, end, count) and text, nothing else: an adapter may
+   * return `operationId` empty, and `sourceIds`, `sessions`, `parentLabel` and `messages` left out, to read less
+   * (memory_read's summaries ask this). With `messagesOnly` too, a hit keeps what either keeps.
+   */
+  textOnly?: boolean;
 }
 
 export interface SearchHit {

@@ -126,8 +126,9 @@ export async function findCandidates(archive: Archive, conversationId: string, a
   const likesQuery = intent.preference && strategy.preferenceBoost > 0 ? `${archiveQuery} ${PREFERENCE_WORDS}` : undefined;
   const kinds = strategy.kindsOf === 'none' ? [] : kindsOf(query, { questions: strategy.kindsOf, depth: strategy.kindsDepth, limit: strategy.kindsLimit });
   const kindsQuery = kinds.length > 0 && strategy.kindsCandidates > 0 ? kinds.join(' ') : undefined;
+  // A summary is shown by its line and text: its search reads those alone.
   const searchSummaries = async (): Promise<SearchHit[]> =>
-    args.kind !== 'transcript' ? archive.search({ ...filter, kind: 'summary', query: archiveQuery, limit: args.limit }) : [];
+    args.kind !== 'transcript' ? archive.search({ ...filter, kind: 'summary', query: archiveQuery, limit: args.limit, textOnly: true }) : [];
   // With summaries left out beside matching messages, their search runs only when no transcript matched.
   const summariesUpFront = !wantTranscripts || strategy.summaries !== 'none';
   const [plain, outputs, dated, early, likes, named] = await Promise.all([

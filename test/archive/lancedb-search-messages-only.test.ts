@@ -55,6 +55,34 @@ describe('lancedb archive: messagesOnly search', () => {
     }
   });
 
+  it('textOnly: the hits of a full search with their line and text, the rest left out', async () => {
+    const query = { conversationId: 'conv', query: 'budget garden day', limit: 20 };
+    const full = await archives.fullText.search(query);
+    const lean = await archives.fullText.search({ ...query, textOnly: true });
+    const line = (hits: SearchHit[]) =>
+      hits.map(({ entry: { label, kind, conversationId, depth, start, end, count, content }, score }) => ({
+        label,
+        kind,
+        conversationId,
+        depth,
+        start,
+        end,
+        count,
+        content,
+        score,
+      }));
+    expect(new Set(full.map((hit) => hit.entry.kind))).toEqual(new Set(['transcript', 'summary']));
+    expect(line(lean)).toEqual(line(full));
+    for (const { entry } of lean) {
+      expect(entry).toMatchObject({ operationId: '', sourceIds: [] });
+      expect([entry.parentLabel, entry.messages, entry.sessions]).toEqual([undefined, undefined, undefined]);
+    }
+    // Both: what either keeps.
+    const both = await archives.fullText.search({ ...query, textOnly: true, messagesOnly: true });
+    expect(line(both)).toEqual(line(full));
+    expect(kept(both)).toEqual(kept(full));
+  });
+
   it('reads the kind when the query names none', async () => {
     const query = { conversationId: 'conv', query: 'budget garden', limit: 20 };
     const full = await archives.fullText.search(query);

@@ -9,18 +9,19 @@ import { createHashingEmbedder } from '../../src/embedding/hashing-embedder.js';
 import { createMemoryReadTool } from '../../src/tools/memory-read.js';
 import { message, summary, tempFolder, transcript } from '../archive/archive-fixtures.js';
 
-/** The archive, its searches recorded; `full` drops `messagesOnly`, so every search reads whole entries. */
+/** The archive, its searches recorded; `full` drops `messagesOnly` and `textOnly`, so every search reads whole entries. */
 function recording(archive: Archive, full = false): { archive: Archive; searches: SearchQuery[] } {
   const searches: SearchQuery[] = [];
   const search = (query: SearchQuery) => {
     searches.push(query);
-    const { messagesOnly: _lean, ...whole } = query;
+    const { messagesOnly: _lean, textOnly: _text, ...whole } = query;
     return archive.search(full ? whole : query);
   };
   return { archive: { ...archive, search }, searches };
 }
 
-const QUESTIONS = ['What did we decide about the garden fence?', 'How many times did we talk about the invoice?', 'budget'];
+// The last is in the summary alone: the answer shows its text.
+const QUESTIONS = ['What did we decide about the garden fence?', 'How many times did we talk about the invoice?', 'budget', 'What was talked about?'];
 
 describe('memory_read: columns its searches read', () => {
   let folder: Awaited<ReturnType<typeof tempFolder>>;
@@ -47,17 +48,18 @@ describe('memory_read: columns its searches read', () => {
     await folder.cleanup();
   });
 
-  it.each(QUESTIONS)('transcript searches leave the text out, and the answer is unchanged: %s', async (query) => {
+  it.each(QUESTIONS)('transcript searches read messages, summary searches text, and the answer is unchanged: %s', async (query) => {
     const lean = recording(archive);
     const whole = recording(archive, true);
     const answer = await createMemoryReadTool(lean.archive, 'conv').execute({ query });
     const fullAnswer = await createMemoryReadTool(whole.archive, 'conv').execute({ query });
-    expect(answer.output).toContain('transcript | segment-');
+    expect(answer.output).toMatch(query.includes('talked') ? /^#1 summary depth 0 \| batch-0 \| .*\n {2}They talked about/m : /transcript \| segment-/);
     expect(answer.output).toBe(fullAnswer.output);
     const segments = lean.searches.filter((s) => s.kind === 'transcript' || s.kind === 'tool_output');
     expect(segments.length).toBeGreaterThan(0);
     expect(segments.every((s) => s.messagesOnly === true)).toBe(true);
-    expect(lean.searches.filter((s) => s.kind === 'summary').every((s) => s.messagesOnly === undefined)).toBe(true);
+    // A summary is shown by its line and text.
+    expect(lean.searches.filter((s) => s.kind === 'summary').every((s) => s.messagesOnly === undefined && s.textOnly === true)).toBe(true);
   });
 
   it('names the nearest entries in full when no message shares a word (their hits carry messages only)', async () => {
