@@ -8,6 +8,9 @@
  * the same queries, in turn, so their ratio is measured under the same load.
  *
  * `MEMFOLD_BENCH_READ_ROWS=1000000` (comma-separated) measures those table sizes alone, in place of the run's own.
+ * `MEMFOLD_BENCH_READ_DIR=<folder>` keeps the table there (not removed after the run); a later run on the same folder
+ * writes only the rows it lacks (each size still drops the indexes and builds them again on open), so a 1M-row table
+ * is written once. Its queries then differ from a fresh run's (the rows no longer draw from the same random sequence).
  *
  * One table grows from size to size. Rows are appended to the table the archive created, then each size starts with
  * no index: opening the archive with `scalarIndexes: false` builds the full-text index (measured first), opening it
@@ -64,7 +67,7 @@ interface Cell {
 }
 
 /** Sentences of every LoCoMo turn (the material summaries are drawn from), and LoCoMo's questions (the queries). */
-async function locomoPools(): Promise<{ sentences: string[]; questions: string[] }> {
+export async function locomoPools(): Promise<{ sentences: string[]; questions: string[] }> {
   const conversations = await loadLocomo(LOCOMO);
   return {
     sentences: conversations.flatMap((c) => c.messages.flatMap((m) => m.content.split(/(?<=[.!?])\s+/).filter((s) => s.length > 20))),
@@ -158,7 +161,7 @@ interface Body {
 }
 
 /** Distinct summary bodies of 300+ characters, each a run of random LoCoMo sentences, with their vectors. */
-async function bodyPool(size: number, sentences: readonly string[], random: () => number): Promise<Body[]> {
+export async function bodyPool(size: number, sentences: readonly string[], random: () => number): Promise<Body[]> {
   const texts = Array.from({ length: size }, () => {
     let text = '';
     while (text.length < 300) text += `${sentences[Math.floor(random() * sentences.length)]} `;
@@ -172,7 +175,7 @@ async function bodyPool(size: number, sentences: readonly string[], random: () =
  * Appends rows [from, to) straight to the table the archive created (the adapter's upsert joins on the key and
  * slows as the table grows), then compacts it with no index left: the archive builds them again when it opens.
  */
-async function fill(uri: string, from: number, to: number, bodies: readonly Body[], random: () => number): Promise<number> {
+export async function fill(uri: string, from: number, to: number, bodies: readonly Body[], random: () => number): Promise<number> {
   const t0 = now();
   const embedder = createHashingEmbedder();
   await (await openLanceArchive({ uri, embedder })).close();
@@ -196,6 +199,20 @@ async function fill(uri: string, from: number, to: number, bodies: readonly Body
   table.close();
   db.close();
   return (now() - t0) / 1000;
+}
+
+/** Rows of the archive table at `uri` (0 when there is none yet). */
+async function storedRows(uri: string): Promise<number> {
+  const db = await connect(uri);
+  try {
+    if (!(await db.tableNames()).includes(DEFAULT_LANCE_ARCHIVE_OPTIONS.tableName)) return 0;
+    const table = await db.openTable(DEFAULT_LANCE_ARCHIVE_OPTIONS.tableName);
+    const rows = await table.countRows();
+    table.close();
+    return rows;
+  } finally {
+    db.close();
+  }
 }
 
 /** Queries per cell, stopping early once a cell has run for CELL_SECONDS (the slow cells of the largest table). */
@@ -340,15 +357,18 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
   const random = seeded(7);
   const { sentences, questions } = await locomoPools();
   const bodies = await bodyPool(bodyCount, sentences, random);
-  const dir = await tempDir('memory-read');
+  // A folder given keeps its table for the next run, which writes only the rows it lacks.
+  const kept = process.env.MEMFOLD_BENCH_READ_DIR;
+  const dir = kept ? { dir: kept, remove: async () => undefined } : await tempDir('memory-read');
   const uri = `${dir.dir}/lancedb`;
   const ask = asker(questions, random);
   const cells: Cell[] = [];
   const builds: Build[] = [];
   try {
-    let written = 0;
+    let written = kept ? await storedRows(uri) : 0;
     // One table grows from size to size; every size starts with no index and builds them through the archive.
     for (const rows of sizes) {
+      if (written > rows) throw new Error(`MEMFOLD_BENCH_READ_DIR holds ${written} rows, more than ${rows}: give each size a folder of its own`);
       const fillSeconds = await fill(uri, written, rows, bodies, random);
       written = rows;
       options.log(`${fmt(rows)} rows written and compacted in ${fmt(fillSeconds, 1)} s`);
