@@ -131,10 +131,17 @@ export async function findCandidates(archive: Archive, conversationId: string, a
     args.kind !== 'transcript' ? archive.search({ ...filter, kind: 'summary', query: archiveQuery, limit: args.limit, textOnly: true }) : [];
   // With summaries left out beside matching messages, their search runs only when no transcript matched.
   const summariesUpFront = !wantTranscripts || strategy.summaries !== 'none';
+  const plainFound = wantTranscripts ? archive.search({ ...segments, kind: 'transcript', query: archiveQuery, limit: candidates }) : Promise.resolve([]);
+  // The dated search is the plain one within the dates: when the plain one returned fewer than asked, it returned every
+  // match, the dated ones among them, so the dated search would add nothing and is not made.
+  const datedFound =
+    wantTranscripts && hints.length > 0
+      ? plainFound.then((hits) => (hits.length < candidates ? [] : datedCandidates(archive, segments, archiveQuery, hints, Math.ceil(candidates / 2))))
+      : [];
   const [plain, outputs, dated, early, likes, named] = await Promise.all([
-    wantTranscripts ? archive.search({ ...segments, kind: 'transcript', query: archiveQuery, limit: candidates }) : [],
+    plainFound,
     wantTranscripts ? clearedOutputs(archive, segments, archiveQuery, candidates) : [],
-    wantTranscripts && hints.length > 0 ? datedCandidates(archive, segments, archiveQuery, hints, Math.ceil(candidates / 2)) : [],
+    datedFound,
     summariesUpFront ? searchSummaries() : undefined,
     wantTranscripts && likesQuery ? archive.search({ ...segments, kind: 'transcript', query: likesQuery, limit: Math.ceil(candidates / 2) }) : [],
     wantTranscripts && kindsQuery ? archive.search({ ...segments, kind: 'transcript', query: kindsQuery, limit: strategy.kindsCandidates }) : [],
