@@ -10,6 +10,7 @@ import type { WindowItem } from '../archive/ranking/message-windows.js';
 import { sentencesOf } from '../archive/ranking/sentences.js';
 import type { ReadStrategy } from './memory-read-strategy.js';
 import { sliceWhole } from '../conversation/well-formed-text.js';
+import { relativeDates } from '../conversation/relative-dates.js';
 
 export interface PoolItem extends WindowItem {
   message: ConversationMessage;
@@ -53,10 +54,26 @@ function speaker(message: ConversationMessage): string {
  * previous line's; tool traffic keeps the transcript form. Continuation lines are indented by two spaces, and the
  * whole is indented under the passage header, so no archived text starts a line of framing.
  */
-function messageLine(message: ConversationMessage, previous: ConversationMessage | undefined, style: ReadStrategy['lineStyle']): string {
-  if (style === 'transcript' || message.role === 'tool' || (message.toolCalls?.length ?? 0) > 0) return indentArchivedText(renderMessage(message));
+function messageLine(message: ConversationMessage, previous: ConversationMessage | undefined, style: LineStyle): string {
+  if (style.lineStyle === 'transcript' || message.role === 'tool' || (message.toolCalls?.length ?? 0) > 0) return indentArchivedText(renderMessage(message));
   const time = previous && previous.createdAt === message.createdAt ? '' : `[${shortTime(message.createdAt)}] `;
-  return indentArchivedText(`${time}${speaker(message)}: ${normalizeLineBreaks(message.content).split('\n').join('\n  ')}`);
+  const text = normalizeLineBreaks(message.content).split('\n').join('\n  ');
+  return indentArchivedText(`${time}${speaker(message)}: ${text}${dateNote(message, style.dateNotes)}`);
+}
+
+/** The line style and the date notes of a passage's lines (`ReadStrategy`). */
+export type LineStyle = Pick<ReadStrategy, 'lineStyle' | 'dateNotes'>;
+
+/**
+ * The relative dates a message says, read against when it was said, after its text: ` [dates: last week = the week
+ * before 16 June 2023]`. After the text, never inside it, so the message stays verbatim.
+ */
+function dateNote(message: ConversationMessage, style: ReadStrategy['dateNotes']): string {
+  if (style === 'none') return '';
+  const found = relativeDates(message.content, new Date(message.createdAt), style);
+  if (found.length === 0) return '';
+  const readings = [...new Set(found.map((hit) => `${message.content.slice(hit.start, hit.end)} = ${hit.label}`))];
+  return ` [dates: ${readings.join('; ')}]`;
 }
 
 /** An excerpt's cut, at either end of the sentences shown. */
@@ -69,7 +86,7 @@ function excerptLine(
   cutBefore: boolean,
   cutAfter: boolean,
   previous: ConversationMessage | undefined,
-  style: ReadStrategy['lineStyle'],
+  style: LineStyle,
 ): string {
   const content = `${cutBefore ? `${CUT} ` : ''}${text.trim()}${cutAfter ? ` ${CUT}` : ''}`;
   return messageLine({ ...message, content }, previous, style);
@@ -81,7 +98,7 @@ function excerptLine(
  * sentences and never takes the budget whole. Items follow each other by position, across messages too: a short
  * message's neighbour in a long reply is that reply's nearest sentence.
  */
-export function pool(hits: readonly SearchHit[], countTokens: (text: string) => number, style: ReadStrategy['lineStyle'], longTokens: number): PoolItem[] {
+export function pool(hits: readonly SearchHit[], countTokens: (text: string) => number, style: LineStyle, longTokens: number): PoolItem[] {
   const seen = new Set<string>();
   const messages: Array<{ message: ConversationMessage; segment: ArchiveEntry; segmentRank: number }> = [];
   hits.forEach((hit, rank) => {
@@ -125,7 +142,7 @@ export function cutIn(shown: readonly PoolItem[]): boolean {
 }
 
 /** The lines of one passage: a message shown whole as its line, a long one as its shown sentences; the first line always says its time. */
-export function passageLines(shown: readonly PoolItem[], style: ReadStrategy['lineStyle']): string[] {
+export function passageLines(shown: readonly PoolItem[], style: LineStyle): string[] {
   const lines: string[] = [];
   let previous: ConversationMessage | undefined;
   for (let i = 0; i < shown.length; ) {

@@ -89,7 +89,7 @@ function windowAnswer(context: WindowContext, room: number): WindowAnswer {
   const sections = plan.blocks.map((block, b) => {
     const shown = block.map((i) => items[i]!);
     excerpted ||= cutIn(shown);
-    return [blockHeader(shown, context.firstPassage + b, strategy.spokenDates), ...passageLines(shown, strategy.lineStyle)].join('\n');
+    return [blockHeader(shown, context.firstPassage + b, strategy.spokenDates), ...passageLines(shown, strategy)].join('\n');
   });
   let note: string | undefined;
   if (plan.leftOut.length > 0) {
@@ -188,7 +188,7 @@ export async function searchAnswer(archive: Archive, conversationId: string, arg
 
   if (transcripts.length > 0 && strategy.display === 'segment-head') entryBlocks(transcripts, 'transcript segments');
   else if (transcripts.length > 0) {
-    const items = pool(transcripts, countTokens, strategy.lineStyle, strategy.longMessageTokens);
+    const items = pool(transcripts, countTokens, strategy, strategy.longMessageTokens);
     const meaning = await closeness(options, query, items);
     const scores = messageScores(items, query, strategy, hints, { kinds, meaning });
     if (scores.every((score) => score === 0) && sections.length === 0) {

@@ -43,6 +43,12 @@ export interface ReadStrategy {
    */
   lineStyle: 'compact' | 'transcript';
   /**
+   * Compact lines only: after a message's text, the relative dates it says read against when it was said
+   * (` [dates: yesterday = 7 May 2023]`, `conversation/relative-dates.ts`): `anchored` says a past week or weekday
+   * from that day ("the week before 16 June 2023"), `calendar` names the calendar week; `none` adds nothing.
+   */
+  dateNotes: 'none' | 'calendar' | 'anchored';
+  /**
    * A message whose line takes more tokens than this is scored and shown by its sentences (each with its
    * neighbours, `…` where the excerpt cuts), so one long message never takes the budget whole; its segment's label
    * reads it in full. 0 shows every message whole.
@@ -109,6 +115,7 @@ export const DEFAULT_READ_STRATEGY: Readonly<ReadStrategy> = Object.freeze({
   summaries: 'none',
   spokenDates: true,
   lineStyle: 'compact',
+  dateNotes: 'anchored',
   dateBoost: 0.5,
   display: 'windows',
   longMessageTokens: 150,
