@@ -72,6 +72,8 @@ export interface ReadStrategy {
   preferenceBoost: number;
   /** For a question in the first person ("my", "I"), added to the score of the user's own matching messages: what they said of themselves. 0 turns it off. */
   selfBoost: number;
+  /** The first-person boost also takes a user message naming a kind of the category the question names (`kindsOf`). */
+  selfKinds: boolean;
   /**
    * With the time a question is asked (`execute(args, { at })`), the relative times it names ("yesterday", "last
    * Saturday", "two weeks ago") are dates too, resolved by chrono-node against that time (`relativeTimeHints`).
@@ -123,6 +125,7 @@ export const DEFAULT_READ_STRATEGY: Readonly<ReadStrategy> = Object.freeze({
   sessionSpread: 0,
   preferenceBoost: 0,
   selfBoost: 0.3,
+  selfKinds: true,
   relativeDates: false,
   liveWeight: 0.5,
   kindsOf: 'category',
