@@ -141,19 +141,25 @@ export function cutIn(shown: readonly PoolItem[]): boolean {
   return shown.some((item) => item.parts > 1 && count.get(item.message.id)! < item.parts);
 }
 
-/** The lines of one passage: a message shown whole as its line, a long one as its shown sentences; the first line always says its time. */
-export function passageLines(shown: readonly PoolItem[], style: LineStyle): string[] {
+/**
+ * The lines of one passage: a message shown whole as its line, a long one as its shown sentences. The first line says
+ * its time, unless short headers (`shortHeaders`) leave it to the header, which starts with it.
+ */
+export function passageLines(shown: readonly PoolItem[], style: LineStyle & Pick<ReadStrategy, 'shortHeaders'>): string[] {
   const lines: string[] = [];
-  let previous: ConversationMessage | undefined;
+  // Short headers: the first line reads as if after a line of its own time.
+  let previous: ConversationMessage | undefined = style.shortHeaders ? shown[0]?.message : undefined;
+  let first = true;
   for (let i = 0; i < shown.length; ) {
     const item = shown[i]!;
     let j = i + 1;
     while (j < shown.length && shown[j]!.message.id === item.message.id) j++;
     const run = shown.slice(i, j);
     const last = run[run.length - 1]!;
-    if (item.parts === 1) lines.push(previous === undefined ? messageLine(item.message, undefined, style) : item.line);
+    if (item.parts === 1) lines.push(first ? messageLine(item.message, previous, style) : item.line);
     else lines.push(excerptLine(item.message, run.map((r) => r.text).join(''), item.part > 0, last.part < last.parts - 1, previous, style));
     previous = item.message;
+    first = false;
     i = j;
   }
   return lines;
@@ -174,10 +180,25 @@ export function spokenSpan(startIso: string, endIso: string): string {
   return `${day(start)} ${clock(start)} .. ${sameDay ? '' : `${day(end)} `}${clock(end)} UTC`;
 }
 
-export function blockHeader(items: readonly PoolItem[], index: number, spoken: boolean): string {
+/** A passage's header style (`ReadStrategy`). */
+export type HeaderStyle = Pick<ReadStrategy, 'spokenDates' | 'shortHeaders'>;
+
+/**
+ * `#k transcript | labels | time span | n messages`; short: one time when the passage's first and last lines share it,
+ * and no count (the lines show it).
+ */
+export function blockHeader(items: readonly PoolItem[], index: number, style: HeaderStyle): string {
   const labels = [...new Set(items.map((item) => item.segment.label))];
   const first = items[0]!.message.createdAt;
   const last = items[items.length - 1]!.message.createdAt;
-  const messages = new Set(items.map((item) => item.message.id)).size;
-  return `#${index} transcript | ${labels.join(', ')} | ${spoken ? spokenSpan(first, last) : `${first} .. ${last}`} | ${messages} messages`;
+  const oneTime = style.shortHeaders && first === last;
+  const span = style.spokenDates
+    ? oneTime
+      ? spokenSpan(first, last).replace(/ \.\. \d\d:\d\d UTC$/, ' UTC')
+      : spokenSpan(first, last)
+    : oneTime
+      ? first
+      : `${first} .. ${last}`;
+  const count = style.shortHeaders ? '' : ` | ${new Set(items.map((item) => item.message.id)).size} messages`;
+  return `#${index} transcript | ${labels.join(', ')} | ${span}${count}`;
 }

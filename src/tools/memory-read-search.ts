@@ -92,7 +92,7 @@ function windowAnswer(context: WindowContext, room: number): WindowAnswer {
   const sections = plan.blocks.map((block, b) => {
     const shown = block.map((i) => items[i]!);
     excerpted ||= cutIn(shown);
-    return [blockHeader(shown, context.firstPassage + b, strategy.spokenDates), ...passageLines(shown, strategy)].join('\n');
+    return [blockHeader(shown, context.firstPassage + b, strategy), ...passageLines(shown, strategy)].join('\n');
   });
   let note: string | undefined;
   const leftOut = new Set(plan.leftOut.map((i) => items[i]!.message.id)).size;
@@ -254,7 +254,7 @@ async function pageAnswer(inputs: PageInputs, page: number, hidden: ReadonlySet<
       scores,
       hidden,
       strategy,
-      blockOverhead: countTokens(blockHeader(items.slice(0, 1), 99, strategy.spokenDates)) + 14,
+      blockOverhead: countTokens(blockHeader(items.slice(0, 1), 99, strategy)) + 14,
       firstPassage: sections.length + 1,
       nextCall,
     };

@@ -37,6 +37,12 @@ export interface ReadStrategy {
    */
   spokenDates: boolean;
   /**
+   * Passage headers leave out the message count (the lines show it) and give one time when a passage's lines share
+   * it (`Wed 23 August 2023 15:31 UTC`); a passage's first line leaves its time to the header, which starts with it.
+   * The budget then holds more evidence.
+   */
+  shortHeaders: boolean;
+  /**
    * `compact`: a message line is `[time] speaker: text`, the time given only when it differs from the line
    * above (the passage header has the day in words), so more messages fit the budget; tool calls and results
    * keep the transcript form. `transcript`: every line as archived, `[ISO time] role(name): text`.
@@ -116,6 +122,7 @@ export const DEFAULT_READ_STRATEGY: Readonly<ReadStrategy> = Object.freeze({
   cleanQuery: true,
   summaries: 'none',
   spokenDates: true,
+  shortHeaders: true,
   lineStyle: 'compact',
   dateNotes: 'anchored',
   dateBoost: 0.5,
