@@ -10,6 +10,7 @@ import type { WindowItem } from '../archive/ranking/message-windows.js';
 import { sentencesOf } from '../archive/ranking/sentences.js';
 import type { ReadStrategy } from './memory-read-strategy.js';
 import { sliceWhole } from '../conversation/well-formed-text.js';
+import { relativeDates } from '../conversation/relative-dates.js';
 
 export interface PoolItem extends WindowItem {
   message: ConversationMessage;
@@ -53,10 +54,26 @@ function speaker(message: ConversationMessage): string {
  * previous line's; tool traffic keeps the transcript form. Continuation lines are indented by two spaces, and the
  * whole is indented under the passage header, so no archived text starts a line of framing.
  */
-function messageLine(message: ConversationMessage, previous: ConversationMessage | undefined, style: ReadStrategy['lineStyle']): string {
-  if (style === 'transcript' || message.role === 'tool' || (message.toolCalls?.length ?? 0) > 0) return indentArchivedText(renderMessage(message));
+function messageLine(message: ConversationMessage, previous: ConversationMessage | undefined, style: LineStyle): string {
+  if (style.lineStyle === 'transcript' || message.role === 'tool' || (message.toolCalls?.length ?? 0) > 0) return indentArchivedText(renderMessage(message));
   const time = previous && previous.createdAt === message.createdAt ? '' : `[${shortTime(message.createdAt)}] `;
-  return indentArchivedText(`${time}${speaker(message)}: ${normalizeLineBreaks(message.content).split('\n').join('\n  ')}`);
+  const text = normalizeLineBreaks(message.content).split('\n').join('\n  ');
+  return indentArchivedText(`${time}${speaker(message)}: ${text}${dateNote(message, style.dateNotes)}`);
+}
+
+/** The line style and the date notes of a passage's lines (`ReadStrategy`). */
+export type LineStyle = Pick<ReadStrategy, 'lineStyle' | 'dateNotes'>;
+
+/**
+ * The relative dates a message says, read against when it was said, after its text: ` [dates: last week = the week
+ * before 16 June 2023]`. After the text, never inside it, so the message stays verbatim.
+ */
+function dateNote(message: ConversationMessage, style: ReadStrategy['dateNotes']): string {
+  if (style === 'none') return '';
+  const found = relativeDates(message.content, new Date(message.createdAt), style);
+  if (found.length === 0) return '';
+  const readings = [...new Set(found.map((hit) => `${message.content.slice(hit.start, hit.end)} = ${hit.label}`))];
+  return ` [dates: ${readings.join('; ')}]`;
 }
 
 /** An excerpt's cut, at either end of the sentences shown. */
@@ -69,7 +86,7 @@ function excerptLine(
   cutBefore: boolean,
   cutAfter: boolean,
   previous: ConversationMessage | undefined,
-  style: ReadStrategy['lineStyle'],
+  style: LineStyle,
 ): string {
   const content = `${cutBefore ? `${CUT} ` : ''}${text.trim()}${cutAfter ? ` ${CUT}` : ''}`;
   return messageLine({ ...message, content }, previous, style);
@@ -81,7 +98,7 @@ function excerptLine(
  * sentences and never takes the budget whole. Items follow each other by position, across messages too: a short
  * message's neighbour in a long reply is that reply's nearest sentence.
  */
-export function pool(hits: readonly SearchHit[], countTokens: (text: string) => number, style: ReadStrategy['lineStyle'], longTokens: number): PoolItem[] {
+export function pool(hits: readonly SearchHit[], countTokens: (text: string) => number, style: LineStyle, longTokens: number): PoolItem[] {
   const seen = new Set<string>();
   const messages: Array<{ message: ConversationMessage; segment: ArchiveEntry; segmentRank: number }> = [];
   hits.forEach((hit, rank) => {
@@ -124,19 +141,25 @@ export function cutIn(shown: readonly PoolItem[]): boolean {
   return shown.some((item) => item.parts > 1 && count.get(item.message.id)! < item.parts);
 }
 
-/** The lines of one passage: a message shown whole as its line, a long one as its shown sentences; the first line always says its time. */
-export function passageLines(shown: readonly PoolItem[], style: ReadStrategy['lineStyle']): string[] {
+/**
+ * The lines of one passage: a message shown whole as its line, a long one as its shown sentences. The first line says
+ * its time, unless short headers (`shortHeaders`) leave it to the header, which starts with it.
+ */
+export function passageLines(shown: readonly PoolItem[], style: LineStyle & Pick<ReadStrategy, 'shortHeaders'>): string[] {
   const lines: string[] = [];
-  let previous: ConversationMessage | undefined;
+  // Short headers: the first line reads as if after a line of its own time.
+  let previous: ConversationMessage | undefined = style.shortHeaders ? shown[0]?.message : undefined;
+  let first = true;
   for (let i = 0; i < shown.length; ) {
     const item = shown[i]!;
     let j = i + 1;
     while (j < shown.length && shown[j]!.message.id === item.message.id) j++;
     const run = shown.slice(i, j);
     const last = run[run.length - 1]!;
-    if (item.parts === 1) lines.push(previous === undefined ? messageLine(item.message, undefined, style) : item.line);
+    if (item.parts === 1) lines.push(first ? messageLine(item.message, previous, style) : item.line);
     else lines.push(excerptLine(item.message, run.map((r) => r.text).join(''), item.part > 0, last.part < last.parts - 1, previous, style));
     previous = item.message;
+    first = false;
     i = j;
   }
   return lines;
@@ -157,10 +180,25 @@ export function spokenSpan(startIso: string, endIso: string): string {
   return `${day(start)} ${clock(start)} .. ${sameDay ? '' : `${day(end)} `}${clock(end)} UTC`;
 }
 
-export function blockHeader(items: readonly PoolItem[], index: number, spoken: boolean): string {
+/** A passage's header style (`ReadStrategy`). */
+export type HeaderStyle = Pick<ReadStrategy, 'spokenDates' | 'shortHeaders'>;
+
+/**
+ * `#k transcript | labels | time span | n messages`; short: one time when the passage's first and last lines share it,
+ * and no count (the lines show it).
+ */
+export function blockHeader(items: readonly PoolItem[], index: number, style: HeaderStyle): string {
   const labels = [...new Set(items.map((item) => item.segment.label))];
   const first = items[0]!.message.createdAt;
   const last = items[items.length - 1]!.message.createdAt;
-  const messages = new Set(items.map((item) => item.message.id)).size;
-  return `#${index} transcript | ${labels.join(', ')} | ${spoken ? spokenSpan(first, last) : `${first} .. ${last}`} | ${messages} messages`;
+  const oneTime = style.shortHeaders && first === last;
+  const span = style.spokenDates
+    ? oneTime
+      ? spokenSpan(first, last).replace(/ \.\. \d\d:\d\d UTC$/, ' UTC')
+      : spokenSpan(first, last)
+    : oneTime
+      ? first
+      : `${first} .. ${last}`;
+  const count = style.shortHeaders ? '' : ` | ${new Set(items.map((item) => item.message.id)).size} messages`;
+  return `#${index} transcript | ${labels.join(', ')} | ${span}${count}`;
 }

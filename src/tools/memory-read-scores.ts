@@ -58,7 +58,8 @@ export function messageScores(
     const dated = hints.length > 0 && withinHints(item.message.createdAt, hints) ? strategy.dateBoost : 0;
     const later = recency * ((item.message.seq - firstSeq) / span);
     // The user's own words must match: a neighbour's words alone do not make a message theirs.
-    const said = own > 0 && item.message.role === 'user' && terms[i]!.some((t) => wanted.includes(t)) ? own : 0;
+    // A kind of the category the question names is the user's own word too ("my guitar" for "instruments I own").
+    const said = own > 0 && item.message.role === 'user' && terms[i]!.some((t) => wanted.includes(t) || (strategy.selfKinds && weights.has(t))) ? own : 0;
     return weight * (score / best + strategy.segmentWeight / item.segmentRank + dated + stated + later + said + close);
   });
   return intent.aggregate && strategy.sessionSpread > 0 ? spreadAcrossSessions(items, scores, strategy.sessionSpread) : scores;

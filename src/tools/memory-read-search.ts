@@ -60,8 +60,11 @@ interface WindowAnswer {
   sections: string[];
   note: string | undefined;
   excerpted: boolean;
-  shown: number[];
+  /** Matching messages the plan left out. */
   leftOut: number;
+  /** The items of each passage, as indexes into the pool, in the order the passages are shown. */
+  blocks: number[][];
+  shown: number[];
   tokens: number;
 }
 
@@ -89,15 +92,16 @@ function windowAnswer(context: WindowContext, room: number): WindowAnswer {
   const sections = plan.blocks.map((block, b) => {
     const shown = block.map((i) => items[i]!);
     excerpted ||= cutIn(shown);
-    return [blockHeader(shown, context.firstPassage + b, strategy.spokenDates), ...passageLines(shown, strategy.lineStyle)].join('\n');
+    return [blockHeader(shown, context.firstPassage + b, strategy), ...passageLines(shown, strategy)].join('\n');
   });
   let note: string | undefined;
-  if (plan.leftOut.length > 0) {
+  const leftOut = new Set(plan.leftOut.map((i) => items[i]!.message.id)).size;
+  if (leftOut > 0) {
     const labels = [...new Set(plan.leftOut.map((i) => items[i]!.segment.label))].filter((label) => label !== LIVE_LABEL);
-    note = leftOutLine(labels, new Set(plan.leftOut.map((i) => items[i]!.message.id)).size, 'matching messages', context.nextCall);
+    note = leftOutLine(labels, leftOut, 'matching messages', context.nextCall);
   }
-  const shown = plan.blocks.flat().map((i) => visible[i]!);
-  return { sections, note, excerpted, shown, leftOut: plan.leftOut.length, tokens: plan.tokens };
+  const blocks = plan.blocks.map((block) => block.map((i) => visible[i]!));
+  return { sections, note, excerpted, blocks, shown: blocks.flat(), leftOut, tokens: plan.tokens };
 }
 
 /**
@@ -110,16 +114,6 @@ function fittedWindows(context: WindowContext, room: number, size: (answer: Wind
   if (first.leftOut === 0 || slack <= SLACK_TOKENS) return first;
   const second = windowAnswer(context, room + slack);
   return size(second) > budget ? first : second;
-}
-
-/** The windows of page `page`: the pages before it planned in turn, each hiding what it showed from the next. */
-function pagedWindows(context: WindowContext, page: number, room: number, size: (answer: WindowAnswer) => number, budget: number): WindowAnswer {
-  const hidden = new Set<number>();
-  for (let p = 1; ; p++) {
-    const answer = fittedWindows({ ...context, hidden }, room, size, budget);
-    if (p >= page || answer.shown.length === 0) return answer;
-    for (const i of answer.shown) hidden.add(i);
-  }
 }
 
 /** Each item's closeness to the query by meaning, when a semantic embedder is given; none when it fails (words then rank alone). */
@@ -146,18 +140,74 @@ async function described(archive: Archive, conversationId: string, hits: readonl
   return hits.map((hit) => ({ ...hit, entry: entries.get(hit.entry.label) ?? hit.entry }));
 }
 
+/** One page's answer, and the pool items it shows; `shown` is absent when the answer does not depend on the page. */
+interface PageAnswer {
+  text: string;
+  shown?: readonly number[];
+  /** Matching items the page's budget left out. */
+  leftOut?: number;
+}
+
+/** A page that shows no message: the earlier pages showed every match, or what is left does not fit the budget. */
+function noMoreText(query: string, leftOut: number): string {
+  return leftOut === 0
+    ? `No more archived messages match ${shownQuery(query)}: the earlier pages showed them all.`
+    : `No more archived messages for ${shownQuery(query)} fit this page: ${leftOut} matching messages the earlier pages did not show need a larger max_tokens (ask again with it from page 1).`;
+}
+
+/**
+ * The answer to a query, page `args.page`. Pages partition what they show: page k is planned after pages 1..k-1
+ * exactly as they were shown (each with its own framing, budget and last-passage cuts), and leaves out every item
+ * they showed, so no item shows on two pages and a match one page leaves out is shown by a later one.
+ */
 export async function searchAnswer(archive: Archive, conversationId: string, args: MemoryReadArgs, options: SearchAnswerOptions): Promise<string> {
-  const { strategy, budget, countTokens } = options;
   const query = args.query!;
   const page = args.page ?? 1;
-  const { transcripts, early, searchSummaries, hints, kinds } = await findCandidates(archive, conversationId, args, options);
-  let summaries = early ?? (transcripts.length === 0 ? await searchSummaries() : []);
-  if (transcripts.length === 0 && summaries.length === 0) return `No archived entry matches ${shownQuery(query)}.`;
+  const found = await findCandidates(archive, conversationId, args, options);
+  const summaries = found.early ?? (found.transcripts.length === 0 ? await found.searchSummaries() : []);
+  if (found.transcripts.length === 0 && summaries.length === 0) return `No archived entry matches ${shownQuery(query)}.`;
+  let ranked: Promise<{ items: PoolItem[]; scores: number[] }> | undefined;
+  const rank = () => {
+    ranked ??= (async () => {
+      const { strategy, countTokens } = options;
+      const items = pool(found.transcripts, countTokens, strategy, strategy.longMessageTokens);
+      const meaning = await closeness(options, query, items);
+      return { items, scores: messageScores(items, query, strategy, found.hints, { kinds: found.kinds, meaning }) };
+    })();
+    return ranked;
+  };
+  const hidden = new Set<number>();
+  for (let p = 1; ; p++) {
+    const answer = await pageAnswer({ archive, conversationId, args, options, found, summaries, rank }, p, hidden);
+    if (p >= page) return answer.text;
+    if (answer.shown === undefined) return (await pageAnswer({ archive, conversationId, args, options, found, summaries, rank }, page, hidden)).text;
+    if (answer.shown.length === 0) return p > 1 ? answer.text : noMoreText(query, answer.leftOut ?? 0);
+    for (const i of answer.shown) hidden.add(i);
+  }
+}
 
+interface PageInputs {
+  archive: Archive;
+  conversationId: string;
+  args: MemoryReadArgs;
+  options: SearchAnswerOptions;
+  found: Awaited<ReturnType<typeof findCandidates>>;
+  summaries: readonly SearchHit[];
+  /** The candidate messages as pool items and their scores, computed once for all pages. */
+  rank: () => Promise<{ items: PoolItem[]; scores: number[] }>;
+}
+
+/** Page `page` of the answer, leaving out the items in `hidden` (what the earlier pages showed). */
+async function pageAnswer(inputs: PageInputs, page: number, hidden: ReadonlySet<number>): Promise<PageAnswer> {
+  const { args, options, found } = inputs;
+  const { strategy, budget, countTokens } = options;
+  const { transcripts, early, searchSummaries } = found;
+  let summaries = inputs.summaries;
+  const query = args.query!;
   const pageNote = page > 1 ? `, page ${page}: what the earlier pages did not show` : '';
   const intro = (shown: number, cut: boolean) =>
     `Archived messages and summaries for ${shownQuery(query)}${pageNote}, best first (${shown} passages):${cut ? EXCERPT_NOTE : ''}`;
-  const nextCall = nextPageCall(args);
+  const nextCall = nextPageCall({ ...args, page });
   const reserve =
     countTokens(intro(99, strategy.longMessageTokens > 0)) +
     countTokens(leftOutLine(Array(LABELS_NAMED + 1).fill(transcripts[0]?.entry.label ?? summaries[0]?.entry.label ?? ''), 999, 'matching messages', nextCall)) +
@@ -193,34 +243,39 @@ export async function searchAnswer(archive: Archive, conversationId: string, arg
   const compose = (parts: readonly string[], partNotes: readonly string[], cut: boolean) =>
     [intro(parts.length, cut), ...parts, ...(pointers ? [pointers] : []), ...partNotes.slice(0, 1)].join('\n\n');
 
+  let windows: WindowAnswer | undefined;
+  let windowsFrom = 0;
   if (transcripts.length > 0 && strategy.display === 'segment-head') entryBlocks(transcripts, 'transcript segments');
   else if (transcripts.length > 0) {
-    const items = pool(transcripts, countTokens, strategy.lineStyle, strategy.longMessageTokens);
-    const meaning = await closeness(options, query, items);
-    const scores = messageScores(items, query, strategy, hints, { kinds, meaning });
+    const { items, scores } = await inputs.rank();
     if (scores.every((score) => score === 0) && sections.length === 0) {
       // Vector search found entries, but no archived message shares a word with the query: say so, and point to them.
       // Each named by its line: the candidates' hits carry their messages only, so their entries are read (beside the summaries' search).
-      const [found, named] = await Promise.all([early ?? searchSummaries(), described(archive, conversationId, transcripts.slice(0, args.limit))]);
-      summaries = found;
+      const [searched, named] = await Promise.all([
+        early ?? searchSummaries(),
+        described(inputs.archive, inputs.conversationId, transcripts.slice(0, args.limit)),
+      ]);
+      summaries = searched;
       const nearest = [...named, ...summaries].map((hit) => `- ${describeEntry(hit.entry)}`);
-      return [
+      const text = [
         `No archived message matches the words of ${shownQuery(query)}. Nearest archived entries by meaning (read one with {"label": "<label>"}):`,
         ...nearest,
       ].join('\n');
+      return { text };
     }
     const context: WindowContext = {
       items,
       scores,
-      hidden: new Set(),
+      hidden,
       strategy,
-      blockOverhead: countTokens(blockHeader(items.slice(0, 1), 99, strategy.spokenDates)) + 14,
+      blockOverhead: countTokens(blockHeader(items.slice(0, 1), 99, strategy)) + 14,
       firstPassage: sections.length + 1,
       nextCall,
     };
     const size = (w: WindowAnswer) => countTokens(compose([...sections, ...w.sections], [...notes, ...(w.note ? [w.note] : [])], w.excerpted));
-    const windows = pagedWindows(context, page, left, size, budget);
-    if (page > 1 && windows.shown.length === 0) return `No more archived messages match ${shownQuery(query)}: the earlier pages showed them all.`;
+    windows = fittedWindows(context, left, size, budget);
+    if (page > 1 && windows.shown.length === 0) return { text: noMoreText(query, windows.leftOut), shown: [], leftOut: windows.leftOut };
+    windowsFrom = sections.length;
     sections.push(...windows.sections);
     if (windows.note) notes.push(windows.note);
     excerpted = windows.excerpted;
@@ -230,5 +285,7 @@ export async function searchAnswer(archive: Archive, conversationId: string, arg
   // The costs above are estimates of each line; the budget is a promise, so the last passages go if they overshoot.
   let shown = sections.length;
   while (shown > 0 && countTokens(compose(sections.slice(0, shown), notes, excerpted)) > budget) shown--;
-  return compose(sections.slice(0, shown), notes, excerpted);
+  const text = compose(sections.slice(0, shown), notes, excerpted);
+  // What the page shows, after its cuts: the next page leaves out exactly these items.
+  return windows === undefined ? { text } : { text, shown: windows.blocks.slice(0, Math.max(0, shown - windowsFrom)).flat(), leftOut: windows.leftOut };
 }

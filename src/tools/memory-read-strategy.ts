@@ -37,11 +37,23 @@ export interface ReadStrategy {
    */
   spokenDates: boolean;
   /**
+   * Passage headers leave out the message count (the lines show it) and give one time when a passage's lines share
+   * it (`Wed 23 August 2023 15:31 UTC`); a passage's first line leaves its time to the header, which starts with it.
+   * The budget then holds more evidence.
+   */
+  shortHeaders: boolean;
+  /**
    * `compact`: a message line is `[time] speaker: text`, the time given only when it differs from the line
    * above (the passage header has the day in words), so more messages fit the budget; tool calls and results
    * keep the transcript form. `transcript`: every line as archived, `[ISO time] role(name): text`.
    */
   lineStyle: 'compact' | 'transcript';
+  /**
+   * Compact lines only: after a message's text, the relative dates it says read against when it was said
+   * (` [dates: yesterday = 7 May 2023]`, `conversation/relative-dates.ts`): `anchored` says a past week or weekday
+   * from that day ("the week before 16 June 2023"), `calendar` names the calendar week; `none` adds nothing.
+   */
+  dateNotes: 'none' | 'calendar' | 'anchored';
   /**
    * A message whose line takes more tokens than this is scored and shown by its sentences (each with its
    * neighbours, `…` where the excerpt cuts), so one long message never takes the budget whole; its segment's label
@@ -66,6 +78,8 @@ export interface ReadStrategy {
   preferenceBoost: number;
   /** For a question in the first person ("my", "I"), added to the score of the user's own matching messages: what they said of themselves. 0 turns it off. */
   selfBoost: number;
+  /** The first-person boost also takes a user message naming a kind of the category the question names (`kindsOf`). */
+  selfKinds: boolean;
   /**
    * With the time a question is asked (`execute(args, { at })`), the relative times it names ("yesterday", "last
    * Saturday", "two weeks ago") are dates too, resolved by chrono-node against that time (`relativeTimeHints`).
@@ -108,7 +122,9 @@ export const DEFAULT_READ_STRATEGY: Readonly<ReadStrategy> = Object.freeze({
   cleanQuery: true,
   summaries: 'none',
   spokenDates: true,
+  shortHeaders: true,
   lineStyle: 'compact',
+  dateNotes: 'anchored',
   dateBoost: 0.5,
   display: 'windows',
   longMessageTokens: 150,
@@ -116,6 +132,7 @@ export const DEFAULT_READ_STRATEGY: Readonly<ReadStrategy> = Object.freeze({
   sessionSpread: 0,
   preferenceBoost: 0,
   selfBoost: 0.3,
+  selfKinds: true,
   relativeDates: false,
   liveWeight: 0.5,
   kindsOf: 'category',

@@ -45,6 +45,45 @@ describe('memory_read pages', () => {
     expect(seen.sort((a, b) => a - b)).toEqual(Array.from({ length: 30 }, (_, i) => 4 * i + 1));
   });
 
+  it('shows every match on exactly one page whatever the budget, each page planned after the earlier ones as they were shown', async () => {
+    // Matches of uneven lengths: a smaller budget can pick other windows than a larger one, so an earlier page
+    // planned again under a later page's framing would differ from the page shown and hide a match from every page.
+    const archive = createInMemoryArchive();
+    const uneven = (i: number) => `${PLANT(i)}${' It was green.'.repeat((((i - 1) * 7) % 5) * 3)}`;
+    const messages = Array.from({ length: 24 }, (_, i) =>
+      message('conv', i + 1, i % 4 === 0 ? uneven(i + 1) : FILLER(i + 1), i % 2 === 0 ? 'user' : 'assistant'),
+    );
+    await archive.write([transcript('conv', 'segment-0', messages)]);
+    const tool = createMemoryReadTool(archive, 'conv');
+    const failures: string[] = [];
+    for (let maxTokens = 300; maxTokens <= 700; maxTokens += 3) {
+      const seen: number[] = [];
+      let args: Record<string, unknown> | undefined = { query: 'which plant did I buy', max_tokens: maxTokens };
+      for (let pages = 0; args !== undefined && pages < 20; pages++) {
+        const { output } = await tool.execute(args);
+        seen.push(...plantsIn(output));
+        args = suggestedNextCall(output);
+      }
+      const sorted = seen.sort((a, b) => a - b).join(',');
+      if (sorted !== '1,5,9,13,17,21') failures.push(`max_tokens ${maxTokens}: ${sorted}`);
+    }
+    expect(failures).toEqual([]);
+  });
+
+  it('says when what is left does not fit a page, rather than that the earlier pages showed it all', async () => {
+    const archive = createInMemoryArchive();
+    const long = (i: number) => `${PLANT(i)}${' It was green.'.repeat(8)}`;
+    const messages = Array.from({ length: 12 }, (_, i) =>
+      message('conv', i + 1, i % 4 === 0 ? long(i + 1) : FILLER(i + 1), i % 2 === 0 ? 'user' : 'assistant'),
+    );
+    await archive.write([transcript('conv', 'segment-0', messages)]);
+    const tool = createMemoryReadTool(archive, 'conv');
+    const first = await tool.execute({ query: 'which plant did I buy', max_tokens: 200 });
+    expect(plantsIn(first.output)).toHaveLength(1);
+    const { output } = await tool.execute(suggestedNextCall(first.output)!);
+    expect(output).toMatch(/^No more archived messages for "which plant did I buy" fit this page: \d+ matching messages .* larger max_tokens/);
+  });
+
   it('says when a page lies past the last match', async () => {
     const tool = createMemoryReadTool(await archiveWithPlants(), 'conv');
     const { ok, output } = await tool.execute({ query: 'which plant did I buy', page: 20 });

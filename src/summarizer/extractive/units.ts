@@ -5,7 +5,7 @@
  */
 import type { SummaryLine } from '../summarizer.js';
 import { SECTIONS, classifySentence, isError, weightedWords, type SectionKey } from './classify.js';
-import { resolveRelativeDates } from './relative-dates.js';
+import { resolveRelativeDates } from '../../conversation/relative-dates.js';
 import { splitSentences } from './sentences.js';
 import { condense } from './condense.js';
 import { sliceWhole } from '../../conversation/well-formed-text.js';

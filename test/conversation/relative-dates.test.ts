@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { resolveRelativeDates } from '../../src/summarizer/extractive/relative-dates.js';
+import { relativeDates, resolveRelativeDates } from '../../src/conversation/relative-dates.js';
 
 // 2023-05-08 is a Monday; 2023-05-13 a Saturday.
 const MONDAY = new Date('2023-05-08T13:56:00.000Z');
@@ -51,5 +51,22 @@ describe('resolveRelativeDates', () => {
   it('resolves several phrases in one text and leaves text without a valid date alone', () => {
     expect(resolveRelativeDates('yesterday and last year', MONDAY)).toBe('yesterday (7 May 2023) and last year (2022)');
     expect(resolveRelativeDates('yesterday', new Date('nope'))).toBe('yesterday');
+  });
+});
+
+describe('relativeDates, anchored (memory_read notes)', () => {
+  const FRIDAY = new Date('2023-06-16T10:00:00.000Z');
+  const cases: Array<[string, Date, string[]]> = [
+    ['I joined last week', FRIDAY, ['last week = the week before 16 June 2023']],
+    ['last weekend we hiked', MONDAY, ['last weekend = the weekend before 8 May 2023']],
+    ['We met last Friday', SATURDAY, ['last Friday = Friday 12 May 2023, the Friday before 13 May 2023']],
+    ['yesterday and next week', MONDAY, ['yesterday = 7 May 2023', 'next week = week of 15 May 2023']],
+    ['today is great', MONDAY, []],
+    ['last month', MONDAY, ['last month = April 2023']],
+    ['for 3 years', MONDAY, []],
+    ["I've had them for 3 years now", MONDAY, ['for 3 years now = since 2020']],
+  ];
+  it.each(cases)('%s (said %s)', (input, base, expected) => {
+    expect(relativeDates(input, base, 'anchored').map((hit) => `${input.slice(hit.start, hit.end)} = ${hit.label}`)).toEqual(expected);
   });
 });

@@ -4,6 +4,11 @@
  * "last month" -> "last month (April 2023)", "last year" -> "last year (2022)". Calendar arithmetic in UTC; weeks
  * start on Monday. Dates are written in words, not ISO: they sit inside sentences (the line prefix keeps ISO).
  * Vague phrases ("a few days ago", "on Friday" without last/next) are left alone.
+ *
+ * Two styles of reading: `calendar` (the summarizer's, above) names the calendar week or weekend; `anchored`
+ * (memory_read's notes) says a past week, weekend or weekday from the day it was said, as a reader would
+ * ("last week" on 16 June 2023 -> "the week before 16 June 2023"; "last Friday" -> "Friday 14 July 2023, the
+ * Friday before 15 July 2023"): a week ago is a span ending that day, not a calendar week.
  */
 
 const DAY_MS = 86_400_000;
@@ -68,16 +73,26 @@ function weekend(base: Date, offset: number): string {
   return `weekend of ${day(addDays(thisSaturday, 7 * offset))}`;
 }
 
+/** How a reading is written (see the module comment). */
+export type RelativeDateStyle = 'calendar' | 'anchored';
+
+const capitalized = (word: string): string => `${word[0]!.toUpperCase()}${word.slice(1).toLowerCase()}`;
+
 interface Rule {
   pattern: RegExp;
-  resolve(match: RegExpExecArray, base: Date): string | undefined;
+  resolve(match: RegExpExecArray, base: Date, style: RelativeDateStyle): string | undefined;
 }
+
+/** What makes "for 3 years" a duration up to now: a perfect tense within 40 characters before it. */
+const HAVE_BEFORE = /(?:'ve|\bhave|\bhas|\bbeen)\b[^.!?]{0,40}$/i;
 
 const RULES: Rule[] = [
   {
     // A duration up to now ("I've had them for 3 years now") says when it began.
-    pattern: new RegExp(String.raw`(?<=(?:'ve|\bhave|\bhas|\bbeen)\b[^.!?]{0,40})\bfor ${COUNT} (month|year)s?(?: now)?\b`, 'gi'),
+    // The "have" is looked for behind a match, not at every place of the text (a lookbehind there cost most of the time).
+    pattern: new RegExp(String.raw`\bfor ${COUNT} (month|year)s?(?: now)?\b`, 'gi'),
     resolve: (m, b) => {
+      if (!HAVE_BEFORE.test(m.input.slice(Math.max(0, m.index - 60), m.index))) return undefined;
       const n = count(m[1]!);
       return n === undefined ? undefined : `since ${shift(b, -n, m[2]!.toLowerCase())}`;
     },
@@ -85,7 +100,8 @@ const RULES: Rule[] = [
   { pattern: /\bthe day before yesterday\b/gi, resolve: (_m, b) => day(addDays(b, -2)) },
   { pattern: /\bthe day after tomorrow\b/gi, resolve: (_m, b) => day(addDays(b, 2)) },
   { pattern: /\b(?:yesterday|last night)\b/gi, resolve: (_m, b) => day(addDays(b, -1)) },
-  { pattern: /\b(?:today|tonight|this (?:morning|afternoon|evening))\b/gi, resolve: (_m, b) => day(b) },
+  // Anchored readings leave the day itself out: the line it is said in already gives it.
+  { pattern: /\b(?:today|tonight|this (?:morning|afternoon|evening))\b/gi, resolve: (_m, b, style) => (style === 'anchored' ? undefined : day(b)) },
   { pattern: /\btomorrow\b/gi, resolve: (_m, b) => day(addDays(b, 1)) },
   {
     pattern: new RegExp(String.raw`\b${COUNT} ${UNIT} ago\b`, 'gi'),
@@ -103,43 +119,56 @@ const RULES: Rule[] = [
   },
   {
     pattern: new RegExp(String.raw`\b(last|this past|past|this|next) ${WEEKDAY}\b`, 'gi'),
-    resolve: (m, b) => {
+    resolve: (m, b, style) => {
       const which = m[1]!.toLowerCase();
       const target = WEEKDAYS.indexOf(m[2]!.toLowerCase());
       const dow = b.getUTCDay();
       if (which === 'next') return day(addDays(b, (target - dow + 7) % 7 || 7));
       if (which === 'this') return day(addDays(monday(b), (target + 6) % 7));
-      return day(addDays(b, -((dow - target + 7) % 7 || 7)));
+      const past = day(addDays(b, -((dow - target + 7) % 7 || 7)));
+      const weekday = capitalized(m[2]!);
+      return style === 'anchored' ? `${weekday} ${past}, the ${weekday} before ${day(b)}` : past;
     },
   },
   {
     pattern: /\b(last|this past|past|this|next) (week|weekend|month|year)\b/gi,
-    resolve: (m, b) => {
+    resolve: (m, b, style) => {
       const which = m[1]!.toLowerCase();
       const delta = which === 'this' ? 0 : which === 'next' ? 1 : -1;
       const unit = m[2]!.toLowerCase();
+      if (style === 'anchored' && delta < 0 && (unit === 'week' || unit === 'weekend')) return `the ${unit} before ${day(b)}`;
       if (unit === 'weekend') return weekend(b, delta);
       return shift(b, delta, unit);
     },
   },
 ];
 
+/** A word every rule's phrase holds: one cheap test spares most texts the rules (memory_read notes hundreds per call). */
+const MAY_HOLD = /\b(?:yesterday|today|tonight|tomorrow|ago|last|next|this|past|days?|weeks?|months?|years?)\b/i;
+
+/** A relative phrase of a text (`start`..`end`) and its absolute reading. */
+export interface RelativeDate {
+  start: number;
+  end: number;
+  label: string;
+}
+
 /**
- * Insert the absolute date after each relative phrase: `I went yesterday` -> `I went yesterday (2023-05-07)`.
- * A phrase already followed by a parenthesized date is left alone; overlapping matches keep the longest.
+ * The relative phrases of `text` said at `base`, in order, each with its reading; overlapping matches keep the
+ * longest, and a phrase already followed by a parenthesized date, or a figure of speech, is left out.
  */
-export function resolveRelativeDates(text: string, base: Date): string {
-  if (Number.isNaN(base.getTime())) return text;
-  const found: Array<{ start: number; end: number; label: string }> = [];
+export function relativeDates(text: string, base: Date, style: RelativeDateStyle = 'calendar'): RelativeDate[] {
+  if (!MAY_HOLD.test(text) || Number.isNaN(base.getTime())) return [];
+  const found: RelativeDate[] = [];
   for (const rule of RULES) {
     rule.pattern.lastIndex = 0;
     for (let m = rule.pattern.exec(text); m; m = rule.pattern.exec(text)) {
-      const label = rule.resolve(m, base);
+      const label = rule.resolve(m, base, style);
       if (label !== undefined) found.push({ start: m.index, end: m.index + m[0].length, label });
     }
   }
   found.sort((a, b) => a.start - b.start || b.end - a.end);
-  let out = '';
+  const kept: RelativeDate[] = [];
   let at = 0;
   for (const hit of found) {
     if (hit.start < at) continue;
@@ -147,6 +176,20 @@ export function resolveRelativeDates(text: string, base: Date): string {
     if (/^yesterday$/i.test(text.slice(hit.start, hit.end)) && /\blike\s+(?:just\s+|only\s+)?$/i.test(text.slice(Math.max(0, hit.start - 12), hit.start)))
       continue;
     if (/^\s*\(\s*(?:\d{4}|\d{1,2} [A-Z][a-z]+ \d{4}|[A-Z][a-z]+ \d{4}|week of|weekend of)/.test(text.slice(hit.end, hit.end + 24))) continue;
+    kept.push(hit);
+    at = hit.end;
+  }
+  return kept;
+}
+
+/**
+ * Insert the absolute date after each relative phrase: `I went yesterday` -> `I went yesterday (7 May 2023)`.
+ * A phrase already followed by a parenthesized date is left alone; overlapping matches keep the longest.
+ */
+export function resolveRelativeDates(text: string, base: Date): string {
+  let out = '';
+  let at = 0;
+  for (const hit of relativeDates(text, base)) {
     out += `${text.slice(at, hit.end)} (${hit.label})`;
     at = hit.end;
   }
