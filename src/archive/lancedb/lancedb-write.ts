@@ -1,14 +1,14 @@
 /**
- * `write` of the LanceDB archive: validate, embed, then append (or merge) in the table's queue. A label is replaced
+ * `write` of the LanceDB archive: validate, embed, then append (or merge) in the table's queue, beside the writes
+ * queued with it (`lancedb-write-group.ts`). A label is replaced
  * only by a write of the operation that holds it (a retry), never another operation's row.
  */
 import type { ArchiveEntry } from '../../conversation/types.js';
 import { embedAll } from '../../embedding/embedder.js';
 import { InvalidArgumentError, MemfoldError } from '../../errors.js';
-import { chunked, sqlStringList } from './lancedb-filter.js';
 import type { LanceHandle } from './lancedb-handle.js';
-import { appendColumns, entriesTable } from './lancedb-entries-table.js';
-import { COLUMN, rowKey, validateEntry } from './lancedb-schema.js';
+import { rowKey, validateEntry } from './lancedb-schema.js';
+import { submitWrite } from './lancedb-write-group.js';
 
 export interface WriteInput {
   handle: LanceHandle;
@@ -21,7 +21,7 @@ export interface WriteInput {
 }
 
 export async function writeEntries({ handle, entries, withVectors }: WriteInput): Promise<void> {
-  const { namespace, embedder, table } = handle;
+  const { namespace, embedder } = handle;
   if (!Array.isArray(entries)) throw new InvalidArgumentError('entries', 'must be an array');
   if (entries.length === 0) return;
   const times = entries.map((entry, index) => validateEntry(entry, index));
@@ -42,47 +42,12 @@ export async function writeEntries({ handle, entries, withVectors }: WriteInput)
     );
   }
   const chosenEntries = chosen.map((index) => entries[index]!);
-  const chosenTimes = chosen.map((index) => times[index]!);
-  let refused = 0;
   const keys = chosenEntries.map((entry) => rowKey(namespace, entry.conversationId, entry.label));
-  await handle.mutate('write', async () => {
-    await handle.ensureColumns();
-    const columns = await handle.columnsForWrite();
-    const dataFor = (schema: typeof columns | ReturnType<typeof appendColumns>) =>
-      entriesTable(schema, embedder, namespace, chosenEntries, chosenTimes, vectors);
-    // Most writes name no stored label: those append. A merge joins the keys of every fragment the key index
-    // does not cover yet, so between index upkeeps it costs several appends; a lookup by key does not.
-    // Writes of a conversation never race (one table queue here, the conversation's lock across processes).
-    if (!(await anyStored(handle, keys))) {
-      // An append leaves out the nullable columns it has nothing for (vectors, a later version's): LanceDB fills nulls.
-      await table.add(dataFor(appendColumns(columns, vectors !== undefined)));
-      return;
-    }
-    const data = dataFor(columns);
-    // A label is replaced only by a write of the operation that holds it (a retry): never another's row.
-    const merged = await table
-      .mergeInsert(COLUMN.key)
-      .whenMatchedUpdateAll({ where: `target.${COLUMN.operationId} = source.${COLUMN.operationId}` })
-      .whenNotMatchedInsertAll()
-      .execute(data);
-    refused = data.numRows - merged.numInsertedRows - merged.numUpdatedRows;
-  });
+  // Writes of a conversation never race (one table queue here, the conversation's lock across processes); writes of
+  // other conversations queued meanwhile share its commit (`lancedb-write-group.ts`).
+  const refused = await submitWrite(handle, { entries: chosenEntries, times: chosen.map((index) => times[index]!), vectors, keys });
   await handle.upkeep.afterWrite();
   if (refused > 0) throw await labelsTakenError(handle, entries, chosen);
-}
-
-/** Whether any of `keys` is a stored row (the write queue is held: nothing writes meanwhile). */
-async function anyStored(handle: LanceHandle, keys: readonly string[]): Promise<boolean> {
-  for (const slice of chunked(keys)) {
-    const found = await handle.table
-      .query()
-      .where(`${COLUMN.key} IN ${sqlStringList(slice)}`)
-      .select([COLUMN.key])
-      .limit(1)
-      .toArray();
-    if (found.length > 0) return true;
-  }
-  return false;
 }
 
 /** The error of a write some of whose labels another operation holds, naming them. */

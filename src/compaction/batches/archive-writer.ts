@@ -29,6 +29,12 @@ async function storedDigests(archive: Archive, conversationId: string, labels: s
 export interface ArchiveWriter {
   /** Write, then read back and compare; throws ReadbackError on any difference. Calls run one at a time, in order. */
   writeVerified(entries: ArchiveEntry[]): Promise<void>;
+  /**
+   * Journal labels the operation is about to write, all at once: a later write of only such labels needs no journal
+   * update of its own (one database write per compaction instead of one per archive write). Recovery already treats
+   * a journaled label as one that may or may not have been stored.
+   */
+  journalAhead(labels: readonly string[]): Promise<void>;
   mark(labels: string[], parentLabel: string): Promise<void>;
   /** Each label under its own parent, in one archive call. */
   markEach(marks: ReadonlyArray<{ label: string; parentLabel: string }>): Promise<void>;
@@ -51,6 +57,15 @@ export function createArchiveWriter(input: {
   const { archive, conversationId, operationId, journal = async () => undefined } = input;
   const written: string[] = [];
   const marked: string[] = [];
+  // Labels journaled ahead of their write: every journal update keeps them until written.
+  const ahead: string[] = [];
+  const journaled = new Set<string>();
+  const journalNow = async () => {
+    const writtenSet = new Set(written);
+    const labels = [...written, ...ahead.filter((label) => !writtenSet.has(label))];
+    await journal(labels);
+    for (const label of labels) journaled.add(label);
+  };
   // One call at a time, in the order made: archive writes may run beside the fold, and a journal update must never
   // land after a later one (it would drop labels), nor a rollback before a write still in flight.
   let tail: Promise<unknown> = Promise.resolve();
@@ -65,7 +80,7 @@ export function createArchiveWriter(input: {
       inOrder(async () => {
         // Record before writing: a write that fails halfway (or a crash) may still have stored some rows.
         written.push(...entries.map((e) => e.label));
-        await journal([...written]);
+        if (entries.some((e) => !journaled.has(e.label))) await journalNow();
         await archive.write(entries);
         const read = await storedDigests(
           archive,
@@ -77,6 +92,11 @@ export function createArchiveWriter(input: {
           const problem = digestProblem(entryDigest(entry), byLabel.get(entry.label));
           if (problem) throw new ReadbackError(entry.label, problem);
         }
+      }),
+    journalAhead: (labels) =>
+      inOrder(async () => {
+        ahead.push(...labels.filter((label) => !journaled.has(label)));
+        await journalNow();
       }),
     mark: (labels, parentLabel) =>
       inOrder(async () => {

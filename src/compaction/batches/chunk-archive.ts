@@ -106,6 +106,8 @@ export function startChunkArchive(input: ChunkArchiveInput): ChunkArchive {
     if (taken.size > 0) labelled = build(taken);
     labelsFinal = true;
     onPlanned();
+    // Every label of the chunks in one journal update: the batches' writes that follow need none of their own.
+    await writer.journalAhead([...labelled.segments, ...labelled.built].map((e) => e.label));
     await writer.writeVerified(labelled.segments);
     await writer.markEach(supersededBy(labelled.segments, originals));
   });
