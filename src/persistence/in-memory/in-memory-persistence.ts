@@ -88,6 +88,7 @@ export function createInMemoryPersistence(options: InMemoryPersistenceOptions = 
     commitClearing: (commit) => write('commitClearing', (ops) => messagesOf(ops).commitClearing(commit)),
     loadHistory: (conversationId, options) => read('loadHistory', (ops) => messagesOf(ops).loadHistory(conversationId, options)),
     countLive: (conversationId, ids, options) => read('countLive', (ops) => messagesOf(ops).countLive(conversationId, ids, options)),
+    countLiveAndCleared: (conversationId, ids) => read('countLiveAndCleared', (ops) => messagesOf(ops).countLiveAndCleared(conversationId, ids)),
     setPinned: (conversationId, ids, pinned) => write('setPinned', (ops) => messagesOf(ops).setPinned(conversationId, ids, pinned)),
     findUsedIds: (conversationId, ids) => read('findUsedIds', (ops) => messagesOf(ops).findUsedIds(conversationId, ids)),
 
@@ -223,6 +224,7 @@ function promised(operations: InMemoryMessageOperations): PersistenceTransaction
     deleteByIds: async (conversationId, ids) => operations.deleteByIds(conversationId, ids),
     loadHistory: async (conversationId, options) => operations.loadHistory(conversationId, options),
     countLive: async (conversationId, ids, options) => operations.countLive(conversationId, ids, options),
+    countLiveAndCleared: async (conversationId, ids) => operations.countLiveAndCleared(conversationId, ids),
     setPinned: async (conversationId, ids, pinned) => operations.setPinned(conversationId, ids, pinned),
     commitCompaction: async (commit) => operations.commitCompaction(commit),
     commitClearing: async (commit) => operations.commitClearing(commit),
