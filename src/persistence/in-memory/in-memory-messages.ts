@@ -13,7 +13,7 @@ import { clipArchiveId } from '../clip-archive-id.js';
 import { requireConversationId } from '../../conversation/conversation-id.js';
 import { requireTextArray } from '../../conversation/text.js';
 import { normalizeNewMessages, type NormalizedMessage } from '../normalize-new-messages.js';
-import type { CountLiveOptions, CommitClearing, CommitCompaction, CommitReport, LiveCounts, LoadHistoryOptions, UsedId } from '../persistence-provider.js';
+import type { CountLiveOptions, CommitClearing, CommitCompaction, CommitReport, LoadHistoryOptions, UsedId } from '../persistence-provider.js';
 import { checkCommitClearing, clearingRowProblem } from '../clearing-checks.js';
 import { checkCommit, type CheckedCommit } from '../commit-input.js';
 import { conversationKey, copyOf, type ConversationRecord, type InMemoryTables } from './in-memory-tables.js';
@@ -31,7 +31,6 @@ export interface InMemoryMessageOperations {
   deleteByIds(conversationId: string, ids: string[]): number;
   loadHistory(conversationId: string, options?: LoadHistoryOptions): ConversationMessage[];
   countLive(conversationId: string, ids: string[], options?: CountLiveOptions): number;
-  countLiveAndCleared(conversationId: string, ids: string[]): LiveCounts;
   setPinned(conversationId: string, ids: string[], pinned: boolean): number;
   commitCompaction(commit: CommitCompaction): CommitReport;
   commitClearing(commit: CommitClearing): ConversationMessage[];
@@ -120,13 +119,6 @@ export function createInMemoryMessages(tables: () => InMemoryTables, context: In
       const wanted = new Set(requireTextArray(ids, 'ids'));
       const clearedOnly = requireCountLiveOptions(options);
       return (find(conversationId)?.messages ?? []).filter((m) => wanted.has(m.id) && isLive(m) && (!clearedOnly || m.clearedOutputLabel !== undefined)).length;
-    },
-
-    countLiveAndCleared(conversationId, ids) {
-      requireConversationId(conversationId);
-      const wanted = new Set(requireTextArray(ids, 'ids'));
-      const live = (find(conversationId)?.messages ?? []).filter((m) => wanted.has(m.id) && isLive(m));
-      return { live: live.length, cleared: live.filter((m) => m.clearedOutputLabel !== undefined).length };
     },
 
     setPinned(conversationId, ids, pinned) {
