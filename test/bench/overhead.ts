@@ -67,12 +67,19 @@ interface Compaction {
   otherMs: number;
   stageMs: Record<CompactionStage, number>;
   usPerMessage: number;
+  /**
+   * The process's CPU time (user + system, every thread: LanceDB's and PGlite's included, PostgreSQL's server not)
+   * over the compaction: on shared cores it is inflated far less than the wall time.
+   */
+  cpuMs: number;
 }
 
 async function compact(memfold: Memfold): Promise<Compaction> {
   const t0 = now();
+  const cpu0 = process.cpuUsage();
   const result: CompactionResult = await memfold.compact(CONVERSATION, { force: true });
   const wallMs = now() - t0;
+  const cpu = process.cpuUsage(cpu0);
   if (result.status !== 'compacted') throw new Error(`compaction ${result.status}: ${result.error ?? result.skipReason}`);
   const stageMs = Object.fromEntries(STAGES.map((s) => [s, result.stageMs[s] ?? 0])) as Record<CompactionStage, number>;
   const staged = STAGES.reduce((sum, s) => sum + stageMs[s], 0);
@@ -86,6 +93,7 @@ async function compact(memfold: Memfold): Promise<Compaction> {
     otherMs: result.durationMs - staged,
     stageMs,
     usPerMessage: (wallMs * 1000) / result.archivedMessages,
+    cpuMs: (cpu.user + cpu.system) / 1000,
   };
 }
 
@@ -150,6 +158,7 @@ function meanRound(rounds: readonly Compaction[]): Compaction {
     otherMs: avg((c) => c.otherMs),
     stageMs: Object.fromEntries(STAGES.map((s) => [s, avg((c) => c.stageMs[s])])) as Record<CompactionStage, number>,
     usPerMessage: avg((c) => c.usPerMessage),
+    cpuMs: avg((c) => c.cpuMs),
   };
 }
 
@@ -181,7 +190,20 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
 
   const stageHeaders = ['>load', '>plan+other', ...STAGES.map((s) => `>${s}`)];
   const fresh = table(
-    ['backend', '>messages', '>archived', '>append s', '>compact ms', ...stageHeaders, '>µs/msg', '>raw µs/msg', '>× raw', '>model calls', '>peak RSS MiB'],
+    [
+      'backend',
+      '>messages',
+      '>archived',
+      '>append s',
+      '>compact ms',
+      ...stageHeaders,
+      '>µs/msg',
+      '>raw µs/msg',
+      '>× raw',
+      '>CPU ms',
+      '>model calls',
+      '>peak RSS MiB',
+    ],
     cases.map((c) => [
       c.backend,
       fmt(c.messages),
@@ -192,6 +214,7 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
       fmt(c.full.usPerMessage),
       fmt(c.raw.usPerMessage),
       fmt(c.full.usPerMessage / c.raw.usPerMessage, 2),
+      fmt(c.full.cpuMs),
       fmt(c.full.modelCalls),
       fmt(c.peakRssMiB),
     ]),
