@@ -87,6 +87,7 @@ export type {
   CommitReport,
   LoadHistoryOptions,
   CountLiveOptions,
+  LiveCounts,
   OperationKind,
   CommitClearing,
   ClearedOutput,

@@ -51,9 +51,7 @@ export async function stillLive(ctx: CompactorContext, conversationId: string, h
   const { persistence } = ctx.options;
   const ids = history.map((m) => m.id);
   const cleared = history.filter((m) => m.clearedOutputLabel !== undefined).length;
-  const [live, liveCleared] = await Promise.all([
-    persistence.countLive(conversationId, ids),
-    persistence.countLive(conversationId, ids, { clearedOnly: true }),
-  ]);
-  return live === ids.length && liveCleared === cleared;
+  // One lookup for both counts: at 100k messages each statement sends every id.
+  const counts = await persistence.countLiveAndCleared(conversationId, ids);
+  return counts.live === ids.length && counts.cleared === cleared;
 }

@@ -14,6 +14,7 @@ export interface CheckedCommit {
   /** `delete` when the commit names none. */
   mode: CompactionMode;
   usage?: OperationUsage;
+  idsRecorded: boolean;
 }
 
 const isCount = (value: unknown) => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
@@ -46,5 +47,7 @@ export function checkCommit(commit: CommitCompaction): CheckedCommit {
   const labels = requireTextArray(commit.labels, 'commit.labels');
   const mode = optionalCompactionMode(commit.mode, 'commit.mode') ?? 'delete';
   const usage = commit.usage === undefined ? undefined : checkUsage(commit.usage);
-  return { conversationId, operationId, deleteIds, clipArchive, labels, mode, ...(usage ? { usage } : {}) };
+  const idsRecorded = commit.idsRecorded ?? false;
+  if (typeof idsRecorded !== 'boolean') throw new InvalidArgumentError('commit.idsRecorded', 'must be a boolean');
+  return { conversationId, operationId, deleteIds, clipArchive, labels, mode, idsRecorded, ...(usage ? { usage } : {}) };
 }

@@ -79,6 +79,12 @@ export interface CommitCompaction {
    * can be summed later (`inspect`). Default none (reconcile, which finishes a compaction it did not run).
    */
   usage?: OperationUsage;
+  /**
+   * The operation was recorded (`recordOperation`) with exactly `deleteIds` as its message ids: the commit then leaves
+   * that list as stored instead of writing it again (at 100k messages it is megabytes of JSON). An operation not
+   * recorded yet is recorded with `deleteIds` as without it. Default false.
+   */
+  idsRecorded?: boolean;
 }
 
 export interface CommitReport {

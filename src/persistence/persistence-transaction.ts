@@ -7,6 +7,14 @@ export interface CountLiveOptions {
   clearedOnly?: boolean;
 }
 
+/** `countLiveAndCleared`'s answer. */
+export interface LiveCounts {
+  /** How many of the ids are live messages. */
+  live: number;
+  /** How many of those hold a cleared tool output's placeholder. */
+  cleared: number;
+}
+
 export interface LoadHistoryOptions {
   /**
    * Also the rows overlay compactions marked (each with `compactedBy`), in their seq places: the full raw history
@@ -31,6 +39,11 @@ export interface PersistenceTransaction {
    * live); with `clearedOnly`, how many of those are cleared tool outputs.
    */
   countLive(conversationId: string, ids: string[], options?: CountLiveOptions): Promise<number>;
+  /**
+   * Both counts of `countLive` in one lookup: how many of `ids` are live messages, and how many of those are cleared
+   * tool outputs (a compaction's check that its plan still stands sends its ids once, not twice).
+   */
+  countLiveAndCleared(conversationId: string, ids: string[]): Promise<LiveCounts>;
   /**
    * Pin (or unpin) those of `ids` that are live messages of the conversation (`ConversationMessage.pinned`); returns how
    * many that is. A pinned row is never taken by `commitCompaction`. Refuses a `pinned` that is not a boolean.

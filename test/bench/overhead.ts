@@ -10,6 +10,7 @@ import { pathToFileURL } from 'node:url';
 import type { CompactionResult, CompactionStage } from '../../src/compaction/compaction-result.js';
 import { createMemfold, type Memfold } from '../../src/memfold.js';
 import type { Summarizer } from '../../src/summarizer/summarizer.js';
+import { runRawLimit, type RawLimit } from './overhead-raw.js';
 import {
   createBenchDatabase,
   fmt,
@@ -66,12 +67,19 @@ interface Compaction {
   otherMs: number;
   stageMs: Record<CompactionStage, number>;
   usPerMessage: number;
+  /**
+   * The process's CPU time (user + system, every thread: LanceDB's and PGlite's included, PostgreSQL's server not)
+   * over the compaction: on shared cores it is inflated far less than the wall time.
+   */
+  cpuMs: number;
 }
 
 async function compact(memfold: Memfold): Promise<Compaction> {
   const t0 = now();
+  const cpu0 = process.cpuUsage();
   const result: CompactionResult = await memfold.compact(CONVERSATION, { force: true });
   const wallMs = now() - t0;
+  const cpu = process.cpuUsage(cpu0);
   if (result.status !== 'compacted') throw new Error(`compaction ${result.status}: ${result.error ?? result.skipReason}`);
   const stageMs = Object.fromEntries(STAGES.map((s) => [s, result.stageMs[s] ?? 0])) as Record<CompactionStage, number>;
   const staged = STAGES.reduce((sum, s) => sum + stageMs[s], 0);
@@ -85,6 +93,7 @@ async function compact(memfold: Memfold): Promise<Compaction> {
     otherMs: result.durationMs - staged,
     stageMs,
     usPerMessage: (wallMs * 1000) / result.archivedMessages,
+    cpuMs: (cpu.user + cpu.system) / 1000,
   };
 }
 
@@ -97,13 +106,15 @@ interface CaseResult {
   rounds: Compaction[];
   /** Peak RSS of the case's own process. */
   peakRssMiB: number;
+  /** The stores alone on as many fresh rows, in a process of its own (`overhead-raw.ts`). */
+  raw: RawLimit;
 }
 
 /** A warm-up conversation compacted first in the same store: indexes created, encoders loaded, code compiled. */
 const WARM_UP_MESSAGES = 200;
 
 /** One case, in this process (see `runInChild`). */
-async function runCase(backend: CaseResult['backend'], n: number, rounds: number, databaseUrl: string | undefined): Promise<CaseResult> {
+async function runCase(backend: CaseResult['backend'], n: number, rounds: number, databaseUrl: string | undefined): Promise<Omit<CaseResult, 'raw'>> {
   const home = await tempHome(`overhead-${backend}`);
   const database = backend === 'postgres' ? await createBenchDatabase(databaseUrl!) : undefined;
   try {
@@ -147,6 +158,7 @@ function meanRound(rounds: readonly Compaction[]): Compaction {
     otherMs: avg((c) => c.otherMs),
     stageMs: Object.fromEntries(STAGES.map((s) => [s, avg((c) => c.stageMs[s])])) as Record<CompactionStage, number>,
     usPerMessage: avg((c) => c.usPerMessage),
+    cpuMs: avg((c) => c.cpuMs),
   };
 }
 
@@ -161,9 +173,16 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
   for (const backend of backends) {
     for (const n of sizes) {
       options.log(`${backend}: ${fmt(n)} messages`);
-      const c = await runInChild<CaseResult>(import.meta.url, [backend, String(n), String(rounds)], options, `overhead case ${backend} ${n}`);
+      const measured = await runInChild<Omit<CaseResult, 'raw'>>(
+        import.meta.url,
+        [backend, String(n), String(rounds)],
+        options,
+        `overhead case ${backend} ${n}`,
+      );
+      const raw = await runInChild<RawLimit>(import.meta.url, ['raw', backend, String(n)], options, `overhead raw limit ${backend} ${n}`);
+      const c: CaseResult = { ...measured, raw };
       options.log(
-        `  append ${fmt(c.appendMs / 1000, 1)} s, compaction ${fmt(c.full.wallMs / 1000, 1)} s, +${NEW_MESSAGES} rounds ${c.rounds.map((r) => fmt(r.wallMs)).join(' / ')} ms, peak RSS ${fmt(c.peakRssMiB)} MiB`,
+        `  append ${fmt(c.appendMs / 1000, 1)} s, compaction ${fmt(c.full.wallMs / 1000, 1)} s (raw limit ${fmt(raw.totalMs / 1000, 1)} s), +${NEW_MESSAGES} rounds ${c.rounds.map((r) => fmt(r.wallMs)).join(' / ')} ms, peak RSS ${fmt(c.peakRssMiB)} MiB`,
       );
       cases.push(c);
     }
@@ -171,7 +190,20 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
 
   const stageHeaders = ['>load', '>plan+other', ...STAGES.map((s) => `>${s}`)];
   const fresh = table(
-    ['backend', '>messages', '>archived', '>append s', '>compact ms', ...stageHeaders, '>µs/msg', '>model calls', '>peak RSS MiB'],
+    [
+      'backend',
+      '>messages',
+      '>archived',
+      '>append s',
+      '>compact ms',
+      ...stageHeaders,
+      '>µs/msg',
+      '>raw µs/msg',
+      '>× raw',
+      '>CPU ms',
+      '>model calls',
+      '>peak RSS MiB',
+    ],
     cases.map((c) => [
       c.backend,
       fmt(c.messages),
@@ -180,9 +212,16 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
       fmt(c.full.wallMs),
       ...stageCells(c.full),
       fmt(c.full.usPerMessage),
+      fmt(c.raw.usPerMessage),
+      fmt(c.full.usPerMessage / c.raw.usPerMessage, 2),
+      fmt(c.full.cpuMs),
       fmt(c.full.modelCalls),
       fmt(c.peakRssMiB),
     ]),
+  );
+  const rawTable = table(
+    ['backend', '>messages', '>read ms', '>LanceDB append ms', '>delete ms', '>raw ms', '>raw µs/msg'],
+    cases.map(({ raw }) => [raw.backend, fmt(raw.messages), fmt(raw.readMs), fmt(raw.appendMs), fmt(raw.deleteMs), fmt(raw.totalMs), fmt(raw.usPerMessage)]),
   );
   const incremental = table(
     ['backend', '>already archived', '>archived', '>mean ms', ...stageHeaders, '>µs/msg', '>median ms', '>max ms'],
@@ -230,6 +269,10 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
     '',
     fresh,
     '',
+    `The raw limit, measured in the same run, each case in a process of its own: the stores alone on as many fresh rows (appended through memfold, untimed), with no memfold code between: the live rows read back, their text appended to a LanceDB table as rows, the rows deleted by id (\`overhead-raw.ts\`). \`× raw\` above is µs/msg over raw µs/msg.`,
+    '',
+    rawTable,
+    '',
     `Per compaction, the line through the ${fmt(sizes[0]!)} and ${fmt(sizes[1]!)} cases: ${fits.flatMap((f) => (f ? [f.text] : [])).join('; ')}.`,
     '',
     `**(b) ${NEW_MESSAGES} new messages appended and compacted, ${rounds} rounds, after the conversation was compacted down** (means per round; index maintenance runs every few rounds, hence median and max):`,
@@ -247,9 +290,15 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
 }
 
 // A case in its own process: `<this file> <backend> <messages> <rounds>`, the result as JSON on the last line of stdout.
+// `<this file> raw <backend> <messages>` measures the raw limit instead (`overhead-raw.ts`).
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const [backend, n, rounds] = process.argv.slice(2);
-  runCase(backend as CaseResult['backend'], Number(n), Number(rounds), process.env.MEMFOLD_BENCH_DATABASE_URL || undefined)
+  const databaseUrl = process.env.MEMFOLD_BENCH_DATABASE_URL || undefined;
+  const [first, second, third] = process.argv.slice(2);
+  const measured: Promise<unknown> =
+    first === 'raw'
+      ? runRawLimit(second as CaseResult['backend'], Number(third), databaseUrl)
+      : runCase(first as CaseResult['backend'], Number(second), Number(third), databaseUrl);
+  measured
     .then((result) => console.log(JSON.stringify(result)))
     .catch((error: unknown) => {
       console.error(error);

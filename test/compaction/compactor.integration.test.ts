@@ -114,6 +114,11 @@ for (const backend of persistenceBackends()) {
       const purposes: string[] = [];
       let writes = 0;
       let failAtWrite = Number.POSITIVE_INFINITY;
+      let foldCalls = 0;
+      // Settles when archive write k (1-based, from the last reset) has, succeeded or failed.
+      let settled: Array<Promise<void>> = [];
+      let settle: Array<() => void> = [];
+      const writeSettled = (k: number) => (settled[k] ??= new Promise<void>((resolve) => (settle[k] = resolve)));
       const model: Summarizer = {
         ...extractive,
         async summarize(request) {
@@ -121,12 +126,16 @@ for (const backend of persistenceBackends()) {
           purposes.push(request.purpose);
           const entries = await stack!.archive.list({ conversationId: current });
           stored.push({ transcripts: entries.filter((e) => e.kind === 'transcript').length, batches: entries.filter((e) => e.kind === 'summary').length });
-          // A model call takes a while (long enough that a loaded machine's archive writes finish within one), and
-          // stops when the compaction stops it.
-          await new Promise((resolve, reject) => {
-            const timer = setTimeout(resolve, 200);
-            request.signal?.addEventListener('abort', () => (clearTimeout(timer), reject(request.signal!.reason)), { once: true });
-          });
+          // Fold call k answers once archive write k has settled (write 1 the transcript, write k the batch of call
+          // k - 1): each batch is written alone, in order, however long a write takes, so which write fails decides
+          // how many calls are made. A call stops when the compaction stops it.
+          if (request.purpose === 'fold') {
+            const k = ++foldCalls;
+            await new Promise((resolve, reject) => {
+              void writeSettled(k).then(resolve);
+              request.signal?.addEventListener('abort', () => reject(request.signal!.reason), { once: true });
+            });
+          }
           return extractive.summarize(request);
         },
       };
@@ -137,8 +146,14 @@ for (const backend of persistenceBackends()) {
         wrapMemory: (memory) => ({
           ...memory,
           async write(entries) {
-            if (++writes === failAtWrite) throw new Error('injected failure of a batch write');
-            await memory.write(entries);
+            const k = ++writes;
+            try {
+              if (k === failAtWrite) throw new Error('injected failure of a batch write');
+              await memory.write(entries);
+            } finally {
+              void writeSettled(k);
+              settle[k]!();
+            }
           },
         }),
       });
@@ -161,6 +176,9 @@ for (const backend of persistenceBackends()) {
       const before = await stack.memfold.history(current);
       calls = 0;
       writes = 0;
+      foldCalls = 0;
+      settled = [];
+      settle = [];
       // Write 1 is the transcript, 2 the first batch, 3 the second: it fails while the third summary is on its way.
       failAtWrite = 3;
       const failed = await stack.memfold.compact(current);

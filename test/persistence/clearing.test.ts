@@ -81,6 +81,23 @@ for (const backend of storeBackends()) {
       await expect(store.countLive(id, ids, { clearedOnly: 'yes' as never })).rejects.toMatchObject({ field: 'options.clearedOnly' });
     });
 
+    it('countLiveAndCleared gives both counts of countLive in one lookup; ids not live count in neither', async () => {
+      const id = await seed();
+      const ids = ['q', 'call', 'r1', 'r2', 'a', 'never-appended'];
+      expect(await store.countLiveAndCleared(id, ids)).toEqual({ live: 5, cleared: 0 });
+      await store.commitClearing({
+        conversationId: id,
+        operationId: operation(),
+        cleared: [{ id: 'r2', content: '[cleared]', label: 'o-2' }],
+        labels: ['o-2'],
+      });
+      expect(await store.countLiveAndCleared(id, ids)).toEqual({ live: 5, cleared: 1 });
+      await store.deleteByIds(id, ['r2', 'q']);
+      expect(await store.countLiveAndCleared(id, ids)).toEqual({ live: 3, cleared: 0 });
+      expect(await store.countLiveAndCleared(id, [])).toEqual({ live: 0, cleared: 0 });
+      await expect(store.countLiveAndCleared(id, [7] as never)).rejects.toBeInstanceOf(InvalidArgumentError);
+    });
+
     it('refuses, changing nothing: a row that is not a live tool result, one already cleared, an id listed twice, another conversation operation', async () => {
       const id = await seed();
       const cleared = operation();

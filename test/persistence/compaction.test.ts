@@ -54,6 +54,30 @@ for (const backend of storeBackends()) {
       expect(operation!.error).toBeUndefined();
     });
 
+    it('with idsRecorded commits the recorded operation with its ids as stored, records one not yet recorded, and refuses a non-boolean', async () => {
+      const id = await seed(5);
+      const recorded = newOperation();
+      await store.recordOperation({ id: recorded, conversationId: id, status: 'archived', messageIds: ['m1', 'm2'], labels: ['a'] });
+      const commit = { conversationId: id, clipArchive: '[Context Summary v1]', idsRecorded: true };
+      expect((await store.commitCompaction({ ...commit, operationId: recorded, deleteIds: ['m1', 'm2'], labels: ['a', 'b'] })).deleted).toBe(2);
+      const fresh = newOperation();
+      expect((await store.commitCompaction({ ...commit, operationId: fresh, deleteIds: ['m3'], labels: ['c'] })).deleted).toBe(1);
+      expect((await store.listOperations(id)).map((o) => [o.id, o.status, o.messageIds, o.labels])).toEqual([
+        [recorded, 'committed', ['m1', 'm2'], ['a', 'b']],
+        [fresh, 'committed', ['m3'], ['c']],
+      ]);
+      // A recorded mode the commit does not name is refused as without the flag, changing nothing.
+      const overlay = newOperation();
+      await store.recordOperation({ id: overlay, conversationId: id, status: 'archived', mode: 'overlay', messageIds: ['m4'], labels: [] });
+      await expect(store.commitCompaction({ ...commit, operationId: overlay, deleteIds: ['m4'], labels: [] })).rejects.toMatchObject({ field: 'commit.mode' });
+      await expect(
+        store.commitCompaction({ ...commit, operationId: newOperation(), deleteIds: ['m5'], labels: [], idsRecorded: 'yes' as never }),
+      ).rejects.toMatchObject({
+        field: 'commit.idsRecorded',
+      });
+      expect((await store.loadHistory(id)).map((m) => m.id).slice(1)).toEqual(['m4', 'm5']);
+    });
+
     it('replaces the previous clip-archive instead of adding a second one', async () => {
       const id = await seed(4);
       const first = await store.commitCompaction({

@@ -73,17 +73,27 @@ for (const backend of storeBackends()) {
       });
     });
 
-    it('names the pinned rows a commit would take, in either mode, and deleteByIds still deletes a pinned row', async () => {
-      for (const mode of ['delete', 'overlay'] as const) {
-        const id = await seed();
-        const before = await store.loadHistory(id);
-        const operationId = `op-${randomUUID()}`;
-        await store.recordOperation({ id: operationId, conversationId: id, status: 'archived', mode, messageIds: ['q', 'a'], labels: [] });
-        const commit = store.commitCompaction({ conversationId: id, operationId, deleteIds: ['q', 'a'], clipArchive: 'clip', labels: [], mode });
-        await expect(commit).rejects.toThrow(/would take 1 pinned message/);
-        expect(await store.loadHistory(id, { includeCompacted: true })).toEqual(before);
-        expect(await store.deleteByIds(id, ['q'])).toBe(1);
+    it('names the pinned rows a commit would take, in either mode, with the ids sent or as recorded, and takes them once unpinned', async () => {
+      for (const idsRecorded of [false, true]) {
+        for (const mode of ['delete', 'overlay'] as const) {
+          const id = await seed();
+          const before = await store.loadHistory(id);
+          const operationId = `op-${randomUUID()}`;
+          await store.recordOperation({ id: operationId, conversationId: id, status: 'archived', mode, messageIds: ['q', 'a'], labels: [] });
+          const input = { conversationId: id, operationId, deleteIds: ['q', 'a'], clipArchive: 'clip', labels: [], mode, idsRecorded };
+          await expect(store.commitCompaction(input)).rejects.toThrow(/would take 1 pinned message/);
+          expect(await store.loadHistory(id, { includeCompacted: true })).toEqual(before);
+          await store.setPinned(id, ['q'], false);
+          const report = await store.commitCompaction(input);
+          expect([report.deleted, report.marked]).toEqual(mode === 'delete' ? [2, 0] : [0, 2]);
+          expect((await store.loadHistory(id)).map((m) => m.id)).toEqual([report.clipArchive.id, 'call', 'r1']);
+        }
       }
+    });
+
+    it('deleteByIds deletes a pinned row', async () => {
+      const id = await seed();
+      expect(await store.deleteByIds(id, ['q'])).toBe(1);
     });
 
     it('a clearing commit that would clear a pinned output changes nothing', async () => {

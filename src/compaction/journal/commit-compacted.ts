@@ -36,6 +36,8 @@ export async function commitCompacted(
     labels: [...input.labels],
     // The mode the operation was recorded in (run-compaction records it from the same settings).
     mode: deps.settings.mode,
+    // run-compaction recorded the operation with these very ids (`plan.compactable`): the commit does not send them twice.
+    idsRecorded: true,
     ...(input.usage ? { usage: input.usage } : {}),
   });
   // The pinned units lie between the first turns and the tail: in seq order, as the live table holds them.

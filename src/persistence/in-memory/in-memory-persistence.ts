@@ -7,7 +7,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { DEFAULT_MAX_MESSAGE_BYTES, validateMaxMessageBytes } from '../message-size-limit.js';
 import { MemfoldError } from '../../errors.js';
 import { MAX_NAMESPACE_BYTES, requireKey, requireText } from '../../conversation/text.js';
-import type { PersistenceProvider, PersistenceTransaction } from '../persistence-provider.js';
+import type { LiveCounts, PersistenceProvider, PersistenceTransaction } from '../persistence-provider.js';
 import { startLockWait, type LockWaitOptions } from '../lock-wait.js';
 import type { InMemoryContext, InMemoryMessageOperations } from './in-memory-messages.js';
 import { conversationKey, copyOf, createInMemoryPersistenceState, type InMemoryPersistenceState, type InMemoryTables } from './in-memory-tables.js';
@@ -88,6 +88,7 @@ export function createInMemoryPersistence(options: InMemoryPersistenceOptions = 
     commitClearing: (commit) => write('commitClearing', (ops) => messagesOf(ops).commitClearing(commit)),
     loadHistory: (conversationId, options) => read('loadHistory', (ops) => messagesOf(ops).loadHistory(conversationId, options)),
     countLive: (conversationId, ids, options) => read('countLive', (ops) => messagesOf(ops).countLive(conversationId, ids, options)),
+    countLiveAndCleared: (conversationId, ids) => read('countLiveAndCleared', (ops) => liveAndCleared(messagesOf(ops), conversationId, ids)),
     setPinned: (conversationId, ids, pinned) => write('setPinned', (ops) => messagesOf(ops).setPinned(conversationId, ids, pinned)),
     findUsedIds: (conversationId, ids) => read('findUsedIds', (ops) => messagesOf(ops).findUsedIds(conversationId, ids)),
 
@@ -216,6 +217,11 @@ async function withLock<T>(input: {
   }
 }
 
+/** `countLive`'s two counts: in memory there is no statement to save. */
+function liveAndCleared(operations: InMemoryMessageOperations, conversationId: string, ids: string[]): LiveCounts {
+  return { live: operations.countLive(conversationId, ids), cleared: operations.countLive(conversationId, ids, { clearedOnly: true }) };
+}
+
 /** The synchronous operations as the port's PersistenceTransaction. */
 function promised(operations: InMemoryMessageOperations): PersistenceTransaction {
   return {
@@ -223,6 +229,7 @@ function promised(operations: InMemoryMessageOperations): PersistenceTransaction
     deleteByIds: async (conversationId, ids) => operations.deleteByIds(conversationId, ids),
     loadHistory: async (conversationId, options) => operations.loadHistory(conversationId, options),
     countLive: async (conversationId, ids, options) => operations.countLive(conversationId, ids, options),
+    countLiveAndCleared: async (conversationId, ids) => liveAndCleared(operations, conversationId, ids),
     setPinned: async (conversationId, ids, pinned) => operations.setPinned(conversationId, ids, pinned),
     commitCompaction: async (commit) => operations.commitCompaction(commit),
     commitClearing: async (commit) => operations.commitClearing(commit),

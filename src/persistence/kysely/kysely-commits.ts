@@ -13,7 +13,7 @@ import { clipArchiveId } from '../clip-archive-id.js';
 import { clipArchiveThroughSeq, openingSeqOf } from './kysely-clip-archive.js';
 import { requireLockHeld } from './kysely-conversation-lock.js';
 import { countPinned, deleteIds, markIds, MESSAGE_COLUMNS, touchConversation, type InConversation } from './kysely-message-rows.js';
-import { refusedOperationWrite, upsertOperationRow } from './kysely-operation-log.js';
+import { commitRecordedOperation, refusedOperationWrite, upsertOperationRow } from './kysely-operation-log.js';
 import { toMessage, type MessageRow } from './kysely-row-mapping.js';
 import type { Database } from './kysely-schema.js';
 import { dropTokenCalibration } from './kysely-token-calibration.js';
@@ -24,7 +24,7 @@ const FIELDS = { id: 'commit.operationId', mode: 'commit.mode' };
 export async function commitCompactionIn(at: InConversation, commit: CheckedCommit): Promise<CommitReport> {
   const { trx, context, conversationId } = at;
   const { namespace, clock } = context;
-  const { operationId, deleteIds: wanted, labels, mode, usage } = commit;
+  const { operationId, deleteIds: wanted, labels, mode, usage, idsRecorded } = commit;
   // Under a conversation lock whose connection was lost, another process may be compacting: commit nothing.
   await requireLockHeld(trx, context.heldLock?.(conversationId));
   // The conversation row's lock orders this commit with appends: every seq below its next one was appended before.
@@ -35,7 +35,9 @@ export async function commitCompactionIn(at: InConversation, commit: CheckedComm
   const now = clock().toISOString();
   // The operation row first: an overlay mark refers to it. Any throw below rolls it back with the rest.
   const row = { id: operationId, conversationId, status: 'committed' as const, mode, messageIds: wanted, labels, error: null, usage: usage ?? null };
-  if (!(await upsertOperationRow(trx, namespace, row, now))) throw await refusedOperationWrite(trx, namespace, row, FIELDS);
+  // Ids the operation was recorded with are not written again: its row is updated in place when it is there.
+  const updated = idsRecorded && (await commitRecordedOperation(trx, namespace, row, now));
+  if (!updated && !(await upsertOperationRow(trx, namespace, row, now))) throw await refusedOperationWrite(trx, namespace, row, FIELDS);
   // One statement takes the rows: live, among the ids, and not pinned. A message pinned after the compaction planned
   // stays live, so the count falls short; only then is the reason looked up. Throwing rolls everything back.
   const taken = mode === 'overlay' ? await markIds(at, wanted, operationId) : await deleteIds(at, wanted, { sparePinned: true });

@@ -166,6 +166,16 @@ export async function countLiveRows(at: InConversation, ids: string[], clearedOn
   return Number(row.live);
 }
 
+/** How many of `ids` are live rows, and how many of those hold a cleared output's placeholder: one statement. */
+export async function countLiveAndClearedRows(at: InConversation, ids: string[]): Promise<{ live: number; cleared: number }> {
+  const row = await at.trx
+    .selectFrom('messages')
+    .select([(eb) => eb.fn.countAll<string>().as('live'), sql<string>`count(*) filter (where content->>'clearedOutputLabel' is not null)`.as('cleared')])
+    .where(liveAmong(at, ids))
+    .executeTakeFirstOrThrow();
+  return { live: Number(row.live), cleared: Number(row.cleared) };
+}
+
 /** Delete those of `ids` that are live, and note the change on the conversation row when any was. */
 export async function deleteLive(at: InConversation, ids: string[]): Promise<number> {
   const deleted = await deleteIds(at, ids);

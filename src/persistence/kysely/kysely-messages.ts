@@ -19,13 +19,23 @@ import type {
   CommitCompaction,
   CommitReport,
   CountLiveOptions,
+  LiveCounts,
   LoadHistoryOptions,
   PersistenceTransaction,
   UsedId,
 } from '../persistence-provider.js';
 import { checkAgainstStored, findUsedIds } from './kysely-append-checks.js';
 import { commitClearingIn, commitCompactionIn } from './kysely-commits.js';
-import { countLiveRows, deleteLive, insertMessages, selectHistory, setPinnedRows, touchConversation, type InConversation } from './kysely-message-rows.js';
+import {
+  countLiveAndClearedRows,
+  countLiveRows,
+  deleteLive,
+  insertMessages,
+  selectHistory,
+  setPinnedRows,
+  touchConversation,
+  type InConversation,
+} from './kysely-message-rows.js';
 import type { Database } from './kysely-schema.js';
 import type { StoreContext } from './kysely-store-context.js';
 import { inTransaction } from './kysely-transaction.js';
@@ -90,6 +100,13 @@ export function kyselyMessageOperations(db: Kysely<Database>, context: StoreCont
       return guard(`count live messages of conversation ${named(conversationId)}`, () =>
         countLiveRows({ trx: db, context, conversationId }, wanted, clearedOnly),
       );
+    },
+
+    async countLiveAndCleared(conversationId: string, ids: string[]): Promise<LiveCounts> {
+      requireConversationId(conversationId);
+      const wanted = requireTextArray(ids, 'ids');
+      if (wanted.length === 0) return { live: 0, cleared: 0 };
+      return guard(`count live messages of conversation ${named(conversationId)}`, () => countLiveAndClearedRows({ trx: db, context, conversationId }, wanted));
     },
 
     async setPinned(conversationId: string, ids: string[], pinned: boolean): Promise<number> {

@@ -142,6 +142,28 @@ export async function upsertOperationRow(db: Kysely<Database>, namespace: string
   return written !== undefined;
 }
 
+/**
+ * `upsertOperationRow` for an operation already recorded, leaving its message ids as stored: status, labels, error and
+ * usage written. False when no row of that id, conversation and mode is there (the caller then upserts).
+ */
+export async function commitRecordedOperation(db: Kysely<Database>, namespace: string, row: OperationRowWrite, now: string): Promise<boolean> {
+  let update = db
+    .updateTable('compaction_operations')
+    .set({
+      status: row.status,
+      labels: JSON.stringify(row.labels),
+      error: row.error,
+      usage: row.usage ? JSON.stringify(row.usage) : null,
+      updated_at: now,
+    })
+    .where('id', '=', row.id)
+    .where('namespace', '=', namespace)
+    .where('conversation_id', '=', row.conversationId);
+  if (row.mode !== undefined) update = update.where('mode', '=', row.mode);
+  const result = await update.executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
 /** Why `upsertOperationRow` refused `row`: the error naming the field (`fields.id` or `fields.mode`). */
 export async function refusedOperationWrite(
   db: Kysely<Database>,

@@ -122,6 +122,7 @@ function createStore(db: Kysely<Database>, backend: StoreDialect, options: Omit<
     deleteByIds: outside('deleteByIds', operations.deleteByIds),
     loadHistory: outside('loadHistory', operations.loadHistory),
     countLive: outside('countLive', operations.countLive),
+    countLiveAndCleared: outside('countLiveAndCleared', operations.countLiveAndCleared),
     setPinned: outside('setPinned', operations.setPinned),
     findUsedIds: outside('findUsedIds', operations.findUsedIds),
     commitCompaction: outside('commitCompaction', operations.commitCompaction),
