@@ -197,12 +197,29 @@ interface PageInputs {
   rank: () => Promise<{ items: PoolItem[]; scores: number[] }>;
 }
 
+/**
+ * Vector search found entries, but no archived message shares a word with the query: say so, and point to them. Each
+ * named by its line: the candidates' hits carry their messages only, so their entries are read (beside the summaries' search).
+ */
+async function nearestByMeaning(inputs: PageInputs): Promise<string> {
+  const { args, found } = inputs;
+  const [summaries, named] = await Promise.all([
+    found.early ?? found.searchSummaries(),
+    described(inputs.archive, inputs.conversationId, found.transcripts.slice(0, args.limit)),
+  ]);
+  const nearest = [...named, ...summaries].map((hit) => `- ${describeEntry(hit.entry)}`);
+  return [
+    `No archived message matches the words of ${shownQuery(args.query!)}. Nearest archived entries by meaning (read one with {"label": "<label>"}):`,
+    ...nearest,
+  ].join('\n');
+}
+
 /** Page `page` of the answer, leaving out the items in `hidden` (what the earlier pages showed). */
 async function pageAnswer(inputs: PageInputs, page: number, hidden: ReadonlySet<number>): Promise<PageAnswer> {
   const { args, options, found } = inputs;
   const { strategy, budget, countTokens } = options;
   const { transcripts, early, searchSummaries } = found;
-  let summaries = inputs.summaries;
+  const summaries = inputs.summaries;
   const query = args.query!;
   const pageNote = page > 1 ? `, page ${page}: what the earlier pages did not show` : '';
   const intro = (shown: number, cut: boolean) =>
@@ -248,21 +265,7 @@ async function pageAnswer(inputs: PageInputs, page: number, hidden: ReadonlySet<
   if (transcripts.length > 0 && strategy.display === 'segment-head') entryBlocks(transcripts, 'transcript segments');
   else if (transcripts.length > 0) {
     const { items, scores } = await inputs.rank();
-    if (scores.every((score) => score === 0) && sections.length === 0) {
-      // Vector search found entries, but no archived message shares a word with the query: say so, and point to them.
-      // Each named by its line: the candidates' hits carry their messages only, so their entries are read (beside the summaries' search).
-      const [searched, named] = await Promise.all([
-        early ?? searchSummaries(),
-        described(inputs.archive, inputs.conversationId, transcripts.slice(0, args.limit)),
-      ]);
-      summaries = searched;
-      const nearest = [...named, ...summaries].map((hit) => `- ${describeEntry(hit.entry)}`);
-      const text = [
-        `No archived message matches the words of ${shownQuery(query)}. Nearest archived entries by meaning (read one with {"label": "<label>"}):`,
-        ...nearest,
-      ].join('\n');
-      return { text };
-    }
+    if (scores.every((score) => score === 0) && sections.length === 0) return { text: await nearestByMeaning(inputs) };
     const context: WindowContext = {
       items,
       scores,
