@@ -26,8 +26,12 @@ export function openOperation(input: { conversationId: string; deps: StepContext
     messageIds,
     writer,
     archived() {
-      status = 'archived';
-      return journal([...writer.written]);
+      // In turn with the writes: an early re-summarization's write may be in flight, and its journal update must not
+      // land before this one (which would drop its label, leaving a row no journal names after a crash).
+      return writer.inTurn(() => {
+        status = 'archived';
+        return journal([...writer.written]);
+      });
     },
   };
 }

@@ -8,7 +8,8 @@
  * Two styles of reading: `calendar` (the summarizer's, above) names the calendar week or weekend; `anchored`
  * (memory_read's notes) says a past week, weekend or weekday from the day it was said, as a reader would
  * ("last week" on 16 June 2023 -> "the week before 16 June 2023"; "last Friday" -> "Friday 14 July 2023, the
- * Friday before 15 July 2023"): a week ago is a span ending that day, not a calendar week.
+ * Friday before 15 July 2023"): a week ago is a span ending that day, not a calendar week, and so is "the past
+ * month" or "the past year" (while "last month" names the calendar month).
  */
 
 const DAY_MS = 86_400_000;
@@ -136,7 +137,9 @@ const RULES: Rule[] = [
       const which = m[1]!.toLowerCase();
       const delta = which === 'this' ? 0 : which === 'next' ? 1 : -1;
       const unit = m[2]!.toLowerCase();
-      if (style === 'anchored' && delta < 0 && (unit === 'week' || unit === 'weekend')) return `the ${unit} before ${day(b)}`;
+      // A past week or weekend, and "the past month/year" (a span up to the day, unlike "last month"), end that day.
+      const span = unit === 'week' || unit === 'weekend' || which !== 'last';
+      if (style === 'anchored' && delta < 0 && span) return `the ${unit} before ${day(b)}`;
       if (unit === 'weekend') return weekend(b, delta);
       return shift(b, delta, unit);
     },

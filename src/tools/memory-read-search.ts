@@ -198,21 +198,20 @@ interface PageInputs {
 }
 
 /**
- * Vector search found entries, but no archived message shares a word with the query: say so, and point to them, each
- * named by its line (the candidates' hits carry their messages only, so their entries are read, beside the summaries' search).
+ * Vector search found entries, but no archived message shares a word with the query: say so, and point to them. Each
+ * named by its line: the candidates' hits carry their messages only, so their entries are read (beside the summaries' search).
  */
-async function noWordMatchAnswer(inputs: PageInputs): Promise<PageAnswer> {
+async function nearestByMeaning(inputs: PageInputs): Promise<string> {
   const { args, found } = inputs;
   const [summaries, named] = await Promise.all([
     found.early ?? found.searchSummaries(),
     described(inputs.archive, inputs.conversationId, found.transcripts.slice(0, args.limit)),
   ]);
   const nearest = [...named, ...summaries].map((hit) => `- ${describeEntry(hit.entry)}`);
-  const text = [
+  return [
     `No archived message matches the words of ${shownQuery(args.query!)}. Nearest archived entries by meaning (read one with {"label": "<label>"}):`,
     ...nearest,
   ].join('\n');
-  return { text };
 }
 
 /** Page `page` of the answer, leaving out the items in `hidden` (what the earlier pages showed). */
@@ -266,9 +265,7 @@ async function pageAnswer(inputs: PageInputs, page: number, hidden: ReadonlySet<
   if (transcripts.length > 0 && strategy.display === 'segment-head') entryBlocks(transcripts, 'transcript segments');
   else if (transcripts.length > 0) {
     const { items, scores } = await inputs.rank();
-    if (scores.every((score) => score === 0) && sections.length === 0) {
-      return noWordMatchAnswer(inputs);
-    }
+    if (scores.every((score) => score === 0) && sections.length === 0) return { text: await nearestByMeaning(inputs) };
     const context: WindowContext = {
       items,
       scores,

@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_LANCE_ARCHIVE_OPTIONS, openLanceArchive } from '../../src/archive/lancedb/lancedb-archive.js';
 import type { Archive } from '../../src/archive/archive.js';
 import { createHashingEmbedder } from '../../src/embedding/hashing-embedder.js';
-import { summary, tempFolder } from './archive-fixtures.js';
+import { message, summary, tempFolder, transcript } from './archive-fixtures.js';
 
 const embedder = createHashingEmbedder();
 
@@ -71,5 +71,19 @@ describe('lancedb archive: group commit of concurrent writes', () => {
     ]);
     expect((await archive.read('a', ['y', 'z'])).map((e) => e.content)).toEqual(['queued', 'z second']);
     expect(await archive.list({ conversationId: 'a' })).toHaveLength(3);
+  });
+
+  it('fails only the write whose own rows cannot be stored; the writes beside it land', async () => {
+    // A transcript message that is no message (null): its rows cannot be laid out, whichever write it shares a commit with.
+    const broken = transcript('bad', 't-bad', [message('bad', 1, 'fine')], { messages: [null as never] });
+    const results = await Promise.allSettled([
+      archive.write([summary('b', 'b-1', 'beside it, first')]),
+      archive.write([broken]),
+      archive.write([summary('c', 'c-1', 'beside it, last')]),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(await archive.list({ conversationId: 'bad' })).toEqual([]);
+    expect((await archive.read('b', ['b-1'])).length).toBe(1);
+    expect((await archive.read('c', ['c-1'])).length).toBe(1);
   });
 });

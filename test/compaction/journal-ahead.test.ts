@@ -64,4 +64,53 @@ describe('journal ahead of the archive writes', () => {
     // Ahead of the writes, then `archived` (the commit records the operation itself).
     expect(journalUpdates).toBe(2);
   });
+
+  it('records the operation archived in turn with its writes: a re-summarized batch written meanwhile stays on the journal', async () => {
+    const stored = createInMemoryPersistence();
+    let archivedStarted!: () => void;
+    const archivedCalled = new Promise<void>((resolve) => (archivedStarted = resolve));
+    let nextUpdate: (() => void) | undefined;
+    const written: string[] = [];
+    const unjournaled: string[] = [];
+    const persistence: PersistenceProvider = {
+      ...stored,
+      updateOperation: async (update) => {
+        nextUpdate?.();
+        if (update.status === 'archived' && nextUpdate === undefined) {
+          // The `archived` record is slow to land: any journal update made meanwhile lands first.
+          const overtaken = new Promise<void>((resolve) => (nextUpdate = resolve));
+          archivedStarted();
+          await Promise.race([overtaken, new Promise((resolve) => setTimeout(resolve, 200))]);
+        }
+        await stored.updateOperation(update);
+        // A crash from here on finds only these labels: every row written so far must be among them.
+        const journaled = new Set(update.labels ?? []);
+        unjournaled.push(...written.filter((label) => !journaled.has(label)));
+      },
+    };
+    const inner = createExtractiveSummarizer();
+    // The first re-summarization answers once the operation is being recorded archived: its write comes meanwhile.
+    const summarizer: Summarizer = {
+      ...inner,
+      summarize: async (request) => {
+        if (request.purpose === 'resummarize') await archivedCalled;
+        return inner.summarize(request);
+      },
+    };
+    const memory = createInMemoryArchive({ embedder: createHashingEmbedder() });
+    const archive: Archive = {
+      ...memory,
+      write: async (entries) => {
+        written.push(...entries.map((e) => e.label));
+        return memory.write(entries);
+      },
+    };
+    const compactor = createCompactor({ summarizer, archive, persistence, tokens: createTokenCounter(), settings: { ...settings, clipBuffer: 0 } });
+    await stored.append('long', [{ role: 'system', content: 'You are terse.' }, ...dialogue(24)]);
+    const result = await compactor.compactHistory(await stored.loadHistory('long'), 'long');
+    expect(result.status).toBe('compacted');
+    expect(result.resummarized.length).toBeGreaterThan(0);
+    // A crash at any moment must find every row the operation wrote on its journal, or reconcile leaves it behind.
+    expect(unjournaled).toEqual([]);
+  });
 });

@@ -65,6 +65,9 @@ describe('relativeDates, anchored (memory_read notes)', () => {
     ['last month', MONDAY, ['last month = April 2023']],
     ['for 3 years', MONDAY, []],
     ["I've had them for 3 years now", MONDAY, ['for 3 years now = since 2020']],
+    // "The past year" is the twelve months up to the day, not the calendar year before it.
+    ['the past year has been hard', FRIDAY, ['past year = the year before 16 June 2023']],
+    ['busy this past month', FRIDAY, ['this past month = the month before 16 June 2023']],
   ];
   it.each(cases)('%s (said %s)', (input, base, expected) => {
     expect(relativeDates(input, base, 'anchored').map((hit) => `${input.slice(hit.start, hit.end)} = ${hit.label}`)).toEqual(expected);

@@ -1,15 +1,17 @@
 /**
  * Group commit of archive writes: writes that reach one table while an earlier write holds its queue are appended
  * together, in one LanceDB commit (one manifest, one data fragment), when they come in. Every write still resolves
- * only once its own rows are committed, so a caller's read-back and commit wait for its durable write as before.
+ * only once its own rows are committed, so a caller's read-back and commit wait for its durable write as before, and
+ * fails only for a fault of its own or of the table (a write whose rows cannot be stored fails alone).
  * Each commit costs a manifest and leaves a fragment every later query scans until index upkeep; compactions of many
  * conversations at once wrote one each per batch and per transcript, and their queries slowed with the fragment count.
  */
 import type { ArchiveEntry } from '../../conversation/types.js';
 import { appendColumns, entriesTable } from './lancedb-entries-table.js';
 import { chunked, sqlStringList } from './lancedb-filter.js';
-import type { LanceHandle } from './lancedb-handle.js';
+import { type LanceHandle, wrap } from './lancedb-handle.js';
 import { COLUMN } from './lancedb-schema.js';
+import { isCommitConflict } from './lancedb-writes.js';
 
 /** One write's rows, validated and embedded: `keys[i]` is the row key of `entries[i]`, no key twice. */
 export interface PreparedWrite {
@@ -47,17 +49,46 @@ export function submitWrite(handle: LanceHandle, write: PreparedWrite): Promise<
       .mutate('write', async () => {
         // Once the group's turn comes, later writes form the next group.
         if (open.get(handle) === group) open.delete(handle);
-        const refused = await writeGroup(
+        const outcomes = await writeGroupOrEach(
           handle,
           group.map((m) => m.write),
         );
-        group.forEach((m, i) => m.resolve(refused[i]!));
+        group.forEach((m, i) => {
+          const outcome = outcomes[i]!;
+          if ('error' in outcome) m.reject(wrap('write', outcome.error));
+          else m.resolve(outcome.refused);
+        });
       })
       .catch((error: unknown) => {
         if (open.get(handle) === group) open.delete(handle);
         for (const m of group) m.reject(error);
       });
   });
+}
+
+type Outcome = { refused: number } | { error: unknown };
+
+/**
+ * The group in one commit; when that fails (not by a commit conflict, which the queue retries whole), each write
+ * alone, in order, so a write whose own rows the table refuses fails alone and the writes beside it still land (a
+ * write the failed commit stored part of finds those rows and merges them).
+ */
+async function writeGroupOrEach(handle: LanceHandle, writes: readonly PreparedWrite[]): Promise<Outcome[]> {
+  try {
+    return (await writeGroup(handle, writes)).map((refused) => ({ refused }));
+  } catch (error) {
+    if (writes.length === 1 || isCommitConflict(error)) throw error;
+  }
+  const outcomes: Outcome[] = [];
+  for (const write of writes) {
+    try {
+      outcomes.push({ refused: (await writeGroup(handle, [write]))[0]! });
+    } catch (error) {
+      if (isCommitConflict(error)) throw error;
+      outcomes.push({ error });
+    }
+  }
+  return outcomes;
 }
 
 /**

@@ -35,6 +35,11 @@ export interface ArchiveWriter {
    * a journaled label as one that may or may not have been stored.
    */
   journalAhead(labels: readonly string[]): Promise<void>;
+  /**
+   * Run `update` (a journal update of the caller's, such as recording the operation `archived` with `written`) in turn
+   * with the writes: one made meanwhile can neither land before it (and be dropped by it) nor overtake it.
+   */
+  inTurn(update: () => Promise<void>): Promise<void>;
   mark(labels: string[], parentLabel: string): Promise<void>;
   /** Each label under its own parent, in one archive call. */
   markEach(marks: ReadonlyArray<{ label: string; parentLabel: string }>): Promise<void>;
@@ -98,6 +103,7 @@ export function createArchiveWriter(input: {
         ahead.push(...labels.filter((label) => !journaled.has(label)));
         await journalNow();
       }),
+    inTurn: (update) => inOrder(update),
     mark: (labels, parentLabel) =>
       inOrder(async () => {
         marked.push(...labels);
