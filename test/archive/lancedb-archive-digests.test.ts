@@ -65,6 +65,14 @@ describe('lancedb archive: read-back digests', () => {
     expect(await archive.readDigests!('other', ['seg-1'])).toEqual([]);
   });
 
+  it('read back at once for several conversations (sharing a query), each gets its own rows', async () => {
+    const ids = ['d0', 'd1', "d'2"];
+    const written = ids.map((id) => [summary(id, 'batch-1', `summary of ${id}`), summary(id, 'batch-2', `more of ${id}`)]);
+    await Promise.all(written.map((w) => archive.write(w)));
+    const digests = await Promise.all(ids.map((id) => archive.readDigests!(id, ['batch-2', 'batch-1', 'nothing'])));
+    expect(digests).toEqual(written.map(([one, two]) => [entryDigest(two!), entryDigest(one!)]));
+  });
+
   it.each([
     ['content differs', `${COLUMN.content} = 'changed'`],
     ['transcript messages differ', `${COLUMN.frames} = replace(${COLUMN.frames}, '"assistant"', '"tool"')`],

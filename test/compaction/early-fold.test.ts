@@ -38,10 +38,14 @@ interface Call {
   aborted: boolean;
 }
 
-/** A model double: answers after `delayMs` (never, when `hang` says so for that request), records every request. */
-function modelDouble(stages: string[], options: { delayMs: number; hang?: (call: number) => boolean }) {
+/**
+ * A model double: answers after `delayMs` (never, when `hang` says so for that request; when the next fold request is
+ * made, when `hold` says so), records every request.
+ */
+function modelDouble(stages: string[], options: { delayMs: number; hang?: (call: number) => boolean; hold?: (call: number) => boolean }) {
   const extractive = createExtractiveSummarizer();
   const calls: Call[] = [];
+  const held: (() => void)[] = [];
   const summarizer: Summarizer = {
     ...extractive,
     promptOverhead: () => 'Summarize the transcript. '.repeat(20),
@@ -50,9 +54,12 @@ function modelDouble(stages: string[], options: { delayMs: number; hang?: (call:
       calls.push(call);
       // Like an HTTP client, which writes the request a few promise hops and a turn of the event loop later.
       setImmediate(() => (call.written = [...stages]));
+      // A fold request made lets the held ones answer: an event, not a time, decides where they stand by then.
+      if (request.purpose === 'fold') for (const release of held.splice(0)) release();
       const hang = options.hang?.(calls.length) ?? false;
+      const hold = options.hold?.(calls.length) ?? false;
       await new Promise<void>((resolve) => {
-        const timer = hang ? undefined : setTimeout(resolve, options.delayMs);
+        const timer = hang ? undefined : hold ? held.push(resolve) : setTimeout(resolve, options.delayMs);
         // Like a client that does not stop on abort: only the compaction can stop waiting for it.
         request.signal?.addEventListener('abort', () => (call.aborted = true), { once: true });
         void timer;
@@ -116,7 +123,10 @@ describe('early fold', () => {
 
   it('stops the early requests when the rows changed before the lock, and folds the live rows as usual', async () => {
     const stages: string[] = [];
-    const { summarizer, calls } = modelDouble(stages, { delayMs: 40 });
+    // The second compaction's first request (the early fold's) answers only once the compaction makes a fold request
+    // of its own, so it is still in flight when the compaction finds the rows changed, however slow the machine.
+    let holding = false;
+    const { summarizer, calls } = modelDouble(stages, { delayMs: 20, hold: (call) => holding && call === 1 });
     const memfold = await open(summarizer, stages);
     try {
       const appended = await memfold.append('orders', orderLookups(30));
@@ -124,6 +134,7 @@ describe('early fold', () => {
       expect((await memfold.compact('orders', { force: true })).status).toBe('compacted');
       appended.push(...(await memfold.append('orders', orderLookups(30, 30))));
       calls.length = 0;
+      holding = true;
       // The caller's copy predates the first compaction: the early fold predicts from it, the compaction re-plans.
       const result = await memfold.compactor.compactHistory(stale, 'orders', { force: true });
       expect(result.status, result.error).toBe('compacted');

@@ -54,22 +54,22 @@ function fromDigestRow(row: Record<string, unknown>): EntryDigest {
 
 export interface DigestQuery {
   table: Table;
-  /** Must select rows of one namespace and conversation (`lancedb-filter.ts`); every row is checked against both. */
+  /** Must select rows of one namespace and of the conversations named (`lancedb-filter.ts`); every row is checked. */
   where: string;
   namespace: string;
-  conversationId: string;
+  conversationIds: ReadonlySet<string>;
   /** The optional columns the table has (`lancedb-optional-columns.ts`). */
   columns: ReadonlySet<string>;
 }
 
-/** Digests of the rows matching `where`, refusing any row outside the scope (as the adapter's other reads do). */
-export async function readRowDigests(query: DigestQuery): Promise<EntryDigest[]> {
+/** Digests of the rows matching `where`, with their conversation, refusing any row outside the scope (as the adapter's other reads do). */
+export async function readRowDigests(query: DigestQuery): Promise<Array<{ conversationId: string; digest: EntryDigest }>> {
   const found = (await query.table.query().where(query.where).select(projection(query.columns)).toArray()) as Record<string, unknown>[];
-  if (found.some((row) => row[COLUMN.namespace] !== query.namespace || row[COLUMN.conversationId] !== query.conversationId)) {
+  if (found.some((row) => row[COLUMN.namespace] !== query.namespace || !query.conversationIds.has(String(row[COLUMN.conversationId])))) {
     throw new MemfoldError(
       'archive_error',
-      `LanceDB archive read-back returned rows outside namespace and conversation ${JSON.stringify([query.namespace, query.conversationId])}`,
+      `LanceDB archive read-back returned rows outside namespace ${JSON.stringify(query.namespace)} and conversations ${JSON.stringify([...query.conversationIds])}`,
     );
   }
-  return found.map(fromDigestRow);
+  return found.map((row) => ({ conversationId: String(row[COLUMN.conversationId]), digest: fromDigestRow(row) }));
 }

@@ -10,6 +10,7 @@ import { errorMessage, MemfoldError } from '../../errors.js';
 import { requireLabels } from '../archive-entry-checks.js';
 import type { EntryDigest } from '../entry-digest.js';
 import { readRowDigests } from './lancedb-digests.js';
+import { readGroups } from './lancedb-read-group.js';
 import { chunked, labelsWhere, requireConversationId } from './lancedb-filter.js';
 import { COLUMN, fromRow, rowKeyPrefix } from './lancedb-schema.js';
 import { optionalColumnsOf, type OptionalColumns } from './lancedb-optional-columns.js';
@@ -120,8 +121,10 @@ export async function createLanceHandle(input: HandleInput): Promise<LanceHandle
     ensureColumns: columns.ensure,
     columnsForWrite: columns.forWrite,
     read: (conversationId, labels) => readEntries(handle, conversationId, labels),
-    readDigests: (conversationId, labels) => readDigests({ handle, columns, conversationId, labels }),
+    readDigests: (conversationId, labels) => readDigests({ group: digestGroup, conversationId, labels }),
   };
+  // Read-backs asked while one runs share the next query (those of concurrent compactions, whose writes share a commit).
+  const digestGroup = readGroups((asks: readonly DigestAsk[]) => readDigestGroup(handle, columns, asks));
   return handle;
 }
 
@@ -189,30 +192,46 @@ async function readEntries(handle: LanceHandle, conversationId: string, labels: 
   });
 }
 
+interface DigestAsk {
+  conversationId: string;
+  labels: string[];
+}
+
 interface DigestsInput {
-  handle: LanceHandle;
-  columns: OptionalColumns;
+  group: (ask: DigestAsk) => Promise<Map<string, EntryDigest>>;
   conversationId: string;
   labels: unknown;
 }
 
-async function readDigests({ handle, columns, conversationId, labels }: DigestsInput): Promise<EntryDigest[]> {
-  handle.ensureOpen();
+async function readDigests({ group, conversationId, labels }: DigestsInput): Promise<EntryDigest[]> {
   requireConversationId(conversationId);
   const wanted = requireLabels(labels);
+  const found = await group({ conversationId, labels: [...new Set(wanted)] });
+  return wanted.flatMap((label) => found.get(label) ?? []);
+}
+
+/** The digests of every ask's labels, by ask, in one query per 500 labels whichever conversations they name. */
+async function readDigestGroup(handle: LanceHandle, columns: OptionalColumns, asks: readonly DigestAsk[]): Promise<Map<string, EntryDigest>[]> {
+  handle.ensureOpen();
   const { table, namespace } = handle;
-  const found = new Map<string, EntryDigest>();
+  const found = asks.map(() => new Map<string, EntryDigest>());
   try {
-    for (const slice of chunked([...new Set(wanted)])) {
-      const where = labelsWhere(namespace, conversationId, slice);
-      const digests = await reading(handle, async () => {
+    for (const slice of chunked(asks.flatMap((ask) => ask.labels.map((label) => ({ conversationId: ask.conversationId, label }))))) {
+      const byConversation = new Map<string, string[]>();
+      for (const { conversationId, label } of slice) byConversation.set(conversationId, [...(byConversation.get(conversationId) ?? []), label]);
+      const where = [...byConversation].map(([conversationId, labels]) => `(${labelsWhere(namespace, conversationId, labels)})`).join(' OR ');
+      const rows = await reading(handle, async () => {
         await columns.selected(); // learns which optional columns exist yet
-        return readRowDigests({ table, where, namespace, conversationId, columns: columns.present() });
+        return readRowDigests({ table, where, namespace, conversationIds: new Set(byConversation.keys()), columns: columns.present() });
       });
-      for (const digest of digests) found.set(digest.label, digest);
+      for (const { conversationId, digest } of rows) {
+        asks.forEach((ask, i) => {
+          if (ask.conversationId === conversationId) found[i]!.set(digest.label, digest);
+        });
+      }
     }
   } catch (error) {
     throw wrap('read-back', error);
   }
-  return wanted.flatMap((label) => found.get(label) ?? []);
+  return found;
 }
