@@ -50,8 +50,8 @@ export interface ArchiveWriter {
 }
 
 /**
- * `journal` is called with every label so far before each write, and must persist them: after a crash,
- * the journal is how reconcile finds what this writer may have stored.
+ * `journal` is called with every label so far (those journaled ahead included) before a write that names a label not
+ * journaled yet, and must persist them: after a crash, the journal is how reconcile finds what this writer may have stored.
  */
 export function createArchiveWriter(input: {
   archive: Archive;
