@@ -133,6 +133,9 @@ for (const backend of persistenceBackends()) {
             const k = ++foldCalls;
             await new Promise((resolve, reject) => {
               void writeSettled(k).then(resolve);
+              // The compaction may have stopped the call already (while the list above was read): an abort event
+              // fired before this listener is never heard again.
+              if (request.signal?.aborted) return reject(request.signal.reason);
               request.signal?.addEventListener('abort', () => reject(request.signal!.reason), { once: true });
             });
           }
