@@ -26,7 +26,6 @@ type Json = Record<string, unknown>;
 
 /** Every line break a rendered line may follow with an indent or turn into a space (the transcript format's set). */
 const LINE_BREAK = /\r\n|[\n\v\f\r\x1c-\x1e\x85\u2028\u2029]/g;
-const LONE_SURROGATE = /\p{Cs}/u;
 /** A piece shorter than this stays literal: a pair would save little, and a short piece may match too early. */
 const MIN_REFERENCED = 8;
 /** How far past the previous piece one is looked for: a message's head, the call lines before it. */
@@ -61,7 +60,7 @@ function pushPair(ref: Ref, cursor: Cursor, at: number, length: number): void {
 
 /** Place `piece` and the break after it: together when the content has both, else the piece and a literal break. */
 function placePiece(content: string, ref: Ref, cursor: Cursor, piece: string, lineBreak: string): void {
-  if (piece.length < MIN_REFERENCED || LONE_SURROGATE.test(piece)) {
+  if (piece.length < MIN_REFERENCED || !piece.isWellFormed()) {
     pushLiteral(ref, piece + lineBreak);
     return;
   }
@@ -116,6 +115,26 @@ interface Encoding {
   shapes: string[][];
   joined: Map<string, number>;
   json: Map<string, number>;
+  /** The shape of the message encoded last. */
+  last: number;
+}
+
+/** The index of a key order in `encoding.shapes`, added when new. */
+function shapeOf(encoding: Encoding, keys: string[]): number {
+  // Messages in a row mostly share their key order: the last one's is compared first, without naming it.
+  const last = encoding.shapes[encoding.last];
+  if (last !== undefined && last.length === keys.length && last.every((key, i) => key === keys[i])) return encoding.last;
+  // Keys joined by line breaks name a shape; keys holding one are named by their JSON, in a map of their own.
+  const plain = !keys.some((key) => key.includes('\n'));
+  const byName = plain ? encoding.joined : encoding.json;
+  const name = plain ? keys.join('\n') : JSON.stringify(keys);
+  let shape = byName.get(name);
+  if (shape === undefined) {
+    shape = encoding.shapes.push(keys) - 1;
+    byName.set(name, shape);
+  }
+  encoding.last = shape;
+  return shape;
 }
 
 function frameOf(encoding: Encoding, message: ConversationMessage): unknown[] {
@@ -150,16 +169,7 @@ function frameOf(encoding: Encoding, message: ConversationMessage): unknown[] {
     codes += code;
     if (code !== '.') coded = codes.length;
   }
-  // Keys joined by line breaks name a shape; keys holding one are named by their JSON, in a map of their own.
-  const plain = !keys.some((key) => key.includes('\n'));
-  const byName = plain ? encoding.joined : encoding.json;
-  const name = plain ? keys.join('\n') : JSON.stringify(keys);
-  let shape = byName.get(name);
-  if (shape === undefined) {
-    shape = encoding.shapes.push(keys) - 1;
-    byName.set(name, shape);
-  }
-  frame[0] = shape;
+  frame[0] = shapeOf(encoding, keys);
   frame[1] = codes.slice(0, coded);
   if (calls) frame.push(...calls.refs);
   return frame;
@@ -167,7 +177,7 @@ function frameOf(encoding: Encoding, message: ConversationMessage): unknown[] {
 
 /** The frames of `messages` against `content`, as stored (JSON). */
 function encode(content: string, messages: readonly ConversationMessage[], conversationId: string): string {
-  const encoding: Encoding = { content, conversationId, cursor: { at: 0 }, shapes: [], joined: new Map(), json: new Map() };
+  const encoding: Encoding = { content, conversationId, cursor: { at: 0 }, shapes: [], joined: new Map(), json: new Map(), last: -1 };
   const frames = messages.map((message) => frameOf(encoding, message));
   return JSON.stringify([encoding.shapes, ...frames]);
 }

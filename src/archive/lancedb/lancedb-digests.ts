@@ -35,21 +35,41 @@ function projection(columns: ReadonlySet<string>): Record<string, string> {
   };
 }
 
-function fromDigestRow(row: Record<string, unknown>): EntryDigest {
-  const messages = row.messages_md5;
-  return {
-    label: String(row[COLUMN.label]),
-    operationId: String(row[COLUMN.operationId]),
-    kind: String(row[COLUMN.kind]),
-    depth: Number(row[COLUMN.depth]),
-    count: Number(row[COLUMN.count]),
-    content: String(row.content_md5),
-    messages: typeof messages === 'string' ? messages : null,
-    // array_length of an empty list may be null in some engine versions: no ids either way.
-    sourceIdCount: Number(row.source_id_count ?? 0),
-    sourceIds: String(row.source_ids_md5),
-    sessions: typeof row.sessions_md5 === 'string' ? row.sessions_md5 : EMPTY_DIGEST,
-  };
+/** A projected column's values, in row order: read column by column, not through a row object per row. */
+type Columns = (name: string) => unknown[];
+
+function fromDigestColumns(column: Columns, length: number): EntryDigest[] {
+  const [label, operationId, kind, depth, count, content, messages, sourceIdCount, sourceIds, sessions] = [
+    COLUMN.label,
+    COLUMN.operationId,
+    COLUMN.kind,
+    COLUMN.depth,
+    COLUMN.count,
+    'content_md5',
+    'messages_md5',
+    'source_id_count',
+    'source_ids_md5',
+    'sessions_md5',
+  ].map(column) as [unknown[], unknown[], unknown[], unknown[], unknown[], unknown[], unknown[], unknown[], unknown[], unknown[]];
+  const digests: EntryDigest[] = new Array(length);
+  for (let i = 0; i < length; i++) {
+    const session = sessions[i];
+    const message = messages[i];
+    digests[i] = {
+      label: String(label[i]),
+      operationId: String(operationId[i]),
+      kind: String(kind[i]),
+      depth: Number(depth[i]),
+      count: Number(count[i]),
+      content: String(content[i]),
+      messages: typeof message === 'string' ? message : null,
+      // array_length of an empty list may be null in some engine versions: no ids either way.
+      sourceIdCount: Number(sourceIdCount[i] ?? 0),
+      sourceIds: String(sourceIds[i]),
+      sessions: typeof session === 'string' ? session : EMPTY_DIGEST,
+    };
+  }
+  return digests;
 }
 
 export interface DigestQuery {
@@ -64,12 +84,20 @@ export interface DigestQuery {
 
 /** Digests of the rows matching `where`, with their conversation, refusing any row outside the scope (as the adapter's other reads do). */
 export async function readRowDigests(query: DigestQuery): Promise<Array<{ conversationId: string; digest: EntryDigest }>> {
-  const found = (await query.table.query().where(query.where).select(projection(query.columns)).toArray()) as Record<string, unknown>[];
-  if (found.some((row) => row[COLUMN.namespace] !== query.namespace || !query.conversationIds.has(String(row[COLUMN.conversationId])))) {
+  const found = await query.table.query().where(query.where).select(projection(query.columns)).toArrow();
+  const length = found.numRows;
+  // A column the projection lacks (sessions on an older table) reads as nulls.
+  const column: Columns = (name) => {
+    const vector = found.getChild(name);
+    return vector ? [...vector] : new Array(length).fill(null);
+  };
+  const namespaces = column(COLUMN.namespace);
+  const conversationIds = column(COLUMN.conversationId).map(String);
+  if (namespaces.some((namespace, i) => namespace !== query.namespace || !query.conversationIds.has(conversationIds[i]!))) {
     throw new MemfoldError(
       'archive_error',
       `LanceDB archive read-back returned rows outside namespace ${JSON.stringify(query.namespace)} and conversations ${JSON.stringify([...query.conversationIds])}`,
     );
   }
-  return found.map((row) => ({ conversationId: String(row[COLUMN.conversationId]), digest: fromDigestRow(row) }));
+  return fromDigestColumns(column, length).map((digest, i) => ({ conversationId: conversationIds[i]!, digest }));
 }

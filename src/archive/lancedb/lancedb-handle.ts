@@ -218,7 +218,11 @@ async function readDigestGroup(handle: LanceHandle, columns: OptionalColumns, as
   try {
     for (const slice of chunked(asks.flatMap((ask) => ask.labels.map((label) => ({ conversationId: ask.conversationId, label }))))) {
       const byConversation = new Map<string, string[]>();
-      for (const { conversationId, label } of slice) byConversation.set(conversationId, [...(byConversation.get(conversationId) ?? []), label]);
+      for (const { conversationId, label } of slice) {
+        const labels = byConversation.get(conversationId);
+        if (labels) labels.push(label);
+        else byConversation.set(conversationId, [label]);
+      }
       const where = [...byConversation].map(([conversationId, labels]) => `(${labelsWhere(namespace, conversationId, labels)})`).join(' OR ');
       const rows = await reading(handle, async () => {
         await columns.selected(); // learns which optional columns exist yet
