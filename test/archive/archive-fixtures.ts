@@ -4,6 +4,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import type { Archive, SearchQuery } from '../../src/archive/archive.js';
 import type { ArchiveEntry, ConversationMessage } from '../../src/conversation/types.js';
 
 export async function tempFolder(prefix: string): Promise<{ dir: string; cleanup(): Promise<void> }> {
@@ -51,4 +52,18 @@ export function transcript(conversationId: string, label: string, messages: Conv
 
 export function message(conversationId: string, seq: number, content: string, role: ConversationMessage['role'] = 'user'): ConversationMessage {
   return { id: `${conversationId}-m${seq}`, conversationId, seq, role, content, createdAt: minute(seq) };
+}
+
+/**
+ * The archive with every search it is asked recorded in `searches`; with `full`, each is answered as a search of
+ * whole entries (its `messagesOnly` / `textOnly` left out), to compare an answer with what the lean searches give.
+ */
+export function recording(archive: Archive, full = false): { archive: Archive; searches: SearchQuery[] } {
+  const searches: SearchQuery[] = [];
+  const search = (query: SearchQuery) => {
+    searches.push(query);
+    const { messagesOnly: _lean, textOnly: _text, ...whole } = query;
+    return archive.search(full ? whole : query);
+  };
+  return { archive: { ...archive, search }, searches };
 }

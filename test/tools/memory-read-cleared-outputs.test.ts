@@ -3,22 +3,12 @@
  * shown; when the conversation has none (only superseded ones, or no output at all), it is counted and not searched.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Archive, SearchQuery } from '../../src/archive/archive.js';
+import type { Archive } from '../../src/archive/archive.js';
 import { openLanceArchive } from '../../src/archive/lancedb/lancedb-archive.js';
 import type { ArchiveEntry } from '../../src/conversation/types.js';
 import { createHashingEmbedder } from '../../src/embedding/hashing-embedder.js';
 import { createMemoryReadTool } from '../../src/tools/memory-read.js';
-import { message, transcript } from '../archive/archive-fixtures.js';
-import { tempFolder } from '../archive/archive-fixtures.js';
-
-function recording(archive: Archive): { archive: Archive; searches: SearchQuery[] } {
-  const searches: SearchQuery[] = [];
-  const search = (query: SearchQuery) => {
-    searches.push(query);
-    return archive.search(query);
-  };
-  return { archive: { ...archive, search }, searches };
-}
+import { message, recording, tempFolder, transcript } from '../archive/archive-fixtures.js';
 
 function output(conversationId: string, label: string, seq: number, content: string, parentLabel?: string): ArchiveEntry {
   const entry = transcript(conversationId, label, [{ ...message(conversationId, seq, content, 'tool'), toolCallId: `call-${seq}` }]);

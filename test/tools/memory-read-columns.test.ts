@@ -3,22 +3,13 @@
  * tool-output searches ask `messagesOnly` (the archive leaves the text out), and the answer is the one a full search gives.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Archive, SearchQuery } from '../../src/archive/archive.js';
+import type { Archive } from '../../src/archive/archive.js';
 import { openLanceArchive } from '../../src/archive/lancedb/lancedb-archive.js';
 import { createHashingEmbedder } from '../../src/embedding/hashing-embedder.js';
 import { createMemoryReadTool } from '../../src/tools/memory-read.js';
-import { message, summary, tempFolder, transcript } from '../archive/archive-fixtures.js';
+import { message, recording, summary, tempFolder, transcript } from '../archive/archive-fixtures.js';
 
 /** The archive, its searches recorded; `full` drops `messagesOnly` and `textOnly`, so every search reads whole entries. */
-function recording(archive: Archive, full = false): { archive: Archive; searches: SearchQuery[] } {
-  const searches: SearchQuery[] = [];
-  const search = (query: SearchQuery) => {
-    searches.push(query);
-    const { messagesOnly: _lean, textOnly: _text, ...whole } = query;
-    return archive.search(full ? whole : query);
-  };
-  return { archive: { ...archive, search }, searches };
-}
 
 // The last is in the summary alone: the answer shows its text.
 const QUESTIONS = ['What did we decide about the garden fence?', 'How many times did we talk about the invoice?', 'budget', 'What was talked about?'];

@@ -4,24 +4,15 @@
  * them, so a dated search would add nothing: it is not made, and the answer is the same.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Archive, SearchQuery } from '../../src/archive/archive.js';
+import type { Archive } from '../../src/archive/archive.js';
 import { openLanceArchive } from '../../src/archive/lancedb/lancedb-archive.js';
 import type { ConversationMessage } from '../../src/conversation/types.js';
 import { createHashingEmbedder } from '../../src/embedding/hashing-embedder.js';
 import { createMemoryReadTool } from '../../src/tools/memory-read.js';
-import { message, tempFolder, transcript } from '../archive/archive-fixtures.js';
+import { message, recording, tempFolder, transcript } from '../archive/archive-fixtures.js';
 
 const QUESTION = 'Where did we kayak on 8 May 2023?';
 const DATED = 'On the lake we rented a kayak, the one with the yellow paddles.';
-
-function recording(archive: Archive): { archive: Archive; searches: SearchQuery[] } {
-  const searches: SearchQuery[] = [];
-  const search = (query: SearchQuery) => {
-    searches.push(query);
-    return archive.search(query);
-  };
-  return { archive: { ...archive, search }, searches };
-}
 
 /** Segment `k` of a conversation: one message on day `day` of June 2023, or on 8 May 2023 for the dated one. */
 function segment(conversationId: string, k: number, content: string, at: string) {
