@@ -12,7 +12,7 @@ import type { CompactionDeps } from './compaction-deps.js';
 import { checkFocus } from './compaction-hooks.js';
 import { initialResult, type CompactionFailureCode, type CompactionResult } from './compaction-result.js';
 import type { CompactOptions } from './compactor-api.js';
-import { guardQuietly, loadCounts, loadLive, reconcileLocked, type CompactorContext } from './compactor-context.js';
+import { guardQuietly, loadCounts, loadLive, preparingSlot, reconcileLocked, type CompactorContext } from './compactor-context.js';
 import { startEarlyFold, type EarlyFold } from './fold/early-fold.js';
 import { askHooks, reportEnd } from './hook-calls.js';
 import { prepare, stillLive, type Prepared } from './prepare-compaction.js';
@@ -30,6 +30,11 @@ export interface CompactHistoryInput {
    * read come back as the live rows now, which a compaction that committed meanwhile changed.
    */
   from: 'caller' | 'store';
+  /**
+   * The release of the place among the compactions preparing (`preparingSlot`) that the caller took before reading
+   * the rows; without it, one is taken here. Released once the plan is made.
+   */
+  preparing?: () => void;
 }
 
 /** What the `finally` of a compaction reports: the result as it stands, and whether the compaction started. */
@@ -63,14 +68,16 @@ export async function compactHistory(ctx: CompactorContext, input: CompactHistor
 }
 
 async function compactValidated(ctx: CompactorContext, input: CompactHistoryInput, progress: Progress): Promise<CompactionResult> {
-  const { history, conversationId, options } = input;
-  // A caller's history is checked; rows memfold read from its own store were checked when appended, and a pass over
-  // every message (times parsed again, tool groups walked) cost about a fifth of planning at 100k messages.
-  if (input.from === 'caller') validateHistory(history, conversationId);
-  const focus = checkFocus(options.focus);
-  const counts = await loadCounts(ctx, conversationId);
+  const { conversationId, options } = input;
   const force = options.force ?? false;
-  const prepared = await prepare(ctx, { history, conversationId, counts, force });
+  const focus = checkFocus(options.focus);
+  const release = input.preparing ?? (await preparingSlot(ctx, options.signal));
+  let prepared: Prepared;
+  try {
+    prepared = await validateAndPrepare(ctx, input, force);
+  } finally {
+    release();
+  }
   progress.result = prepared.result;
   if (prepared.kind === 'skip') return progress.result;
   const { tiers } = prepared.run;
@@ -92,6 +99,16 @@ async function compactValidated(ctx: CompactorContext, input: CompactHistoryInpu
   if (!locked.acquired) return Object.assign(progress.result, { skipReason: 'busy' as const });
   progress.result = locked.value;
   return progress.result;
+}
+
+/** Validated (a caller's history) and planned once, in a place among the compactions preparing. */
+async function validateAndPrepare(ctx: CompactorContext, input: CompactHistoryInput, force: boolean): Promise<Prepared> {
+  const { history, conversationId } = input;
+  // A caller's history is checked; rows memfold read from its own store were checked when appended, and a pass over
+  // every message (times parsed again, tool groups walked) cost about a fifth of planning at 100k messages.
+  if (input.from === 'caller') validateHistory(history, conversationId);
+  const counts = await loadCounts(ctx, conversationId);
+  return prepare(ctx, { history, conversationId, counts, force });
 }
 
 interface LockedInput extends CompactHistoryInput {

@@ -15,7 +15,8 @@ import { createLiveSettings, type LiveSettings } from './live-settings.js';
 import { calibrationFactorOf, conversationCounts, type ConversationCounts } from './usage/conversation-counts.js';
 import { createContextWarnings, type ContextWarnings } from './usage/context-warnings.js';
 import { createLoopGuard, type LoopGuard } from './usage/loop-guard.js';
-import { atStage } from './stage-error.js';
+import { atStage, StageError } from './stage-error.js';
+import { createSemaphore, type Semaphore } from '../semaphore.js';
 import { assembleContext } from './view/context-view.js';
 
 export interface CompactorContext {
@@ -29,7 +30,17 @@ export interface CompactorContext {
   budgets(settings: CompactionSettings): { inputBudget: number; stretchBudget: number };
   guard: LoopGuard;
   warnings: ContextWarnings;
+  /** The places of the compactions reading and planning their history (`preparingSlot`). */
+  preparing: Semaphore;
 }
+
+/**
+ * How many compactions read and plan their history at once; the others wait their turn. Reading and planning are
+ * this thread's work (an embedded store's queries run on it too), so running them all at once finishes none sooner:
+ * with 100 compactions started together every one read its rows before the first request went out, 1 s later, and
+ * the model sat idle. Two at a time lets one's reads overlap the other's planning.
+ */
+export const PREPARING_AT_ONCE = 2;
 
 export function createCompactorContext(options: CompactorOptions): CompactorContext {
   const live = options.liveSettings ?? createLiveSettings(options.settings);
@@ -65,6 +76,24 @@ export function createCompactorContext(options: CompactorOptions): CompactorCont
     budgets,
     guard: createLoopGuard(settingsOf, persistence, emit),
     warnings,
+    preparing: createSemaphore(PREPARING_AT_ONCE),
+  };
+}
+
+/**
+ * Waits for a place among the compactions preparing (`PREPARING_AT_ONCE`); resolves to its release, which may be
+ * called more than once. A `signal` that aborts first fails the wait as `aborted`, holding nothing.
+ */
+export async function preparingSlot(ctx: CompactorContext, signal: AbortSignal | undefined): Promise<() => void> {
+  if (!(await ctx.preparing.acquire(signal))) throw new StageError('aborted', signal?.reason);
+  // A turn of the event loop first: an embedded store answers in promise callbacks alone, so back-to-back
+  // preparations would hold the thread until the last, and the archive's answers and the model's requests with it.
+  await new Promise((resolve) => setImmediate(resolve));
+  let held = true;
+  return () => {
+    if (!held) return;
+    held = false;
+    ctx.preparing.release();
   };
 }
 

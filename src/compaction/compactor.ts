@@ -10,7 +10,7 @@ import { checkDurationMs } from '../duration-ms.js';
 import { InvalidArgumentError, MemfoldError, errorMessage } from '../errors.js';
 import { initialResult, type CompactionResult } from './compaction-result.js';
 import type { Compactor, CompactOptions, CompactorOptions } from './compactor-api.js';
-import { countsOf, createCompactorContext, liveHistory, loadLive, reconcileLocked, type CompactorContext } from './compactor-context.js';
+import { countsOf, createCompactorContext, liveHistory, loadLive, preparingSlot, reconcileLocked, type CompactorContext } from './compactor-context.js';
 import type { ResummarizeResult } from './fold/resummarize-depth.js';
 
 export { LOOP_GUARD_LIMIT } from './usage/loop-guard.js';
@@ -118,10 +118,14 @@ async function compactStoredNow(ctx: CompactorContext, conversationId: string, o
   const { compactHistory, failureCodeOf } = await withSteps(async (s) => s);
   const started = ctx.clock();
   let stored: ConversationMessage[];
+  // One place among the compactions preparing, from the read of the rows to the plan (`preparingSlot`).
+  let release: (() => void) | undefined;
   try {
     requireConversationId(conversationId);
+    release = await preparingSlot(ctx, options.signal);
     stored = await loadLive(ctx, conversationId);
   } catch (error) {
+    release?.();
     return Object.assign(initialResult([], 0), {
       status: 'failed' as const,
       failureCode: failureCodeOf(error),
@@ -131,7 +135,11 @@ async function compactStoredNow(ctx: CompactorContext, conversationId: string, o
   }
   // The rows read once, then the path every history takes: planned before the lock, so a turn below the
   // trigger locks and reconciles nothing; under the lock a plan made stale meanwhile is made again.
-  return compactHistory(ctx, { history: stored, conversationId, options, from: 'store' });
+  try {
+    return await compactHistory(ctx, { history: stored, conversationId, options, from: 'store', preparing: release });
+  } finally {
+    release();
+  }
 }
 
 async function resummarizeDepthNow(ctx: CompactorContext, conversationId: string, depth: number): Promise<ResummarizeResult> {

@@ -12,40 +12,6 @@ import type { ReservedSession } from './store-dialect.js';
 /** What `withConversationLock` resolves to. */
 export type LockResult<T> = { acquired: true; value: T } | { acquired: false };
 
-/** At most `size` holders at once; the others wait in arrival order. */
-export function createSemaphore(size: number) {
-  let free = size;
-  const waiters: Array<() => void> = [];
-  return {
-    /** Resolves true once a place is this caller's, or false when `signal` aborts first (nothing is then held). */
-    acquire(signal?: AbortSignal): Promise<boolean> {
-      if (free > 0) {
-        free--;
-        return Promise.resolve(true);
-      }
-      if (signal?.aborted) return Promise.resolve(false);
-      return new Promise<boolean>((resolve) => {
-        const onAbort = () => {
-          const at = waiters.indexOf(grant);
-          if (at >= 0) waiters.splice(at, 1);
-          resolve(false);
-        };
-        const grant = () => {
-          signal?.removeEventListener('abort', onAbort);
-          resolve(true);
-        };
-        waiters.push(grant);
-        signal?.addEventListener('abort', onAbort, { once: true });
-      });
-    },
-    release(): void {
-      const next = waiters.shift();
-      if (next) next();
-      else free++;
-    },
-  };
-}
-
 /** The signed 64-bit advisory-lock key of a conversation, as a decimal string (sent as `::bigint`). */
 export function advisoryLockKey(namespace: string, conversationId: string): string {
   const digest = createHash('sha256').update(`memfold\u0000${namespace}\u0000${conversationId}`).digest();

@@ -14,7 +14,8 @@ import { createPgliteDialect } from '../pglite/pglite-dialect.js';
 import { createPostgresDialect } from '../postgres/postgres-dialect.js';
 import type { StoreDialect } from './store-dialect.js';
 import { createKeyedMutex } from '../keyed-mutex.js';
-import { advisoryLockKey, createSemaphore, withAdvisoryLock, type HeldLock, type LockResult } from './kysely-conversation-lock.js';
+import { createSemaphore, type Semaphore } from '../../semaphore.js';
+import { advisoryLockKey, withAdvisoryLock, type HeldLock, type LockResult } from './kysely-conversation-lock.js';
 import { startLockWait, type LockWaitOptions } from '../lock-wait.js';
 import { clearLoopGuardState, getLoopGuardState, setLoopGuardState } from './kysely-loop-guard.js';
 import { kyselyMessageOperations } from './kysely-messages.js';
@@ -207,7 +208,7 @@ async function runTransaction<T>(input: {
 async function withLock<T>(input: {
   backend: StoreDialect;
   mutex: ReturnType<typeof createKeyedMutex>;
-  lockSlots: ReturnType<typeof createSemaphore>;
+  lockSlots: Semaphore;
   heldLocks: AsyncLocalStorage<ReadonlyMap<string, HeldLock>>;
   context: StoreContext;
   conversationId: string;
