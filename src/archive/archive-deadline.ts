@@ -47,7 +47,7 @@ export async function withinDeadline<T>(work: Promise<T>, waitedFor: string, dea
 /** `archive` with every read bounded by `deadline`. */
 export function withReadDeadline(archive: Archive, deadline: ArchiveDeadline): Archive {
   const bounded: Archive = {
-    write: (entries) => archive.write(entries),
+    write: (entries, options) => archive.write(entries, options),
     read: (conversationId, labels) => withinDeadline(archive.read(conversationId, labels), 'a read of archived entries', deadline),
     search: (query) => withinDeadline(archive.search(query), 'a search of the archive', deadline),
     list: (options) => withinDeadline(archive.list(options), 'a listing of archived entries', deadline),

@@ -56,6 +56,17 @@ export interface ArchiveMark {
   parentLabel: string | null;
 }
 
+/** How `Archive.write` may store its entries. */
+export interface WriteOptions {
+  /**
+   * The caller found none of these labels stored while holding the conversation's lock, and writes them for the
+   * first time (a compaction's own labels, chosen under its lock): an adapter may append them without looking them
+   * up first. A caller wrong about it leaves two rows under one label, so no other caller may claim it. Default
+   * false: every label is looked up.
+   */
+  labelsFree?: boolean;
+}
+
 /**
  * Archival memory, scoped by conversation (and by the namespace the adapter was opened with).
  * Time order of `list` results: by `start`, then `end`, then label.
@@ -64,8 +75,9 @@ export interface Archive {
   /**
    * Upsert by label within one operation: writing a label again with the same `operationId` replaces the
    * row, never duplicates it. A row of another operation is never replaced: the write throws naming it.
+   * With `labelsFree`, see `WriteOptions`.
    */
-  write(entries: ArchiveEntry[]): Promise<void>;
+  write(entries: ArchiveEntry[], options?: WriteOptions): Promise<void>;
   /** The entries with these labels in this conversation, in the order asked (missing labels are left out). */
   read(conversationId: string, labels: string[]): Promise<ArchiveEntry[]>;
   /**

@@ -24,7 +24,7 @@ export function openOnFirstUse(open: () => Promise<Archive>): Archive {
   };
 
   return {
-    write: async (entries) => (await archive()).write(entries),
+    write: async (entries, options) => (await archive()).write(entries, options),
     read: async (conversationId, labels) => (await archive()).read(conversationId, labels),
     async readDigests(conversationId, labels) {
       const opened = await archive();

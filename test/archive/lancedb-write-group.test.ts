@@ -86,4 +86,17 @@ describe('lancedb archive: group commit of concurrent writes', () => {
     expect((await archive.read('b', ['b-1'])).length).toBe(1);
     expect((await archive.read('c', ['c-1'])).length).toBe(1);
   });
+
+  it('appends the labels a caller found free without looking them up (labelsFree); without the flag it looks them up', async () => {
+    await archive.write([summary('a', 'x', 'first')]);
+    // Rewritten by the same operation: looked up, the row is replaced in place.
+    await archive.write([summary('a', 'x', 'second')]);
+    expect(await archive.count!({ conversationId: 'a' })).toBe(1);
+    // Told the label is free, the write appends at once: the flag reaches the table (a wrong claim leaves two rows,
+    // which is why only a caller that checked under the conversation's lock may make it).
+    await archive.write([summary('a', 'x', 'third')], { labelsFree: true });
+    expect(await archive.count!({ conversationId: 'a' })).toBe(2);
+    await archive.write([summary('a', 'y', 'fresh')], { labelsFree: true });
+    expect((await archive.read('a', ['y'])).map((e) => e.content)).toEqual(['fresh']);
+  });
 });

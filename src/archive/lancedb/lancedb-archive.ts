@@ -127,11 +127,11 @@ interface ArchiveInput {
 function archiveOver({ handle, db, weights, limits }: ArchiveInput): Archive {
   const { namespace, table, upkeep } = handle;
   return {
-    async write(entries) {
+    async write(entries, options) {
       handle.ensureOpen();
       const held = upkeep.hold();
       try {
-        await writeEntries({ handle, entries, withVectors: weights.vector > 0 });
+        await writeEntries({ handle, entries, withVectors: weights.vector > 0, labelsFree: options?.labelsFree === true });
       } finally {
         // A write that wrote nothing or failed gives the upkeep it held back its timer (one that wrote did so itself).
         if (held && !upkeep.pending()) void upkeep.afterWrite().catch(() => undefined);

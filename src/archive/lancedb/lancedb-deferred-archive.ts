@@ -49,9 +49,9 @@ export function deferTableCreation(deps: DeferredArchiveDeps): Archive {
   };
 
   return {
-    async write(entries) {
+    async write(entries, options) {
       if (Array.isArray(entries) && entries.length === 0) return;
-      return (await archive(true))!.write(entries);
+      return (await archive(true))!.write(entries, options);
     },
     async read(conversationId, labels) {
       return (await archive(false))?.read(conversationId, labels) ?? [];

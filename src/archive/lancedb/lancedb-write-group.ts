@@ -19,6 +19,8 @@ export interface PreparedWrite {
   times: Array<{ startMs: number; endMs: number }>;
   vectors: Float32Array[] | undefined;
   keys: string[];
+  /** Its keys were found free under the conversation's lock and are written for the first time: no lookup first. */
+  labelsFree: boolean;
 }
 
 interface Member {
@@ -45,6 +47,8 @@ export function submitWrite(handle: LanceHandle, write: PreparedWrite): Promise<
     }
     const group = [member];
     open.set(handle, group);
+    // A commit conflict runs the task again: that attempt looks every key up, as a retry must.
+    let attempts = 0;
     handle
       .mutate('write', async () => {
         // Once the group's turn comes, later writes form the next group.
@@ -52,6 +56,7 @@ export function submitWrite(handle: LanceHandle, write: PreparedWrite): Promise<
         const outcomes = await writeGroupOrEach(
           handle,
           group.map((m) => m.write),
+          attempts++ === 0,
         );
         group.forEach((m, i) => {
           const outcome = outcomes[i]!;
@@ -73,16 +78,16 @@ type Outcome = { refused: number } | { error: unknown };
  * alone, in order, so a write whose own rows the table refuses fails alone and the writes beside it still land (a
  * write the failed commit stored part of finds those rows and merges them).
  */
-async function writeGroupOrEach(handle: LanceHandle, writes: readonly PreparedWrite[]): Promise<Outcome[]> {
+async function writeGroupOrEach(handle: LanceHandle, writes: readonly PreparedWrite[], firstAttempt: boolean): Promise<Outcome[]> {
   try {
-    return (await writeGroup(handle, writes)).map((refused) => ({ refused }));
+    return (await writeGroup(handle, writes, firstAttempt)).map((refused) => ({ refused }));
   } catch (error) {
     if (writes.length === 1 || isCommitConflict(error)) throw error;
   }
   const outcomes: Outcome[] = [];
   for (const write of writes) {
     try {
-      outcomes.push({ refused: (await writeGroup(handle, [write]))[0]! });
+      outcomes.push({ refused: (await writeGroup(handle, [write], false))[0]! });
     } catch (error) {
       if (isCommitConflict(error)) throw error;
       outcomes.push({ error });
@@ -96,12 +101,14 @@ async function writeGroupOrEach(handle: LanceHandle, writes: readonly PreparedWr
  * group) in one append per vector layout; the rest each by the merge that replaces only its own operation's rows.
  * Idempotent, as the queue's conflict retry needs: a retry finds the appended rows stored and merges them.
  */
-async function writeGroup(handle: LanceHandle, writes: readonly PreparedWrite[]): Promise<number[]> {
+async function writeGroup(handle: LanceHandle, writes: readonly PreparedWrite[], firstAttempt: boolean): Promise<number[]> {
   await handle.ensureColumns();
   const columns = await handle.columnsForWrite();
+  // Keys found free under their conversation's lock need no lookup on a first attempt (the lookup of a small write
+  // cost 7-25 ms, on the compaction's path after its last summary); any other attempt may find its own rows stored.
   const stored = await storedKeys(
     handle,
-    writes.flatMap((w) => w.keys),
+    writes.flatMap((w) => (firstAttempt && w.labelsFree ? [] : w.keys)),
   );
   const claimed = new Set<string>();
   const appended: PreparedWrite[] = [];

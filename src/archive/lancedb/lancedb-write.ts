@@ -18,9 +18,11 @@ export interface WriteInput {
    * search with vectors on finds them by full text alone.
    */
   withVectors: boolean;
+  /** The caller found these labels free under the conversation's lock (`WriteOptions.labelsFree`): no lookup first. */
+  labelsFree?: boolean;
 }
 
-export async function writeEntries({ handle, entries, withVectors }: WriteInput): Promise<void> {
+export async function writeEntries({ handle, entries, withVectors, labelsFree = false }: WriteInput): Promise<void> {
   const { namespace, embedder } = handle;
   if (!Array.isArray(entries)) throw new InvalidArgumentError('entries', 'must be an array');
   if (entries.length === 0) return;
@@ -45,7 +47,7 @@ export async function writeEntries({ handle, entries, withVectors }: WriteInput)
   const keys = chosenEntries.map((entry) => rowKey(namespace, entry.conversationId, entry.label));
   // Writes of a conversation never race (one table queue here, the conversation's lock across processes); writes of
   // other conversations queued meanwhile share its commit (`lancedb-write-group.ts`).
-  const refused = await submitWrite(handle, { entries: chosenEntries, times: chosen.map((index) => times[index]!), vectors, keys });
+  const refused = await submitWrite(handle, { entries: chosenEntries, times: chosen.map((index) => times[index]!), vectors, keys, labelsFree });
   await handle.upkeep.afterWrite();
   if (refused > 0) throw await labelsTakenError(handle, entries, chosen);
 }

@@ -6,7 +6,7 @@
  */
 import type { ArchiveEntry } from '../../conversation/types.js';
 import { MemfoldError } from '../../errors.js';
-import type { Archive } from '../../archive/archive.js';
+import type { Archive, WriteOptions } from '../../archive/archive.js';
 import { digestProblem, entryDigest, type EntryDigest } from '../../archive/entry-digest.js';
 
 export class ReadbackError extends MemfoldError {
@@ -27,8 +27,11 @@ async function storedDigests(archive: Archive, conversationId: string, labels: s
 }
 
 export interface ArchiveWriter {
-  /** Write, then read back and compare; throws ReadbackError on any difference. Calls run one at a time, in order. */
-  writeVerified(entries: ArchiveEntry[]): Promise<void>;
+  /**
+   * Write, then read back and compare; throws ReadbackError on any difference. Calls run one at a time, in order.
+   * `options.labelsFree`: the labels were found free under the conversation's lock (`WriteOptions`).
+   */
+  writeVerified(entries: ArchiveEntry[], options?: WriteOptions): Promise<void>;
   /**
    * Journal labels the operation is about to write, all at once: a later write of only such labels needs no journal
    * update of its own (one database write per compaction instead of one per archive write). Recovery already treats
@@ -81,12 +84,12 @@ export function createArchiveWriter(input: {
   };
   return {
     written,
-    writeVerified: (entries) =>
+    writeVerified: (entries, options) =>
       inOrder(async () => {
         // Record before writing: a write that fails halfway (or a crash) may still have stored some rows.
         written.push(...entries.map((e) => e.label));
         if (entries.some((e) => !journaled.has(e.label))) await journalNow();
-        await archive.write(entries);
+        await archive.write(entries, options);
         const read = await storedDigests(
           archive,
           conversationId,

@@ -2,6 +2,7 @@
  * The archive step of a compaction: each chunk becomes a depth-0 batch (its summary) with the verbatim
  * transcript segments under it; all are written and read back before the re-summarizing and the commit.
  */
+import type { WriteOptions } from '../../archive/archive.js';
 import type { ConversationMessage, SummaryBatch } from '../../conversation/types.js';
 import type { ArchiveWriter } from './archive-writer.js';
 import { buildBatches, withSummary } from './batch-builder.js';
@@ -53,12 +54,11 @@ export interface ChunkArchiveInput {
   onPlanned?: () => void;
 }
 
-export function startChunkArchive(input: ChunkArchiveInput): ChunkArchive {
-  const { chunks, target, deps, countMessage, onFailure, onPlanned = () => undefined } = input;
-  const { conversationId, operationId, writer, sessionOf } = target;
-  const originals = target.originals ?? new Map<string, ClearedOriginal>();
+/** The batches and transcript segments of the chunks, labelled around the labels `taken` (each batch's summary empty). */
+function labelsFor(input: ChunkArchiveInput, originals: ReadonlyMap<string, ClearedOriginal>) {
+  const { chunks, target, deps, countMessage } = input;
+  const { conversationId, operationId, sessionOf } = target;
   const verbatim = (chunk: readonly ConversationMessage[]) => chunk.map((m) => originals.get(m.id)?.original ?? m);
-  // Labels only: each batch gets its summary when it is written.
   const drafts = chunks.map((chunk) => ({
     depth: 0,
     summary: '',
@@ -66,7 +66,7 @@ export function startChunkArchive(input: ChunkArchiveInput): ChunkArchive {
     sourceIds: chunk.map((m) => m.id),
     ...(sessionOf ? { sessions: distinctSessions(chunk.map(sessionOf)) } : {}),
   }));
-  const build = (taken: ReadonlySet<string>) => {
+  return (taken: ReadonlySet<string>) => {
     const built = buildBatches(conversationId, operationId, drafts, taken);
     const segments = chunks.flatMap((chunk, i) =>
       buildTranscriptSegments(verbatim(chunk), {
@@ -81,6 +81,13 @@ export function startChunkArchive(input: ChunkArchiveInput): ChunkArchive {
     );
     return { built, segments };
   };
+}
+
+export function startChunkArchive(input: ChunkArchiveInput): ChunkArchive {
+  const { chunks, target, deps, onFailure, onPlanned = () => undefined } = input;
+  const { conversationId, writer } = target;
+  const originals = target.originals ?? new Map<string, ClearedOriginal>();
+  const build = labelsFor(input, originals);
 
   const batches: SummaryBatch[] = [];
   let failure: { error: unknown } | undefined;
@@ -99,16 +106,21 @@ export function startChunkArchive(input: ChunkArchiveInput): ChunkArchive {
 
   let labelled = build(new Set());
   let labelsFinal = false;
+  // Once every label was looked up under the conversation's lock and none was taken, each is written once: the archive
+  // need not look it up again before appending (`WriteOptions.labelsFree`). A label made longer because its first
+  // form was taken was not looked up itself, so then every write looks its labels up.
+  let writeOptions: WriteOptions = {};
   queue(async () => {
     // Labels are chosen so that no write lands on a label another operation holds.
     const candidates = [...labelled.built, ...labelled.segments].map((e) => e.label);
     const taken = new Set((await deps.archive.read(conversationId, candidates)).map((e) => e.label));
     if (taken.size > 0) labelled = build(taken);
+    else writeOptions = { labelsFree: true };
     labelsFinal = true;
     onPlanned();
     // Every label of the chunks in one journal update: the batches' writes that follow need none of their own.
     await writer.journalAhead([...labelled.segments, ...labelled.built].map((e) => e.label));
-    await writer.writeVerified(labelled.segments);
+    await writer.writeVerified(labelled.segments, writeOptions);
     await writer.markEach(supersededBy(labelled.segments, originals));
   });
   // Summaries that arrived while earlier writes were in flight go out together: one write (and read-back) for all,
@@ -127,7 +139,10 @@ export function startChunkArchive(input: ChunkArchiveInput): ChunkArchive {
         if (arrived.size === 0) return;
         const ready = [...arrived].map(([i, text]) => ({ i, batch: withSummary(labelled.built[i]!, text) }));
         arrived.clear();
-        await writer.writeVerified(ready.map((r) => r.batch));
+        await writer.writeVerified(
+          ready.map((r) => r.batch),
+          writeOptions,
+        );
         for (const { i, batch } of ready) batches[i] = batch;
         onPlanned();
       });
