@@ -17,6 +17,7 @@ import { startEarlyFold, type EarlyFold } from './fold/early-fold.js';
 import { askHooks, reportEnd } from './hook-calls.js';
 import { prepare, stillLive, type Prepared } from './prepare-compaction.js';
 import { runTiers } from './run-tiers.js';
+import { buildClipArchive, newestShownSummary } from './view/clip-archive.js';
 import { atStage, clientAttemptsOf, StageError } from './stage-error.js';
 
 export interface CompactHistoryInput {
@@ -127,12 +128,25 @@ async function underLock(ctx: CompactorContext, input: LockedInput, progress: Pr
   const early =
     input.supplied || reconciled.some((outcome) => outcome.action === 'committed')
       ? undefined
-      : await startEarlyFold({ chunks: prepared.run.chunks, conversationId, deps: callDeps, ...(options.signal ? { signal: options.signal } : {}) });
+      : await startEarlyFold({
+          chunks: prepared.run.chunks,
+          conversationId,
+          deps: callDeps,
+          ...(options.signal ? { signal: options.signal } : {}),
+          ...shownPreviousOf(prepared.history),
+        });
   try {
     return await runLocked(ctx, input, early, progress);
   } finally {
     early?.stop();
   }
+}
+
+/** The newest summary the history's clip-archive shows, when it says (`newestShownSummary`). */
+function shownPreviousOf(history: readonly ConversationMessage[]): { shownPrevious?: { summary: string | undefined } } {
+  const clip = history.find((m) => m.kind === 'clip_archive');
+  const shown = newestShownSummary(clip?.content ?? buildClipArchive([], 0, 0));
+  return shown ? { shownPrevious: shown } : {};
 }
 
 /** Run the plan, or plan again on the live rows when they changed: a new input, planned once in turn. */

@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { ArchiveEntry } from '../../src/conversation/types.js';
-import { buildClipArchive, clipArchiveLabels, CLIP_ARCHIVE_PREFIX, parseClipArchive, selectClip } from '../../src/compaction/view/clip-archive.js';
+import {
+  buildClipArchive,
+  clipArchiveLabels,
+  CLIP_ARCHIVE_PREFIX,
+  newestShownSummary,
+  parseClipArchive,
+  selectClip,
+} from '../../src/compaction/view/clip-archive.js';
+import { newestSummary } from '../../src/compaction/fold/fold-context.js';
 import fc from 'fast-check';
 import { pickResummarizeRun } from '../../src/compaction/plan/frontier.js';
 import { decidedFirstRun, runFits } from '../../src/compaction/fold/resummarize.js';
@@ -29,6 +37,31 @@ function batch(n: number, depth = 0, text = `summary ${n}`): ArchiveEntry {
 const clip = { clipFirst: 2, clipLast: 2, clipBuffer: 2 };
 
 describe('clip-archive', () => {
+  it('reads back the newest summary it shows, exactly, and says when it does not show it', () => {
+    const line = fc.constantFrom(
+      '',
+      ' ',
+      'plain words',
+      '  indented',
+      '--- batch b99',
+      '[... 3 batches from x]',
+      '[End of Context Summary]',
+      '[depth:0|start:a|end:b|count:1]',
+      '[2 archived batches from a to b]',
+    );
+    const text = fc.array(line, { maxLength: 6 }).map((lines) => lines.join('\n'));
+    fc.assert(
+      fc.property(fc.array(text, { maxLength: 7 }), fc.nat(3), fc.nat(3), (texts, clipFirst, clipLast) => {
+        const frontier = texts.map((t, i) => batch(i + 1, 0, `summary ${i}\n${t}`));
+        const shown = newestShownSummary(buildClipArchive(frontier, clipFirst, clipLast));
+        if (frontier.length === 0) expect(shown).toEqual({ summary: undefined });
+        else if (clipLast === 0 && frontier.length > clipFirst) expect(shown).toBeUndefined();
+        else expect(shown).toEqual({ summary: newestSummary(frontier) });
+      }),
+    );
+    expect(newestShownSummary('[Context Summary: something else]')).toBeUndefined();
+  });
+
   it('shows the first and last N frontier batches in time order and says what is left out', () => {
     const frontier = [5, 1, 3, 2, 4, 6, 7].map((n) => batch(n));
     const text = buildClipArchive(frontier, 2, 2);

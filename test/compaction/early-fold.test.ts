@@ -8,6 +8,8 @@
 import { describe, expect, it } from 'vitest';
 import type { NewMessage } from '../../src/conversation/types.js';
 import { batchBody } from '../../src/compaction/format/headers.js';
+import { createInMemoryArchive } from '../../src/archive/in-memory/in-memory-archive.js';
+import { createHashingEmbedder } from '../../src/embedding/hashing-embedder.js';
 import { createMemfold, type Memfold } from '../../src/memfold.js';
 import { createExtractiveSummarizer } from '../../src/summarizer/extractive/extractive-summarizer.js';
 import type { Summarizer, SummarizeRequest } from '../../src/summarizer/summarizer.js';
@@ -172,6 +174,95 @@ describe('early fold', () => {
       // Tier 3 wrote nothing that stayed: every row is still live.
       const history = await memfold.history('orders');
       expect(history.map((m) => m.id)).toEqual(before.map((m) => m.id));
+      await checkInvariants(memfold, 'orders', appended, { toolPairs: true });
+    } finally {
+      await memfold.close();
+    }
+  });
+
+  it("on a conversation compacted before, builds the first request on the summary its clip-archive shows, without waiting for the archive's frontier", async () => {
+    const stages: string[] = [];
+    const { summarizer, calls } = modelDouble(stages, { delayMs: 20 });
+    // The archive's frontier reads answer only once a request is made, or after 50 turns of the event loop: a request
+    // made first did not wait for them.
+    let holdLists = false;
+    let callsWhenListed: number[] = [];
+    const archive = createInMemoryArchive({ embedder: createHashingEmbedder() });
+    const memfold = await createMemfold({
+      store: 'memory',
+      env: {},
+      summarizer,
+      archive: {
+        ...archive,
+        async list(options) {
+          const found = await archive.list(options);
+          for (let turn = 0; holdLists && calls.length === 0 && turn < 50; turn++) await new Promise((resolve) => setImmediate(resolve));
+          callsWhenListed.push(calls.length);
+          return found;
+        },
+      },
+      compaction: { contextWindow: 4_000, chunkTokens: 600, keepToolUses: 2 },
+      onEvent: (event) => event.type === 'stage' && stages.push(event.stage),
+    });
+    try {
+      const appended = await memfold.append('orders', orderLookups(30));
+      expect((await memfold.compact('orders', { force: true })).status).toBe('compacted');
+      appended.push(...(await memfold.append('orders', orderLookups(30, 30))));
+      const frontier = await memfold.compactor.frontier('orders');
+      calls.length = 0;
+      callsWhenListed = [];
+      holdLists = true;
+      const result = await memfold.compact('orders', { force: true });
+      expect(result.status, result.error).toBe('compacted');
+      expect(callsWhenListed[0]).toBe(1);
+      const first = foldRequests(calls)[0]!.request;
+      expect(first.purpose === 'fold' ? first.previousSummary : undefined).toBe(batchBody(frontier.at(-1)!.content));
+      // The prediction held: every request made was the compaction's own.
+      expect(calls.length).toBe(result.modelCalls);
+      await checkInvariants(memfold, 'orders', appended, { toolPairs: true });
+    } finally {
+      await memfold.close();
+    }
+  });
+
+  it('stops the early requests when the archive holds another newest summary than the clip-archive shows', async () => {
+    const stages: string[] = [];
+    let holding = false;
+    // The early first request answers only once the compaction makes a fold request of its own: still in flight when
+    // the frontier read disagrees with the clip-archive.
+    const { summarizer, calls } = modelDouble(stages, { delayMs: 20, hold: (call) => holding && call === 1 });
+    let rewrite = false;
+    const archive = createInMemoryArchive({ embedder: createHashingEmbedder() });
+    const memfold = await createMemfold({
+      store: 'memory',
+      env: {},
+      summarizer,
+      archive: {
+        ...archive,
+        async list(options) {
+          const found = await archive.list(options);
+          // As if another writer had replaced the newest batch since the clip-archive was written.
+          return rewrite && found.length > 0 ? [...found.slice(0, -1), { ...found.at(-1)!, content: `${found.at(-1)!.content} (revised)` }] : found;
+        },
+      },
+      compaction: { contextWindow: 4_000, chunkTokens: 600, keepToolUses: 2 },
+      onEvent: (event) => event.type === 'stage' && stages.push(event.stage),
+    });
+    try {
+      const appended = await memfold.append('orders', orderLookups(30));
+      expect((await memfold.compact('orders', { force: true })).status).toBe('compacted');
+      appended.push(...(await memfold.append('orders', orderLookups(30, 30))));
+      calls.length = 0;
+      rewrite = true;
+      holding = true;
+      const result = await memfold.compact('orders', { force: true });
+      expect(result.status, result.error).toBe('compacted');
+      // The early request, built on the clip-archive's summary, was stopped and not taken; the compaction's own built
+      // on the archive's.
+      expect(calls[0]!.aborted).toBe(true);
+      expect(calls.length - result.modelCalls).toBe(1);
+      const own = foldRequests(calls)[1]!.request;
+      expect(own.purpose === 'fold' ? own.previousSummary : '').toMatch(/\(revised\)$/);
       await checkInvariants(memfold, 'orders', appended, { toolPairs: true });
     } finally {
       await memfold.close();

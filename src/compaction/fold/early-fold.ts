@@ -29,6 +29,12 @@ export interface EarlyFoldInput {
   deps: CompactionDeps;
   /** Stops the early requests too. */
   signal?: AbortSignal;
+  /**
+   * The newest frontier batch's summary as the history's clip-archive shows it (`newestShownSummary`), when it says:
+   * the first requests then go out at once, on it, while the archive's frontier is read beside them to confirm it
+   * (a different one stops the early fold). Without it the frontier is read first.
+   */
+  shownPrevious?: { summary: string | undefined };
 }
 
 /**
@@ -40,7 +46,7 @@ export interface EarlyFoldInput {
  * from the call to the server, against 5-40 ms).
  */
 export async function startEarlyFold(input: EarlyFoldInput): Promise<EarlyFold | undefined> {
-  const { chunks: chunked, conversationId, deps, signal } = input;
+  const { chunks: chunked, conversationId, deps, signal, shownPrevious } = input;
   const inner = deps.summarizer;
   if (!chunked || promptOverhead(inner, deps.settings.maxSummaryTokens) === '') return undefined;
 
@@ -63,13 +69,18 @@ export async function startEarlyFold(input: EarlyFoldInput): Promise<EarlyFold |
     made.add({ request, summary, stop: own });
     return summary;
   });
-  // The fold builds on the newest frontier batch, as the compaction's will. Read before the caller goes on: its
-  // next steps hold the thread (PGlite runs in it), and the first requests should be on their way meanwhile.
-  const before = await listFrontier(deps, conversationId).catch(() => undefined);
-  if (!before) return undefined;
-  const previous = newestSummary(before);
+  // The fold builds on the newest frontier batch, as the compaction's will: the one the clip-archive shows, confirmed
+  // beside the first requests, or read first. Before the caller goes on: its next steps hold the thread (PGlite runs
+  // in it), and the first requests should be on their way meanwhile.
+  const reading = listFrontier(deps, conversationId).then(
+    (frontier) => ({ summary: newestSummary(frontier) }),
+    () => undefined,
+  );
+  const previous = shownPrevious ?? (await reading);
+  if (previous === undefined) return undefined;
+  if (shownPrevious) void reading.then((read) => read?.summary !== previous.summary && stop());
   const fold = { summarizer: recording, tokens: deps.tokens, maxSummaryTokens: deps.settings.maxSummaryTokens, signal: stopped.signal };
-  void foldChunked({ chunked, previousSummary: previous, deps, fold })
+  void foldChunked({ chunked, previousSummary: previous.summary, deps, fold })
     .catch(() => undefined)
     .finally(() => (running = false));
   await nextTurn();
@@ -86,8 +97,16 @@ export async function startEarlyFold(input: EarlyFoldInput): Promise<EarlyFold |
       return inner.summarize(request);
     }
     made.delete(early);
-    // Taken: from now on only the compaction's signal stops it.
-    request.signal?.addEventListener('abort', () => early.stop.abort(request.signal!.reason), { once: true });
+    // Taken: from now on only the compaction's signal stops it, and the rest of the early chain with it (a fold that
+    // stopped, on a failed write or an abort, makes no further request).
+    request.signal?.addEventListener(
+      'abort',
+      () => {
+        early.stop.abort(request.signal!.reason);
+        stop();
+      },
+      { once: true },
+    );
     return abortable(early.summary, request.signal);
   });
   return { summarizer: answering, stop };

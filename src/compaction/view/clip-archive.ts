@@ -155,3 +155,26 @@ export function parseClipArchive(text: string): ParsedClipArchive {
 export function clipArchiveLabels(text: string): string[] {
   return parseClipArchive(text).batches.map((batch) => batch.label);
 }
+
+/**
+ * The summary of the newest batch a clip-archive shows (`newestSummary` of the frontier it was built from), read back
+ * from its text: `{ summary: undefined }` when nothing was archived, undefined when the text does not say (the newest
+ * batch left out, or not a clip-archive this module built). Exact for summaries whose only line breaks are `\n`
+ * (the clip-archive shows every other kind as one); a caller that must be sure compares it with the archive.
+ */
+export function newestShownSummary(text: string): { summary: string | undefined } | undefined {
+  if (text === buildClipArchive([], 0, 0)) return { summary: undefined };
+  const lines = text.split('\n');
+  const totals = lines.length - 2;
+  if (lines[lines.length - 1] !== CLIP_ARCHIVE_END || !TOTALS_LINE.test(lines[totals] ?? '') || lines[totals - 1] !== '') return undefined;
+  let batchLine = totals - 2;
+  while (batchLine > 0 && !lines[batchLine]!.startsWith(BATCH_LINE)) {
+    // A gap line after the last batch shown: the newest was left out.
+    if (lines[batchLine]!.startsWith('[... ')) return undefined;
+    batchLine--;
+  }
+  if (batchLine <= 0 || !parseHeader(lines[batchLine + 1] ?? '')) return undefined;
+  const body = lines.slice(batchLine + 2, totals - 1);
+  if (body.some((line) => line !== '' && !line.startsWith(BODY_INDENT))) return undefined;
+  return { summary: body.map((line) => line.slice(BODY_INDENT.length)).join('\n') };
+}
