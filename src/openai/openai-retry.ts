@@ -109,6 +109,20 @@ export function retryAfterMs(error: unknown, now: number): number | undefined {
 }
 
 /**
+ * Refusals by a rate limit that name their wait (HTTP 429 with `retry-after`) a call may meet beyond `maxRetries`
+ * (when that is above 0): a queue pacing many calls meets them in bursts while it learns the provider's rate
+ * (`openai-pacing.ts`), and a call refused three times there fell back to the offline summary although the provider
+ * only asked it to wait (100 compactions at once against a limit of 20 a second: 0-9 fallbacks a run). Bounded, so a
+ * limit that never clears (an exhausted quota) still ends the call.
+ */
+export const EXTRA_RATE_LIMIT_RETRIES = 4;
+
+/** A retryable refusal by a rate limit that says when to come back. */
+function isPacedRefusal(error: unknown, now: number): boolean {
+  return MemfoldError.isInstance(error) && error.details['status'] === 429 && retryAfterMs(error, now) !== undefined;
+}
+
+/**
  * Run `fn` until it succeeds, it throws a non-retryable error, retries run out, the deadline passes or
  * `signal` aborts. Only MemfoldErrors with `retryable: true` are retried. `fn` gets the attempt number and
  * `remainingMs()`, the time left before the deadline (Infinity without one), read when it actually starts.
@@ -126,6 +140,7 @@ export async function retryWithBackoff<T>(fn: (attempt: number, remainingMs: () 
   const deadlineMs = options.deadlineMs;
   const remainingMs = (): number => (deadlineMs === undefined ? Infinity : deadlineMs - (clock() - start));
   const attempts: AttemptRecord[] = [];
+  let pacedRefusals = 0;
 
   const giveUp = (stoppedBy: string, last: unknown): MemfoldError => {
     const lastMessage = errorMessage(last);
@@ -149,8 +164,10 @@ export async function retryWithBackoff<T>(fn: (attempt: number, remainingMs: () 
       attempts.push(record);
       if (options.signal?.aborted) throw giveUp('aborted', error);
       if (!record.retryable) throw giveUp('not retryable', error);
-      if (attempt > options.maxRetries) throw giveUp('retries exhausted', error);
       const now = clock();
+      if (isPacedRefusal(error, now)) pacedRefusals++;
+      const extra = options.maxRetries > 0 ? Math.min(pacedRefusals, EXTRA_RATE_LIMIT_RETRIES) : 0;
+      if (attempt > options.maxRetries + extra) throw giveUp('retries exhausted', error);
       const backoff = Math.min(options.maxDelayMs, options.initialDelayMs * 2 ** (attempt - 1));
       const asked = retryAfterMs(error, now);
       const delay = asked !== undefined ? Math.min(asked, options.maxDelayMs) : Math.floor(random() * backoff);

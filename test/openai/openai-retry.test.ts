@@ -127,6 +127,47 @@ describe('retryWithBackoff', () => {
     expect(t.sleeps).toEqual([2_000, 750, 5_000]);
   });
 
+  it('gives refusals that name their wait (429 with retry-after) up to EXTRA_RATE_LIMIT_RETRIES more; other failures keep maxRetries', async () => {
+    const paced = (wait: string) => retryable('http 429', { status: 429, headers: { 'retry-after-ms': wait } });
+    const run = async (failures: Array<() => MemfoldError>, maxRetries: number) => {
+      let n = 0;
+      const t = fakeTime();
+      try {
+        return await retryWithBackoff(
+          async () => {
+            const fail = failures[n++];
+            if (fail) throw fail();
+            return `answered on attempt ${n}`;
+          },
+          { maxRetries, initialDelayMs: 10, maxDelayMs: 5_000, ...t.options },
+        );
+      } catch (error) {
+        return `gave up after ${n}: ${(error as MemfoldError).details['stoppedBy']}`;
+      }
+    };
+    // Six refusals in a row: with 2 retries the call used to give up after the third.
+    expect(
+      await run(
+        Array.from({ length: 6 }, () => () => paced('50')),
+        2,
+      ),
+    ).toBe('answered on attempt 7');
+    expect(
+      await run(
+        Array.from({ length: 9 }, () => () => paced('50')),
+        2,
+      ),
+    ).toBe('gave up after 7: retries exhausted');
+    // A refusal without a wait, or a server error, counts as any failure does.
+    const unpaced = () => retryable('http 429', { status: 429 });
+    expect(await run([unpaced, unpaced, unpaced], 2)).toBe('gave up after 3: retries exhausted');
+    expect(await run([() => paced('50'), () => retryable('http 500'), () => retryable('http 500'), () => retryable('http 500')], 2)).toBe(
+      'gave up after 4: retries exhausted',
+    );
+    // No retries asked for, none given.
+    expect(await run([() => paced('50')], 0)).toBe('gave up after 1: retries exhausted');
+  });
+
   it('reads retry-after as an HTTP date against the clock', () => {
     const now = Date.parse('2024-01-01T00:00:00Z');
     expect(retryAfterMs({ details: { headers: { 'retry-after': 'Mon, 01 Jan 2024 00:00:03 GMT' } } }, now)).toBe(3_000);

@@ -73,7 +73,9 @@ describe('withFallback', () => {
 
   const faults: Fault[] = [
     { name: 'HTTP 500 on every attempt', behavior: behaviors.status(500), reason: 'http 500', requests: 3 },
-    { name: 'HTTP 429 on every attempt', behavior: behaviors.status(429, { 'retry-after': '0' }), reason: 'http 429', requests: 3 },
+    // A refusal that names its wait earns up to EXTRA_RATE_LIMIT_RETRIES more (openai-retry.ts): 3 + 4 requests.
+    { name: 'HTTP 429 on every attempt', behavior: behaviors.status(429, { 'retry-after': '0' }), reason: 'http 429', requests: 7 },
+    { name: 'HTTP 429 that names no wait', behavior: behaviors.status(429), reason: 'http 429', requests: 3 },
     { name: 'HTTP 400', behavior: behaviors.status(400), reason: 'http 400', requests: 1 },
     { name: 'a timeout', behavior: behaviors.delay(30_000), reason: 'timeout', requests: 3, options: { timeoutMs: 100 } },
     { name: 'empty text', behavior: behaviors.empty(), reason: 'empty output', requests: 1 },
