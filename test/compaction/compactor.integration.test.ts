@@ -138,6 +138,10 @@ for (const backend of persistenceBackends()) {
               if (request.signal?.aborted) return reject(request.signal.reason);
               request.signal?.addEventListener('abort', () => reject(request.signal!.reason), { once: true });
             });
+            // An answer that came at the very moment its write failed would tie with the failure: the model answers a
+            // turn of the event loop later, once the failure (promise callbacks alone) has stopped the fold or not.
+            await new Promise((resolve) => setImmediate(resolve));
+            if (request.signal?.aborted) throw request.signal.reason;
           }
           return extractive.summarize(request);
         },
