@@ -76,7 +76,7 @@ export { normalizeModelName, priceOf } from './cost/price-of.js';
 export { resolvePrices, type PriceOverrides } from './cost/resolve-prices.js';
 export type { ModelPrice, ModelUsage, PriceTable, TokenUsage } from './cost/model-price.js';
 export { MemfoldError, InvalidArgumentError, InvalidConfigError, type MemfoldErrorCode } from './errors.js';
-export type { Archive, ArchiveErasure, SearchQuery, SearchHit, ListOptions, ArchiveFilter } from './archive/archive.js';
+export type { Archive, ArchiveErasure, SearchQuery, SearchHit, ListOptions, ArchiveFilter, WriteOptions } from './archive/archive.js';
 export type { EntryDigest } from './archive/entry-digest.js';
 export type {
   PersistenceProvider,
