@@ -52,7 +52,39 @@ async function compactOnce(archive: Archive) {
   return compactor.compactStored('trip', { force: true });
 }
 
+/** Turns that each look an order up: long tool outputs, which tier 2 clears before tier 3 summarizes. */
+function orderLookups(turns: number): NewMessage[] {
+  return Array.from({ length: turns }, (_, t) => {
+    const call = { id: `call_${t}`, type: 'function' as const, function: { name: 'get_order', arguments: JSON.stringify({ order_id: `ORD-${t}` }) } };
+    return [
+      { role: 'user' as const, content: `Where is order ORD-${t}? ${'I need it before the weekend. '.repeat(3)}`, createdAt: at(4 * t) },
+      { role: 'assistant' as const, content: '', toolCalls: [call], createdAt: at(4 * t + 1) },
+      { role: 'tool' as const, toolCallId: call.id, content: `ORD-${t}: ${'shipped with DHL, item list follows. '.repeat(12)}`, createdAt: at(4 * t + 2) },
+      { role: 'assistant' as const, content: `Order ORD-${t} arrives on Friday.`, createdAt: at(4 * t + 3) },
+    ];
+  }).flat();
+}
+
 describe("a compaction's archive writes", () => {
+  it("include tier 2's write of the outputs it clears", async () => {
+    const writes: Array<WriteOptions | undefined> = [];
+    const persistence = createInMemoryPersistence();
+    const compactor = createCompactor({
+      summarizer: createExtractiveSummarizer(),
+      archive: recording(createInMemoryArchive({ embedder: createHashingEmbedder() }), writes),
+      persistence,
+      tokens: createTokenCounter(),
+      settings: { contextWindow: 4_000, chunkTokens: 600, keepToolUses: 2 },
+    });
+    await persistence.append('orders', orderLookups(30));
+    const result = await compactor.compactStored('orders', { force: true });
+    expect(result.status, result.error).toBe('compacted');
+    expect(result.toolOutputsCleared).toBeGreaterThan(0);
+    // Tier 2's write of the cleared outputs comes first, then tier 3's.
+    expect(writes.length).toBeGreaterThanOrEqual(3);
+    expect(writes.slice(0, 3)).toEqual([{ labelsFree: true }, { labelsFree: true }, { labelsFree: true }]);
+  });
+
   it('tell the archive their labels are free when the lookup under the lock found none taken', async () => {
     const writes: Array<WriteOptions | undefined> = [];
     const result = await compactOnce(recording(createInMemoryArchive({ embedder: createHashingEmbedder() }), writes));

@@ -109,7 +109,9 @@ async function clearSteps(
   );
   const taken = new Set(found.map((e) => e.label));
   if (taken.size > 0) entries = toolOutputEntries(messages, { conversationId, operationId }, taken);
-  await atStage('archive_failed', () => writer.writeVerified(entries));
+  // Looked up under the lock just now: when none was taken, the archive need not look them up again (a label made
+  // longer was not looked up itself). `WriteOptions.labelsFree`.
+  await atStage('archive_failed', () => writer.writeVerified(entries, taken.size === 0 ? { labelsFree: true } : {}));
   await atStage('archive_failed', () => operation.archived());
   throwIfAborted(signal);
 
