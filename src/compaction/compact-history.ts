@@ -17,7 +17,7 @@ import { startEarlyFold, type EarlyFold } from './fold/early-fold.js';
 import { askHooks, reportEnd } from './hook-calls.js';
 import { prepare, stillLive, type Prepared } from './prepare-compaction.js';
 import { runTiers } from './run-tiers.js';
-import { buildClipArchive, newestShownSummary } from './view/clip-archive.js';
+import { newestShownSummary } from './view/clip-archive.js';
 import { atStage, clientAttemptsOf, StageError } from './stage-error.js';
 
 export interface CompactHistoryInput {
@@ -142,10 +142,10 @@ async function underLock(ctx: CompactorContext, input: LockedInput, progress: Pr
   }
 }
 
-/** The newest summary the history's clip-archive shows, when it says (`newestShownSummary`). */
+/** The newest summary the history's clip-archive shows, when it says (`newestShownSummary`); none without one. */
 function shownPreviousOf(history: readonly ConversationMessage[]): { shownPrevious?: { summary: string | undefined } } {
   const clip = history.find((m) => m.kind === 'clip_archive');
-  const shown = newestShownSummary(clip?.content ?? buildClipArchive([], 0, 0));
+  const shown = clip ? newestShownSummary(clip.content) : { summary: undefined };
   return shown ? { shownPrevious: shown } : {};
 }
 

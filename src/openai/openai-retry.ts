@@ -117,9 +117,9 @@ export function retryAfterMs(error: unknown, now: number): number | undefined {
  */
 export const EXTRA_RATE_LIMIT_RETRIES = 4;
 
-/** A retryable refusal by a rate limit that says when to come back. */
-function isPacedRefusal(error: unknown, now: number): boolean {
-  return MemfoldError.isInstance(error) && error.details['status'] === 429 && retryAfterMs(error, now) !== undefined;
+/** A refusal by a rate limit (HTTP 429). */
+function isRateLimited(error: unknown): boolean {
+  return MemfoldError.isInstance(error) && error.details['status'] === 429;
 }
 
 /**
@@ -165,11 +165,11 @@ export async function retryWithBackoff<T>(fn: (attempt: number, remainingMs: () 
       if (options.signal?.aborted) throw giveUp('aborted', error);
       if (!record.retryable) throw giveUp('not retryable', error);
       const now = clock();
-      if (isPacedRefusal(error, now)) pacedRefusals++;
+      const asked = retryAfterMs(error, now);
+      if (asked !== undefined && isRateLimited(error)) pacedRefusals++;
       const extra = options.maxRetries > 0 ? Math.min(pacedRefusals, EXTRA_RATE_LIMIT_RETRIES) : 0;
       if (attempt > options.maxRetries + extra) throw giveUp('retries exhausted', error);
       const backoff = Math.min(options.maxDelayMs, options.initialDelayMs * 2 ** (attempt - 1));
-      const asked = retryAfterMs(error, now);
       const delay = asked !== undefined ? Math.min(asked, options.maxDelayMs) : Math.floor(random() * backoff);
       if (deadlineMs !== undefined && now - start + delay >= deadlineMs) throw giveUp('deadline', error);
       record.delayMs = delay;

@@ -6,7 +6,8 @@
  * (`promptOverhead`), which is what makes memfold treat it as a model.
  */
 import { describe, expect, it } from 'vitest';
-import type { NewMessage } from '../../src/conversation/types.js';
+import type { ListOptions } from '../../src/archive/archive.js';
+import type { ArchiveEntry, NewMessage } from '../../src/conversation/types.js';
 import { batchBody } from '../../src/compaction/format/headers.js';
 import { createInMemoryArchive } from '../../src/archive/in-memory/in-memory-archive.js';
 import { createHashingEmbedder } from '../../src/embedding/hashing-embedder.js';
@@ -72,11 +73,14 @@ function modelDouble(stages: string[], options: { delayMs: number; hang?: (call:
   return { summarizer, calls };
 }
 
-async function open(summarizer: Summarizer, stages: string[]): Promise<Memfold> {
+/** A memfold on the in-memory stores; `listed`, when given, passes on each list of the archive's rows (a frontier read). */
+async function open(summarizer: Summarizer, stages: string[], listed?: (found: ArchiveEntry[]) => Promise<ArchiveEntry[]> | ArchiveEntry[]): Promise<Memfold> {
+  const archive = createInMemoryArchive({ embedder: createHashingEmbedder() });
   return createMemfold({
     store: 'memory',
     env: {},
     summarizer,
+    ...(listed ? { archive: { ...archive, list: async (options: ListOptions) => listed(await archive.list(options)) } } : {}),
     compaction: { contextWindow: 4_000, chunkTokens: 600, keepToolUses: 2 },
     onEvent: (event) => {
       if (event.type === 'stage') stages.push(event.stage);
@@ -187,22 +191,10 @@ describe('early fold', () => {
     // made first did not wait for them.
     let holdLists = false;
     let callsWhenListed: number[] = [];
-    const archive = createInMemoryArchive({ embedder: createHashingEmbedder() });
-    const memfold = await createMemfold({
-      store: 'memory',
-      env: {},
-      summarizer,
-      archive: {
-        ...archive,
-        async list(options) {
-          const found = await archive.list(options);
-          for (let turn = 0; holdLists && calls.length === 0 && turn < 50; turn++) await new Promise((resolve) => setImmediate(resolve));
-          callsWhenListed.push(calls.length);
-          return found;
-        },
-      },
-      compaction: { contextWindow: 4_000, chunkTokens: 600, keepToolUses: 2 },
-      onEvent: (event) => event.type === 'stage' && stages.push(event.stage),
+    const memfold = await open(summarizer, stages, async (found) => {
+      for (let turn = 0; holdLists && calls.length === 0 && turn < 50; turn++) await new Promise((resolve) => setImmediate(resolve));
+      callsWhenListed.push(calls.length);
+      return found;
     });
     try {
       const appended = await memfold.append('orders', orderLookups(30));
@@ -232,22 +224,10 @@ describe('early fold', () => {
     // the frontier read disagrees with the clip-archive.
     const { summarizer, calls } = modelDouble(stages, { delayMs: 20, hold: (call) => holding && call === 1 });
     let rewrite = false;
-    const archive = createInMemoryArchive({ embedder: createHashingEmbedder() });
-    const memfold = await createMemfold({
-      store: 'memory',
-      env: {},
-      summarizer,
-      archive: {
-        ...archive,
-        async list(options) {
-          const found = await archive.list(options);
-          // As if another writer had replaced the newest batch since the clip-archive was written.
-          return rewrite && found.length > 0 ? [...found.slice(0, -1), { ...found.at(-1)!, content: `${found.at(-1)!.content} (revised)` }] : found;
-        },
-      },
-      compaction: { contextWindow: 4_000, chunkTokens: 600, keepToolUses: 2 },
-      onEvent: (event) => event.type === 'stage' && stages.push(event.stage),
-    });
+    // As if another writer had replaced the newest batch since the clip-archive was written.
+    const memfold = await open(summarizer, stages, (found) =>
+      rewrite && found.length > 0 ? [...found.slice(0, -1), { ...found.at(-1)!, content: `${found.at(-1)!.content} (revised)` }] : found,
+    );
     try {
       const appended = await memfold.append('orders', orderLookups(30));
       expect((await memfold.compact('orders', { force: true })).status).toBe('compacted');

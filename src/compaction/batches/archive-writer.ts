@@ -26,6 +26,15 @@ async function storedDigests(archive: Archive, conversationId: string, labels: s
   return (await archive.read(conversationId, labels)).map(entryDigest);
 }
 
+/**
+ * How to write labels a lookup under the conversation's lock just chose: when it found none taken, each is free and
+ * written once, so the archive need not look it up again (`WriteOptions.labelsFree`); a label made longer because its
+ * first form was taken was not looked up itself, so then every write looks its labels up.
+ */
+export function writeOptionsAfterLookup(taken: ReadonlySet<string>): WriteOptions {
+  return taken.size === 0 ? { labelsFree: true } : {};
+}
+
 export interface ArchiveWriter {
   /**
    * Write, then read back and compare; throws ReadbackError on any difference. Calls run one at a time, in order.

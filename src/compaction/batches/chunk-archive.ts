@@ -4,7 +4,7 @@
  */
 import type { WriteOptions } from '../../archive/archive.js';
 import type { ConversationMessage, SummaryBatch } from '../../conversation/types.js';
-import type { ArchiveWriter } from './archive-writer.js';
+import { writeOptionsAfterLookup, type ArchiveWriter } from './archive-writer.js';
 import { buildBatches, withSummary } from './batch-builder.js';
 import { distinctSessions } from '../../conversation/sessions.js';
 import type { CompactionDeps } from '../compaction-deps.js';
@@ -106,16 +106,14 @@ export function startChunkArchive(input: ChunkArchiveInput): ChunkArchive {
 
   let labelled = build(new Set());
   let labelsFinal = false;
-  // Once every label was looked up under the conversation's lock and none was taken, each is written once: the archive
-  // need not look it up again before appending (`WriteOptions.labelsFree`). A label made longer because its first
-  // form was taken was not looked up itself, so then every write looks its labels up.
+  // Set once the labels are looked up (`writeOptionsAfterLookup`).
   let writeOptions: WriteOptions = {};
   queue(async () => {
     // Labels are chosen so that no write lands on a label another operation holds.
     const candidates = [...labelled.built, ...labelled.segments].map((e) => e.label);
     const taken = new Set((await deps.archive.read(conversationId, candidates)).map((e) => e.label));
     if (taken.size > 0) labelled = build(taken);
-    else writeOptions = { labelsFree: true };
+    writeOptions = writeOptionsAfterLookup(taken);
     labelsFinal = true;
     onPlanned();
     // Every label of the chunks in one journal update: the batches' writes that follow need none of their own.

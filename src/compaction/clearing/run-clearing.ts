@@ -11,6 +11,7 @@ import { openOperation, type CompactionOperation } from '../compaction-operation
 import type { CompactionFailureCode } from '../compaction-result.js';
 import { atStage, clientAttemptsOf, StageError, throwIfAborted } from '../stage-error.js';
 import { undoOperation } from '../journal/undo-operation.js';
+import { writeOptionsAfterLookup } from '../batches/archive-writer.js';
 
 export type ClearingOutcome =
   | {
@@ -109,9 +110,7 @@ async function clearSteps(
   );
   const taken = new Set(found.map((e) => e.label));
   if (taken.size > 0) entries = toolOutputEntries(messages, { conversationId, operationId }, taken);
-  // Looked up under the lock just now: when none was taken, the archive need not look them up again (a label made
-  // longer was not looked up itself). `WriteOptions.labelsFree`.
-  await atStage('archive_failed', () => writer.writeVerified(entries, taken.size === 0 ? { labelsFree: true } : {}));
+  await atStage('archive_failed', () => writer.writeVerified(entries, writeOptionsAfterLookup(taken)));
   await atStage('archive_failed', () => operation.archived());
   throwIfAborted(signal);
 

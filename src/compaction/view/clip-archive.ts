@@ -85,6 +85,9 @@ function span(entries: readonly ArchiveEntry[]): { start: string; end: string } 
   return { start: framingField(start), end: framingField(end) };
 }
 
+/** The clip-archive of an empty frontier. */
+const NOTHING_ARCHIVED = `${CLIP_ARCHIVE_PREFIX}: nothing archived yet]\n${CLIP_ARCHIVE_END}`;
+
 /**
  * The clip-archive text. What changes least comes first: the fixed opening lines, then the oldest batches (which
  * change only when re-summarizing folds them), then the gap and the newest batches, and the totals last. A
@@ -92,7 +95,7 @@ function span(entries: readonly ArchiveEntry[]): { start: string; end: string } 
  * is still cached whenever its oldest batches are unchanged.
  */
 export function buildClipArchive(frontier: readonly ArchiveEntry[], clipFirst: number, clipLast: number): string {
-  if (frontier.length === 0) return `${CLIP_ARCHIVE_PREFIX}: nothing archived yet]\n${CLIP_ARCHIVE_END}`;
+  if (frontier.length === 0) return NOTHING_ARCHIVED;
   const { shown, omitted, gapAt } = selectClip(frontier, clipFirst, clipLast);
   const all = span(frontier);
   const lines: string[] = [
@@ -163,7 +166,7 @@ export function clipArchiveLabels(text: string): string[] {
  * (the clip-archive shows every other kind as one); a caller that must be sure compares it with the archive.
  */
 export function newestShownSummary(text: string): { summary: string | undefined } | undefined {
-  if (text === buildClipArchive([], 0, 0)) return { summary: undefined };
+  if (text === NOTHING_ARCHIVED) return { summary: undefined };
   const lines = text.split('\n');
   const totals = lines.length - 2;
   if (lines[lines.length - 1] !== CLIP_ARCHIVE_END || !TOTALS_LINE.test(lines[totals] ?? '') || lines[totals - 1] !== '') return undefined;
