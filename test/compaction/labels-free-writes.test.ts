@@ -28,12 +28,15 @@ function chat(turns: number): NewMessage[] {
   ]).flat();
 }
 
-/** The in-memory archive, the options of every write recorded. */
+/**
+ * The in-memory archive, the options of every write of the compaction's own steps recorded: tier 2's and tier 3's.
+ * Re-summarization looks each parent's label up itself when it makes it (`resummarize-writes.test.ts`).
+ */
 function recording(archive: Archive, writes: Array<WriteOptions | undefined>): Archive {
   return {
     ...archive,
     write: (entries, options) => {
-      writes.push(options);
+      if (!entries.every((e) => e.kind === 'summary' && e.depth > 0)) writes.push(options);
       return archive.write(entries, options);
     },
   };

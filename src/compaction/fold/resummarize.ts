@@ -1,6 +1,6 @@
 /**
- * Step 6: fold runs of frontier batches into batches of the next depth. The higher batch is written
- * and read back before its children are marked; the children stay readable and searchable.
+ * Step 6: fold runs of frontier batches into batches of the next depth. The higher batches are written
+ * and read back before their children are marked; the children stay readable and searchable.
  */
 import type { ArchiveEntry, SummaryBatch } from '../../conversation/types.js';
 import type { CompactionSettings } from '../compaction-settings.js';
@@ -24,12 +24,30 @@ export interface ResummarizeContext {
   onFold?: (depth: number, steps: FoldStep[]) => void;
 }
 
+/** A run folded into its parent, which is not written yet (`writeFolded` writes it, then marks the run under it). */
+export interface FoldedRun {
+  run: readonly ArchiveEntry[];
+  parent: SummaryBatch;
+  /** The parent's label was found free in the archive (its first form, which no other archive row holds). */
+  labelFree: boolean;
+}
+
 /**
  * Fold one run of same-depth batches into a single batch of depth + 1, write it, then mark the run. Children that
  * fit one batch's budget together are joined as they are, without a model call: a summary of them could only be
  * a paraphrase of the same length, and would cost a request.
  */
 export async function foldRun(run: readonly ArchiveEntry[], ctx: ResummarizeContext): Promise<SummaryBatch> {
+  const folded = await summarizeRun(run, ctx);
+  await writeFolded([folded], ctx);
+  return folded.parent;
+}
+
+/**
+ * The parent of `run`, summarized and labelled but not written. `pending` holds labels of parents folded before it and
+ * not written yet: a label is never given twice.
+ */
+export async function summarizeRun(run: readonly ArchiveEntry[], ctx: ResummarizeContext, pending: ReadonlySet<string> = new Set()): Promise<FoldedRun> {
   const depth = run[0]!.depth + 1;
   // The summarizer reads the children as stored (header line included), in time order; a join keeps them so too.
   const children = run.map((c) => c.content);
@@ -41,14 +59,23 @@ export async function foldRun(run: readonly ArchiveEntry[], ctx: ResummarizeCont
   ctx.onFold?.(depth, steps);
   const summary = joined ?? (files ? withFilesFooter(steps[0]!.text, files, ctx.fold.maxSummaryTokens, (t) => ctx.fold.tokens.count(t)) : steps[0]!.text);
   const draft = { depth, summary, sourceTimes: childTimes(run), sourceIds: run.map((c) => c.label), sessions: childSessions(run) };
-  const existing = await ctx.archive.read(ctx.conversationId, baseLabels([draft]));
-  const [parent] = buildBatches(ctx.conversationId, ctx.operationId, [draft], new Set([...existing.map((e) => e.label), ...ctx.writer.written]));
-  await ctx.writer.writeVerified([parent!]);
-  await ctx.writer.mark(
-    run.map((c) => c.label),
-    parent!.label,
+  const [base] = baseLabels([draft]);
+  const existing = await ctx.archive.read(ctx.conversationId, [base!]);
+  const [parent] = buildBatches(ctx.conversationId, ctx.operationId, [draft], new Set([...existing.map((e) => e.label), ...ctx.writer.written, ...pending]));
+  return { run, parent: parent!, labelFree: existing.length === 0 && parent!.label === base };
+}
+
+/**
+ * Write the parents of `folded` in one archive write (read back before anything is marked), then mark each run under
+ * its parent in one call: a parent's children may be parents of the same group, written by then.
+ */
+export async function writeFolded(folded: readonly FoldedRun[], ctx: Pick<ResummarizeContext, 'writer'>): Promise<void> {
+  if (folded.length === 0) return;
+  await ctx.writer.writeVerified(
+    folded.map((f) => f.parent),
+    folded.every((f) => f.labelFree) ? { labelsFree: true } : {},
   );
-  return parent!;
+  await ctx.writer.markEach(folded.flatMap(({ run, parent }) => run.map((child) => ({ label: child.label, parentLabel: parent.label }))));
 }
 
 /**
@@ -117,10 +144,17 @@ export async function resummarizeFrontier(
     current = replaceRun(current, folded.run, folded.parent);
   }
   const fits = runFits(ctx);
+  // Every run is summarized first, then the parents are written together: one write, read-back and mark for the
+  // step instead of one each per run, none of them between two model calls.
+  const folds: FoldedRun[] = [];
+  const pending = new Set<string>();
   for (let run = pickResummarizeRun(current, ctx.settings, fits); run; run = pickResummarizeRun(current, ctx.settings, fits)) {
-    const parent = await foldRun(run, ctx);
-    created.push(parent);
-    current = replaceRun(current, run, parent);
+    const fold = await summarizeRun(run, ctx, pending);
+    folds.push(fold);
+    pending.add(fold.parent.label);
+    created.push(fold.parent);
+    current = replaceRun(current, run, fold.parent);
   }
+  await writeFolded(folds, ctx);
   return { frontier: current, created };
 }
