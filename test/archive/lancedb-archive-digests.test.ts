@@ -117,4 +117,22 @@ describe('lancedb archive: read-back digests', () => {
     await writer.writeVerified([{ ...segment, label: 'seg-clean', operationId: 'op-clean' }, summary('c', 'clean', 'fine', { operationId: 'op-clean' })]);
     expect(writer.written).toEqual(['seg-clean', 'clean']);
   });
+
+  it('a write of more labels than one query reads (slices read at once) is read back whole; a row lost in a later slice fails it', async () => {
+    const many = Array.from({ length: 1_700 }, (_, i) => summary('c', `many-${i}`, `summary number ${i}`, { operationId: 'op-many' }));
+    const asked = [...many].reverse().map((e) => e.label);
+    await archive.write(many);
+    expect(await archive.readDigests!('c', asked)).toEqual([...many].reverse().map(entryDigest));
+
+    const lostOne = many.map((e) => ({ ...e, label: `lost-${e.label}`, operationId: 'op-lost-one' }));
+    const writer = createArchiveWriter({
+      archive: tamperedAfterWrite(archive, folder.dir, (table) => table.delete(`${COLUMN.label} = 'lost-many-1600'`)),
+      conversationId: 'c',
+      operationId: 'op-lost-one',
+    });
+    await expect(writer.writeVerified(lostOne)).rejects.toMatchObject({
+      name: 'ReadbackError',
+      message: expect.stringContaining('lost-many-1600: missing after write'),
+    });
+  });
 });
