@@ -20,6 +20,7 @@ import type {
   CommitReport,
   CountLiveOptions,
   LiveCounts,
+  RangeCounts,
   LoadHistoryOptions,
   PersistenceTransaction,
   UsedId,
@@ -110,7 +111,7 @@ export function kyselyMessageOperations(db: Kysely<Database>, context: StoreCont
       return guard(`count live messages of conversation ${named(conversationId)}`, () => countLiveAndClearedRows({ trx: db, context, conversationId }, wanted));
     },
 
-    async countLiveThrough(conversationId: string, throughSeq: number): Promise<LiveCounts> {
+    async countLiveThrough(conversationId: string, throughSeq: number): Promise<RangeCounts> {
       requireConversationId(conversationId);
       requireThroughSeq(throughSeq);
       return guard(`count live messages of conversation ${named(conversationId)}`, () =>
