@@ -56,12 +56,9 @@ export async function stillLive(ctx: CompactorContext, conversationId: string, h
   if (wholeLive && persistence.countLiveThrough) {
     // The clip-archive (seq 0) is rewritten by every commit, and not counted: the messages are.
     const messages = history.filter((m) => !isClipArchive(m));
-    const first = messages.reduce<ConversationMessage | undefined>((low, m) => (low === undefined || m.seq < low.seq ? m : low), undefined);
-    const last = messages.reduce<ConversationMessage | undefined>((high, m) => (high === undefined || m.seq > high.seq ? m : high), undefined);
-    const counts = await persistence.countLiveThrough(conversationId, last?.seq ?? 0);
-    // The same ends too: a conversation erased and appended to again since the read starts over at seq 1.
-    const sameEnds = counts.firstId === first?.id && counts.lastId === last?.id;
-    return sameEnds && counts.live === messages.length && counts.cleared === cleared;
+    const throughSeq = messages.reduce((highest, m) => Math.max(highest, m.seq), 0);
+    const counts = await persistence.countLiveThrough(conversationId, throughSeq);
+    return counts.live === messages.length && counts.cleared === cleared;
   }
   const ids = history.map((m) => m.id);
   // One lookup for both counts: at 100k messages each statement sends every id.

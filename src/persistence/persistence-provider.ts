@@ -44,7 +44,7 @@ export type {
   TokenCalibration,
   TokenCalibrationUpdate,
 } from './persistence-records.js';
-export type { CountLiveOptions, LiveCounts, LoadHistoryOptions, PersistenceTransaction, RangeCounts, UsedId } from './persistence-transaction.js';
+export type { CountLiveOptions, LiveCounts, LoadHistoryOptions, PersistenceTransaction, UsedId } from './persistence-transaction.js';
 
 /**
  * The live message table. Messages come back in `seq` order, the clip-archive row (seq 0) first.

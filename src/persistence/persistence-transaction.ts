@@ -15,12 +15,6 @@ export interface LiveCounts {
   cleared: number;
 }
 
-/** `countLiveThrough`'s answer: the counts, and the ids of the range's first and last live messages (none when it has none). */
-export interface RangeCounts extends LiveCounts {
-  firstId?: string;
-  lastId?: string;
-}
-
 export interface LoadHistoryOptions {
   /**
    * Also the rows overlay compactions marked (each with `compactedBy`), in their seq places: the full raw history
@@ -52,12 +46,11 @@ export interface PersistenceTransaction {
   countLiveAndCleared(conversationId: string, ids: string[]): Promise<LiveCounts>;
   /**
    * Optional capability: the counts of `countLiveAndCleared` for every live message with a seq from 1 to `throughSeq`
-   * (the clip-archive not counted), and the ids of the first and last of them, by the seq index, sending no ids. A
-   * compaction that read the whole live history checks with it that the history still stands: seqs only grow, so no
-   * row can join that range after the read (a conversation erased meanwhile starts again from seq 1: its ends tell).
+   * (the clip-archive not counted), by the seq index, sending no ids. A compaction that read the whole live history
+   * checks with it that the history still stands: seqs only grow, so no row can join that range after the read.
    * Refuses a `throughSeq` that is not a non-negative integer.
    */
-  countLiveThrough?(conversationId: string, throughSeq: number): Promise<RangeCounts>;
+  countLiveThrough?(conversationId: string, throughSeq: number): Promise<LiveCounts>;
   /**
    * Pin (or unpin) those of `ids` that are live messages of the conversation (`ConversationMessage.pinned`); returns how
    * many that is. A pinned row is never taken by `commitCompaction`. Refuses a `pinned` that is not a boolean.

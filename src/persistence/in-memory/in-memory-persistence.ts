@@ -7,7 +7,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { DEFAULT_MAX_MESSAGE_BYTES, validateMaxMessageBytes } from '../message-size-limit.js';
 import { MemfoldError } from '../../errors.js';
 import { MAX_NAMESPACE_BYTES, requireKey, requireText } from '../../conversation/text.js';
-import type { LiveCounts, PersistenceProvider, PersistenceTransaction, RangeCounts } from '../persistence-provider.js';
+import type { LiveCounts, PersistenceProvider, PersistenceTransaction } from '../persistence-provider.js';
 import { requireThroughSeq } from '../count-live-options.js';
 import { startLockWait, type LockWaitOptions } from '../lock-wait.js';
 import type { InMemoryContext, InMemoryMessageOperations } from './in-memory-messages.js';
@@ -224,19 +224,13 @@ function liveAndCleared(operations: InMemoryMessageOperations, conversationId: s
 }
 
 /** `countLiveThrough`: the live messages with a seq from 1 to `throughSeq`, as the SQL stores count them. */
-function liveThrough(operations: InMemoryMessageOperations, conversationId: string, throughSeq: number): RangeCounts {
+function liveThrough(operations: InMemoryMessageOperations, conversationId: string, throughSeq: number): LiveCounts {
   requireThroughSeq(throughSeq);
-  const inRange = operations.loadHistory(conversationId).filter((m) => m.seq >= 1 && m.seq <= throughSeq);
-  const [first, last] = [inRange[0], inRange.at(-1)];
-  return {
-    ...liveAndCleared(
-      operations,
-      conversationId,
-      inRange.map((m) => m.id),
-    ),
-    ...(first ? { firstId: first.id } : {}),
-    ...(last ? { lastId: last.id } : {}),
-  };
+  const ids = operations
+    .loadHistory(conversationId)
+    .filter((m) => m.seq >= 1 && m.seq <= throughSeq)
+    .map((m) => m.id);
+  return liveAndCleared(operations, conversationId, ids);
 }
 
 /** The synchronous operations as the port's PersistenceTransaction. */

@@ -9,7 +9,6 @@ import type { NormalizedMessage } from '../normalize-new-messages.js';
 import { jsonToMessage } from './kysely-row-mapping.js';
 import type { Database } from './kysely-schema.js';
 import type { StoreContext } from './kysely-store-context.js';
-import type { RangeCounts } from '../persistence-transaction.js';
 
 /** Rows per INSERT: 8 parameters a row stays far below PostgreSQL's 65,535-parameter limit. */
 const INSERT_BATCH = 1000;
@@ -182,33 +181,20 @@ export async function countLiveAndClearedRows(at: InConversation, ids: string[])
  * ids sent (300-450 ms against 40 for 100k rows on PostgreSQL). Only a tool result is ever cleared, so only those
  * rows' content is read.
  */
-export async function countLiveThroughRows(at: InConversation, throughSeq: number): Promise<RangeCounts> {
-  const inRange = (eb: ExpressionBuilder<Database, 'messages'>) =>
-    eb.and([
-      eb('namespace', '=', at.context.namespace),
-      eb('conversation_id', '=', at.conversationId),
-      eb('compacted_by', 'is', null),
-      eb('seq', '>=', 1),
-      eb('seq', '<=', throughSeq),
-    ]);
+export async function countLiveThroughRows(at: InConversation, throughSeq: number): Promise<{ live: number; cleared: number }> {
   const row = await at.trx
     .selectFrom('messages')
     .select([
       (eb) => eb.fn.countAll<string>().as('live'),
       sql<string>`count(*) filter (where role = 'tool' and content->>'clearedOutputLabel' is not null)`.as('cleared'),
-      // The ids at both ends of the range, by the live index: a conversation erased and appended to again meanwhile
-      // can reach the same counts, with other ids.
-      (eb) => eb.selectFrom('messages').select('id').where(inRange).orderBy('seq', 'asc').limit(1).as('first_id'),
-      (eb) => eb.selectFrom('messages').select('id').where(inRange).orderBy('seq', 'desc').limit(1).as('last_id'),
     ])
-    .where(inRange)
+    .where('namespace', '=', at.context.namespace)
+    .where('conversation_id', '=', at.conversationId)
+    .where('compacted_by', 'is', null)
+    .where('seq', '>=', 1)
+    .where('seq', '<=', throughSeq)
     .executeTakeFirstOrThrow();
-  return {
-    live: Number(row.live),
-    cleared: Number(row.cleared),
-    ...(row.first_id ? { firstId: row.first_id } : {}),
-    ...(row.last_id ? { lastId: row.last_id } : {}),
-  };
+  return { live: Number(row.live), cleared: Number(row.cleared) };
 }
 
 /** Delete those of `ids` that are live, and note the change on the conversation row when any was. */

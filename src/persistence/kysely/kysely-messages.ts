@@ -20,7 +20,6 @@ import type {
   CommitReport,
   CountLiveOptions,
   LiveCounts,
-  RangeCounts,
   LoadHistoryOptions,
   PersistenceTransaction,
   UsedId,
@@ -111,7 +110,7 @@ export function kyselyMessageOperations(db: Kysely<Database>, context: StoreCont
       return guard(`count live messages of conversation ${named(conversationId)}`, () => countLiveAndClearedRows({ trx: db, context, conversationId }, wanted));
     },
 
-    async countLiveThrough(conversationId: string, throughSeq: number): Promise<RangeCounts> {
+    async countLiveThrough(conversationId: string, throughSeq: number): Promise<LiveCounts> {
       requireConversationId(conversationId);
       requireThroughSeq(throughSeq);
       return guard(`count live messages of conversation ${named(conversationId)}`, () =>
