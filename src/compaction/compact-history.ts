@@ -156,7 +156,7 @@ async function runLocked(ctx: CompactorContext, input: LockedInput, early: Early
   // Another process (or a finished interrupted operation) may have archived part of the caller's history, or
   // cleared some of its tool outputs in place: two indexed counts tell, and only then are the live rows loaded
   // to plan again.
-  if (await atStage('unexpected', () => stillLive(ctx, conversationId, history, input.from === 'store'))) return run(ctx, { ...runWith, prepared });
+  if (await atStage('unexpected', () => stillLive(ctx, conversationId, history))) return run(ctx, { ...runWith, prepared });
   // The rows changed: a compaction that committed meanwhile also dropped the calibration.
   const live = await loadLive(ctx, conversationId);
   const liveCounts = await loadCounts(ctx, conversationId);

@@ -5,7 +5,6 @@
 import type { ConversationMessage } from '../conversation/types.js';
 import { initialResult, type CompactionResult } from './compaction-result.js';
 import { guardQuietly, type CompactorContext } from './compactor-context.js';
-import { isClipArchive } from './plan/plan.js';
 import { planRun, type RunPlan } from './plan/plan-run.js';
 import type { ConversationCounts } from './usage/conversation-counts.js';
 
@@ -47,20 +46,11 @@ function lastSeqOf(history: readonly ConversationMessage[]): number {
 /**
  * Whether the live rows are still those `history` was read from: every message of it live, and the same number of
  * them cleared (tier 2's placeholder is the only change a live row takes in place; rows appended since do not count).
- * A history read whole from the store (`wholeLive`) is checked by its seq range when the store can count one: seqs
- * only grow, so a row can leave that range but never join it, and equal counts mean the same rows.
  */
-export async function stillLive(ctx: CompactorContext, conversationId: string, history: readonly ConversationMessage[], wholeLive = false): Promise<boolean> {
+export async function stillLive(ctx: CompactorContext, conversationId: string, history: readonly ConversationMessage[]): Promise<boolean> {
   const { persistence } = ctx.options;
-  const cleared = history.filter((m) => m.clearedOutputLabel !== undefined).length;
-  if (wholeLive && persistence.countLiveThrough) {
-    // The clip-archive (seq 0) is rewritten by every commit, and not counted: the messages are.
-    const messages = history.filter((m) => !isClipArchive(m));
-    const throughSeq = messages.reduce((highest, m) => Math.max(highest, m.seq), 0);
-    const counts = await persistence.countLiveThrough(conversationId, throughSeq);
-    return counts.live === messages.length && counts.cleared === cleared;
-  }
   const ids = history.map((m) => m.id);
+  const cleared = history.filter((m) => m.clearedOutputLabel !== undefined).length;
   // One lookup for both counts: at 100k messages each statement sends every id.
   const counts = await persistence.countLiveAndCleared(conversationId, ids);
   return counts.live === ids.length && counts.cleared === cleared;

@@ -1,4 +1,4 @@
-/** `countLive`'s options, `countLiveThrough`'s seq and `setPinned`'s flag, checked the same way by every store. */
+/** `countLive`'s options and `setPinned`'s flag, checked the same way by every store. */
 import { InvalidArgumentError } from '../errors.js';
 import type { CountLiveOptions } from './persistence-provider.js';
 
@@ -13,9 +13,4 @@ export function requireCountLiveOptions(options: CountLiveOptions): boolean {
 /** `setPinned`'s flag, checked the same way by every store. */
 export function requirePinnedFlag(pinned: unknown): asserts pinned is boolean {
   if (typeof pinned !== 'boolean') throw new InvalidArgumentError('pinned', 'must be a boolean');
-}
-
-/** `countLiveThrough`'s last seq, checked the same way by every store. */
-export function requireThroughSeq(throughSeq: unknown): asserts throughSeq is number {
-  if (!Number.isSafeInteger(throughSeq) || (throughSeq as number) < 0) throw new InvalidArgumentError('throughSeq', 'must be a non-negative integer');
 }

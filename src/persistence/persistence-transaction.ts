@@ -45,13 +45,6 @@ export interface PersistenceTransaction {
    */
   countLiveAndCleared(conversationId: string, ids: string[]): Promise<LiveCounts>;
   /**
-   * Optional capability: the counts of `countLiveAndCleared` for every live message with a seq from 1 to `throughSeq`
-   * (the clip-archive not counted), by the seq index, sending no ids. A compaction that read the whole live history
-   * checks with it that the history still stands: seqs only grow, so no row can join that range after the read.
-   * Refuses a `throughSeq` that is not a non-negative integer.
-   */
-  countLiveThrough?(conversationId: string, throughSeq: number): Promise<LiveCounts>;
-  /**
    * Pin (or unpin) those of `ids` that are live messages of the conversation (`ConversationMessage.pinned`); returns how
    * many that is. A pinned row is never taken by `commitCompaction`. Refuses a `pinned` that is not a boolean.
    */

@@ -65,45 +65,4 @@ describe('a stale history', () => {
       await memfold.close();
     }
   });
-
-  it('read from the store is checked by its seq range, and planned again when another compaction cleared part of it before the lock', async () => {
-    const settings = { contextWindow: 8_000, keepToolUses: 2 };
-    const memfold = await createMemfold({ store: 'memory', env: {}, compaction: settings });
-    try {
-      const appended = await memfold.append('invoices', [...chat(1, 0), ...lookups(3, 1), ...chat(30, 4)]);
-      const parts = { summarizer: memfold.summarizer, archive: memfold.archive, tokens: memfold.tokens, settings };
-      // The other process clears the oldest tool outputs in place (tier 2 alone: its target is high).
-      const other = createCompactor({ ...parts, persistence: memfold.persistence, settings: { ...settings, targetTokens: 4_500 } });
-      const checks: string[] = [];
-      let interleave = true;
-      const persistence = {
-        ...memfold.persistence,
-        // The rows as read, then another process compacts them before this compaction takes the lock.
-        loadHistory: async (...args: Parameters<typeof memfold.persistence.loadHistory>) => {
-          const rows = await memfold.persistence.loadHistory(...args);
-          if (interleave) {
-            interleave = false;
-            const clearing = await other.compactStored('invoices', { force: true });
-            expect(clearing).toMatchObject({ status: 'compacted', tier: 2 });
-          }
-          return rows;
-        },
-        countLiveThrough: (conversationId: string, throughSeq: number) => {
-          checks.push('countLiveThrough');
-          return memfold.persistence.countLiveThrough!(conversationId, throughSeq);
-        },
-        countLiveAndCleared: (conversationId: string, ids: string[]) => {
-          checks.push(`countLiveAndCleared ${ids.length} ids`);
-          return memfold.persistence.countLiveAndCleared(conversationId, ids);
-        },
-      };
-      const result = await createCompactor({ ...parts, persistence }).compactStored('invoices', { force: true });
-      expect(result.status, result.error).toBe('compacted');
-      expect(checks).toEqual(['countLiveThrough']);
-      // Planned again on the live rows: every message archived once, none twice.
-      await checkInvariants(memfold, 'invoices', appended, { toolPairs: true });
-    } finally {
-      await memfold.close();
-    }
-  });
 });

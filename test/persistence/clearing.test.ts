@@ -98,30 +98,6 @@ for (const backend of storeBackends()) {
       await expect(store.countLiveAndCleared(id, [7] as never)).rejects.toBeInstanceOf(InvalidArgumentError);
     });
 
-    it('countLiveThrough counts the live messages up to a seq (the clip-archive not), and the cleared among them, as countLiveAndCleared does', async () => {
-      const id = await seed();
-      const seqOf = new Map((await store.loadHistory(id)).map((m) => [m.id, m.seq]));
-      const through = (messageId: string) => store.countLiveThrough!(id, seqOf.get(messageId)!);
-      expect(await through('a')).toEqual({ live: 5, cleared: 0 });
-      expect(await through('r1')).toEqual({ live: 3, cleared: 0 });
-      await store.commitClearing({
-        conversationId: id,
-        operationId: operation(),
-        cleared: [{ id: 'r2', content: '[cleared]', label: 'o-2' }],
-        labels: ['o-2'],
-      });
-      expect(await through('a')).toEqual({ live: 5, cleared: 1 });
-      expect(await through('r1')).toEqual({ live: 3, cleared: 0 });
-      // A later append does not count in the range; a deleted row leaves it.
-      await store.append(id, [{ id: 'late', role: 'user', content: 'and now?' }]);
-      await store.deleteByIds(id, ['q']);
-      expect(await through('a')).toEqual({ live: 4, cleared: 1 });
-      expect(await store.countLiveThrough!(id, 0)).toEqual({ live: 0, cleared: 0 });
-      for (const bad of [-1, 1.5, '3', Number.NaN]) {
-        await expect(store.countLiveThrough!(id, bad as never)).rejects.toMatchObject({ field: 'throughSeq' });
-      }
-    });
-
     it('refuses, changing nothing: a row that is not a live tool result, one already cleared, an id listed twice, another conversation operation', async () => {
       const id = await seed();
       const cleared = operation();

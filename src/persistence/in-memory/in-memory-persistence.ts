@@ -8,7 +8,6 @@ import { DEFAULT_MAX_MESSAGE_BYTES, validateMaxMessageBytes } from '../message-s
 import { MemfoldError } from '../../errors.js';
 import { MAX_NAMESPACE_BYTES, requireKey, requireText } from '../../conversation/text.js';
 import type { LiveCounts, PersistenceProvider, PersistenceTransaction } from '../persistence-provider.js';
-import { requireThroughSeq } from '../count-live-options.js';
 import { startLockWait, type LockWaitOptions } from '../lock-wait.js';
 import type { InMemoryContext, InMemoryMessageOperations } from './in-memory-messages.js';
 import { conversationKey, copyOf, createInMemoryPersistenceState, type InMemoryPersistenceState, type InMemoryTables } from './in-memory-tables.js';
@@ -79,7 +78,8 @@ export function createInMemoryPersistence(options: InMemoryPersistenceOptions = 
 
     async migrate() {
       ready('migrate');
-      return { applied: [], current: [] }; // plain maps have no schema to bring up to date
+      // Plain maps have no schema to bring up to date.
+      return { applied: [], current: [] };
     },
 
     append: (conversationId, batch) => write('append', (ops) => messagesOf(ops).append(conversationId, batch)),
@@ -89,7 +89,6 @@ export function createInMemoryPersistence(options: InMemoryPersistenceOptions = 
     loadHistory: (conversationId, options) => read('loadHistory', (ops) => messagesOf(ops).loadHistory(conversationId, options)),
     countLive: (conversationId, ids, options) => read('countLive', (ops) => messagesOf(ops).countLive(conversationId, ids, options)),
     countLiveAndCleared: (conversationId, ids) => read('countLiveAndCleared', (ops) => liveAndCleared(messagesOf(ops), conversationId, ids)),
-    countLiveThrough: (conversationId, throughSeq) => read('countLiveThrough', (ops) => liveThrough(messagesOf(ops), conversationId, throughSeq)),
     setPinned: (conversationId, ids, pinned) => write('setPinned', (ops) => messagesOf(ops).setPinned(conversationId, ids, pinned)),
     findUsedIds: (conversationId, ids) => read('findUsedIds', (ops) => messagesOf(ops).findUsedIds(conversationId, ids)),
 
@@ -223,16 +222,6 @@ function liveAndCleared(operations: InMemoryMessageOperations, conversationId: s
   return { live: operations.countLive(conversationId, ids), cleared: operations.countLive(conversationId, ids, { clearedOnly: true }) };
 }
 
-/** `countLiveThrough`: the live messages with a seq from 1 to `throughSeq`, as the SQL stores count them. */
-function liveThrough(operations: InMemoryMessageOperations, conversationId: string, throughSeq: number): LiveCounts {
-  requireThroughSeq(throughSeq);
-  const ids = operations
-    .loadHistory(conversationId)
-    .filter((m) => m.seq >= 1 && m.seq <= throughSeq)
-    .map((m) => m.id);
-  return liveAndCleared(operations, conversationId, ids);
-}
-
 /** The synchronous operations as the port's PersistenceTransaction. */
 function promised(operations: InMemoryMessageOperations): PersistenceTransaction {
   return {
@@ -241,7 +230,6 @@ function promised(operations: InMemoryMessageOperations): PersistenceTransaction
     loadHistory: async (conversationId, options) => operations.loadHistory(conversationId, options),
     countLive: async (conversationId, ids, options) => operations.countLive(conversationId, ids, options),
     countLiveAndCleared: async (conversationId, ids) => liveAndCleared(operations, conversationId, ids),
-    countLiveThrough: async (conversationId, throughSeq) => liveThrough(operations, conversationId, throughSeq),
     setPinned: async (conversationId, ids, pinned) => operations.setPinned(conversationId, ids, pinned),
     commitCompaction: async (commit) => operations.commitCompaction(commit),
     commitClearing: async (commit) => operations.commitClearing(commit),

@@ -11,7 +11,7 @@ import { checkBatchIds } from '../append-batch-checks.js';
 import { checkCommitClearing } from '../clearing-checks.js';
 import { clipArchiveId } from '../clip-archive-id.js';
 import { checkCommit } from '../commit-input.js';
-import { requireCountLiveOptions, requirePinnedFlag, requireThroughSeq } from '../count-live-options.js';
+import { requireCountLiveOptions, requirePinnedFlag } from '../count-live-options.js';
 import { normalizeNewMessages } from '../normalize-new-messages.js';
 import { guard } from '../persistence-error.js';
 import type {
@@ -28,7 +28,6 @@ import { checkAgainstStored, findUsedIds } from './kysely-append-checks.js';
 import { commitClearingIn, commitCompactionIn } from './kysely-commits.js';
 import {
   countLiveAndClearedRows,
-  countLiveThroughRows,
   countLiveRows,
   deleteLive,
   insertMessages,
@@ -48,7 +47,7 @@ export { inTransaction };
  * The port's PersistenceTransaction over `db`. Multi-statement operations (append, deleteByIds,
  * commitCompaction) open their own transaction on a pool handle and join the caller's on a transaction handle.
  */
-export function kyselyMessageOperations(db: Kysely<Database>, context: StoreContext): Required<PersistenceTransaction> {
+export function kyselyMessageOperations(db: Kysely<Database>, context: StoreContext): PersistenceTransaction {
   const { namespace, clock, maxMessageBytes } = context;
   const named = (conversationId: string) => JSON.stringify(conversationId);
   /** `work` in a transaction, for one conversation. */
@@ -108,14 +107,6 @@ export function kyselyMessageOperations(db: Kysely<Database>, context: StoreCont
       const wanted = requireTextArray(ids, 'ids');
       if (wanted.length === 0) return { live: 0, cleared: 0 };
       return guard(`count live messages of conversation ${named(conversationId)}`, () => countLiveAndClearedRows({ trx: db, context, conversationId }, wanted));
-    },
-
-    async countLiveThrough(conversationId: string, throughSeq: number): Promise<LiveCounts> {
-      requireConversationId(conversationId);
-      requireThroughSeq(throughSeq);
-      return guard(`count live messages of conversation ${named(conversationId)}`, () =>
-        countLiveThroughRows({ trx: db, context, conversationId }, throughSeq),
-      );
     },
 
     async setPinned(conversationId: string, ids: string[], pinned: boolean): Promise<number> {

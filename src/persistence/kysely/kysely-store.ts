@@ -124,7 +124,6 @@ function createStore(db: Kysely<Database>, backend: StoreDialect, options: Omit<
     loadHistory: outside('loadHistory', operations.loadHistory),
     countLive: outside('countLive', operations.countLive),
     countLiveAndCleared: outside('countLiveAndCleared', operations.countLiveAndCleared),
-    countLiveThrough: outside('countLiveThrough', operations.countLiveThrough),
     setPinned: outside('setPinned', operations.setPinned),
     findUsedIds: outside('findUsedIds', operations.findUsedIds),
     commitCompaction: outside('commitCompaction', operations.commitCompaction),
