@@ -65,4 +65,40 @@ describe('a stale history', () => {
       await memfold.close();
     }
   });
+
+  it('read from the store before the conversation was erased and appended to again, with as many messages, is planned again', async () => {
+    const settings = { contextWindow: 8_000, keepToolUses: 2 };
+    const memfold = await createMemfold({ store: 'memory', env: {}, compaction: settings });
+    try {
+      const messages = [...chat(1, 0), ...lookups(3, 1), ...chat(30, 4)];
+      await memfold.append('invoices', messages);
+      let interleave = true;
+      const persistence = {
+        ...memfold.persistence,
+        // The rows as read; then the conversation is erased and the same turns appended again under new ids.
+        loadHistory: async (...args: Parameters<typeof memfold.persistence.loadHistory>) => {
+          const rows = await memfold.persistence.loadHistory(...args);
+          if (interleave) {
+            interleave = false;
+            expect((await memfold.eraseConversation('invoices')).status).toBe('erased');
+            await memfold.append(
+              'invoices',
+              messages.map((m, i) => ({ ...m, id: `again-${i}` })),
+            );
+          }
+          return rows;
+        },
+      };
+      const parts = { summarizer: memfold.summarizer, archive: memfold.archive, tokens: memfold.tokens, settings };
+      const result = await createCompactor({ ...parts, persistence }).compactStored('invoices', { force: true });
+      expect(result.status, result.error).toBe('compacted');
+      // Planned on the rows appended again: what it archived are theirs, and none of the erased ids came back.
+      const archived = await memfold.archive.list({ conversationId: 'invoices', kind: 'transcript' });
+      const ids = archived.flatMap((entry) => entry.sourceIds);
+      expect(ids.length).toBeGreaterThan(0);
+      expect(ids.every((id) => id.startsWith('again-'))).toBe(true);
+    } finally {
+      await memfold.close();
+    }
+  });
 });
