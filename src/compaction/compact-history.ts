@@ -15,6 +15,7 @@ import type { CompactOptions } from './compactor-api.js';
 import { guardQuietly, loadCounts, loadLive, preparingSlot, reconcileLocked, type CompactorContext } from './compactor-context.js';
 import { startEarlyFold, type EarlyFold } from './fold/early-fold.js';
 import { askHooks, reportEnd } from './hook-calls.js';
+import { isClipArchive } from './plan/plan.js';
 import { prepare, stillLive, type Prepared } from './prepare-compaction.js';
 import { runTiers } from './run-tiers.js';
 import { newestShownSummary } from './view/clip-archive.js';
@@ -144,7 +145,7 @@ async function underLock(ctx: CompactorContext, input: LockedInput, progress: Pr
 
 /** The newest summary the history's clip-archive shows, when it says (`newestShownSummary`); none without one. */
 function shownPreviousOf(history: readonly ConversationMessage[]): { shownPrevious?: { summary: string | undefined } } {
-  const clip = history.find((m) => m.kind === 'clip_archive');
+  const clip = history.find(isClipArchive);
   const shown = clip ? newestShownSummary(clip.content) : { summary: undefined };
   return shown ? { shownPrevious: shown } : {};
 }

@@ -5,7 +5,7 @@
 import type { MemfoldErrorCode } from '../errors.js';
 import { circuitOpenError, type CircuitBreaker } from './openai-circuit-breaker.js';
 import type { ModelQueue } from './openai-queue.js';
-import { RETRY_BACKOFF, deadlineExceeded, retryWithBackoff, type RetryOptions } from './openai-retry.js';
+import { RETRY_BACKOFF, deadlineExceeded, isRateLimited, retryWithBackoff, type RetryOptions } from './openai-retry.js';
 import { toMemfoldError } from './openai-errors.js';
 
 /** Retry settings a caller may override (tests inject time here). */
@@ -57,7 +57,7 @@ export function runQueuedWithRetry<T>(
       )
       .catch((error: unknown) => {
         const failure = toMemfoldError(error, errorCode, id, signal);
-        keepSlot = failure.details['status'] === 429;
+        keepSlot = isRateLimited(failure);
         throw failure;
       });
   };

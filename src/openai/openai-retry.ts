@@ -118,7 +118,7 @@ export function retryAfterMs(error: unknown, now: number): number | undefined {
 export const EXTRA_RATE_LIMIT_RETRIES = 4;
 
 /** A refusal by a rate limit (HTTP 429). */
-function isRateLimited(error: unknown): boolean {
+export function isRateLimited(error: unknown): boolean {
   return MemfoldError.isInstance(error) && error.details['status'] === 429;
 }
 

@@ -13,33 +13,17 @@ import { createHashingEmbedder } from '../../src/embedding/hashing-embedder.js';
 import { createInMemoryPersistence } from '../../src/persistence/in-memory/in-memory-persistence.js';
 import { createExtractiveSummarizer } from '../../src/summarizer/extractive/extractive-summarizer.js';
 import { createTokenCounter } from '../../src/tokens/create-token-counter.js';
-
-const at = (minute: number) => new Date(Date.UTC(2024, 4, 2, 9, minute)).toISOString();
-
-function chat(turns: number): NewMessage[] {
-  return Array.from({ length: turns }, (_, t) => [
-    {
-      id: `u${t}`,
-      role: 'user' as const,
-      content: `Question ${t} about the trip: ${'which trains run to the coast on Sundays. '.repeat(4)}`,
-      createdAt: at(2 * t),
-    },
-    { id: `a${t}`, role: 'assistant' as const, content: `Answer ${t}: ${'the 9:10 and the 13:40 run on Sundays. '.repeat(4)}`, createdAt: at(2 * t + 1) },
-  ]).flat();
-}
+import { tripChat } from '../support/messages.js';
+import { recordingArchive, writesOf, type ArchiveCall } from '../support/recording-archive.js';
 
 /**
- * The in-memory archive, the options of every write of the compaction's own steps recorded: tier 2's and tier 3's.
- * Re-summarization looks each parent's label up itself when it makes it (`resummarize-writes.test.ts`).
+ * The options of the compaction's own writes: tier 2's and tier 3's. Re-summarization looks each parent's label up
+ * itself when it makes it (`resummarize-writes.test.ts`).
  */
-function recording(archive: Archive, writes: Array<WriteOptions | undefined>): Archive {
-  return {
-    ...archive,
-    write: (entries, options) => {
-      if (!entries.every((e) => e.kind === 'summary' && e.depth > 0)) writes.push(options);
-      return archive.write(entries, options);
-    },
-  };
+function ownWriteOptions(calls: readonly ArchiveCall[]): Array<WriteOptions | undefined> {
+  return writesOf(calls)
+    .filter((c) => !c.entries.every((e) => e.kind === 'summary' && e.depth > 0))
+    .map((c) => c.options);
 }
 
 async function compactOnce(archive: Archive) {
@@ -51,9 +35,11 @@ async function compactOnce(archive: Archive) {
     tokens: createTokenCounter(),
     settings: { contextWindow: 4_000, chunkTokens: 600 },
   });
-  await persistence.append('trip', chat(40));
+  await persistence.append('trip', tripChat(40));
   return compactor.compactStored('trip', { force: true });
 }
+
+const at = (minute: number) => new Date(Date.UTC(2024, 4, 2, 9, minute)).toISOString();
 
 /** Turns that each look an order up: long tool outputs, which tier 2 clears before tier 3 summarizes. */
 function orderLookups(turns: number): NewMessage[] {
@@ -70,11 +56,11 @@ function orderLookups(turns: number): NewMessage[] {
 
 describe("a compaction's archive writes", () => {
   it("include tier 2's write of the outputs it clears", async () => {
-    const writes: Array<WriteOptions | undefined> = [];
+    const calls: ArchiveCall[] = [];
     const persistence = createInMemoryPersistence();
     const compactor = createCompactor({
       summarizer: createExtractiveSummarizer(),
-      archive: recording(createInMemoryArchive({ embedder: createHashingEmbedder() }), writes),
+      archive: recordingArchive(createInMemoryArchive({ embedder: createHashingEmbedder() }), calls),
       persistence,
       tokens: createTokenCounter(),
       settings: { contextWindow: 4_000, chunkTokens: 600, keepToolUses: 2 },
@@ -84,15 +70,17 @@ describe("a compaction's archive writes", () => {
     expect(result.status, result.error).toBe('compacted');
     expect(result.toolOutputsCleared).toBeGreaterThan(0);
     // Tier 2's write of the cleared outputs comes first, then tier 3's.
+    const writes = ownWriteOptions(calls);
     expect(writes.length).toBeGreaterThanOrEqual(3);
     expect(writes.slice(0, 3)).toEqual([{ labelsFree: true }, { labelsFree: true }, { labelsFree: true }]);
   });
 
   it('tell the archive their labels are free when the lookup under the lock found none taken', async () => {
-    const writes: Array<WriteOptions | undefined> = [];
-    const result = await compactOnce(recording(createInMemoryArchive({ embedder: createHashingEmbedder() }), writes));
+    const calls: ArchiveCall[] = [];
+    const result = await compactOnce(recordingArchive(createInMemoryArchive({ embedder: createHashingEmbedder() }), calls));
     expect(result.status).toBe('compacted');
     // The transcript segments, then the depth-0 batches; re-summarization's batches are another step's.
+    const writes = ownWriteOptions(calls);
     expect(writes.length).toBeGreaterThanOrEqual(2);
     expect(writes.slice(0, 2)).toEqual([{ labelsFree: true }, { labelsFree: true }]);
   });
@@ -105,10 +93,11 @@ describe("a compaction's archive writes", () => {
     const [taken] = await learned.list({ conversationId: 'trip', kind: 'summary' });
     await inner.write([{ ...taken!, operationId: 'another-operation' }]);
 
-    const writes: Array<WriteOptions | undefined> = [];
-    const result = await compactOnce(recording(inner, writes));
+    const calls: ArchiveCall[] = [];
+    const result = await compactOnce(recordingArchive(inner, calls));
     expect(result.status).toBe('compacted');
     expect(result.batches.map((b) => b.label)).not.toContain(taken!.label);
+    const writes = ownWriteOptions(calls);
     expect(writes.length).toBeGreaterThanOrEqual(2);
     for (const options of writes) expect(options?.labelsFree).not.toBe(true);
     expect((await inner.read('trip', [taken!.label]))[0]?.operationId).toBe('another-operation');

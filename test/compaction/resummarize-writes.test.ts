@@ -5,64 +5,27 @@
  * marked, and a label is never given twice, even to parents not yet written.
  */
 import { describe, expect, it } from 'vitest';
-import type { Archive, WriteOptions } from '../../src/archive/archive.js';
+import type { Archive } from '../../src/archive/archive.js';
 import { createInMemoryArchive } from '../../src/archive/in-memory/in-memory-archive.js';
 import { createCompactor } from '../../src/compaction/compactor.js';
-import type { ArchiveEntry, NewMessage } from '../../src/conversation/types.js';
 import { createHashingEmbedder } from '../../src/embedding/hashing-embedder.js';
 import { createInMemoryPersistence } from '../../src/persistence/in-memory/in-memory-persistence.js';
 import { createExtractiveSummarizer } from '../../src/summarizer/extractive/extractive-summarizer.js';
 import { createTokenCounter } from '../../src/tokens/create-token-counter.js';
-
-const at = (minute: number) => new Date(Date.UTC(2024, 4, 2, 9) + minute * 60_000).toISOString();
-
-function chat(turns: number): NewMessage[] {
-  return Array.from({ length: turns }, (_, t) => [
-    {
-      id: `u${t}`,
-      role: 'user' as const,
-      content: `Question ${t} about the trip: ${'which trains run to the coast on Sundays. '.repeat(4)}`,
-      createdAt: at(2 * t),
-    },
-    { id: `a${t}`, role: 'assistant' as const, content: `Answer ${t}: ${'the 9:10 and the 13:40 run on Sundays. '.repeat(4)}`, createdAt: at(2 * t + 1) },
-  ]).flat();
-}
-
-type Call =
-  | { call: 'write'; entries: ArchiveEntry[]; options: WriteOptions | undefined }
-  | { call: 'mark'; labels: string[] }
-  | { call: 'markEach'; labels: string[] };
-
-/** The in-memory archive, every write and mark recorded in order. */
-function recording(archive: Archive, calls: Call[]): Archive {
-  return {
-    ...archive,
-    write: (entries, options) => {
-      calls.push({ call: 'write', entries: [...entries], options });
-      return archive.write(entries, options);
-    },
-    mark: (conversationId, labels, parentLabel) => {
-      calls.push({ call: 'mark', labels: [...labels] });
-      return archive.mark(conversationId, labels, parentLabel);
-    },
-    markEach: (conversationId, marks) => {
-      calls.push({ call: 'markEach', labels: marks.map((m) => m.label) });
-      return archive.markEach(conversationId, marks);
-    },
-  };
-}
+import { tripChat } from '../support/messages.js';
+import { recordingArchive, writesOf, type ArchiveCall } from '../support/recording-archive.js';
 
 async function compactLongChat(inner: Archive = createInMemoryArchive({ embedder: createHashingEmbedder() })) {
-  const calls: Call[] = [];
+  const calls: ArchiveCall[] = [];
   const persistence = createInMemoryPersistence();
   const compactor = createCompactor({
     summarizer: createExtractiveSummarizer(),
-    archive: recording(inner, calls),
+    archive: recordingArchive(inner, calls),
     persistence,
     tokens: createTokenCounter(),
     settings: { contextWindow: 4_000, chunkTokens: 600, clipFirst: 1, clipLast: 1, clipBuffer: 0 },
   });
-  await persistence.append('trip', chat(400));
+  await persistence.append('trip', tripChat(400));
   const result = await compactor.compactStored('trip', { force: true });
   return { result, calls, inner };
 }
@@ -73,7 +36,7 @@ describe('re-summarization', () => {
     expect(result.status, result.error).toBe('compacted');
     expect(result.resummarized.length).toBeGreaterThanOrEqual(3);
     const parents = new Set(result.resummarized.map((b) => b.label));
-    const parentWrites = calls.filter((c): c is Extract<Call, { call: 'write' }> => c.call === 'write' && c.entries.some((e) => parents.has(e.label)));
+    const parentWrites = writesOf(calls).filter((c) => c.entries.some((e) => parents.has(e.label)));
     // The first run may be folded beside the fold (its own write); every other parent is written in one write.
     expect(parentWrites.length).toBeLessThanOrEqual(2);
     expect(new Set(parentWrites.flatMap((c) => c.entries.map((e) => e.label)))).toEqual(parents);
@@ -81,7 +44,7 @@ describe('re-summarization', () => {
     expect(calls.filter((c) => c.call === 'mark')).toHaveLength(0);
     const parentOf = new Map(result.resummarized.flatMap((p) => p.sourceIds.map((child) => [child, p.label] as const)));
     const writtenAt = new Map(parentWrites.flatMap((c) => c.entries.map((e) => [e.label, calls.indexOf(c)] as const)));
-    const marks = calls.filter((c): c is Extract<Call, { call: 'markEach' }> => c.call === 'markEach' && c.labels.some((l) => parentOf.has(l)));
+    const marks = calls.filter((c): c is Extract<ArchiveCall, { call: 'markEach' }> => c.call === 'markEach' && c.labels.some((l) => parentOf.has(l)));
     expect(marks.length).toBeLessThanOrEqual(2);
     for (const mark of marks) for (const label of mark.labels) expect(writtenAt.get(parentOf.get(label)!)).toBeLessThan(calls.indexOf(mark));
 
@@ -98,7 +61,7 @@ describe('re-summarization', () => {
   it("tells the archive the parents' labels are free only when each lookup found its label free", async () => {
     const { result, calls } = await compactLongChat();
     const parents = new Set(result.resummarized.map((b) => b.label));
-    const parentWrites = calls.filter((c): c is Extract<Call, { call: 'write' }> => c.call === 'write' && c.entries.some((e) => parents.has(e.label)));
+    const parentWrites = writesOf(calls).filter((c) => c.entries.some((e) => parents.has(e.label)));
     for (const write of parentWrites) expect(write.options).toEqual({ labelsFree: true });
 
     // Another operation's row under the label the last parent would take: that parent gets a longer label, and the
@@ -110,9 +73,7 @@ describe('re-summarization', () => {
     const again = await compactLongChat(inner);
     expect(again.result.status, again.result.error).toBe('compacted');
     expect(again.result.resummarized.map((b) => b.label)).not.toContain(learned.label);
-    const lengthened = again.calls.filter(
-      (c): c is Extract<Call, { call: 'write' }> => c.call === 'write' && c.entries.some((e) => e.depth === learned.depth && e.end === learned.end),
-    );
+    const lengthened = writesOf(again.calls).filter((c) => c.entries.some((e) => e.depth === learned.depth && e.end === learned.end));
     expect(lengthened.length).toBeGreaterThan(0);
     for (const write of lengthened) expect(write.options?.labelsFree).not.toBe(true);
     expect((await inner.read('trip', [learned.label]))[0]?.operationId).toBe('another-operation');

@@ -69,3 +69,20 @@ export function orderChat(turns: number, from = 0): NewMessage[] {
     ];
   }).flat();
 }
+
+/**
+ * User/assistant pairs with fixed ids (`u{t}`, `a{t}`), a minute apart: two compactions of it choose the same labels,
+ * which the label-collision tests rely on.
+ */
+export function tripChat(turns: number): NewMessage[] {
+  const at = (minute: number) => new Date(Date.UTC(2024, 4, 2, 9, minute)).toISOString();
+  return Array.from({ length: turns }, (_, t) => [
+    {
+      id: `u${t}`,
+      role: 'user' as const,
+      content: `Question ${t} about the trip: ${'which trains run to the coast on Sundays. '.repeat(4)}`,
+      createdAt: at(2 * t),
+    },
+    { id: `a${t}`, role: 'assistant' as const, content: `Answer ${t}: ${'the 9:10 and the 13:40 run on Sundays. '.repeat(4)}`, createdAt: at(2 * t + 1) },
+  ]).flat();
+}

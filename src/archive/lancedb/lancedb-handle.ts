@@ -4,6 +4,7 @@
  * against namespace and conversation), and the columns a table made before lacks (`lancedb-optional-columns.ts`).
  */
 import type { Query, Table, VectorQuery } from '@lancedb/lancedb';
+import PQueue from 'p-queue';
 import type { ArchiveEntry } from '../../conversation/types.js';
 import type { Embedder } from '../../embedding/embedder.js';
 import { errorMessage, MemfoldError } from '../../errors.js';
@@ -240,20 +241,11 @@ async function readDigestGroup(handle: LanceHandle, columns: OptionalColumns, as
     }
   };
   const slices = chunked(asks.flatMap((ask) => ask.labels.map((label) => ({ conversationId: ask.conversationId, label }))));
-  let next = 0;
-  let failed = false;
-  // Each runner takes the next slice until none is left; after a failure none starts another.
-  const runner = async () => {
-    while (!failed && next < slices.length) {
-      await readSlice(slices[next++]!).catch((error: unknown) => {
-        failed = true;
-        throw error;
-      });
-    }
-  };
+  const queries = new PQueue({ concurrency: DIGEST_QUERIES_AT_ONCE });
   try {
-    await Promise.all(Array.from({ length: Math.min(DIGEST_QUERIES_AT_ONCE, slices.length) }, runner));
+    await Promise.all(slices.map((slice) => queries.add(() => readSlice(slice))));
   } catch (error) {
+    queries.clear(); // a failed query fails the group: its slices not yet started are dropped
     throw wrap('read-back', error);
   }
   return found;

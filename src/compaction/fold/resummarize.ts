@@ -62,7 +62,8 @@ export async function summarizeRun(run: readonly ArchiveEntry[], ctx: Resummariz
   const [base] = baseLabels([draft]);
   const existing = await ctx.archive.read(ctx.conversationId, [base!]);
   const [parent] = buildBatches(ctx.conversationId, ctx.operationId, [draft], new Set([...existing.map((e) => e.label), ...ctx.writer.written, ...pending]));
-  return { run, parent: parent!, labelFree: existing.length === 0 && parent!.label === base };
+  // A base label found stored (or taken by this operation) gives a longer one, which was not looked up itself.
+  return { run, parent: parent!, labelFree: parent!.label === base };
 }
 
 /**
